@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "liftbase",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "liftbase", targets: ["liftbase"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // libpq, the PostgreSQL C client, as a system library.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // Swift over libpq: connections, results, errors, COPY, the thread-owned pool.
+        .target(
+            name: "PQ",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Configuration, migrator, endpoint table, admin operations.
+        .target(
+            name: "LiftbaseCore",
+            dependencies: [
+                "PQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Hummingbird application built from the endpoint table.
+        .target(
+            name: "LiftbaseHTTP",
+            dependencies: [
+                "LiftbaseCore",
+                "PQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "liftbase",
+            dependencies: [
+                "LiftbaseCore",
+                "LiftbaseHTTP",
+                "PQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "LiftbaseTests",
+            dependencies: [
+                "LiftbaseCore",
+                "LiftbaseHTTP",
+                "PQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

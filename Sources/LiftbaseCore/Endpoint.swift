@@ -1,0 +1,44 @@
+/// One row of the endpoint table: the whole description of an API route. The router, the
+/// OpenAPI document and the tests all read the table; nothing else lists routes.
+public struct Endpoint: Sendable, Equatable {
+    public enum Method: String, Sendable, CaseIterable { case GET, POST, PUT, PATCH, DELETE }
+
+    public let method: Method
+    /// Path under the API base, with `{name}` for a path parameter: `/plans/{id}`.
+    public let path: String
+    /// The SQL function in schema `api` that answers it.
+    public let function: String
+    /// Status of a successful answer (SQL may override it per request).
+    public let status: Int
+    /// Whether a bearer token is required.
+    public let requiresAuth: Bool
+    public let summary: String
+
+    public init(_ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true, _ summary: String) {
+        self.method = method
+        self.path = path
+        self.function = function
+        self.status = status
+        self.requiresAuth = auth
+        self.summary = summary
+    }
+
+    public var pathSegments: [Substring] { path.split(separator: "/") }
+
+    public var parameterNames: [String] {
+        pathSegments.filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+    }
+
+    /// The one SQL statement a request to this endpoint runs: the function's JSON answer as
+    /// text, and the status and headers it may have set for this transaction.
+    public var statement: String {
+        """
+        select r::text, current_setting('liftbase.response_status', true), \
+        current_setting('liftbase.response_headers', true) \
+        from api.\(function)($1, app.request_body($2), $3::jsonb) as r
+        """
+    }
+}
+
+/// The base path of the API; operational routes (/healthz, /metrics...) live at the root.
+public let apiBasePath = "/api/v1"

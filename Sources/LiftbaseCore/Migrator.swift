@@ -1,0 +1,186 @@
+import Foundation
+import PQ
+
+/// Applies `sql/migrations` (versioned, forward-only, immutable once applied) and
+/// `sql/functions` (repeatable: re-applied when their checksum changes, and after any
+/// versioned migration ran, since a migration may have changed what they depend on).
+///
+/// Runs on the caller's thread with its own connection (the CLI's), never on the pool.
+public struct Migrator: Sendable {
+    public enum Kind: String, Sendable { case versioned, repeatable }
+
+    public struct File: Sendable, Equatable {
+        public let name: String
+        public let kind: Kind
+        public let sql: String
+        public let checksum: String
+    }
+
+    public struct Applied: Sendable {
+        public let name: String
+        public let kind: Kind
+        public let checksum: String
+        public let appliedAt: String
+    }
+
+    public enum State: String, Sendable { case applied, pending, changed, vanished }
+
+    public struct Entry: Sendable {
+        public let name: String
+        public let kind: Kind
+        public let state: State
+        public let appliedAt: String?
+    }
+
+    public enum MigratorError: Error, CustomStringConvertible {
+        case unreadable(String)
+        case modified([String])
+        case failed(file: String, PostgresError)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let reason): return reason
+            case .modified(let names):
+                return "applied migrations changed or vanished: \(names.joined(separator: ", ")) (add a new migration instead)"
+            case .failed(let file, let error): return "\(file): \(error.message)\(error.detail.map { " (\($0))" } ?? "")"
+            }
+        }
+    }
+
+    /// Serializes concurrent `liftbase migrate` runs: the second waits, then finds nothing to do.
+    static let advisoryLockKey = 7_465_601_234_001
+
+    public let directory: String
+    public let bootstrap: String
+    public let versioned: [File]
+    public let repeatable: [File]
+
+    public init(directory: String) throws {
+        self.directory = directory
+        let root = URL(fileURLWithPath: directory)
+        guard let bootstrap = try? String(contentsOf: root.appendingPathComponent("bootstrap.sql"), encoding: .utf8) else {
+            throw MigratorError.unreadable("no bootstrap.sql in \(directory) (set LIFTBASE_SQL_DIR)")
+        }
+        self.bootstrap = bootstrap
+        versioned = try Migrator.files(in: root.appendingPathComponent("migrations"), kind: .versioned)
+        repeatable = try Migrator.files(in: root.appendingPathComponent("functions"), kind: .repeatable)
+    }
+
+    static func files(in folder: URL, kind: Kind) throws -> [File] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw MigratorError.unreadable("cannot read \(folder.path): \(error.localizedDescription)")
+        }
+        return try names.filter { $0.hasSuffix(".sql") }.sorted().map { name in
+            let sql = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            return File(name: "\(kind == .versioned ? "migrations" : "functions")/\(name)", kind: kind, sql: sql, checksum: SHA256.hex(sql))
+        }
+    }
+
+    // MARK: Reading state
+
+    /// What the database has applied; empty when it was never migrated.
+    public func applied(on connection: Connection) throws -> [Applied] {
+        let exists = try connection.query("select to_regclass('liftbase_meta.migrations') is not null").scalar
+        guard exists == "t" else { return [] }
+        return try connection.query(
+            "select name, kind, checksum, applied_at::text from liftbase_meta.migrations order by name"
+        ).rows.map { row in
+            Applied(name: row[0]!, kind: Kind(rawValue: row[1]!) ?? .versioned, checksum: row[2]!, appliedAt: row[3]!)
+        }
+    }
+
+    /// Every file and every applied entry, with its state.
+    public func status(applied: [Applied]) -> [Entry] {
+        let byName = Dictionary(applied.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var entries = (versioned + repeatable).map { file -> Entry in
+            guard let record = byName[file.name] else {
+                return Entry(name: file.name, kind: file.kind, state: .pending, appliedAt: nil)
+            }
+            if record.checksum == file.checksum {
+                return Entry(name: file.name, kind: file.kind, state: .applied, appliedAt: record.appliedAt)
+            }
+            // A changed function file is simply due again; a changed migration is an error.
+            return Entry(name: file.name, kind: file.kind, state: file.kind == .versioned ? .changed : .pending, appliedAt: record.appliedAt)
+        }
+        let known = Set((versioned + repeatable).map(\.name))
+        entries += applied.filter { !known.contains($0.name) }.map {
+            Entry(name: $0.name, kind: $0.kind, state: .vanished, appliedAt: $0.appliedAt)
+        }
+        return entries
+    }
+
+    /// Applied versioned migrations whose file changed or vanished.
+    public func modified(applied: [Applied]) -> [String] {
+        status(applied: applied).filter { entry in
+            entry.kind == .versioned && (entry.state == .changed || entry.state == .vanished)
+        }.map(\.name)
+    }
+
+    /// Files that a migrate run would apply now, in order.
+    public func pending(applied: [Applied]) -> [File] {
+        let byName = Dictionary(applied.map { ($0.name, $0.checksum) }, uniquingKeysWith: { first, _ in first })
+        let versionedDue = versioned.filter { byName[$0.name] == nil }
+        let repeatableDue = versionedDue.isEmpty
+            ? repeatable.filter { byName[$0.name] != $0.checksum }
+            : repeatable
+        return versionedDue + repeatableDue
+    }
+
+    // MARK: Applying
+
+    /// Bootstraps roles and schemas, then applies what is pending, each file in its own
+    /// transaction as the owner role. Refuses to run when an applied migration changed.
+    @discardableResult
+    public func migrate(on connection: Connection, progress: (String) -> Void = { _ in }) throws -> [File] {
+        try connection.query("select pg_advisory_lock($1)", [String(Migrator.advisoryLockKey)])
+        defer { _ = try? connection.query("select pg_advisory_unlock($1)", [String(Migrator.advisoryLockKey)]) }
+
+        do {
+            try connection.execute(bootstrap)
+        } catch let error as PostgresError {
+            throw MigratorError.failed(file: "bootstrap.sql", error)
+        }
+        let applied = try applied(on: connection)
+        let modified = modified(applied: applied)
+        guard modified.isEmpty else { throw MigratorError.modified(modified) }
+
+        let due = pending(applied: applied)
+        for file in due {
+            let started = ContinuousClock.now
+            do {
+                try connection.execute("begin")
+                try connection.execute("set local role liftbase_owner")
+                // Function files may reference each other in any order; plpgsql_check in
+                // Scripts/test validates the bodies once all are in place.
+                if file.kind == .repeatable { try connection.execute("set local check_function_bodies = off") }
+                try connection.execute(file.sql)
+                let elapsed = ContinuousClock.now - started
+                try connection.query(
+                    """
+                    insert into liftbase_meta.migrations (name, kind, checksum, applied_at, duration_ms)
+                    values ($1, $2, $3, now(), $4)
+                    on conflict (name) do update
+                      set checksum = excluded.checksum, applied_at = excluded.applied_at, duration_ms = excluded.duration_ms
+                    """,
+                    [file.name, file.kind.rawValue, file.checksum, String(format: "%.3f", elapsed.milliseconds)]
+                )
+                try connection.execute("commit")
+                progress("applied \(file.name) (\(String(format: "%.1f", elapsed.milliseconds)) ms)")
+            } catch let error as PostgresError {
+                _ = try? connection.execute("rollback")
+                throw MigratorError.failed(file: file.name, error)
+            }
+        }
+        return due
+    }
+}
+
+extension Duration {
+    public var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

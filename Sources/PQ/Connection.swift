@@ -1,0 +1,163 @@
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One libpq connection. libpq blocks the calling thread, so a `Connection` belongs to one
+/// thread at a time: the pool's worker threads, or a CLI command's main thread. Never call
+/// it from the cooperative pool or an event loop.
+public final class Connection {
+    private var handle: OpaquePointer?
+    /// Statement text → server-side prepared statement name, valid for this backend only.
+    private var preparedNames: [String: String] = [:]
+
+    /// Connects with a conninfo string or a `postgresql://` URI, parsed by libpq itself so
+    /// multiple hosts, `target_session_attrs`, `sslmode` and `.pgpass` work unchanged.
+    public init(_ conninfo: String) throws {
+        let handle = PQconnectdb(conninfo)
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let error = PostgresError.connection(handle)
+            PQfinish(handle)
+            throw error
+        }
+        self.handle = handle
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        preparedNames.removeAll()
+    }
+
+    /// True when the connection can take a query. It reads whatever the server has sent
+    /// while idle, without blocking: a backend terminated by `pg_terminate_backend` or a
+    /// server restart shows up here as a closed socket, before a request is lost on it.
+    public var isAlive: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The server's process id for this connection (for diagnostics and tests).
+    public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// Runs one or more statements with the simple query protocol (no parameters), as
+    /// migrations need. Returns the result of the last statement.
+    @discardableResult
+    public func execute(_ sql: String) throws -> QueryResult {
+        let handle = try liveHandle()
+        return try consume(PQexec(handle, sql), handle: handle)
+    }
+
+    /// Runs one parameterized statement; parameters are sent as text, `nil` as NULL.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
+        let handle = try liveHandle()
+        let result = withCStrings(parameters) { values in
+            PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result, handle: handle)
+    }
+
+    /// Like `query`, through a statement prepared once per connection: the hot path of the
+    /// HTTP server, where parsing and planning the same call on every request is waste.
+    @discardableResult
+    public func queryPrepared(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
+        let handle = try liveHandle()
+        let name: String
+        if let existing = preparedNames[sql] {
+            name = existing
+        } else {
+            name = "lb_\(preparedNames.count + 1)"
+            _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
+            preparedNames[sql] = name
+        }
+        let result = withCStrings(parameters) { values in
+            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+        }
+        do {
+            return try consume(result, handle: handle)
+        } catch let error as PostgresError where error.sqlstate == "26000" {
+            // The server forgot the statement (DISCARD ALL, a pooler): prepare it again next time.
+            preparedNames[sql] = nil
+            throw error
+        }
+    }
+
+    /// Streams rows into `COPY ... FROM STDIN`. `chunks` yields bytes in the COPY format the
+    /// statement names (text or csv); rows may span chunks. Returns the number of rows copied.
+    @discardableResult
+    public func copyIn<Chunks: Sequence>(_ copyStatement: String, chunks: Chunks) throws -> Int
+    where Chunks.Element == [UInt8] {
+        let handle = try liveHandle()
+        guard let start = PQexec(handle, copyStatement) else { throw PostgresError.connection(handle) }
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try consume(start, handle: handle)
+            throw PostgresError(sqlstate: "42601", message: "not a COPY FROM STDIN statement")
+        }
+        PQclear(start)
+        var sendError: PostgresError?
+        for chunk in chunks where !chunk.isEmpty {
+            let sent = chunk.withUnsafeBytes { bytes in
+                PQputCopyData(handle, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+            }
+            if sent != 1 { sendError = .connection(handle); break }
+        }
+        PQputCopyEnd(handle, sendError == nil ? nil : "client stopped sending")
+        var copied = 0
+        var failure: PostgresError? = sendError
+        while let result = PQgetResult(handle) {
+            do { copied += try consume(result, handle: handle).affectedRows } catch let error as PostgresError {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return copied
+    }
+
+    private func liveHandle() throws -> OpaquePointer {
+        guard let handle else { throw PostgresError(sqlstate: "08003", message: "connection is closed") }
+        return handle
+    }
+
+    /// Copies a result out of libpq and frees it; turns error results into `PostgresError`.
+    private func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> QueryResult {
+        guard let result else { throw PostgresError.connection(handle) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
+            break
+        default:
+            throw PostgresError(result: result, connection: handle)
+        }
+        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(PQntuples(result))
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        var rows: [[String?]] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    values.append(nil)
+                } else {
+                    values.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                }
+            }
+            rows.append(values)
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return QueryResult(columns: columns, rows: rows, affectedRows: affected)
+    }
+}
+
+/// Calls `body` with C strings for `values` (NULL for nil) that live for the call only.
+private func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = values.map { $0.map { strdup($0) } ?? nil }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { $0.map { UnsafePointer($0) } })
+}

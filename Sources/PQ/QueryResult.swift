@@ -1,0 +1,21 @@
+/// The rows of a completed statement, copied out of libpq as text (the text protocol).
+public struct QueryResult: Sendable {
+    public let columns: [String]
+    public let rows: [[String?]]
+    /// The number from the command tag: rows affected by INSERT/UPDATE/DELETE/COPY.
+    public let affectedRows: Int
+
+    public init(columns: [String], rows: [[String?]], affectedRows: Int) {
+        self.columns = columns
+        self.rows = rows
+        self.affectedRows = affectedRows
+    }
+
+    /// The first column of the first row, the usual shape of `select api.fn(...)`.
+    public var scalar: String? { rows.first?.first ?? nil }
+
+    public subscript(row: Int, column: String) -> String? {
+        guard let index = columns.firstIndex(of: column) else { return nil }
+        return rows[row][index]
+    }
+}

@@ -1,0 +1,53 @@
+-- Liftbase bootstrap: run by `liftbase migrate` before any migration, as the login named
+-- in DATABASE_URL. Idempotent: roles and schemas are created only when missing, so a login
+-- without CREATEROLE works once an operator has made the roles (see docs/operations.md).
+
+do $bootstrap$
+begin
+  -- Roles are cluster-wide: create them only when missing.
+  if not exists (select from pg_roles where rolname = 'liftbase_owner') then
+    create role liftbase_owner nologin;
+  end if;
+  if not exists (select from pg_roles where rolname = 'liftbase_api') then
+    create role liftbase_api nologin;
+  end if;
+  if not exists (select from pg_roles where rolname = 'liftbase_reporter') then
+    create role liftbase_reporter nologin;
+  end if;
+
+  -- The migrating login acts as the owner; the serving login switches to the API role.
+  if not pg_has_role(current_user, 'liftbase_owner', 'member') then
+    execute format('grant liftbase_owner to %I', current_user);
+  end if;
+  if not pg_has_role(current_user, 'liftbase_api', 'member') then
+    execute format('grant liftbase_api to %I', current_user);
+  end if;
+
+  -- The owner creates trusted extensions (pgcrypto, pg_trgm) from migrations.
+  if not has_database_privilege('liftbase_owner', current_database(), 'create') then
+    execute format('grant create on database %I to liftbase_owner', current_database());
+  end if;
+end
+$bootstrap$;
+
+create schema if not exists app authorization liftbase_owner;
+create schema if not exists api authorization liftbase_owner;
+create schema if not exists auth authorization liftbase_owner;
+create schema if not exists reporting authorization liftbase_owner;
+create schema if not exists liftbase_meta authorization liftbase_owner;
+
+set role liftbase_owner;
+
+create table if not exists liftbase_meta.migrations (
+  name        text primary key,
+  kind        text not null check (kind in ('versioned', 'repeatable')),
+  checksum    text not null,
+  applied_at  timestamptz not null default now(),
+  duration_ms numeric(12, 3) not null
+);
+
+-- /readyz (served as the API role) compares this table with the files it ships with.
+grant usage on schema liftbase_meta to liftbase_api;
+grant select on liftbase_meta.migrations to liftbase_api;
+
+reset role;

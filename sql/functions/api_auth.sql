@@ -1,0 +1,92 @@
+-- Accounts and auth endpoints. Every api function has the same signature:
+--   (p_token text, p_body jsonb, p_args jsonb) returns jsonb
+-- p_token is the bearer token or null, p_body the request body, p_args the path and
+-- query parameters as a JSON object of strings. The HTTP layer calls exactly one of them
+-- per request, in one statement.
+
+create or replace function api.auth_register(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language sql
+as $$ select auth.register(p_body ->> 'email', p_body ->> 'password', p_body ->> 'display_name') $$;
+
+create or replace function api.auth_login(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language sql
+as $$ select auth.login(p_body ->> 'email', p_body ->> 'password') $$;
+
+create or replace function api.auth_logout(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.logout(p_token);
+  return null;
+end
+$$;
+
+create or replace function api.auth_password_forgot(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.password_forgot(p_body ->> 'email');
+  return null;
+end
+$$;
+
+create or replace function api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.password_reset(p_body ->> 'token', p_body ->> 'new_password');
+  return null;
+end
+$$;
+
+create or replace function api.auth_password_change(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.password_change(p_token, p_body ->> 'current_password', p_body ->> 'new_password');
+  return null;
+end
+$$;
+
+-- GET /me: the account, its settings, and whether onboarding is still to do (no goal yet).
+create or replace function api.me(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object(
+    'user', auth.current_account(),
+    'settings', (select jsonb_build_object('unit_system', s.unit_system, 'timezone', s.timezone)
+                   from app.user_settings as s where s.user_id = v_user_id),
+    'needs_onboarding', not exists (select from app.goals as g where g.user_id = v_user_id));
+end
+$$;
+
+create or replace function api.me_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.authenticate(p_token);
+  return jsonb_build_object('user', auth.update_current_account(coalesce(p_body, '{}')));
+end
+$$;
+
+create or replace function api.me_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform auth.authenticate(p_token);
+  perform auth.delete_current_account(p_body ->> 'password');
+  return null;
+end
+$$;

@@ -1,0 +1,85 @@
+-- Errors and response shaping shared by every api function.
+--
+-- Errors are raised with SQLSTATE LBnnn, which the HTTP layer answers with status nnn.
+-- MESSAGE is for people; DETAIL is JSON: {"code": "snake_case", "fields": {...}}.
+
+create or replace function app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb default null)
+returns void
+language plpgsql
+as $$
+begin
+  raise exception using
+    errcode = 'LB' || lpad(p_status::text, 3, '0'),
+    message = p_message,
+    detail = (jsonb_build_object('code', p_code)
+              || case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end)::text;
+end
+$$;
+
+-- Raises one 422 naming every bad field at once. p_fields maps field → problem or null;
+-- the nulls (fields that passed) are dropped.
+create or replace function app.raise_if_invalid(p_fields jsonb)
+returns void
+language plpgsql
+as $$
+declare
+  v_problems jsonb := jsonb_strip_nulls(p_fields);
+begin
+  if v_problems <> '{}'::jsonb then
+    perform app.raise_error(422, 'validation_failed', 'Some fields are invalid.', v_problems);
+  end if;
+end
+$$;
+
+-- Overrides the endpoint's success status for this request (transaction-local).
+create or replace function app.set_response_status(p_status integer)
+returns void
+language sql
+as $$ select set_config('liftbase.response_status', p_status::text, true) $$;
+
+-- Adds a response header for this request (transaction-local), e.g. Retry-After.
+create or replace function app.set_response_header(p_name text, p_value text)
+returns void
+language sql
+as $$
+  select set_config(
+    'liftbase.response_headers',
+    (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
+      || jsonb_build_object(p_name, p_value))::text,
+    true)
+$$;
+
+-- An error answer that does NOT roll the transaction back: for the rare rule whose
+-- bookkeeping must persist although the request fails (failed logins for the lockout).
+create or replace function app.error_response(p_status integer, p_code text, p_message text)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform app.set_response_status(p_status);
+  return jsonb_build_object('error', jsonb_build_object('code', p_code, 'message', p_message));
+end
+$$;
+
+-- The request body as jsonb; malformed JSON is a 400, not a validation error.
+create or replace function app.request_body(p_text text)
+returns jsonb
+language plpgsql
+immutable
+as $$
+begin
+  return p_text::jsonb;
+exception when invalid_text_representation then
+  perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
+  return null;
+end
+$$;
+
+grant execute on function
+  app.raise_error(integer, text, text, jsonb),
+  app.raise_if_invalid(jsonb),
+  app.set_response_status(integer),
+  app.set_response_header(text, text),
+  app.error_response(integer, text, text),
+  app.request_body(text)
+to liftbase_api;

@@ -1,0 +1,57 @@
+-- The signed-in user's own account (GET/PATCH/DELETE /me). Each reads the user of the
+-- transaction, set by auth.authenticate(), never a user id passed in.
+
+create or replace function auth.current_account()
+returns jsonb
+language sql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+  select auth.user_json(u) from auth.users as u where u.id = app.current_user_id()
+$$;
+
+create or replace function auth.update_current_account(p_changes jsonb)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_user auth.users;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'display_name', auth.display_name_problem(p_changes ->> 'display_name')));
+  update auth.users
+     set display_name = case when p_changes ? 'display_name'
+                             then btrim(p_changes ->> 'display_name') else display_name end,
+         updated_at = now()
+   where id = app.current_user_id()
+  returning * into v_user;
+  return auth.user_json(v_user);
+end
+$$;
+
+-- Deletes the account and, through ON DELETE CASCADE, every row the user owns.
+create or replace function auth.delete_current_account(p_password text)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_user auth.users;
+begin
+  select u.* into v_user from auth.users as u where u.id = app.current_user_id();
+  if not auth.password_matches(p_password, v_user.password_hash) then
+    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  end if;
+  delete from auth.users where id = v_user.id;
+end
+$$;
+
+grant execute on function
+  auth.current_account(),
+  auth.update_current_account(jsonb),
+  auth.delete_current_account(text)
+to liftbase_api;

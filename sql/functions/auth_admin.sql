@@ -1,0 +1,108 @@
+-- Operator functions behind `liftbase user ...` and `liftbase outbox ...`. They run as the
+-- owner through the CLI's administrative connection; the API role cannot call them.
+
+create or replace function auth.admin_find_user(p_email text)
+returns auth.users
+language plpgsql
+stable
+as $$
+declare
+  v_user auth.users;
+begin
+  select u.* into v_user from auth.users as u where lower(u.email) = lower(btrim(coalesce(p_email, '')));
+  if v_user.id is null then
+    perform app.raise_error(404, 'user_not_found', format('No account with email %s.', p_email));
+  end if;
+  return v_user;
+end
+$$;
+
+create or replace function auth.admin_create_user(p_email text, p_password text, p_display_name text)
+returns jsonb
+language sql
+as $$ select auth.user_json(auth.create_account(p_email, p_password, p_display_name)) $$;
+
+create or replace function auth.admin_users()
+returns table (id uuid, email text, display_name text, created_at timestamptz,
+               disabled_at timestamptz, active_sessions bigint, last_seen_at timestamptz)
+language sql
+stable
+as $$
+  select u.id, u.email, u.display_name, u.created_at, u.disabled_at,
+         count(s.token_hash) filter (where s.expires_at > now()),
+         max(s.last_seen_at)
+    from auth.users as u
+    left join auth.sessions as s on s.user_id = u.id
+   group by u.id
+   order by u.created_at, u.email
+$$;
+
+create or replace function auth.admin_show_user(p_email text)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_user auth.users := auth.admin_find_user(p_email);
+begin
+  return auth.user_json(v_user) || jsonb_build_object(
+    'disabled_at', v_user.disabled_at,
+    'active_sessions', (select count(*) from auth.sessions as s
+                         where s.user_id = v_user.id and s.expires_at > now()),
+    'last_seen_at', (select max(s.last_seen_at) from auth.sessions as s where s.user_id = v_user.id),
+    'recent_failed_logins', (select count(*) from auth.login_failures as f
+                              where f.email_key = lower(v_user.email)
+                                and f.failed_at > now() - auth.lockout_window()));
+end
+$$;
+
+-- Disabling also ends every session of the account.
+create or replace function auth.admin_set_disabled(p_email text, p_disabled boolean)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user auth.users := auth.admin_find_user(p_email);
+begin
+  update auth.users
+     set disabled_at = case when p_disabled then coalesce(disabled_at, now()) end, updated_at = now()
+   where id = v_user.id
+  returning * into v_user;
+  if p_disabled then
+    delete from auth.sessions where user_id = v_user.id;
+  end if;
+  return auth.user_json(v_user);
+end
+$$;
+
+create or replace function auth.admin_delete_user(p_email text)
+returns void
+language sql
+as $$ delete from auth.users where id = (auth.admin_find_user(p_email)).id $$;
+
+create or replace function auth.admin_reset_password(p_email text, p_new_password text)
+returns void
+language sql
+as $$ select auth.set_password((auth.admin_find_user(p_email)).id, p_new_password) $$;
+
+create or replace function auth.outbox_pending()
+returns table (id bigint, kind text, recipient text, payload jsonb, created_at timestamptz)
+language sql
+stable
+as $$
+  select o.id, o.kind, o.recipient, o.payload, o.created_at
+    from auth.outbox as o
+   where o.acked_at is null
+   order by o.id
+$$;
+
+-- Marks a message delivered; false when there is no such pending message.
+create or replace function auth.outbox_ack(p_id bigint)
+returns boolean
+language sql
+as $$
+  with acked as (
+    update auth.outbox set acked_at = now() where id = p_id and acked_at is null returning 1
+  )
+  select exists (select from acked)
+$$;

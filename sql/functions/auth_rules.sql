@@ -1,0 +1,108 @@
+-- Account rules and token primitives: each rule lives here once, used by registration,
+-- password change and reset, and the admin CLI alike.
+
+-- Field rules return the problem as text, or null when the value is acceptable.
+create or replace function auth.email_problem(p_email text)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_email is null or btrim(p_email) = '' then 'is required'
+    when length(btrim(p_email)) > 254 then 'must be at most 254 characters'
+    when btrim(p_email) !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then 'must be an email address'
+  end
+$$;
+
+create or replace function auth.password_problem(p_password text)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_password is null or p_password = '' then 'is required'
+    when length(p_password) < 8 then 'must be at least 8 characters'
+    -- bcrypt reads 72 bytes; a longer password would be silently truncated.
+    when octet_length(p_password) > 72 then 'must be at most 72 bytes'
+  end
+$$;
+
+create or replace function auth.display_name_problem(p_display_name text)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_display_name is not null and length(btrim(p_display_name)) not between 1 and 100
+      then 'must be 1 to 100 characters'
+  end
+$$;
+
+-- Session lifetime, extended on use (sliding expiry).
+create or replace function auth.session_lifetime()
+returns interval
+language sql
+immutable
+as $$ select interval '30 days' $$;
+
+-- Failed logins allowed per email inside the window before logins are refused.
+create or replace function auth.lockout_threshold()
+returns integer
+language sql
+immutable
+as $$ select 5 $$;
+
+create or replace function auth.lockout_window()
+returns interval
+language sql
+immutable
+as $$ select interval '15 minutes' $$;
+
+-- bcrypt cost: 10 unless the operator sets liftbase.bcrypt_cost (4..15) for the database.
+create or replace function auth.bcrypt_cost()
+returns integer
+language sql
+stable
+as $$
+  select case when c.value ~ '^\d{1,2}$' and c.value::integer between 4 and 15 then c.value::integer else 10 end
+  from (select coalesce(current_setting('liftbase.bcrypt_cost', true), '') as value) as c
+$$;
+
+create or replace function auth.hash_password(p_password text)
+returns text
+language sql
+volatile
+as $$ select public.crypt(p_password, public.gen_salt('bf', auth.bcrypt_cost())) $$;
+
+create or replace function auth.password_matches(p_password text, p_hash text)
+returns boolean
+language sql
+immutable
+as $$ select p_hash is not null and public.crypt(coalesce(p_password, ''), p_hash) = p_hash $$;
+
+-- An opaque, URL-safe token of 256 random bits; only its SHA-256 is ever stored.
+create or replace function auth.new_token()
+returns text
+language sql
+volatile
+as $$ select rtrim(translate(encode(public.gen_random_bytes(32), 'base64'), '+/', '-_'), '=') $$;
+
+create or replace function auth.token_hash(p_token text)
+returns bytea
+language sql
+immutable
+as $$ select sha256(convert_to(p_token, 'UTF8')) $$;
+
+-- The public shape of an account.
+create or replace function auth.user_json(p_user auth.users)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object(
+    'id', p_user.id,
+    'email', p_user.email,
+    'display_name', p_user.display_name,
+    'created_at', p_user.created_at,
+    'disabled', p_user.disabled_at is not null)
+$$;

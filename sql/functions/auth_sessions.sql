@@ -1,0 +1,157 @@
+-- Sessions: who the request is, registration, login with lockout, logout.
+
+-- Makes p_user_id the user of this transaction: RLS policies compare user_id with it.
+create or replace function auth.act_as(p_user_id uuid)
+returns void
+language sql
+as $$ select set_config('liftbase.user_id', p_user_id::text, true) $$;
+
+-- Resolves a bearer token to its user, or raises 401. Extends the sliding expiry, written
+-- at most once a minute per session so that reads stay reads.
+create or replace function auth.authenticate(p_token text)
+returns uuid
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_session auth.sessions;
+begin
+  if p_token is null or p_token = '' then
+    perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
+  end if;
+  select s.* into v_session
+    from auth.sessions as s
+    join auth.users as u on u.id = s.user_id
+   where s.token_hash = auth.token_hash(p_token)
+     and s.expires_at > now()
+     and u.disabled_at is null;
+  if not found then
+    perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+  end if;
+  if v_session.last_seen_at < now() - interval '1 minute' then
+    update auth.sessions
+       set last_seen_at = now(), expires_at = now() + auth.session_lifetime()
+     where token_hash = v_session.token_hash;
+  end if;
+  perform auth.act_as(v_session.user_id);
+  return v_session.user_id;
+end
+$$;
+
+create or replace function auth.start_session(p_user_id uuid)
+returns text
+language plpgsql
+as $$
+declare
+  v_token text := auth.new_token();
+begin
+  insert into auth.sessions (token_hash, user_id, expires_at)
+  values (auth.token_hash(v_token), p_user_id, now() + auth.session_lifetime());
+  return v_token;
+end
+$$;
+
+-- Validates and creates an account with its settings row. Shared by registration and
+-- `liftbase user create`.
+create or replace function auth.create_account(p_email text, p_password text, p_display_name text)
+returns auth.users
+language plpgsql
+as $$
+declare
+  v_user auth.users;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', auth.email_problem(p_email),
+    'password', auth.password_problem(p_password),
+    'display_name', auth.display_name_problem(p_display_name)));
+  insert into auth.users (email, password_hash, display_name)
+  values (btrim(p_email), auth.hash_password(p_password), btrim(p_display_name))
+  on conflict ((lower(email))) do nothing
+  returning * into v_user;
+  if v_user.id is null then
+    perform app.raise_error(409, 'email_taken', 'An account with this email already exists.');
+  end if;
+  perform auth.act_as(v_user.id);
+  insert into app.user_settings (user_id) values (v_user.id);
+  return v_user;
+end
+$$;
+
+create or replace function auth.register(p_email text, p_password text, p_display_name text)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_user auth.users := auth.create_account(p_email, p_password, p_display_name);
+begin
+  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+end
+$$;
+
+-- Login. A failure is answered (not raised) so that the failed attempt is committed: the
+-- lockout counts failures per email inside auth.lockout_window().
+create or replace function auth.login(p_email text, p_password text)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_email_key text := lower(btrim(coalesce(p_email, '')));
+  v_locked_until timestamptz;
+  v_user auth.users;
+begin
+  -- Locked while the window holds threshold failures: until the oldest of them leaves it.
+  select f.failed_at + auth.lockout_window() into v_locked_until
+    from auth.login_failures as f
+   where f.email_key = v_email_key and f.failed_at > now() - auth.lockout_window()
+   order by f.failed_at desc
+  offset auth.lockout_threshold() - 1
+   limit 1;
+  if v_locked_until is not null then
+    perform app.set_response_header('Retry-After',
+      greatest(1, ceil(extract(epoch from v_locked_until - now())))::integer::text);
+    return app.error_response(429, 'too_many_attempts', 'Too many failed logins. Try again later.');
+  end if;
+
+  select u.* into v_user from auth.users as u where lower(u.email) = v_email_key;
+  if v_user.id is null then
+    -- Spend one bcrypt anyway, so an unknown email answers as slowly as a wrong password.
+    perform auth.hash_password(coalesce(p_password, ''));
+  end if;
+  if v_user.id is null or not auth.password_matches(p_password, v_user.password_hash) then
+    insert into auth.login_failures (email_key) values (v_email_key);
+    return app.error_response(401, 'invalid_credentials', 'The email or password is incorrect.');
+  end if;
+  if v_user.disabled_at is not null then
+    perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
+  end if;
+
+  delete from auth.login_failures where email_key = v_email_key;
+  perform auth.act_as(v_user.id);
+  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+end
+$$;
+
+-- Revokes the presented token.
+create or replace function auth.logout(p_token text)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  perform auth.authenticate(p_token);
+  delete from auth.sessions where token_hash = auth.token_hash(p_token);
+end
+$$;
+
+grant execute on function
+  auth.authenticate(text),
+  auth.register(text, text, text),
+  auth.login(text, text),
+  auth.logout(text)
+to liftbase_api;
