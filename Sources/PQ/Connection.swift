@@ -12,6 +12,7 @@ public final class Connection {
     private var handle: OpaquePointer?
     /// Statement text → server-side prepared statement name, valid for this backend only.
     private var preparedNames: [String: String] = [:]
+    private let notices = NoticeState()
 
     /// Connects with a conninfo string or a `postgresql://` URI, parsed by libpq itself so
     /// multiple hosts, `target_session_attrs`, `sslmode` and `.pgpass` work unchanged.
@@ -23,6 +24,13 @@ public final class Connection {
             throw error
         }
         self.handle = handle
+        PQsetNoticeReceiver(handle, { state, result in
+            guard let state, let result else { return }
+            let severity = PQresultErrorField(result, Int32(Character("V").asciiValue!)).map { String(cString: $0) }
+            if severity == "FATAL" || severity == "PANIC" {
+                Unmanaged<NoticeState>.fromOpaque(state).takeUnretainedValue().fatalReceived = true
+            }
+        }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
     deinit { close() }
@@ -37,8 +45,14 @@ public final class Connection {
     /// while idle, without blocking: a backend terminated by `pg_terminate_backend` or a
     /// server restart shows up here as a closed socket, before a request is lost on it.
     public var isAlive: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
-        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !notices.fatalReceived else { return false }
+        // A terminated backend sends a FATAL message, then closes the socket, perhaps a
+        // moment later. Read what arrived (never blocks: libpq's socket is non-blocking) and
+        // let libpq parse it: a FATAL message to an idle connection reaches the notice
+        // receiver, which marks the connection dead.
+        guard PQconsumeInput(handle) == 1 else { return false }
+        _ = PQisBusy(handle)
+        return PQstatus(handle) == CONNECTION_OK && !notices.fatalReceived
     }
 
     /// The server's process id for this connection (for diagnostics and tests).
@@ -153,6 +167,11 @@ public final class Connection {
         let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         return QueryResult(columns: columns, rows: rows, affectedRows: affected)
     }
+}
+
+/// What the notice receiver learned about the connection.
+private final class NoticeState {
+    var fatalReceived = false
 }
 
 /// Calls `body` with C strings for `values` (NULL for nil) that live for the call only.

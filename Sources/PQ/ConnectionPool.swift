@@ -54,9 +54,11 @@ public final class ConnectionPool: @unchecked Sendable {
     }
 
     fileprivate final class Job {
-        let run: (Connection) -> Void
+        /// Runs the work and returns what resumes the waiting caller, so the worker can
+        /// mark itself free before the caller goes on (statistics are exact when it does).
+        let run: (Connection) -> () -> Void
         let fail: (any Error) -> Void
-        init(run: @escaping (Connection) -> Void, fail: @escaping (any Error) -> Void) {
+        init(run: @escaping (Connection) -> () -> Void, fail: @escaping (any Error) -> Void) {
             self.run = run
             self.fail = fail
         }
@@ -98,7 +100,10 @@ public final class ConnectionPool: @unchecked Sendable {
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
-                run: { connection in continuation.resume(with: Result { try body(connection) }) },
+                run: { connection in
+                    let result = Result { try body(connection) }
+                    return { continuation.resume(with: result) }
+                },
                 fail: { error in continuation.resume(throwing: error) }
             )
             enqueue(job)
@@ -177,12 +182,14 @@ public final class ConnectionPool: @unchecked Sendable {
 
         mutating func run() {
             while let job = pool.take() {
+                let resume: () -> Void
                 do {
-                    job.run(try liveConnection())
+                    resume = job.run(try liveConnection())
                 } catch {
-                    job.fail(error)
+                    resume = { job.fail(error) }
                 }
                 pool.finished()
+                resume()
             }
             connection?.close()
         }

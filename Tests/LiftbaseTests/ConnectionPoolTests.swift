@@ -1,0 +1,92 @@
+import Foundation
+import PQ
+import Testing
+
+@Suite("connection pool")
+struct ConnectionPoolTests {
+    /// A pool whose connections carry a unique application_name, so a test can find them.
+    func makePool(size: Int, timeout: Duration = .seconds(5)) throws -> (ConnectionPool, String) {
+        let name = "pooltest_" + TestDatabase.uniqueSuffix()
+        let pool = ConnectionPool(.init(
+            conninfo: try TestDatabase.url() + " application_name=\(name)", size: size, role: "liftbase_api",
+            acquireTimeout: timeout, initialBackoff: .milliseconds(10)))
+        return (pool, name)
+    }
+
+    @Test("pooled connections act as the API role")
+    func setsRole() async throws {
+        let (pool, _) = try makePool(size: 1)
+        defer { pool.shutdown() }
+        let role = try await pool.withConnection { try $0.query("select current_user").scalar }
+        #expect(role == "liftbase_api")
+    }
+
+    @Test("after its backends are killed the pool reconnects and the next request succeeds")
+    func recoversFromTerminatedBackends() async throws {
+        let (pool, name) = try makePool(size: 2)
+        defer { pool.shutdown() }
+        // Touch both connections.
+        async let first = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
+        async let second = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
+        let before = Set([try await first, try await second])
+        #expect(before.count == 2)
+
+        let admin = try TestDatabase.admin()
+        let killed = try admin.query(
+            "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1", [name])
+        #expect(killed.scalar == "2")
+        // pg_terminate_backend only signals: wait until the backends are gone.
+        for _ in 0..<100 {
+            if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar == "0" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        for _ in 0..<4 {
+            let pid = try await pool.withConnection { try $0.query("select pg_backend_pid()").scalar }
+            #expect(!before.contains(pid))
+        }
+    }
+
+    @Test("a caller that waits past the acquire timeout gets acquireTimeout")
+    func acquireTimeout() async throws {
+        let (pool, _) = try makePool(size: 1, timeout: .milliseconds(100))
+        defer { pool.shutdown() }
+        async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.6)") }
+        try await Task.sleep(for: .milliseconds(50))
+        await #expect(throws: ConnectionPool.PoolError.self) {
+            try await pool.withConnection { try $0.query("select 1").scalar }
+        }
+        try await busy
+        #expect(try await pool.withConnection { try $0.query("select 1").scalar } == "1")
+    }
+
+    @Test("an unreachable database fails fast as unavailable")
+    func unavailable() async throws {
+        let pool = ConnectionPool(.init(conninfo: "host=/nonexistent-liftbase-socket connect_timeout=1", size: 1))
+        defer { pool.shutdown() }
+        for _ in 0..<2 {
+            do {
+                _ = try await pool.withConnection { try $0.query("select 1").scalar }
+                Issue.record("expected the pool to report the database unavailable")
+            } catch let error as ConnectionPool.PoolError {
+                guard case .unavailable(let cause) = error else { Issue.record("unexpected \(error)"); continue }
+                #expect(cause.isConnectionFailure)
+            }
+        }
+    }
+
+    @Test("many concurrent callers all get answers and the pool is idle afterwards")
+    func concurrentCallers() async throws {
+        let (pool, _) = try makePool(size: 3)
+        defer { pool.shutdown() }
+        let sum = try await withThrowingTaskGroup(of: Int.self) { group in
+            for value in 1...200 {
+                group.addTask { try await pool.withConnection { Int(try $0.query("select $1::integer", [String(value)]).scalar!)! } }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(sum == 200 * 201 / 2)
+        let statistics = pool.statistics
+        #expect(statistics.inUse == 0 && statistics.waiting == 0)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PQ
+import Testing
+
+@Suite("libpq connection")
+struct ConnectionTests {
+    @Test("PostgresError carries SQLSTATE, message, detail and hint")
+    func errorFields() throws {
+        let connection = try TestDatabase.admin()
+        do {
+            try connection.execute(
+                "do $$ begin raise exception using errcode = 'LB422', message = 'bad input', detail = '{\"code\":\"x\"}', hint = 'try again'; end $$")
+            Issue.record("the statement should have failed")
+        } catch let error as PostgresError {
+            #expect(error.sqlstate == "LB422")
+            #expect(error.message == "bad input")
+            #expect(error.detail == #"{"code":"x"}"#)
+            #expect(error.hint == "try again")
+        }
+    }
+
+    @Test("a unique violation reports 23505 with the server's detail")
+    func uniqueViolation() throws {
+        let connection = try TestDatabase.admin()
+        try connection.execute("create temporary table t (id integer primary key)")
+        try connection.query("insert into t values ($1)", ["1"])
+        let error = try #require(throws: PostgresError.self) {
+            try connection.query("insert into t values ($1)", ["1"])
+        }
+        #expect(error.sqlstate == "23505")
+        #expect(error.detail == "Key (id)=(1) already exists.")
+    }
+
+    @Test("parameters are sent as text, nil as NULL, and prepared statements are reused")
+    func parameters() throws {
+        let connection = try TestDatabase.admin()
+        let sql = "select $1::text is null, $2::integer + 1, $3::text"
+        for round in 0..<3 {
+            let result = try connection.queryPrepared(sql, [nil, String(round), "it's \"quoted\""])
+            #expect(result.rows == [["t", String(round + 1), "it's \"quoted\""]])
+        }
+        let prepared = try connection.query("select count(*) from pg_prepared_statements").scalar
+        #expect(prepared == "1")
+    }
+
+    @Test("COPY FROM STDIN streams rows that span chunks")
+    func copyIn() throws {
+        let connection = try TestDatabase.admin()
+        try connection.execute("create temporary table items (id integer, name text)")
+        let text = (1...1000).map { "\($0)\titem \($0)\n" }.joined()
+        let bytes = Array(text.utf8)
+        let chunks = stride(from: 0, to: bytes.count, by: 777).map { Array(bytes[$0..<min($0 + 777, bytes.count)]) }
+        let copied = try connection.copyIn("copy items (id, name) from stdin", chunks: chunks)
+        #expect(copied == 1000)
+        let check = try connection.query("select count(*), sum(id), max(name) from items").rows[0]
+        #expect(check == ["1000", "500500", "item 999"])
+    }
+
+    @Test("a bad COPY row fails the whole COPY with the server's error")
+    func copyInFailure() throws {
+        let connection = try TestDatabase.admin()
+        try connection.execute("create temporary table numbers (n integer)")
+        let error = try #require(throws: PostgresError.self) {
+            try connection.copyIn("copy numbers from stdin", chunks: [Array("1\n2\nthree\n".utf8)])
+        }
+        #expect(error.sqlstate == "22P02")
+        #expect(try connection.query("select count(*) from numbers").scalar == "0")
+    }
+
+    @Test("a failed connect is a class 08 error")
+    func connectFailure() throws {
+        let error = try #require(throws: PostgresError.self) {
+            _ = try Connection("host=/nonexistent-liftbase-socket connect_timeout=1")
+        }
+        #expect(error.isConnectionFailure)
+    }
+}

@@ -1,0 +1,52 @@
+-- Catalog rules every schema change must keep (ARCHITECTURE.md "Scale-out" and RLS):
+-- user-owned tables force row-level security, have a policy, and lead their primary key
+-- and unique constraints with user_id; the API role cannot touch auth's tables.
+begin;
+select plan(6);
+
+create temporary view user_owned_tables as
+select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
+  from pg_class as c
+  join pg_namespace as n on n.oid = c.relnamespace
+ where n.nspname = 'app' and c.relkind in ('r', 'p')
+   and exists (select from pg_attribute as a where a.attrelid = c.oid and a.attname = 'user_id' and not a.attisdropped);
+
+select cmp_ok((select count(*) from user_owned_tables)::integer, '>=', 2,
+  'the catalog check sees the user-owned tables');
+
+select is(
+  (select array_agg(relname order by relname) from user_owned_tables
+    where not (relrowsecurity and relforcerowsecurity)),
+  null,
+  'every user-owned table has row-level security enabled and forced');
+
+select is(
+  (select array_agg(t.relname order by t.relname) from user_owned_tables as t
+    where not exists (select from pg_policy as p where p.polrelid = t.oid)),
+  null,
+  'every user-owned table has a policy');
+
+select is(
+  (select array_agg(t.relname || ':' || con.conname order by t.relname) from user_owned_tables as t
+    join pg_constraint as con on con.conrelid = t.oid and con.contype in ('p', 'u')
+   where (select a.attname from pg_attribute as a where a.attrelid = t.oid and a.attnum = con.conkey[1]) <> 'user_id'),
+  null,
+  'every primary key and unique constraint of a user-owned table leads with user_id');
+
+select is(
+  (select array_agg(t.relname order by t.relname) from user_owned_tables as t
+    where not exists (select from pg_constraint as con where con.conrelid = t.oid and con.contype = 'p')),
+  null,
+  'every user-owned table has a primary key');
+
+select is(
+  (select array_agg(c.relname || ':' || p.privilege_type order by c.relname)
+     from pg_class as c
+     join pg_namespace as n on n.oid = c.relnamespace and n.nspname = 'auth'
+    cross join lateral (values ('SELECT'), ('INSERT'), ('UPDATE'), ('DELETE')) as p (privilege_type)
+    where c.relkind = 'r' and has_table_privilege('liftbase_api', c.oid, p.privilege_type)),
+  null,
+  'the API role has no privilege on any auth table');
+
+select * from finish();
+rollback;
