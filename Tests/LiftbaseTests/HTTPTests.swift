@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LiftbaseCore
 import LiftbaseHTTP
+import Logging
 import PQ
 import Testing
 
@@ -16,7 +17,9 @@ struct HTTPTests {
         configuration.databaseURL = try TestDatabase.url()
         configuration.sqlDirectory = TestDatabase.sqlDirectory
         configuration.poolSize = 3
-        let application = try LiftbaseServer.makeApplication(configuration: configuration)
+        var logger = Logger(label: "liftbase-test")
+        logger.logLevel = .warning
+        let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
         try await application.test(.router) { client in try await body(client) }
     }
 
