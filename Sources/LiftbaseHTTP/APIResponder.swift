@@ -98,21 +98,29 @@ struct APIResponder: HTTPResponder {
     /// Runs `work` on a pooled connection; retries serialization failures and deadlocks,
     /// and turns database failures into API errors.
     private func database<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        do {
+            return try await Self.retryingTransactionFailures { try await pool.withConnection(work) }
+        } catch let error as PostgresError {
+            let mapped = APIError(error)
+            if mapped.status >= 500 { logger.error("database error: \(error)") }
+            throw mapped
+        } catch let error as ConnectionPool.PoolError {
+            logger.error("\(error)")
+            throw APIError.unavailable
+        }
+    }
+
+    /// Runs `transaction` again when it fails with a serialization failure or deadlock, up
+    /// to `attempts` times in all; the last failure is rethrown (and answered 503).
+    static func retryingTransactionFailures<T>(
+        attempts: Int = transactionAttempts, _ transaction: () async throws -> T
+    ) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await pool.withConnection(work)
-            } catch let error as PostgresError {
-                if error.isRetryableTransactionFailure && attempt < Self.transactionAttempts {
-                    attempt += 1
-                    continue
-                }
-                let mapped = APIError(error)
-                if mapped.status >= 500 { logger.error("database error: \(error)") }
-                throw mapped
-            } catch let error as ConnectionPool.PoolError {
-                logger.error("\(error)")
-                throw APIError.unavailable
+                return try await transaction()
+            } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < attempts {
+                attempt += 1
             }
         }
     }

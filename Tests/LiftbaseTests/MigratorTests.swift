@@ -110,13 +110,14 @@ final class LockedResults: @unchecked Sendable {
 }
 
 /// Runs the built `liftbase` executable (beside the test bundle) and captures its output.
-func runCLI(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+func runCLI(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
     let binary = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/debug/liftbase")
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

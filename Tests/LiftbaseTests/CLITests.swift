@@ -1,0 +1,69 @@
+import Foundation
+import PQ
+import Testing
+
+/// The admin CLI, run as the built executable against the migrated test database.
+@Suite("admin CLI")
+struct CLITests {
+    func liftbase(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runCLI(arguments + ["--database-url", try TestDatabase.url()])
+    }
+
+    @Test("user create, list, show, disable, enable, reset-password, delete")
+    func userLifecycle() throws {
+        let email = TestDatabase.uniqueEmail("cli")
+        let created = try liftbase("user", "create", email, "--display-name", "Cli User")
+        #expect(created.status == 0)
+        let generated = try #require(created.stdout.split(separator: "\n").first { $0.hasPrefix("password: ") })
+        #expect(generated.count == "password: ".count + 20)
+
+        #expect(try liftbase("user", "list").stdout.contains(email))
+        let shown = try liftbase("user", "show", email.uppercased())
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains("\"display_name\": \"Cli User\""))
+
+        #expect(try liftbase("user", "disable", email).status == 0)
+        let disabled = try TestDatabase.admin().query("select disabled_at is not null from auth.users where email = $1", [email]).scalar
+        #expect(disabled == "t")
+        #expect(try liftbase("user", "enable", email).status == 0)
+
+        #expect(try liftbase("user", "reset-password", email, "--password", "operator set 1").status == 0)
+        let matches = try TestDatabase.admin().query(
+            "select auth.password_matches('operator set 1', password_hash) from auth.users where email = $1", [email]).scalar
+        #expect(matches == "t")
+        let weak = try liftbase("user", "reset-password", email, "--password", "short")
+        #expect(weak.status == 1)
+        #expect(weak.stderr.hasPrefix("liftbase: Some fields are invalid."))
+
+        #expect(try liftbase("user", "delete", email).status == 2)
+        #expect(try liftbase("user", "delete", email, "--yes").status == 0)
+        let missing = try liftbase("user", "show", email)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("No account with email"))
+        #expect(missing.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("outbox list shows queued reset tokens; ack removes them from the list")
+    func outbox() throws {
+        let email = TestDatabase.uniqueEmail("outbox")
+        #expect(try liftbase("user", "create", email, "--password", "outbox password").status == 0)
+        let admin = try TestDatabase.admin()
+        try admin.query("select auth.password_forgot($1)", [email])
+        let id = try #require(try admin.query("select id::text from auth.outbox where recipient = $1", [email]).scalar)
+
+        let listed = try liftbase("outbox", "list")
+        #expect(listed.stdout.contains(email))
+        #expect(try liftbase("outbox", "ack", id).status == 0)
+        #expect(!(try liftbase("outbox", "list").stdout.contains(email)))
+        let again = try liftbase("outbox", "ack", id)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("no pending message with id \(id)"))
+    }
+
+    @Test("no database configured is a one-line failure")
+    func missingDatabase() throws {
+        let result = try runCLI(["user", "list"], environment: ["DATABASE_URL": ""])
+        #expect(result.status == 1)
+        #expect(result.stderr == "liftbase: DATABASE_URL is not set (or pass --database-url)\n")
+    }
+}

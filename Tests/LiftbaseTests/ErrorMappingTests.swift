@@ -1,0 +1,72 @@
+@testable import LiftbaseHTTP
+import PQ
+import Testing
+
+@Suite("error mapping")
+struct ErrorMappingTests {
+    @Test("LBnnn maps to status nnn with code and fields from DETAIL")
+    func customCodes() {
+        let error = APIError(PostgresError(
+            sqlstate: "LB422", message: "Some fields are invalid.",
+            detail: #"{"code": "validation_failed", "fields": {"height_cm": "must be between 100 and 250"}}"#))
+        #expect(error.status == 422)
+        #expect(error.code == "validation_failed")
+        #expect(error.body(requestID: "r1")
+            == #"{"error":{"code":"validation_failed","message":"Some fields are invalid.","fields":{"height_cm":"must be between 100 and 250"}}}"#)
+    }
+
+    @Test("standard SQLSTATEs map like PostgREST", arguments: [
+        ("23505", 409), ("23514", 422), ("22P02", 422), ("23502", 422), ("28P01", 401), ("42501", 403),
+        ("40001", 503), ("40P01", 503), ("57014", 503), ("08006", 503), ("57P01", 503), ("42883", 500), ("XX000", 500),
+    ])
+    func standardCodes(sqlstate: String, status: Int) {
+        #expect(APIError(PostgresError(sqlstate: sqlstate, message: "internal detail")).status == status)
+    }
+
+    @Test("a 500 carries the request id and none of the database's words")
+    func internalErrors() {
+        let body = APIError(PostgresError(sqlstate: "42P01", message: "relation \"app.secret\" does not exist")).body(requestID: "abc")
+        #expect(body.contains("\"request_id\":\"abc\""))
+        #expect(!body.contains("secret"))
+    }
+
+    @Test("JSON strings are escaped")
+    func escaping() {
+        #expect(JSONText.string("a\"b\\c\n\u{1}é") == #""a\"b\\c\n\u0001é""#)
+    }
+}
+
+@Suite("transaction retries")
+struct TransactionRetryTests {
+    final class Counter: @unchecked Sendable { var calls = 0 }
+
+    @Test("serialization failures and deadlocks are retried, 3 tries in all")
+    func retries() async throws {
+        let flaky = Counter()
+        let value = try await APIResponder.retryingTransactionFailures {
+            flaky.calls += 1
+            if flaky.calls < 3 { throw PostgresError(sqlstate: flaky.calls == 1 ? "40001" : "40P01", message: "retry me") }
+            return "done"
+        }
+        #expect(value == "done" && flaky.calls == 3)
+
+        let hopeless = Counter()
+        let error = await #expect(throws: PostgresError.self) {
+            try await APIResponder.retryingTransactionFailures {
+                hopeless.calls += 1
+                throw PostgresError(sqlstate: "40001", message: "always")
+            }
+        }
+        #expect(hopeless.calls == 3)
+        #expect(APIError(try #require(error)).status == 503)
+
+        let other = Counter()
+        await #expect(throws: PostgresError.self) {
+            try await APIResponder.retryingTransactionFailures {
+                other.calls += 1
+                throw PostgresError(sqlstate: "23505", message: "not retryable")
+            }
+        }
+        #expect(other.calls == 1)
+    }
+}
