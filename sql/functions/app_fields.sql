@@ -1,0 +1,124 @@
+-- Request field checks. Each field is checked against the domain that is its one rule
+-- (sql/migrations/0002_onboarding.sql); the domain's comment is the message.
+
+-- The problem with p_body ->> p_field as a value of p_domain, or null when it is fine.
+-- JSON numbers are required for numeric domains and JSON strings for the others.
+create or replace function app.field_problem(p_body jsonb, p_field text, p_domain regtype, p_required boolean default true)
+returns text
+language plpgsql
+stable
+as $$
+declare
+  v_value jsonb := p_body -> p_field;
+  v_base regtype := (select t.typbasetype::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_numeric boolean := v_base in ('numeric'::regtype, 'integer'::regtype);
+begin
+  if v_value is null or v_value = 'null'::jsonb then
+    return case when p_required then 'is required' end;
+  end if;
+  -- (The CASE is parenthesized: PL/pgSQL ends an IF condition at its first THEN.)
+  if jsonb_typeof(v_value) <> (case when v_numeric then 'number' else 'string' end) then
+    return case when v_numeric then 'must be a number' else 'must be a string' end;
+  end if;
+  begin
+    execute format('select $1::%s', p_domain) using v_value #>> '{}';
+  exception
+    when check_violation or invalid_text_representation or numeric_value_out_of_range
+      or invalid_datetime_format or datetime_field_overflow then
+      return obj_description(p_domain, 'pg_type');
+  end;
+  return null;
+end
+$$;
+
+-- Age in whole years on p_on from a birth date, or from an age given on another date.
+create or replace function app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date)
+returns integer
+language sql
+immutable
+as $$
+  select case
+    when p_date_of_birth is not null then extract(year from age(p_on, p_date_of_birth))::integer
+    else p_age_years + extract(year from age(p_on, p_age_recorded_on))::integer
+  end
+$$;
+
+-- Today's date where the user lives (never the server's TimeZone).
+create or replace function app.user_today(p_user_id uuid)
+returns date
+language sql
+stable
+as $$
+  select (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date
+$$;
+
+-- Problems with profile fields: sex, age (age_years or date_of_birth), height, activity,
+-- and the optional display_name, timezone, unit_system.
+create or replace function app.profile_problems(p_body jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    'sex', app.field_problem(p_body, 'sex', 'app.sex'),
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm'),
+    'activity_level', app.field_problem(p_body, 'activity_level', 'app.activity_level'),
+    'timezone', app.field_problem(p_body, 'timezone', 'app.timezone_name', false),
+    'unit_system', app.field_problem(p_body, 'unit_system', 'app.unit_system', false),
+    'display_name', auth.display_name_problem(p_body ->> 'display_name'));
+  v_zone text := coalesce(p_body ->> 'timezone', 'UTC');
+  v_birth_problem text;
+begin
+  if p_body ? 'date_of_birth' and p_body -> 'date_of_birth' <> 'null'::jsonb then
+    v_birth_problem := app.field_problem(p_body, 'date_of_birth', 'app.calendar_date');
+    if v_birth_problem is null and not app.is_timezone_name(v_zone) then
+      v_zone := 'UTC';
+    end if;
+    if v_birth_problem is null
+       and app.field_problem(jsonb_build_object('age', app.age_on((p_body ->> 'date_of_birth')::date, null, null,
+             (now() at time zone v_zone)::date)), 'age', 'app.age_years') is not null then
+      v_birth_problem := 'must give an age between 13 and 120';
+    end if;
+    v_problems := v_problems || jsonb_build_object('date_of_birth', v_birth_problem);
+  else
+    v_problems := v_problems || jsonb_build_object('age_years', app.field_problem(p_body, 'age_years', 'app.age_years'));
+  end if;
+  return v_problems;
+end
+$$;
+
+-- Problems with goal fields, including the sign of the rate for the goal type.
+create or replace function app.goal_problems(p_body jsonb)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'goal_type', app.field_problem(p_body, 'goal_type', 'app.goal_type'),
+    'goal_rate_per_week', coalesce(
+      app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
+      case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
+           then app.goal_rate_problem(p_body ->> 'goal_type', (p_body ->> 'goal_rate_per_week')::numeric) end))
+$$;
+
+-- Problems with a body-stats entry: weight, optional body fat and height.
+create or replace function app.body_metric_problems(p_body jsonb, p_height_required boolean)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'weight_kg', app.field_problem(p_body, 'weight_kg', 'app.weight_kg'),
+    'body_fat_pct', app.field_problem(p_body, 'body_fat_pct', 'app.body_fat_pct', false),
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', p_height_required))
+$$;
+
+grant execute on function
+  app.field_problem(jsonb, text, regtype, boolean),
+  app.age_on(date, integer, date, date),
+  app.user_today(uuid),
+  app.profile_problems(jsonb),
+  app.goal_problems(jsonb),
+  app.body_metric_problems(jsonb, boolean)
+to liftbase_api;

@@ -1,0 +1,99 @@
+-- Profile, goal and body-stats writes and their JSON shapes, shared by onboarding and the
+-- individual endpoints. Callers have validated the body with app.*_problems first.
+
+-- Writes the profile fields of p_body (sex, age or birth date, height, activity) and the
+-- optional settings (timezone, unit_system) and display_name.
+create or replace function app.save_profile(p_user_id uuid, p_body jsonb)
+returns void
+language plpgsql
+as $$
+declare
+  v_birth date := (p_body ->> 'date_of_birth')::date;
+begin
+  update app.user_settings
+     set timezone = coalesce(p_body ->> 'timezone', timezone),
+         unit_system = coalesce(p_body ->> 'unit_system', unit_system),
+         updated_at = now()
+   where user_id = p_user_id;
+  if p_body ? 'display_name' then
+    perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
+  end if;
+  insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
+  values (p_user_id, p_body ->> 'sex', v_birth,
+          case when v_birth is null then (p_body ->> 'age_years')::integer end,
+          case when v_birth is null then app.user_today(p_user_id) end,
+          (p_body ->> 'height_cm')::numeric, p_body ->> 'activity_level')
+  on conflict (user_id) do update
+    set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
+        age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
+        activity_level = excluded.activity_level, updated_at = now();
+end
+$$;
+
+-- Appends a body-stats entry; a height in it becomes the profile's height.
+create or replace function app.add_body_metric(p_user_id uuid, p_body jsonb)
+returns app.body_metrics
+language plpgsql
+as $$
+declare
+  v_entry app.body_metrics;
+begin
+  insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
+  values (p_user_id, (p_body ->> 'weight_kg')::numeric, (p_body ->> 'body_fat_pct')::numeric,
+          (p_body ->> 'height_cm')::numeric)
+  returning * into v_entry;
+  if v_entry.height_cm is not null then
+    update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()
+     where user_id = p_user_id and height_cm is distinct from v_entry.height_cm;
+  end if;
+  return v_entry;
+end
+$$;
+
+create or replace function app.profile_json(p_user_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'display_name', auth.current_account() ->> 'display_name',
+    'sex', p.sex,
+    'date_of_birth', p.date_of_birth,
+    'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+    'height_cm', p.height_cm,
+    'activity_level', p.activity_level,
+    'timezone', s.timezone,
+    'unit_system', s.unit_system)
+    from app.user_settings as s
+    left join app.user_profiles as p on p.user_id = s.user_id
+   where s.user_id = p_user_id
+$$;
+
+create or replace function app.goal_json(p_user_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(
+    (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
+                               'created_at', g.created_at, 'updated_at', g.updated_at)
+       from app.goals as g where g.user_id = p_user_id),
+    'null'::jsonb)
+$$;
+
+create or replace function app.body_metric_json(p_entry app.body_metrics)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('id', p_entry.id, 'recorded_at', p_entry.recorded_at, 'weight_kg', p_entry.weight_kg,
+                            'body_fat_pct', p_entry.body_fat_pct, 'height_cm', p_entry.height_cm)
+$$;
+
+grant execute on function
+  app.save_profile(uuid, jsonb),
+  app.add_body_metric(uuid, jsonb),
+  app.profile_json(uuid),
+  app.goal_json(uuid),
+  app.body_metric_json(app.body_metrics)
+to liftbase_api;
