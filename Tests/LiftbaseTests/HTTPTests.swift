@@ -13,14 +13,7 @@ import Testing
 @Suite("HTTP API")
 struct HTTPTests {
     func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        var configuration = LiftbaseCore.Configuration(environment: [:])
-        configuration.databaseURL = try TestDatabase.url()
-        configuration.sqlDirectory = TestDatabase.sqlDirectory
-        configuration.poolSize = 3
-        var logger = Logger(label: "liftbase-test")
-        logger.logLevel = .warning
-        let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
-        try await application.test(.router) { client in try await body(client) }
+        try await withTestClient(body)
     }
 
     @Test("register → login → me → logout → 401")
@@ -214,6 +207,24 @@ struct HTTPTests {
 
 // MARK: Helpers
 
+/// Runs `body` against a Liftbase application on the migrated test database.
+func withTestClient(poolSize: Int = 3, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    var configuration = LiftbaseCore.Configuration(environment: [:])
+    configuration.databaseURL = try TestDatabase.url()
+    configuration.sqlDirectory = TestDatabase.sqlDirectory
+    configuration.poolSize = poolSize
+    var logger = Logger(label: "liftbase-test")
+    logger.logLevel = .warning
+    let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
+    try await application.test(.router) { client in try await body(client) }
+}
+
+/// Registers a new account and returns its token.
+func registerUser(_ client: any TestClientProtocol, _ label: String = "user") async throws -> String {
+    let answer = try await client.send(.post, "/auth/register", ["email": TestDatabase.uniqueEmail(label), "password": "a good password"])
+    return try #require(answer["token"] as? String)
+}
+
 /// A response with its JSON body; `answer["user", "email"]` walks nested objects.
 struct APIAnswer {
     let status: HTTPResponse.Status
@@ -236,7 +247,7 @@ struct APIAnswer {
 }
 
 extension TestClientProtocol {
-    func send(_ method: HTTPRequest.Method, _ path: String, _ body: [String: String]? = nil, token: String? = nil) async throws -> APIAnswer {
+    func send(_ method: HTTPRequest.Method, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         let buffer = try body.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }

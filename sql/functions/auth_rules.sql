@@ -106,3 +106,6 @@ as $$
     'created_at', p_user.created_at,
     'disabled', p_user.disabled_at is not null)
 $$;
+
+-- Request checks in `app` (profile updates) share the display-name rule.
+grant execute on function auth.display_name_problem(text) to liftbase_api;
