@@ -35,7 +35,7 @@ select throws_ok(
 select is((select count(*)::integer from app.user_settings), 1, 'B''s own row is still there');
 
 select set_config('liftbase.user_id', (select id from ids where name = 'a')::text, true);
-select is((select goal_rate_per_week from app.goals), -0.50::numeric(3,2), 'A''s goal is unchanged by B''s update');
+select is((select goal_rate_per_week::numeric from app.goals), -0.5, 'A''s goal is unchanged by B''s update');
 select is((select unit_system from app.user_settings), 'metric', 'A''s settings are unchanged by B''s update');
 
 select set_config('liftbase.user_id', '', true);
