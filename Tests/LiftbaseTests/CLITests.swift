@@ -67,3 +67,24 @@ struct CLITests {
         #expect(result.stderr == "liftbase: DATABASE_URL is not set (or pass --database-url)\n")
     }
 }
+
+@Suite("metrics recompute CLI")
+struct MetricsRecomputeCLITests {
+    @Test("recompute reports per user and prints progress for --all")
+    func recompute() throws {
+        let url = try TestDatabase.url()
+        let email = TestDatabase.uniqueEmail("recompute")
+        #expect(try runCLI(["user", "create", email, "--password", "recompute me", "--database-url", url]).status == 0)
+        let one = try runCLI(["metrics", "recompute", "--user", email, "--database-url", url])
+        #expect(one.status == 0)
+        #expect(one.stdout == "recomputed \(email): unchanged\n")
+
+        let all = try runCLI(["metrics", "recompute", "--all", "--batch-size", "1000", "--database-url", url])
+        #expect(all.status == 0)
+        let lines = all.stdout.split(separator: "\n")
+        #expect(lines.first?.contains(" accounts, ") == true)
+        #expect(lines.last?.hasPrefix("done: ") == true)
+
+        #expect(try runCLI(["metrics", "recompute", "--database-url", url]).status == 2)
+    }
+}
