@@ -9,19 +9,24 @@ struct APIError: Error {
     var message: String
     /// Raw JSON object of field problems (422 only).
     var fields: String?
+    /// More members of the error object, as raw JSON `"name":value` pairs (e.g. the id of
+    /// the resource that conflicts).
+    var extra: [String] = []
     var headers: [(String, String)] = []
 
-    init(status: Int, code: String, message: String, fields: String? = nil, headers: [(String, String)] = []) {
+    init(status: Int, code: String, message: String, fields: String? = nil, extra: [String] = [], headers: [(String, String)] = []) {
         self.status = status
         self.code = code
         self.message = message
         self.fields = fields
+        self.extra = extra
         self.headers = headers
     }
 
     func body(requestID: String) -> String {
         var members = ["\"code\":" + JSONText.string(code), "\"message\":" + JSONText.string(message)]
         if let fields { members.append("\"fields\":" + fields) }
+        members += extra
         if status >= 500 { members.append("\"request_id\":" + JSONText.string(requestID)) }
         return "{\"error\":{" + members.joined(separator: ",") + "}}"
     }
@@ -44,9 +49,14 @@ struct APIError: Error {
         let state = error.sqlstate
         if state.hasPrefix("LB"), let status = Int(state.dropFirst(2)), (400...599).contains(status) {
             let detail = error.detail.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]
-            let fields = (detail?["fields"]).flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+            func json(_ value: Any) -> String? {
+                (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
+                    .map { String(decoding: $0, as: UTF8.self) }
+            }
+            let extra = (detail ?? [:]).filter { $0.key != "code" && $0.key != "fields" }.sorted { $0.key < $1.key }
+                .compactMap { member in json(member.value).map { JSONText.string(member.key) + ":" + $0 } }
             self.init(status: status, code: detail?["code"] as? String ?? "error", message: error.message,
-                      fields: fields.map { String(decoding: $0, as: UTF8.self) })
+                      fields: (detail?["fields"]).flatMap(json), extra: extra)
             return
         }
         switch state {

@@ -2,7 +2,8 @@
 -- (sql/migrations/0002_onboarding.sql); the domain's comment is the message.
 
 -- The problem with p_body ->> p_field as a value of p_domain, or null when it is fine.
--- JSON numbers are required for numeric domains and JSON strings for the others.
+-- Numeric domains take JSON numbers (or numeric strings, as a cast would); the others
+-- take JSON strings.
 create or replace function app.field_problem(p_body jsonb, p_field text, p_domain regtype, p_required boolean default true)
 returns text
 language plpgsql
@@ -16,9 +17,11 @@ begin
   if v_value is null or v_value = 'null'::jsonb then
     return case when p_required then 'is required' end;
   end if;
-  -- (The CASE is parenthesized: PL/pgSQL ends an IF condition at its first THEN.)
-  if jsonb_typeof(v_value) <> (case when v_numeric then 'number' else 'string' end) then
-    return case when v_numeric then 'must be a number' else 'must be a string' end;
+  if v_numeric and jsonb_typeof(v_value) not in ('number', 'string') then
+    return 'must be a number';
+  end if;
+  if not v_numeric and jsonb_typeof(v_value) <> 'string' then
+    return 'must be a string';
   end if;
   begin
     execute format('select $1::%s', p_domain) using v_value #>> '{}';

@@ -83,3 +83,18 @@ grant execute on function
   app.error_response(integer, text, text),
   app.request_body(text)
 to liftbase_api;
+
+-- Like app.raise_error, with more members for the error object (e.g. the id of the
+-- in-progress session that blocks a new one).
+create or replace function app.raise_error_with(p_status integer, p_code text, p_message text, p_extra jsonb)
+returns void
+language plpgsql
+as $$
+begin
+  raise exception using
+    errcode = 'LB' || lpad(p_status::text, 3, '0'),
+    message = p_message,
+    detail = (p_extra || jsonb_build_object('code', p_code))::text;
+end
+$$;
+grant execute on function app.raise_error_with(integer, text, text, jsonb) to liftbase_api;

@@ -2,7 +2,7 @@
 -- user-owned tables force row-level security, have a policy, and lead their primary key
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
-select plan(6);
+select plan(7);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -27,11 +27,21 @@ select is(
   'every user-owned table has a policy');
 
 select is(
-  (select array_agg(t.relname || ':' || con.conname order by t.relname) from user_owned_tables as t
-    join pg_constraint as con on con.conrelid = t.oid and con.contype in ('p', 'u')
-   where (select a.attname from pg_attribute as a where a.attrelid = t.oid and a.attnum = con.conkey[1]) <> 'user_id'),
+  (select array_agg(t.relname || ':' || i.indexrelid::regclass::text order by t.relname) from user_owned_tables as t
+    join pg_index as i on i.indrelid = t.oid and i.indisunique
+   where i.indkey[0] = 0
+      or (select a.attname from pg_attribute as a where a.attrelid = t.oid and a.attnum = i.indkey[0]) <> 'user_id'),
   null,
-  'every primary key and unique constraint of a user-owned table leads with user_id');
+  'every primary key and unique index of a user-owned table leads with user_id');
+
+select is(
+  (select array_agg(t.relname || ':' || con.conname order by t.relname) from user_owned_tables as t
+    join pg_constraint as con on con.conrelid = t.oid and con.contype = 'f'
+    join pg_class as target on target.oid = con.confrelid
+   where target.oid in (select oid from user_owned_tables)
+     and (select a.attname from pg_attribute as a where a.attrelid = t.oid and a.attnum = con.conkey[1]) <> 'user_id'),
+  null,
+  'every foreign key between user-owned tables includes user_id first');
 
 select is(
   (select array_agg(t.relname order by t.relname) from user_owned_tables as t

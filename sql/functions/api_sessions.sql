@@ -1,0 +1,248 @@
+-- Workout sessions, templates and the weekly summary.
+
+-- POST /training/sessions. Repeating a create with the same client_id returns the first
+-- session (200) instead of a duplicate.
+create or replace function api.sessions_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_existing app.training_sessions;
+  v_id uuid;
+begin
+  if v_body ->> 'client_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    select s.* into v_existing from app.training_sessions as s
+     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
+    if v_existing.id is not null then
+      perform app.set_response_status(200);
+      return app.session_json(v_existing);
+    end if;
+  end if;
+  -- Two statements: the read must see what the write did (a stable function called in
+  -- the same statement would read the snapshot from before it).
+  v_id := app.save_session(v_user_id, null, v_body);
+  return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
+end
+$$;
+
+create or replace function api.sessions_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_limit integer := app.page_limit(p_args);
+  v_cursor uuid := app.page_cursor_uuid(p_args);
+  v_from date := app.date_parameter(p_args, 'from');
+  v_to date := app.date_parameter(p_args, 'to');
+begin
+  return app.page(coalesce((
+    select jsonb_agg(app.session_summary_json(s) order by s.session_date desc, s.created_at desc, s.id desc)
+      from (select * from app.training_sessions as t
+             where t.user_id = v_user_id
+               and (v_from is null or t.session_date >= v_from)
+               and (v_to is null or t.session_date <= v_to)
+               and (v_cursor is null or (t.session_date, t.created_at, t.id) < (
+                     select c.session_date, c.created_at, c.id from app.training_sessions as c
+                      where c.user_id = v_user_id and c.id = v_cursor))
+             order by t.session_date desc, t.created_at desc, t.id desc
+             limit v_limit + 1) as s), '[]'), v_limit);
+end
+$$;
+
+create or replace function api.session_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language sql
+as $$ select app.session_json(app.find_session(auth.authenticate(p_token), p_args)) $$;
+
+-- PUT: replaces the session's fields and exercises.
+create or replace function api.session_replace(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions := app.find_session(v_user_id, p_args);
+begin
+  perform app.save_session(v_user_id, v_session.id, coalesce(p_body, '{}'));
+  return app.session_json(app.find_session(v_user_id, p_args));
+end
+$$;
+
+-- PATCH {status?, name?, notes?, finished_at?}: finishing checks the completed-session rules.
+create or replace function api.session_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions := app.find_session(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'status', app.field_problem(v_body, 'status', 'app.session_status', false),
+    'name', app.field_problem(v_body, 'name', 'app.session_name', false),
+    'notes', app.field_problem(v_body, 'notes', 'app.short_text', false),
+    'finished_at', app.field_problem(v_body, 'finished_at', 'app.timestamp_value', false)));
+  if v_body ->> 'status' = 'in_progress' and v_session.status <> 'in_progress' then
+    perform app.raise_if_session_in_progress(v_user_id);
+  end if;
+  if v_body ->> 'status' = 'completed' and v_session.status <> 'completed'
+     and not app.session_is_complete(v_user_id, v_session.id) then
+    perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
+  end if;
+  update app.training_sessions
+     set status = coalesce(v_body ->> 'status', status),
+         name = case when v_body ? 'name' then v_body ->> 'name' else name end,
+         notes = case when v_body ? 'notes' then v_body ->> 'notes' else notes end,
+         finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
+                            then coalesce((v_body ->> 'finished_at')::timestamptz, finished_at, now())
+                            else coalesce((v_body ->> 'finished_at')::timestamptz, finished_at) end,
+         updated_at = now()
+   where user_id = v_user_id and id = v_session.id;
+  return app.session_json(app.find_session(v_user_id, p_args));
+end
+$$;
+
+create or replace function api.session_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions := app.find_session(v_user_id, p_args);
+begin
+  delete from app.training_sessions where user_id = v_user_id and id = v_session.id;
+  return null;
+end
+$$;
+
+-- POST /training/sessions/{id}/duplicate: a completed copy dated today (the user's today).
+create or replace function api.session_duplicate(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_source jsonb := app.session_json(app.find_session(v_user_id, p_args));
+  v_id uuid;
+begin
+  v_id := app.save_session(v_user_id, null,
+    jsonb_build_object('session_date', app.user_today(v_user_id), 'name', v_source -> 'name', 'notes', v_source -> 'notes',
+                       'status', 'completed', 'exercises', v_source -> 'exercises'));
+  return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
+end
+$$;
+
+-- The latest completed session, for "copy last workout".
+create or replace function api.session_last(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
+begin
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = v_user_id and s.status = 'completed'
+   order by s.session_date desc, s.created_at desc, s.id desc
+   limit 1;
+  if v_session.id is null then
+    perform app.raise_error(404, 'session_not_found', 'No completed session yet.');
+  end if;
+  return app.session_json(v_session);
+end
+$$;
+
+-- The resumable session with its resume_timestamp (when it was last changed), or null.
+create or replace function api.session_in_progress(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language sql
+as $$
+  select coalesce(
+    (select app.session_json(s) || jsonb_build_object('resume_timestamp', s.updated_at)
+       from app.training_sessions as s
+      where s.user_id = auth.authenticate(p_token) and s.status = 'in_progress'),
+    'null'::jsonb)
+$$;
+
+-- GET /training/summary/weekly?week_start=: completed sessions of the 7 days from
+-- week_start (session dates are the user's local dates).
+create or replace function api.weekly_summary(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_start date := app.date_parameter(p_args, 'week_start', true);
+begin
+  return (
+    with days as (
+      select d::date as day,
+             count(s.id) as sessions,
+             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+             coalesce(sum(t.working), 0) as working_sets,
+             coalesce(sum(t.volume), 0) as volume_kg
+        from generate_series(v_start, v_start + 6, interval '1 day') as d
+        left join app.training_sessions as s
+          on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
+        left join lateral (
+          select count(*) filter (where x.set_type <> 'warmup') as working,
+                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+            from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
+       group by d
+    )
+    select jsonb_build_object(
+      'week_start', v_start, 'week_end', v_start + 6,
+      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
+      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
+                                           'duration_minutes', round(duration_minutes),
+                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+      from days);
+end
+$$;
+
+create or replace function app.template_json(p_template app.templates)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    'exercises', (select jsonb_agg(jsonb_build_object(
+                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'sets', (select jsonb_agg(s.one_set)
+                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
+                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                              from generate_series(1, t.sets)) as s)) order by t.position)
+                    from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
+                   where t.template_id = p_template.id))
+$$;
+grant execute on function app.template_json(app.templates) to liftbase_api;
+
+create or replace function api.templates_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language sql
+as $$
+  select jsonb_build_object('items', coalesce(jsonb_agg(app.template_json(t) order by t.id), '[]'), 'next_cursor', null)
+    from app.templates as t
+   where auth.authenticate(p_token) is not null
+$$;
+
+create or replace function api.template_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_template app.templates;
+begin
+  perform auth.authenticate(p_token);
+  select t.* into v_template from app.templates as t where t.id = p_args ->> 'id';
+  if v_template.id is null then
+    perform app.raise_error(404, 'template_not_found', 'No such template.');
+  end if;
+  return app.template_json(v_template);
+end
+$$;

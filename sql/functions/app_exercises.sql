@@ -1,0 +1,170 @@
+-- The exercise library: catalog and the user's own exercises, read as one.
+
+-- Catalog exercises and the current user's own, in one shape.
+create or replace function app.visible_exercises(p_user_id uuid)
+returns table (id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[],
+               secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text,
+               is_user_created boolean)
+language sql
+stable
+as $$
+  select e.id, e.name, e.category, e.mechanic, e.equipment, e.primary_muscles, e.secondary_muscles,
+         e.priority_tier, e.competition_lift, e.movement_pattern, false
+    from app.exercises as e
+  union all
+  select u.id, u.name, u.category, u.mechanic, u.equipment, u.primary_muscles, u.secondary_muscles,
+         3, false, null, true
+    from app.user_exercises as u
+   where u.user_id = p_user_id
+$$;
+
+create or replace function app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text,
+                                             p_primary text[], p_secondary text[], p_tier integer, p_competition boolean,
+                                             p_pattern text, p_user_created boolean)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object('id', p_id, 'name', p_name, 'category', p_category, 'mechanic', p_mechanic,
+                            'equipment', p_equipment, 'primary_muscles', to_jsonb(p_primary),
+                            'secondary_muscles', to_jsonb(p_secondary), 'priority_tier', p_tier,
+                            'competition_lift', p_competition, 'movement_pattern', p_pattern,
+                            'is_user_created', p_user_created)
+$$;
+
+-- Resolves {exercise_id} or {exercise_name} of a request to (catalog id, own id, name).
+-- A name that matches a catalog or own exercise (case-insensitively) links to it; any other
+-- name is kept as free text. Unknown ids resolve to nulls (the caller reports them).
+create or replace function app.resolve_exercise(p_user_id uuid, p_item jsonb,
+  out exercise_id uuid, out user_exercise_id uuid, out exercise_name text)
+language plpgsql
+stable
+as $$
+declare
+  v_id uuid;
+  v_name text;
+begin
+  if p_item ->> 'exercise_id' is not null then
+    v_id := (p_item ->> 'exercise_id')::uuid;
+    select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
+    if exercise_name is null then
+      select u.id, u.name into user_exercise_id, exercise_name
+        from app.user_exercises as u where u.user_id = p_user_id and u.id = v_id;
+    end if;
+    return;
+  end if;
+  exercise_name := btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'));
+  select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
+  if v_id is not null then
+    exercise_id := v_id;
+    exercise_name := v_name;
+    return;
+  end if;
+  select u.id, u.name into v_id, v_name from app.user_exercises as u
+   where u.user_id = p_user_id and lower(u.name) = lower(exercise_name);
+  if v_id is not null then
+    user_exercise_id := v_id;
+    exercise_name := v_name;
+  end if;
+end
+$$;
+
+-- Problems with the exercise reference of a request item, named under p_path.
+create or replace function app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_problem text;
+begin
+  if p_item ? 'exercise_id' and p_item -> 'exercise_id' <> 'null' then
+    v_problem := app.field_problem(p_item, 'exercise_id', 'app.uuid_value');
+    if v_problem is null and (app.resolve_exercise(p_user_id, p_item)).exercise_name is null then
+      v_problem := 'is not a known exercise';
+    end if;
+    return jsonb_build_object(p_path || '.exercise_id', v_problem);
+  end if;
+  return jsonb_build_object(p_path || '.exercise_name',
+    coalesce(app.field_problem(jsonb_build_object('v', btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'))),
+                               'v', 'app.exercise_name'), null));
+end
+$$;
+
+-- `liftbase import exercises FILE`: free-exercise-db entries merged by name (case-
+-- insensitively), never duplicated. Built-in entries keep their curated fields and gain
+-- the file's instructions; imported entries are updated from the file.
+create or replace function app.import_exercises(p_entries jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_inserted integer;
+  v_updated integer;
+begin
+  with entries as (
+    select distinct on (lower(btrim(x ->> 'name')))
+           btrim(x ->> 'name') as name,
+           coalesce(x ->> 'category', 'strength') as category,
+           x ->> 'mechanic' as mechanic,
+           case x ->> 'equipment'
+             when 'body only' then 'body_only' when 'e-z curl bar' then 'e_z_curl_bar'
+             when 'medicine ball' then 'medicine_ball' when 'exercise ball' then 'exercise_ball'
+             when 'foam roll' then 'foam_roll'
+             when 'barbell' then 'barbell' when 'dumbbell' then 'dumbbell' when 'cable' then 'cable'
+             when 'machine' then 'machine' when 'kettlebells' then 'kettlebells' when 'bands' then 'bands'
+             else 'other' end as equipment,
+           array(select jsonb_array_elements_text(coalesce(x -> 'primaryMuscles', '[]'))) as primary_muscles,
+           array(select jsonb_array_elements_text(coalesce(x -> 'secondaryMuscles', '[]'))) as secondary_muscles,
+           x ->> 'force' as force,
+           x ->> 'level' as level,
+           array(select jsonb_array_elements_text(coalesce(x -> 'instructions', '[]'))) as instructions,
+           x ->> 'id' as external_id
+      from jsonb_array_elements(p_entries) as x
+     where jsonb_typeof(x) = 'object' and coalesce(btrim(x ->> 'name'), '') <> ''
+  ),
+  -- Entries that break a rule (unknown muscles, no primary muscle, bad category) are skipped.
+  valid as (
+    select * from entries as i
+     where length(i.name) <= 120
+       and cardinality(i.primary_muscles) >= 1
+       and app.are_muscles(i.primary_muscles) and app.are_muscles(i.secondary_muscles)
+       and i.category in ('strength', 'stretching', 'plyometrics', 'powerlifting', 'olympic weightlifting', 'strongman', 'cardio')
+       and (i.mechanic is null or i.mechanic in ('compound', 'isolation'))
+  ),
+  updated as (
+    update app.exercises as e
+       set instructions = i.instructions, external_id = i.external_id, force = coalesce(e.force, i.force),
+           level = coalesce(e.level, i.level),
+           category = case when e.source = 'builtin' then e.category else i.category end,
+           mechanic = case when e.source = 'builtin' then e.mechanic else i.mechanic end,
+           equipment = case when e.source = 'builtin' then e.equipment else i.equipment end,
+           primary_muscles = case when e.source = 'builtin' then e.primary_muscles else i.primary_muscles end,
+           secondary_muscles = case when e.source = 'builtin' then e.secondary_muscles else i.secondary_muscles end
+      from valid as i
+     where lower(e.name) = lower(i.name)
+    returning 1
+  ),
+  inserted as (
+    insert into app.exercises (name, category, mechanic, equipment, primary_muscles, secondary_muscles, priority_tier,
+                               force, level, instructions, source, external_id)
+    select i.name, i.category, i.mechanic, i.equipment, i.primary_muscles, i.secondary_muscles,
+           case when i.mechanic = 'compound' then 2 else 3 end, i.force, i.level, i.instructions, 'free-exercise-db',
+           i.external_id
+      from valid as i
+     where not exists (select from app.exercises as e where lower(e.name) = lower(i.name))
+    returning 1
+  )
+  select (select count(*) from inserted), (select count(*) from updated) into v_inserted, v_updated;
+
+  return jsonb_build_object('read', jsonb_array_length(p_entries), 'inserted', v_inserted, 'updated', v_updated,
+                            'skipped', jsonb_array_length(p_entries) - v_inserted - v_updated);
+end
+$$;
+
+grant execute on function
+  app.visible_exercises(uuid),
+  app.exercise_json(uuid, text, text, text, text, text[], text[], integer, boolean, text, boolean),
+  app.resolve_exercise(uuid, jsonb),
+  app.exercise_reference_problems(uuid, jsonb, text)
+to liftbase_api;

@@ -1,0 +1,298 @@
+-- Workout sessions: validation (every bad field named by its path), writing the
+-- normalized rows, and the JSON shapes.
+
+-- Problems with one set, under p_path ("exercises[0].sets[1]").
+create or replace function app.set_problems(p_set jsonb, p_path text)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  if jsonb_typeof(p_set) is distinct from 'object' then
+    return jsonb_build_object(p_path, 'must be an object');
+  end if;
+  return jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps'),
+    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg'),
+    p_path || '.rpe', app.field_problem(p_set, 'rpe', 'app.rpe', false),
+    p_path || '.rir', app.field_problem(p_set, 'rir', 'app.rir', false),
+    p_path || '.set_type', app.field_problem(p_set, 'set_type', 'app.set_type', false),
+    p_path || '.tempo', app.field_problem(p_set, 'tempo', 'app.tempo', false),
+    p_path || '.rest_seconds', app.field_problem(p_set, 'rest_seconds', 'app.rest_seconds', false));
+end
+$$;
+
+-- Every problem with a session body. A completed session needs at least one exercise,
+-- each with a name and at least one set; an in-progress one may still be empty.
+create or replace function app.session_problems(p_user_id uuid, p_body jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    'session_date', app.field_problem(p_body, 'session_date', 'app.calendar_date', false),
+    'name', app.field_problem(p_body, 'name', 'app.session_name', false),
+    'notes', app.field_problem(p_body, 'notes', 'app.short_text', false),
+    'status', app.field_problem(p_body, 'status', 'app.session_status', false),
+    'started_at', app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
+    'finished_at', app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+    'client_id', app.field_problem(p_body, 'client_id', 'app.uuid_value', false));
+  v_completed boolean := coalesce(p_body ->> 'status', 'completed') = 'completed';
+  v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
+  v_exercise jsonb;
+  v_path text;
+  i integer;
+  j integer;
+begin
+  if jsonb_typeof(v_exercises) <> 'array' then
+    return v_problems || jsonb_build_object('exercises', 'must be a list');
+  end if;
+  if v_completed and jsonb_array_length(v_exercises) = 0 then
+    v_problems := v_problems || jsonb_build_object('exercises', 'a completed session needs at least one exercise');
+  end if;
+  for i in 0 .. jsonb_array_length(v_exercises) - 1 loop
+    v_exercise := v_exercises -> i;
+    v_path := format('exercises[%s]', i);
+    if jsonb_typeof(v_exercise) <> 'object' then
+      v_problems := v_problems || jsonb_build_object(v_path, 'must be an object');
+      continue;
+    end if;
+    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_exercise, v_path)
+      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false));
+    if jsonb_typeof(coalesce(v_exercise -> 'sets', '[]')) <> 'array' then
+      v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'must be a list');
+      continue;
+    end if;
+    if v_completed and jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) = 0 then
+      v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'needs at least one set');
+    end if;
+    for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
+      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
+    end loop;
+  end loop;
+  if jsonb_strip_nulls(v_problems) = '{}' and (p_body ->> 'finished_at')::timestamptz < (p_body ->> 'started_at')::timestamptz then
+    v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+  end if;
+  return v_problems;
+end
+$$;
+
+-- Writes the exercises and sets of p_exercises under a session, set-based.
+create or replace function app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb)
+returns void
+language sql
+as $$
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, x.item ->> 'notes'
+    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
+  insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
+                                tempo, rest_seconds)
+  select p_user_id, p_session_id, x.n, s.m, (s.item ->> 'reps')::integer, (s.item ->> 'weight_kg')::numeric,
+         (s.item ->> 'rpe')::numeric, (s.item ->> 'rir')::integer, coalesce(s.item ->> 'set_type', 'working'),
+         s.item ->> 'tempo', (s.item ->> 'rest_seconds')::integer
+    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+   cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
+$$;
+
+-- A completed session has at least one exercise and every exercise at least one set.
+create or replace function app.session_is_complete(p_user_id uuid, p_session_id uuid)
+returns boolean
+language sql
+stable
+as $$
+  select exists (select from app.session_exercises as e where e.user_id = p_user_id and e.session_id = p_session_id)
+     and not exists (
+       select from app.session_exercises as e
+        where e.user_id = p_user_id and e.session_id = p_session_id
+          and not exists (select from app.session_sets as s
+                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position))
+$$;
+
+-- At most one in-progress session per user: 409 naming the one there is (other than p_except).
+create or replace function app.raise_if_session_in_progress(p_user_id uuid, p_except uuid default null)
+returns void
+language plpgsql
+as $$
+declare
+  v_blocking uuid;
+begin
+  select s.id into v_blocking from app.training_sessions as s
+   where s.user_id = p_user_id and s.status = 'in_progress' and s.id is distinct from p_except;
+  if v_blocking is not null then
+    perform app.raise_error_with(409, 'session_in_progress', 'Another session is in progress: finish or delete it first.',
+                                 jsonb_build_object('session_id', v_blocking));
+  end if;
+end
+$$;
+
+-- Creates (p_session_id null) or replaces a session from a request body. The rows are
+-- written first; only when the database refuses them is the body checked field by field,
+-- so the common, valid request pays for no validation beyond the column rules themselves.
+create or replace function app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb)
+returns uuid
+language plpgsql
+as $$
+declare
+  v_id uuid := coalesce(p_session_id, gen_random_uuid());
+  v_status text := coalesce(p_body ->> 'status', 'completed');
+begin
+  if v_status = 'in_progress' then
+    perform app.raise_if_session_in_progress(p_user_id, p_session_id);
+  end if;
+  begin
+    if p_session_id is null then
+      insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
+      values (p_user_id, v_id, (p_body ->> 'client_id')::uuid,
+              coalesce((p_body ->> 'session_date')::date,
+                       ((p_body ->> 'started_at')::timestamptz at time zone
+                         (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                       app.user_today(p_user_id)),
+              p_body ->> 'name', p_body ->> 'notes', v_status,
+              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz);
+    else
+      update app.training_sessions
+         set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
+             name = p_body ->> 'name', notes = p_body ->> 'notes', status = v_status,
+             started_at = coalesce((p_body ->> 'started_at')::timestamptz, started_at),
+             finished_at = coalesce((p_body ->> 'finished_at')::timestamptz, finished_at),
+             updated_at = now()
+       where user_id = p_user_id and id = p_session_id;
+      delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
+    end if;
+    perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
+    if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
+      perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+    end if;
+  exception
+    when unique_violation or sqlstate 'LB422' then
+      raise;
+    when others then
+      -- Name every bad field; if the checks find none, the original error stands.
+      perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+      raise;
+  end;
+  return v_id;
+end
+$$;
+
+create or replace function app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
+           'tempo', s.tempo, 'rest_seconds', s.rest_seconds) order by s.position), '[]')
+    from app.session_sets as s
+   where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
+$$;
+
+create or replace function app.session_json(p_session app.training_sessions)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'id', p_session.id, 'client_id', p_session.client_id, 'session_date', p_session.session_date,
+    'name', p_session.name, 'notes', p_session.notes, 'status', p_session.status,
+    'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
+    'created_at', p_session.created_at, 'updated_at', p_session.updated_at,
+    'exercises', coalesce((
+      select jsonb_agg(jsonb_build_object(
+               'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
+               'notes', e.notes, 'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+        from app.session_exercises as e
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
+$$;
+
+-- The list shape: no sets, but their counts and volume.
+create or replace function app.session_summary_json(p_session app.training_sessions)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'id', p_session.id, 'session_date', p_session.session_date, 'name', p_session.name, 'status', p_session.status,
+    'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
+    'exercise_count', (select count(*) from app.session_exercises as e
+                        where e.user_id = p_session.user_id and e.session_id = p_session.id),
+    'set_count', coalesce(t.sets, 0), 'working_sets', coalesce(t.working, 0), 'volume_kg', coalesce(t.volume, 0))
+    from (select count(*) as sets, count(*) filter (where s.set_type <> 'warmup') as working,
+                 sum(s.weight_kg * s.reps) filter (where s.set_type <> 'warmup') as volume
+            from app.session_sets as s
+           where s.user_id = p_session.user_id and s.session_id = p_session.id) as t
+$$;
+
+create or replace function app.find_session(p_user_id uuid, p_args jsonb)
+returns app.training_sessions
+language plpgsql
+stable
+as $$
+declare
+  v_session app.training_sessions;
+begin
+  if coalesce(p_args ->> 'id', '') !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    perform app.raise_error(404, 'session_not_found', 'No such session.');
+  end if;
+  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
+  if v_session.id is null then
+    perform app.raise_error(404, 'session_not_found', 'No such session.');
+  end if;
+  return v_session;
+end
+$$;
+
+create or replace function app.page_cursor_uuid(p_args jsonb)
+returns uuid
+language plpgsql
+immutable
+as $$
+begin
+  if coalesce(p_args ->> 'cursor', '') = '' then
+    return null;
+  end if;
+  if p_args ->> 'cursor' !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
+  end if;
+  return (p_args ->> 'cursor')::uuid;
+end
+$$;
+
+create or replace function app.date_parameter(p_args jsonb, p_name text, p_required boolean default false)
+returns date
+language plpgsql
+immutable
+as $$
+begin
+  if p_args ->> p_name is null then
+    if p_required then
+      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
+    end if;
+    return null;
+  end if;
+  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
+    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
+  end if;
+  return (p_args ->> p_name)::date;
+exception when invalid_datetime_format or datetime_field_overflow then
+  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
+  return null;
+end
+$$;
+
+grant execute on function
+  app.raise_if_session_in_progress(uuid, uuid),
+  app.set_problems(jsonb, text),
+  app.session_problems(uuid, jsonb),
+  app.write_session_exercises(uuid, uuid, jsonb),
+  app.session_is_complete(uuid, uuid),
+  app.save_session(uuid, uuid, jsonb),
+  app.sets_json(uuid, uuid, integer),
+  app.session_json(app.training_sessions),
+  app.session_summary_json(app.training_sessions),
+  app.find_session(uuid, jsonb),
+  app.page_cursor_uuid(jsonb),
+  app.date_parameter(jsonb, text, boolean)
+to liftbase_api;
