@@ -120,8 +120,9 @@ begin
            x ->> 'level' as level,
            array(select jsonb_array_elements_text(coalesce(x -> 'instructions', '[]'))) as instructions,
            x ->> 'id' as external_id
-      from jsonb_array_elements(p_entries) as x
+      from jsonb_array_elements(p_entries) with ordinality as e (x, n)
      where jsonb_typeof(x) = 'object' and coalesce(btrim(x ->> 'name'), '') <> ''
+     order by lower(btrim(x ->> 'name')), n  -- the first of entries that share a name wins
   ),
   -- Entries that break a rule (unknown muscles, no primary muscle, bad category) are skipped.
   valid as (

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@Suite("training over HTTP")
+struct TrainingHTTPTests {
+    static func session(date: String, clientID: String? = nil) -> [String: Any] {
+        var body: [String: Any] = [
+            "session_date": date, "name": "Heavy day",
+            "exercises": [
+                ["exercise_name": "Barbell Squat", "sets": [["reps": 5, "weight_kg": 140, "rpe": 8], ["reps": 5, "weight_kg": 140]]],
+                ["exercise_name": "My Sled Drag", "sets": [["reps": 1, "weight_kg": 80, "set_type": "working", "tempo": "1-0-1-0"]]],
+            ],
+        ]
+        if let clientID { body["client_id"] = clientID }
+        return body
+    }
+
+    @Test("create with client_id is idempotent: 201, then 200 with the same session")
+    func idempotentCreate() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "sessions")
+            let clientID = UUID().uuidString.lowercased()
+            let first = try await client.send(.post, "/training/sessions", Self.session(date: "2026-05-01", clientID: clientID), token: token)
+            #expect(first.status == .created)
+            let second = try await client.send(.post, "/training/sessions", Self.session(date: "2026-05-01", clientID: clientID), token: token)
+            #expect(second.status == .ok)
+            #expect(second["id"] as? String == first["id"] as? String)
+            let exercises = try #require(first["exercises"] as? [[String: Any]])
+            #expect(exercises.map { $0["exercise_name"] as? String } == ["Barbell Squat", "My Sled Drag"])
+            #expect(exercises[0]["exercise_id"] is String)
+            #expect(exercises[1]["exercise_id"] is NSNull)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            #expect((list["items"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test("sessions list newest first with a cursor; another in progress is 409 with its id")
+    func listAndInProgress() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "list")
+            for day in ["2026-05-01", "2026-05-03", "2026-05-02"] {
+                _ = try await client.send(.post, "/training/sessions", Self.session(date: day), token: token)
+            }
+            let page = try await client.send(.get, "/training/sessions?limit=2", token: token)
+            #expect((page["items"] as? [[String: Any]])?.compactMap { $0["session_date"] as? String } == ["2026-05-03", "2026-05-02"])
+            let cursor = try #require(page["next_cursor"] as? String)
+            let rest = try await client.send(.get, "/training/sessions?limit=2&cursor=\(cursor)", token: token)
+            #expect((rest["items"] as? [[String: Any]])?.compactMap { $0["session_date"] as? String } == ["2026-05-01"])
+
+            let started = try await client.send(.post, "/training/sessions", ["status": "in_progress"], token: token)
+            #expect(started.status == .created)
+            let blocked = try await client.send(.post, "/training/sessions", ["status": "in_progress"], token: token)
+            #expect(blocked.status == .conflict)
+            #expect(blocked.errorCode == "session_in_progress")
+            #expect(blocked["error", "session_id"] as? String == started["id"] as? String)
+
+            let last = try await client.send(.get, "/training/sessions/last", token: token)
+            #expect(last["session_date"] as? String == "2026-05-03")
+            let copy = try await client.send(.post, "/training/sessions/\(try #require(last["id"] as? String))/duplicate", token: token)
+            #expect(copy.status == .created)
+            #expect((copy["exercises"] as? [Any])?.count == 2)
+            #expect(try await client.send(.get, "/training/templates/nope", token: token).errorCode == "template_not_found")
+        }
+    }
+}
+
+@Suite("exercise import CLI")
+struct ExerciseImportCLITests {
+    @Test("imports a free-exercise-db file and adds nothing when re-run")
+    func importTwice() throws {
+        try TestDatabase.withFreshDatabase { url in
+            #expect(try runCLI(["migrate", "--database-url", url, "--sql-dir", TestDatabase.sqlDirectory]).status == 0)
+            let file = NSTemporaryDirectory() + "exercises-\(TestDatabase.uniqueSuffix()).json"
+            try """
+            [{"id": "Landmine_Row", "name": "Landmine Row", "force": "pull", "level": "beginner", "mechanic": "compound",
+              "equipment": "barbell", "primaryMuscles": ["middle back"], "secondaryMuscles": ["biceps"],
+              "instructions": ["Row."], "category": "strength", "images": []},
+             {"id": "Pullups", "name": "pull-up", "force": "pull", "level": "beginner", "mechanic": "compound",
+              "equipment": "body only", "primaryMuscles": ["lats"], "secondaryMuscles": ["biceps"],
+              "instructions": ["Pull."], "category": "strength", "images": []}]
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let first = try runCLI(["import", "exercises", file, "--database-url", url])
+            #expect(first.status == 0)
+            #expect(first.stdout.contains("imported: 1 new, 1 updated, 0 skipped"))
+            let again = try runCLI(["import", "exercises", file, "--database-url", url])
+            #expect(again.stdout.contains("imported: 0 new, 2 updated, 0 skipped"))
+            #expect(try runCLI(["import", "exercises", "/nonexistent.json", "--database-url", url]).status == 1)
+        }
+    }
+}
