@@ -96,6 +96,21 @@ as $$
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
 
+-- The totals kept on the session row (see migration 0004), from its exercises and sets.
+create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
+returns void
+language sql
+as $$
+  update app.training_sessions as s
+     set exercise_count = (select count(*) from app.session_exercises as e
+                            where e.user_id = p_user_id and e.session_id = p_session_id),
+         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
+    from (select count(*) as sets, count(*) filter (where x.set_type <> 'warmup') as working,
+                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+            from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
+   where s.user_id = p_user_id and s.id = p_session_id
+$$;
+
 -- A completed session has at least one exercise and every exercise at least one set.
 create or replace function app.session_is_complete(p_user_id uuid, p_session_id uuid)
 returns boolean
@@ -162,6 +177,7 @@ begin
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
     end if;
     perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
+    perform app.refresh_session_totals(p_user_id, v_id);
     if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
@@ -207,23 +223,8 @@ as $$
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
 
--- The list shape: no sets, but their counts and volume.
-create or replace function app.session_summary_json(p_session app.training_sessions)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object(
-    'id', p_session.id, 'session_date', p_session.session_date, 'name', p_session.name, 'status', p_session.status,
-    'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
-    'exercise_count', (select count(*) from app.session_exercises as e
-                        where e.user_id = p_session.user_id and e.session_id = p_session.id),
-    'set_count', coalesce(t.sets, 0), 'working_sets', coalesce(t.working, 0), 'volume_kg', coalesce(t.volume, 0))
-    from (select count(*) as sets, count(*) filter (where s.set_type <> 'warmup') as working,
-                 sum(s.weight_kg * s.reps) filter (where s.set_type <> 'warmup') as volume
-            from app.session_sets as s
-           where s.user_id = p_session.user_id and s.session_id = p_session.id) as t
-$$;
+-- Replaced by the single query of api.sessions_list.
+drop function if exists app.session_summary_json(app.training_sessions);
 
 create or replace function app.find_session(p_user_id uuid, p_args jsonb)
 returns app.training_sessions
@@ -283,6 +284,7 @@ end
 $$;
 
 grant execute on function
+  app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_problems(jsonb, text),
   app.session_problems(uuid, jsonb),
@@ -291,7 +293,6 @@ grant execute on function
   app.save_session(uuid, uuid, jsonb),
   app.sets_json(uuid, uuid, integer),
   app.session_json(app.training_sessions),
-  app.session_summary_json(app.training_sessions),
   app.find_session(uuid, jsonb),
   app.page_cursor_uuid(jsonb),
   app.date_parameter(jsonb, text, boolean)
