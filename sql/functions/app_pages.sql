@@ -38,16 +38,16 @@ end
 $$;
 
 -- {"items": [...first p_limit...], "next_cursor": id of the last item when there is more}.
--- p_rows holds up to p_limit + 1 items, each with an "id".
+-- p_rows holds up to p_limit + 1 items, each with an "id"; the extra one only says that
+-- there is more, and is dropped (jsonb minus an index) rather than re-aggregated.
 create or replace function app.page(p_rows jsonb, p_limit integer)
 returns jsonb
 language sql
 immutable
 as $$
-  select jsonb_build_object(
-    'items', coalesce((select jsonb_agg(r.item order by r.n) from jsonb_array_elements(p_rows) with ordinality as r (item, n)
-                        where r.n <= p_limit), '[]'),
-    'next_cursor', case when jsonb_array_length(p_rows) > p_limit then (p_rows -> (p_limit - 1) ->> 'id') end)
+  select case when jsonb_array_length(p_rows) > p_limit
+              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> 'id')
+              else jsonb_build_object('items', p_rows, 'next_cursor', null) end
 $$;
 
 grant execute on function app.page_limit(jsonb), app.page_cursor(jsonb), app.page(jsonb, integer) to liftbase_api;
