@@ -56,4 +56,22 @@ public let endpoints: [Endpoint] = [
     Endpoint(.GET, "/setup", "setup_get", "Setup state"),
     Endpoint(.POST, "/setup/complete", "setup_complete", "Mark setup complete"),
     Endpoint(.DELETE, "/preferences", "preferences_delete", status: 204, "Reset equipment, plans and setup"),
+
+    // Food and nutrition
+    Endpoint(.GET, "/food/search", "food_search", "Foods ranked exact > prefix > word similarity > trigram"),
+    Endpoint(.GET, "/food/barcode/{code}", "food_barcode", "A food by barcode (own foods first)"),
+    Endpoint(.GET, "/food/items/{id}", "food_get", "One food with per-100 g and per-serving values"),
+    Endpoint(.POST, "/food/items", "food_create", status: 201, "A food of the user's own"),
+    Endpoint(.POST, "/nutrition/entries", "entry_create", status: 201, "Log food: from a food, favorite, meal or values"),
+    Endpoint(.GET, "/nutrition/entries", "entries_list", "The diary of a day or a date range"),
+    Endpoint(.PATCH, "/nutrition/entries/{id}", "entry_update", "Edit a diary entry"),
+    Endpoint(.DELETE, "/nutrition/entries/{id}", "entry_delete", status: 204, "Delete a diary entry"),
+    Endpoint(.GET, "/nutrition/daily", "nutrition_daily", "A day's totals against targets, remaining, per meal"),
+    Endpoint(.GET, "/meals/favorites", "favorites_list", "Favorites"),
+    Endpoint(.POST, "/meals/favorites", "favorite_create", status: 201, "Save a favorite from an entry or values"),
+    Endpoint(.DELETE, "/meals/favorites/{id}", "favorite_delete", status: 204, "Delete a favorite"),
+    Endpoint(.GET, "/meals/custom", "custom_meals_list", "Custom meals with computed totals"),
+    Endpoint(.POST, "/meals/custom", "custom_meal_create", status: 201, "Create a custom meal"),
+    Endpoint(.PATCH, "/meals/custom/{id}", "custom_meal_update", "Rename a meal or replace its items"),
+    Endpoint(.DELETE, "/meals/custom/{id}", "custom_meal_delete", status: 204, "Delete a custom meal"),
 ]

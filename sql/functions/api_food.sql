@@ -1,0 +1,121 @@
+-- Food search, barcode lookup, food items.
+
+-- GET /food/search?q=&limit=: catalog and the user's own foods, ranked exact name >
+-- prefix > word similarity > trigram (full-text matches count as trigram-tier); within a
+-- tier, foods the user logged before come first. Typo-tolerant through pg_trgm.
+create or replace function api.food_search(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
+  v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
+  v_logged uuid[];
+begin
+  if length(v_q) < 2 then
+    perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
+                            jsonb_build_object('q', 'must be at least 2 characters'));
+  end if;
+  v_logged := array(select distinct e.food_id from app.food_entries as e
+                     where e.user_id = v_user_id and e.food_id is not null
+                    union
+                    select distinct e.user_food_id from app.food_entries as e
+                     where e.user_id = v_user_id and e.user_food_id is not null);
+  return jsonb_build_object('items', coalesce((
+    select jsonb_agg(app.food_json(v_user_id, r.id) order by r.tier desc, r.logged desc, r.score desc, r.name)
+      from (
+        select c.id, c.name,
+               case when c.lname = v_q then 4
+                    when c.lname like v_q || '%' then 3
+                    when v_q <% c.lname then 2
+                    else 1 end as tier,
+               c.id = any (v_logged) as logged,
+               word_similarity(v_q, c.lname) + similarity(c.lname, v_q) as score
+          from (
+            select f.id, f.name, lower(f.name) as lname from app.foods as f
+             where lower(f.name) % v_q or v_q <% lower(f.name) or lower(f.name) like v_q || '%'
+                or f.search_vector @@ plainto_tsquery('english', v_q)
+            union all
+            select u.id, u.name, lower(u.name) from app.user_foods as u
+             where u.user_id = v_user_id
+               and (lower(u.name) % v_q or v_q <% lower(u.name) or lower(u.name) like '%' || v_q || '%')
+          ) as c
+         order by tier desc, logged desc, score desc, c.name
+         limit v_limit
+      ) as r), '[]'), 'next_cursor', null);
+end
+$$;
+
+create or replace function api.food_barcode(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_id uuid;
+begin
+  -- The user's own food first: it is what they scanned and saved.
+  select u.id into v_id from app.user_foods as u where u.user_id = v_user_id and u.barcode = p_args ->> 'code' limit 1;
+  if v_id is null then
+    select f.id into v_id from app.foods as f where f.barcode = p_args ->> 'code' order by f.updated_at desc limit 1;
+  end if;
+  if v_id is null then
+    perform app.raise_error(404, 'food_not_found', 'No food with this barcode.');
+  end if;
+  return app.food_json(v_user_id, v_id);
+end
+$$;
+
+create or replace function api.food_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_food jsonb;
+begin
+  if coalesce(p_args ->> 'id', '') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
+  end if;
+  if v_food is null then
+    perform app.raise_error(404, 'food_not_found', 'No such food.');
+  end if;
+  return v_food;
+end
+$$;
+
+-- POST /food/items: a food of the user's own (private), nutrients per 100 g.
+create or replace function api.food_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_id uuid;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'name', app.field_problem(v_body, 'name', 'app.food_name'),
+    'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
+    'calories', app.field_problem(v_body, 'calories', 'app.kcal'),
+    'protein_g', app.field_problem(v_body, 'protein_g', 'app.grams', false),
+    'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.grams', false),
+    'fat_g', app.field_problem(v_body, 'fat_g', 'app.grams', false),
+    'fiber_g', app.field_problem(v_body, 'fiber_g', 'app.grams', false),
+    'sugars_g', app.field_problem(v_body, 'sugars_g', 'app.grams', false),
+    'saturated_fat_g', app.field_problem(v_body, 'saturated_fat_g', 'app.grams', false),
+    'sodium_mg', app.field_problem(v_body, 'sodium_mg', 'app.kcal', false),
+    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false)));
+  insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
+                              sodium_mg, saturated_fat_g, serving_label, serving_g)
+  values (v_user_id, btrim(v_body ->> 'name'), v_body ->> 'brand', v_body ->> 'barcode', (v_body ->> 'calories')::numeric,
+          coalesce((v_body ->> 'protein_g')::numeric, 0), coalesce((v_body ->> 'carbs_g')::numeric, 0),
+          coalesce((v_body ->> 'fat_g')::numeric, 0), (v_body ->> 'fiber_g')::numeric, (v_body ->> 'sugars_g')::numeric,
+          (v_body ->> 'sodium_mg')::numeric, (v_body ->> 'saturated_fat_g')::numeric,
+          coalesce(v_body ->> 'serving_label', coalesce((v_body ->> 'serving_g')::numeric, 100)::text || ' g'),
+          coalesce((v_body ->> 'serving_g')::numeric, 100))
+  returning id into v_id;
+  return app.food_json(v_user_id, v_id);
+end
+$$;

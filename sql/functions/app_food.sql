@@ -1,0 +1,82 @@
+-- Foods as the API shows them: catalog foods and the user's own, one shape.
+
+-- A catalog food or one of the user's own foods, by id. Null fields when there is none.
+create or replace function app.find_food(p_user_id uuid, p_id uuid,
+  out id uuid, out is_user_food boolean, out name text, out brand text, out food_group text, out barcode text,
+  out source text, out energy_kcal numeric, out protein_g numeric, out fat_g numeric, out carbs_g numeric,
+  out fiber_g numeric, out sugars_g numeric, out sodium_mg numeric, out saturated_fat_g numeric,
+  out serving_label text, out serving_g numeric)
+language sql
+stable
+as $$
+  select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g, f.fat_g,
+         f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g
+    from app.foods as f where f.id = p_id
+  union all
+  select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
+         u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g
+    from app.user_foods as u where u.user_id = p_user_id and u.id = p_id
+  limit 1
+$$;
+
+-- Nutrients of p_grams of a food with the given per-100 g values.
+create or replace function app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric,
+                                             p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric,
+                                             p_saturated numeric)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object(
+    'calories', p_energy * p_grams / 100, 'protein_g', p_protein * p_grams / 100,
+    'carbs_g', p_carbs * p_grams / 100, 'fat_g', p_fat * p_grams / 100,
+    'fiber_g', p_fiber * p_grams / 100, 'sugars_g', p_sugars * p_grams / 100,
+    'sodium_mg', p_sodium * p_grams / 100, 'saturated_fat_g', p_saturated * p_grams / 100)
+$$;
+
+-- The API shape of a food: per-100 g and per-serving values, and its portions.
+create or replace function app.food_json(p_user_id uuid, p_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'id', f.id, 'name', f.name, 'brand', f.brand, 'food_group', f.food_group, 'barcode', f.barcode,
+    'source', f.source, 'is_user_food', f.is_user_food,
+    'per_100g', app.nutrients_for(100, f.energy_kcal, f.protein_g, f.carbs_g, f.fat_g, f.fiber_g, f.sugars_g,
+                                  f.sodium_mg, f.saturated_fat_g),
+    'serving', jsonb_build_object('label', f.serving_label, 'grams', f.serving_g),
+    'per_serving', app.nutrients_for(f.serving_g, f.energy_kcal, f.protein_g, f.carbs_g, f.fat_g, f.fiber_g,
+                                     f.sugars_g, f.sodium_mg, f.saturated_fat_g),
+    'portions', coalesce((select jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight)
+                                           order by p.seq)
+                            from app.food_portions as p where p.food_id = f.id), '[]'))
+    from app.find_food(p_user_id, p_id) as f
+   where f.id is not null
+$$;
+
+-- The four macros of `servings` servings of a food (a portion's grams, else the food's
+-- default serving): per-serving × servings. Null when the food or portion is unknown.
+create or replace function app.food_macros(p_user_id uuid, p_food_id uuid, p_portion integer, p_servings numeric,
+  out is_user_food boolean, out name text, out calories numeric, out protein_g numeric, out carbs_g numeric,
+  out fat_g numeric, out barcode text)
+language sql
+stable
+as $$
+  select f.is_user_food, f.name,
+         f.energy_kcal * g.grams / 100 * p_servings, f.protein_g * g.grams / 100 * p_servings,
+         f.carbs_g * g.grams / 100 * p_servings, f.fat_g * g.grams / 100 * p_servings, f.barcode
+    from app.find_food(p_user_id, p_food_id) as f
+   cross join lateral (
+     select case when p_portion is null then f.serving_g
+                 else (select p.gram_weight from app.food_portions as p where p.food_id = f.id and p.seq = p_portion) end as grams
+   ) as g
+   where f.id is not null and g.grams is not null
+$$;
+
+grant execute on function
+  app.find_food(uuid, uuid),
+  app.nutrients_for(numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric),
+  app.food_json(uuid, uuid),
+  app.food_macros(uuid, uuid, integer, numeric)
+to liftbase_api;
