@@ -1,8 +1,14 @@
 -- Food search, barcode lookup, food items.
 
 -- GET /food/search?q=&limit=: catalog and the user's own foods, ranked exact name >
--- prefix > word similarity > trigram (full-text matches count as trigram-tier); within a
--- tier, foods the user logged before come first. Typo-tolerant through pg_trgm.
+-- prefix > word similarity > trigram; within a tier, foods the user logged before come
+-- first, then a full-text match, then similarity. Typo-tolerant through pg_trgm.
+--
+-- Candidates come from index scans that stop early, so a catalog of millions costs about
+-- what a small one does: names starting with the query (btree range, exact ones included),
+-- the nearest names by word similarity (GiST k-nearest; the query goes on the left of
+-- <<->, the indexed name on the right: typos land here), and
+-- the user's own foods and logged foods. Only those are ranked.
 create or replace function api.food_search(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -11,36 +17,45 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
   v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
+  v_prefix text := replace(replace(replace(v_q, '\', '\\'), '%', '\%'), '_', '\_') || '%';
   v_logged uuid[];
 begin
   if length(v_q) < 2 then
     perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
                             jsonb_build_object('q', 'must be at least 2 characters'));
   end if;
-  v_logged := array(select distinct e.food_id from app.food_entries as e
-                     where e.user_id = v_user_id and e.food_id is not null
-                    union
-                    select distinct e.user_food_id from app.food_entries as e
-                     where e.user_id = v_user_id and e.user_food_id is not null);
+  v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
+                     where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(app.food_json(v_user_id, r.id) order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
         select c.id, c.name,
                case when c.lname = v_q then 4
-                    when c.lname like v_q || '%' then 3
-                    when v_q <% c.lname then 2
+                    when c.lname like v_prefix then 3
+                    when word_similarity(v_q, c.lname) >= 0.6 then 2
                     else 1 end as tier,
                c.id = any (v_logged) as logged,
-               word_similarity(v_q, c.lname) + similarity(c.lname, v_q) as score
+               word_similarity(v_q, c.lname) + similarity(c.lname, v_q)
+                 + case when c.search_vector @@ plainto_tsquery('english', v_q) then 0.5 else 0 end as score
           from (
-            select f.id, f.name, lower(f.name) as lname from app.foods as f
-             where lower(f.name) % v_q or v_q <% lower(f.name) or lower(f.name) like v_q || '%'
-                or f.search_vector @@ plainto_tsquery('english', v_q)
-            union all
-            select u.id, u.name, lower(u.name) from app.user_foods as u
-             where u.user_id = v_user_id
-               and (lower(u.name) % v_q or v_q <% lower(u.name) or lower(u.name) like '%' || v_q || '%')
+            select distinct on (x.id) x.id, x.name, lower(x.name) as lname, x.search_vector
+              from (
+                (select f.id, f.name, f.search_vector from app.foods as f
+                  where lower(f.name) like v_prefix order by lower(f.name) using ~<~ limit 100)
+                union all
+                (select f.id, f.name, f.search_vector from app.foods as f
+                  order by v_q <<-> lower(f.name) limit 100)
+
+                union all
+                (select f.id, f.name, f.search_vector from app.foods as f where f.id = any (v_logged))
+                union all
+                (select u.id, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')) from app.user_foods as u
+                  where u.user_id = v_user_id
+                    and (lower(u.name) % v_q or v_q <% lower(u.name) or lower(u.name) like '%' || v_prefix))
+              ) as x
           ) as c
+         where c.lname like '%' || v_prefix or v_q <% c.lname or c.lname % v_q
+            or c.search_vector @@ plainto_tsquery('english', v_q)
          order by tier desc, logged desc, score desc, c.name
          limit v_limit
       ) as r), '[]'), 'next_cursor', null);
