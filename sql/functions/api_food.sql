@@ -18,6 +18,7 @@ declare
   v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
   v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
   v_prefix text := replace(replace(replace(v_q, '\', '\\'), '%', '\%'), '_', '\_') || '%';
+  v_words tsquery := plainto_tsquery('english', v_q);
   v_logged uuid[];
 begin
   if length(v_q) < 2 then
@@ -27,35 +28,48 @@ begin
   v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
                      where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
   return jsonb_build_object('items', coalesce((
-    select jsonb_agg(app.food_json(v_user_id, r.id) order by r.tier desc, r.logged desc, r.score desc, r.name)
+    select jsonb_agg(app.food_values_json(r.id, r.is_user_food, r.name, r.brand, r.food_group, r.barcode, r.source,
+                                          r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
+                                          r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
+                                          app.food_portions_json(r.id))
+                     order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
-        select c.id, c.name,
+        select c.*,
                case when c.lname = v_q then 4
                     when c.lname like v_prefix then 3
-                    when word_similarity(v_q, c.lname) >= 0.6 then 2
+                    when c.word_score >= 0.6 then 2
                     else 1 end as tier,
                c.id = any (v_logged) as logged,
-               word_similarity(v_q, c.lname) + similarity(c.lname, v_q)
-                 + case when c.search_vector @@ plainto_tsquery('english', v_q) then 0.5 else 0 end as score
+               c.word_score + similarity(c.lname, v_q) + case when c.search_vector @@ v_words then 0.5 else 0 end as score
           from (
-            select distinct on (x.id) x.id, x.name, lower(x.name) as lname, x.search_vector
+            select distinct on (x.id) x.*, lower(x.name) as lname, word_similarity(v_q, lower(x.name)) as word_score
               from (
-                (select f.id, f.name, f.search_vector from app.foods as f
+                (select f.id, false as is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
+                        f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
+                        f.serving_label, f.serving_g, f.search_vector
+                   from app.foods as f
                   where lower(f.name) like v_prefix order by lower(f.name) using ~<~ limit 100)
                 union all
-                (select f.id, f.name, f.search_vector from app.foods as f
+                (select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g,
+                        f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                        f.serving_g, f.search_vector
+                   from app.foods as f
                   order by v_q <<-> lower(f.name) limit 100)
-
                 union all
-                (select f.id, f.name, f.search_vector from app.foods as f where f.id = any (v_logged))
+                (select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g,
+                        f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                        f.serving_g, f.search_vector
+                   from app.foods as f where f.id = any (v_logged))
                 union all
-                (select u.id, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')) from app.user_foods as u
+                (select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g,
+                        u.carbs_g, u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g,
+                        to_tsvector('english', u.name || ' ' || coalesce(u.brand, ''))
+                   from app.user_foods as u
                   where u.user_id = v_user_id
                     and (lower(u.name) % v_q or v_q <% lower(u.name) or lower(u.name) like '%' || v_prefix))
               ) as x
           ) as c
-         where c.lname like '%' || v_prefix or v_q <% c.lname or c.lname % v_q
-            or c.search_vector @@ plainto_tsquery('english', v_q)
+         where c.lname like '%' || v_prefix or c.word_score >= 0.6 or c.lname % v_q or c.search_vector @@ v_words
          order by tier desc, logged desc, score desc, c.name
          limit v_limit
       ) as r), '[]'), 'next_cursor', null);

@@ -34,23 +34,44 @@ as $$
     'sodium_mg', p_sodium * p_grams / 100, 'saturated_fat_g', p_saturated * p_grams / 100)
 $$;
 
--- The API shape of a food: per-100 g and per-serving values, and its portions.
+-- The API shape of a food from its values: per-100 g and per-serving values, and its
+-- portions. An expression only (no table access), so callers that already hold the row
+-- (search) build it without another lookup.
+create or replace function app.food_values_json(
+  p_id uuid, p_is_user_food boolean, p_name text, p_brand text, p_food_group text, p_barcode text, p_source text,
+  p_energy numeric, p_protein numeric, p_fat numeric, p_carbs numeric, p_fiber numeric, p_sugars numeric,
+  p_sodium numeric, p_saturated numeric, p_serving_label text, p_serving_g numeric, p_portions jsonb)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object(
+    'id', p_id, 'name', p_name, 'brand', p_brand, 'food_group', p_food_group, 'barcode', p_barcode,
+    'source', p_source, 'is_user_food', p_is_user_food,
+    'per_100g', app.nutrients_for(100, p_energy, p_protein, p_carbs, p_fat, p_fiber, p_sugars, p_sodium, p_saturated),
+    'serving', jsonb_build_object('label', p_serving_label, 'grams', p_serving_g),
+    'per_serving', app.nutrients_for(p_serving_g, p_energy, p_protein, p_carbs, p_fat, p_fiber, p_sugars, p_sodium,
+                                     p_saturated),
+    'portions', p_portions)
+$$;
+
+create or replace function app.food_portions_json(p_food_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight) order by p.seq), '[]')
+    from app.food_portions as p where p.food_id = p_food_id
+$$;
+
 create or replace function app.food_json(p_user_id uuid, p_id uuid)
 returns jsonb
 language sql
 stable
 as $$
-  select jsonb_build_object(
-    'id', f.id, 'name', f.name, 'brand', f.brand, 'food_group', f.food_group, 'barcode', f.barcode,
-    'source', f.source, 'is_user_food', f.is_user_food,
-    'per_100g', app.nutrients_for(100, f.energy_kcal, f.protein_g, f.carbs_g, f.fat_g, f.fiber_g, f.sugars_g,
-                                  f.sodium_mg, f.saturated_fat_g),
-    'serving', jsonb_build_object('label', f.serving_label, 'grams', f.serving_g),
-    'per_serving', app.nutrients_for(f.serving_g, f.energy_kcal, f.protein_g, f.carbs_g, f.fat_g, f.fiber_g,
-                                     f.sugars_g, f.sodium_mg, f.saturated_fat_g),
-    'portions', coalesce((select jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight)
-                                           order by p.seq)
-                            from app.food_portions as p where p.food_id = f.id), '[]'))
+  select app.food_values_json(f.id, f.is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
+                              f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
+                              f.serving_label, f.serving_g, app.food_portions_json(f.id))
     from app.find_food(p_user_id, p_id) as f
    where f.id is not null
 $$;
@@ -75,6 +96,9 @@ as $$
 $$;
 
 grant execute on function
+  app.food_values_json(uuid, boolean, text, text, text, text, text, numeric, numeric, numeric, numeric, numeric, numeric,
+                       numeric, numeric, text, numeric, jsonb),
+  app.food_portions_json(uuid),
   app.find_food(uuid, uuid),
   app.nutrients_for(numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric),
   app.food_json(uuid, uuid),
