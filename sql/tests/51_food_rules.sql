@@ -1,7 +1,7 @@
 -- Search ranking and typo tolerance, barcodes, isolation, idempotent client_id, manual
 -- entries, daily totals and custom meals, as the API role, on fixture foods.
 begin;
-select plan(25);
+select plan(29);
 
 insert into app.foods (id, source, source_id, name, food_group, barcode, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 values
@@ -115,6 +115,16 @@ select is(pg_temp.error_of('entry_create', 'b', jsonb_build_object('custom_meal_
 select is(pg_temp.error_of('entry_delete', 'b', null,
     jsonb_build_object('id', (pg_temp.call('entries_list', 'a', null, '{"date": "2026-04-01"}') -> 'items' -> 0 ->> 'id'))) ->> 'code',
   'entry_not_found', 'nor delete another user''s entry (404)');
+
+select is(pg_temp.error_of('food_get', 'b', null, jsonb_build_object('id', (select food ->> 'id' from own))) ->> 'code',
+  'food_not_found', 'another user''s own food is 404');
+create temporary table favs as select pg_temp.call('favorite_create', 'a',
+  '{"name": "Usual coffee", "calories": 40, "protein_g": 2, "carbs_g": 4, "fat_g": 1.5}') as favorite;
+select is(jsonb_array_length(pg_temp.call('favorites_list', 'b', null) -> 'items'), 0, 'another user''s favorites are not listed');
+select is(pg_temp.error_of('favorite_delete', 'b', null, jsonb_build_object('id', (select favorite ->> 'id' from favs))) ->> 'code',
+  'favorite_not_found', 'nor deletable (404)');
+select is(pg_temp.error_of('entry_create', 'b', jsonb_build_object('favorite_id', (select favorite ->> 'id' from favs), 'source', 'favorite')) -> 'fields',
+  '{"favorite_id": "is not one of your favorites"}', 'nor loggable');
 
 select * from finish();
 rollback;
