@@ -12,6 +12,8 @@ public final class Connection {
     private var handle: OpaquePointer?
     /// Statement text → server-side prepared statement name, valid for this backend only.
     private var preparedNames: [String: String] = [:]
+    /// Only grows, so a name is never reused even after an entry is forgotten.
+    private var preparedCount = 0
     private let notices = NoticeState()
 
     /// Connects with a conninfo string or a `postgresql://` URI, parsed by libpq itself so
@@ -85,7 +87,8 @@ public final class Connection {
         if let existing = preparedNames[sql] {
             name = existing
         } else {
-            name = "lb_\(preparedNames.count + 1)"
+            preparedCount += 1
+            name = "lb_\(preparedCount)"
             _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
             preparedNames[sql] = name
         }
@@ -95,8 +98,9 @@ public final class Connection {
         do {
             return try consume(result, handle: handle)
         } catch let error as PostgresError where error.sqlstate == "26000" {
-            // The server forgot the statement (DISCARD ALL, a pooler): prepare it again next time.
-            preparedNames[sql] = nil
+            // The server forgot its prepared statements (DISCARD ALL, a pooler): prepare
+            // them again as they are next used.
+            preparedNames.removeAll()
             throw error
         }
     }

@@ -34,6 +34,13 @@ struct FoodHTTPTests {
             let daily = try await client.send(.get, "/nutrition/daily?date=2026-03-03", token: token)
             #expect(daily["totals", "calories"] as? Double == 600)
             #expect(daily["meals", "dinner", "entries"] as? Int == 1)
+            _ = try await client.send(.post, "/meals/favorites", ["entry_id": try #require(entry["id"] as? String)], token: token)
+            let favorites = try await client.send(.get, "/meals/favorites", token: token)
+            #expect((favorites["items"] as? [[String: Any]])?.first?["calories"] as? Double == 600)
+            _ = try await client.send(.post, "/meals/custom", ["name": "Stew night", "items": [["food_item_id": id, "servings": 1]]], token: token)
+            let meals = try await client.send(.get, "/meals/custom", token: token)
+            #expect((meals["items"] as? [[String: Any]])?.first?["name"] as? String == "Stew night")
+            #expect(try await client.send(.get, "/meals/custom", token: "not-a-token").status == .unauthorized)
             #expect(try await client.send(.delete, "/nutrition/entries/\(try #require(entry["id"] as? String))", token: token).status == .noContent)
         }
     }

@@ -230,10 +230,13 @@ struct APIAnswer {
     let status: HTTPResponse.Status
     let headers: HTTPFields
     let body: [String: Any]
+    /// The body as sent.
+    let text: String
 
     init(_ response: TestResponse) {
         status = response.status
         headers = response.headers
+        text = String(buffer: response.body)
         body = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
     }
 

@@ -14,7 +14,9 @@ struct OnboardingHTTPTests {
     func onboardingThenMetrics() async throws {
         try await withTestClient { client in
             let token = try await registerUser(client, "onboard")
-            #expect(try await client.send(.get, "/user/goals", token: token)["goal_type"] == nil)
+            let noGoal = try await client.send(.get, "/user/goals", token: token)
+            #expect(noGoal.status == .ok)
+            #expect(noGoal.text == "null")
             let onboarded = try await client.send(.post, "/onboarding/complete", Self.validBody, token: token)
             #expect(onboarded.status == .created)
             #expect(onboarded["snapshot", "calories"] as? Int == 2209)
@@ -26,6 +28,8 @@ struct OnboardingHTTPTests {
             #expect(today["metrics", "bmr"] as? Int == 1780)
             #expect(today["metrics", "computed_at"] as? String == onboarded["metrics", "computed_at"] as? String)
             #expect(try await client.send(.get, "/me", token: token)["needs_onboarding"] as? Bool == false)
+            #expect(try await client.send(.get, "/user/goals", token: token)["goal_type"] as? String == "cutting")
+            #expect(try await client.send(.get, "/user/profile", token: token)["height_cm"] as? Int == 180)
 
             let again = try await client.send(.post, "/onboarding/complete", Self.validBody, token: token)
             #expect(again.status == .conflict)

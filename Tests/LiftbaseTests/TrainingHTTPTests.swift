@@ -51,6 +51,10 @@ struct TrainingHTTPTests {
 
             let started = try await client.send(.post, "/training/sessions", ["status": "in_progress"], token: token)
             #expect(started.status == .created)
+            let resumable = try await client.send(.get, "/training/sessions/in-progress", token: token)
+            #expect(resumable["id"] as? String == started["id"] as? String)
+            #expect(resumable["resume_timestamp"] is String)
+            #expect(try await client.send(.get, "/training/sessions/in-progress", token: "not-a-token").status == .unauthorized)
             let blocked = try await client.send(.post, "/training/sessions", ["status": "in_progress"], token: token)
             #expect(blocked.status == .conflict)
             #expect(blocked.errorCode == "session_in_progress")
@@ -62,6 +66,17 @@ struct TrainingHTTPTests {
             #expect(copy.status == .created)
             #expect((copy["exercises"] as? [Any])?.count == 2)
             #expect(try await client.send(.get, "/training/templates/nope", token: token).errorCode == "template_not_found")
+            #expect((try await client.send(.get, "/training/templates", token: token)["items"] as? [Any])?.count == 6)
+
+            let plan = try await client.send(.post, "/plans", ["name": "Garage", "exercises": [["name": "Goblet Squat", "sets": 3, "reps": 10]]], token: token)
+            #expect(plan.status == .created)
+            let plans = try await client.send(.get, "/plans", token: token)
+            #expect((plans["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Garage"])
+            #expect(try await client.send(.get, "/plans", token: "not-a-token").status == .unauthorized)
+            _ = try await client.send(.put, "/equipment/selection", ["equipment_ids": ["kettlebells"]], token: token)
+            let setup = try await client.send(.get, "/setup", token: token)
+            #expect(setup["plan_count"] as? Int == 1)
+            #expect(setup["equipment_count"] as? Int == 1)
         }
     }
 }

@@ -3,6 +3,11 @@
 -- p_token is the bearer token or null, p_body the request body, p_args the path and
 -- query parameters as a JSON object of strings. The HTTP layer calls exactly one of them
 -- per request, in one statement.
+--
+-- Functions that need a user call auth.authenticate() in a statement of its own, before
+-- any query reads user-owned rows: row-level security evaluates the request's user once
+-- per statement, before a function called within that same statement could have set it
+-- (sql/tests/00_catalog.sql checks this).
 
 create or replace function api.auth_register(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb

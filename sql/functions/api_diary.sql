@@ -349,11 +349,15 @@ grant execute on function app.favorite_json(app.favorites) to liftbase_api;
 
 create or replace function api.favorites_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object('items', coalesce(jsonb_agg(app.favorite_json(f) order by f.created_at desc), '[]'),
-                            'next_cursor', null)
-    from app.favorites as f where f.user_id = auth.authenticate(p_token)
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
+                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
+                            'next_cursor', null);
+end
 $$;
 
 -- POST /meals/favorites {entry_id} or {name, calories, protein_g, carbs_g, fat_g,
@@ -470,10 +474,15 @@ grant execute on function app.save_custom_meal_items(uuid, uuid, jsonb) to liftb
 
 create or replace function api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object('items', coalesce(jsonb_agg(app.custom_meal_json(m) order by m.name), '[]'), 'next_cursor', null)
-    from app.custom_meals as m where m.user_id = auth.authenticate(p_token)
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
+                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
+                            'next_cursor', null);
+end
 $$;
 
 create or replace function api.custom_meal_create(p_token text, p_body jsonb, p_args jsonb)

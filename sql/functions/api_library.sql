@@ -183,13 +183,18 @@ $$;
 
 create or replace function api.equipment_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
-           'id', e.id, 'name', e.name,
-           'is_selected', exists (select from app.user_equipment as u where u.user_id = a.user_id and u.equipment_id = e.id))
-           order by e.name), 'next_cursor', null)
-    from app.equipment as e cross join (select auth.authenticate(p_token) as user_id) as a
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return (select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
+                   'id', e.id, 'name', e.name,
+                   'is_selected', exists (select from app.user_equipment as u
+                                           where u.user_id = v_user_id and u.equipment_id = e.id))
+                   order by e.name), 'next_cursor', null)
+            from app.equipment as e);
+end
 $$;
 
 -- PUT /equipment/selection {equipment_ids}: the selection, replaced and persisted at once.

@@ -38,8 +38,14 @@ $$;
 
 create or replace function api.goals_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select app.goal_json(auth.authenticate(p_token)) $$;
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.goal_json(v_user_id);
+end
+$$;
 
 -- PUT /user/goals: sets the goal and recomputes targets and metrics in the same transaction.
 create or replace function api.goals_put(p_token text, p_body jsonb, p_args jsonb)
@@ -67,8 +73,14 @@ $$;
 
 create or replace function api.profile_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select app.profile_json(auth.authenticate(p_token)) $$;
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.profile_json(v_user_id);
+end
+$$;
 
 -- PUT /user/profile: replaces the profile (same rules as onboarding) and, once the user
 -- has a goal, recomputes targets and metrics.

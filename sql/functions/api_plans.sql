@@ -78,13 +78,16 @@ to liftbase_api;
 
 create or replace function api.plans_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object(
-    'items', coalesce(jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc), '[]'),
-    'next_cursor', null)
-    from app.plans as p
-   where p.user_id = auth.authenticate(p_token)
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object(
+    'items', coalesce((select jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc)
+                         from app.plans as p where p.user_id = v_user_id), '[]'),
+    'next_cursor', null);
+end
 $$;
 
 create or replace function api.plan_create(p_token text, p_body jsonb, p_args jsonb)
@@ -110,8 +113,14 @@ $$;
 
 create or replace function api.plan_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select app.plan_json(app.find_plan(auth.authenticate(p_token), p_args), true) $$;
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.plan_json(app.find_plan(v_user_id, p_args), true);
+end
+$$;
 
 create or replace function api.plan_rename(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
@@ -167,13 +176,16 @@ $$;
 
 create or replace function api.setup_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object(
-    'has_completed_setup', exists (select from app.user_setup as s where s.user_id = a.user_id),
-    'equipment_count', (select count(*) from app.user_equipment as e where e.user_id = a.user_id),
-    'plan_count', (select count(*) from app.plans as p where p.user_id = a.user_id))
-    from (select auth.authenticate(p_token) as user_id) as a
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object(
+    'has_completed_setup', exists (select from app.user_setup as s where s.user_id = v_user_id),
+    'equipment_count', (select count(*) from app.user_equipment as e where e.user_id = v_user_id),
+    'plan_count', (select count(*) from app.plans as p where p.user_id = v_user_id));
+end
 $$;
 
 create or replace function api.setup_complete(p_token text, p_body jsonb, p_args jsonb)

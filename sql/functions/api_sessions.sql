@@ -59,8 +59,14 @@ $$;
 
 create or replace function api.session_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select app.session_json(app.find_session(auth.authenticate(p_token), p_args)) $$;
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.session_json(app.find_session(v_user_id, p_args));
+end
+$$;
 
 -- PUT: replaces the session's fields and exercises.
 create or replace function api.session_replace(p_token text, p_body jsonb, p_args jsonb)
@@ -164,13 +170,17 @@ $$;
 -- The resumable session with its resume_timestamp (when it was last changed), or null.
 create or replace function api.session_in_progress(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select coalesce(
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return coalesce(
     (select app.session_json(s) || jsonb_build_object('resume_timestamp', s.updated_at)
        from app.training_sessions as s
-      where s.user_id = auth.authenticate(p_token) and s.status = 'in_progress'),
-    'null'::jsonb)
+      where s.user_id = v_user_id and s.status = 'in_progress'),
+    'null'::jsonb);
+end
 $$;
 
 -- GET /training/summary/weekly?week_start=: completed sessions of the 7 days from
@@ -229,11 +239,13 @@ grant execute on function app.template_json(app.templates) to liftbase_api;
 
 create or replace function api.templates_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
+language plpgsql
 as $$
-  select jsonb_build_object('items', coalesce(jsonb_agg(app.template_json(t) order by t.id), '[]'), 'next_cursor', null)
-    from app.templates as t
-   where auth.authenticate(p_token) is not null
+begin
+  perform auth.authenticate(p_token);
+  return jsonb_build_object('items', coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+                            'next_cursor', null);
+end
 $$;
 
 create or replace function api.template_get(p_token text, p_body jsonb, p_args jsonb)

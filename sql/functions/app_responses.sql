@@ -69,7 +69,7 @@ immutable
 as $$
 begin
   return p_text::jsonb;
-exception when invalid_text_representation then
+exception when invalid_text_representation or untranslatable_character or character_not_in_repertoire then
   perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
   return null;
 end

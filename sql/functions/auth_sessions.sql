@@ -104,6 +104,8 @@ declare
   v_locked_until timestamptz;
   v_user auth.users;
 begin
+  -- One login per email at a time, so concurrent guesses cannot all pass the count below.
+  perform pg_advisory_xact_lock(hashtext('liftbase.login:' || v_email_key));
   -- Locked while the window holds threshold failures: until the oldest of them leaves it.
   select f.failed_at + auth.lockout_window() into v_locked_until
     from auth.login_failures as f

@@ -2,7 +2,7 @@
 -- user-owned tables force row-level security, have a policy, and lead their primary key
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
-select plan(7);
+select plan(8);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -57,6 +57,18 @@ select is(
     where c.relkind = 'r' and has_table_privilege('liftbase_api', c.oid, p.privilege_type)),
   null,
   'the API role has no privilege on any auth table');
+
+-- An api function that authenticates inside a single SQL statement would read user-owned
+-- rows before the user is set (RLS evaluates it once per statement, first): those that
+-- authenticate must be PL/pgSQL and do it in a statement of its own.
+select is(
+  (select array_agg(p.proname order by p.proname)
+     from pg_proc as p
+     join pg_namespace as n on n.oid = p.pronamespace and n.nspname = 'api'
+     join pg_language as l on l.oid = p.prolang
+    where l.lanname = 'sql' and p.prosrc like '%auth.authenticate%'),
+  null,
+  'no SQL-language api function authenticates inline');
 
 select * from finish();
 rollback;

@@ -24,6 +24,8 @@ returns jsonb language plpgsql as $$
 declare
   v_result jsonb;
 begin
+  -- Each HTTP request starts without a user: so must each call here.
+  perform set_config('liftbase.user_id', '', true);
   execute format('select api.%I($1, $2, $3)', p_function) into v_result
     using (select token from tokens where name = p_token_name), p_body, p_args;
   return v_result;
