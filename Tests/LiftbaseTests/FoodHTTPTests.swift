@@ -45,3 +45,27 @@ struct FoodHTTPTests {
         }
     }
 }
+
+@Suite("client_id retries over HTTP")
+struct ClientIDRaceTests {
+    @Test("concurrent retries of one upload: one 201, the rest 200 with the same entry")
+    func concurrentRetries() async throws {
+        try await withTestClient(poolSize: 6) { client in
+            let token = try await registerUser(client, "retry")
+            let clientID = UUID().uuidString.lowercased()
+            let answers = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        let answer = try await client.send(.post, "/nutrition/entries", [
+                            "client_id": clientID, "name": "Shake", "calories": 250, "source": "manual",
+                        ], token: token)
+                        return (answer.status.code, answer["id"] as? String)
+                    }
+                }
+                return try await group.reduce(into: [(Int, String?)]()) { $0.append($1) }
+            }
+            #expect(answers.map(\.0).sorted() == [200, 200, 200, 200, 200, 201])
+            #expect(Set(answers.compactMap(\.1)).count == 1)
+        }
+    }
+}

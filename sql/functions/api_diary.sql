@@ -191,7 +191,14 @@ begin
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
           v_body ->> 'source', coalesce(v_body ->> 'barcode', v_entry.barcode))
+  on conflict (user_id, client_id) do nothing
   returning * into v_entry;
+  if not found then
+    -- A retry raced the first upload of the same client_id: answer with the first.
+    select e.* into v_entry from app.food_entries as e
+     where e.user_id = v_user_id and e.client_id = (v_body ->> 'client_id')::uuid;
+    perform app.set_response_status(200);
+  end if;
   return app.entry_json(v_entry);
 end
 $$;

@@ -22,7 +22,18 @@ begin
   end if;
   -- Two statements: the read must see what the write did (a stable function called in
   -- the same statement would read the snapshot from before it).
-  v_id := app.save_session(v_user_id, null, v_body);
+  begin
+    v_id := app.save_session(v_user_id, null, v_body);
+  exception when unique_violation then
+    -- A retry raced the first upload of the same client_id: answer with the first.
+    select s.* into v_existing from app.training_sessions as s
+     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
+    if v_existing.id is null then
+      raise;
+    end if;
+    perform app.set_response_status(200);
+    return app.session_json(v_existing);
+  end;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end
 $$;
