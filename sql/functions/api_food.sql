@@ -31,7 +31,9 @@ begin
     select jsonb_agg(app.food_values_json(r.id, r.is_user_food, r.name, r.brand, r.food_group, r.barcode, r.source,
                                           r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
                                           r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
-                                          app.food_portions_json(r.id))
+                                          coalesce((select jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label,
+                                                                                        'grams', p.gram_weight) order by p.seq)
+                                                      from app.food_portions as p where p.food_id = r.id), '[]'))
                      order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
         select c.*,

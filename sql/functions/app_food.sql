@@ -27,11 +27,12 @@ returns jsonb
 language sql
 immutable
 as $$
+  -- trim_scale: the exact value without the trailing zeros numeric division leaves.
   select jsonb_build_object(
-    'calories', p_energy * p_grams / 100, 'protein_g', p_protein * p_grams / 100,
-    'carbs_g', p_carbs * p_grams / 100, 'fat_g', p_fat * p_grams / 100,
-    'fiber_g', p_fiber * p_grams / 100, 'sugars_g', p_sugars * p_grams / 100,
-    'sodium_mg', p_sodium * p_grams / 100, 'saturated_fat_g', p_saturated * p_grams / 100)
+    'calories', trim_scale(p_energy * p_grams / 100), 'protein_g', trim_scale(p_protein * p_grams / 100),
+    'carbs_g', trim_scale(p_carbs * p_grams / 100), 'fat_g', trim_scale(p_fat * p_grams / 100),
+    'fiber_g', trim_scale(p_fiber * p_grams / 100), 'sugars_g', trim_scale(p_sugars * p_grams / 100),
+    'sodium_mg', trim_scale(p_sodium * p_grams / 100), 'saturated_fat_g', trim_scale(p_saturated * p_grams / 100))
 $$;
 
 -- The API shape of a food from its values: per-100 g and per-serving values, and its
@@ -85,8 +86,8 @@ language sql
 stable
 as $$
   select f.is_user_food, f.name,
-         f.energy_kcal * g.grams / 100 * p_servings, f.protein_g * g.grams / 100 * p_servings,
-         f.carbs_g * g.grams / 100 * p_servings, f.fat_g * g.grams / 100 * p_servings, f.barcode
+         trim_scale(f.energy_kcal * g.grams / 100 * p_servings), trim_scale(f.protein_g * g.grams / 100 * p_servings),
+         trim_scale(f.carbs_g * g.grams / 100 * p_servings), trim_scale(f.fat_g * g.grams / 100 * p_servings), f.barcode
     from app.find_food(p_user_id, p_food_id) as f
    cross join lateral (
      select case when p_portion is null then f.serving_g
