@@ -67,8 +67,11 @@ public final class ConnectionPool: @unchecked Sendable {
     public let configuration: Configuration
     private let logger: Logger
     private let condition = NSCondition()
-    private var queue: [ObjectIdentifier: Job] = [:]
-    private var order: [ObjectIdentifier] = []
+    /// Waiting jobs by a number that is never reused: a timer that fires after its job was
+    /// taken must not find another job under the same key (object addresses are reused).
+    private var queue: [UInt64: Job] = [:]
+    private var order: [UInt64] = []
+    private var nextJobNumber: UInt64 = 0
     private var idleWorkers = 0
     private var inUse = 0
     private var shuttingDown = false
@@ -121,13 +124,14 @@ public final class ConnectionPool: @unchecked Sendable {
     }
 
     private func enqueue(_ job: Job) {
-        let key = ObjectIdentifier(job)
         condition.lock()
         guard !shuttingDown else {
             condition.unlock()
             job.fail(PoolError.shutDown)
             return
         }
+        nextJobNumber += 1
+        let key = nextJobNumber
         queue[key] = job
         order.append(key)
         // A timer only when no idle worker can take the job at once.

@@ -54,6 +54,8 @@ struct CLITests {
         let listed = try liftbase("outbox", "list")
         #expect(listed.stdout.contains(email))
         #expect(try liftbase("outbox", "ack", id).status == 0)
+        let payload = try admin.query("select payload::text from auth.outbox where id = $1::bigint", [id]).scalar
+        #expect(payload?.contains("token") == false)
         #expect(!(try liftbase("outbox", "list").stdout.contains(email)))
         let again = try liftbase("outbox", "ack", id)
         #expect(again.status == 1)

@@ -53,11 +53,37 @@ struct ConnectionPoolTests {
         defer { pool.shutdown() }
         async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.6)") }
         try await Task.sleep(for: .milliseconds(50))
-        await #expect(throws: ConnectionPool.PoolError.self) {
+        let error = await #expect(throws: ConnectionPool.PoolError.self) {
             try await pool.withConnection { try $0.query("select 1").scalar }
+        }
+        guard case .acquireTimeout = try #require(error) else {
+            Issue.record("expected acquireTimeout, got \(String(describing: error))")
+            return
         }
         try await busy
         #expect(try await pool.withConnection { try $0.query("select 1").scalar } == "1")
+    }
+
+    @Test("a timer of a job long served never fails a later job (job keys are never reused)")
+    func timersOnlyExpireTheirOwnJob() async throws {
+        // One connection, four callers: jobs queue briefly (timers are armed) but are all
+        // served well within the timeout. Timers firing later must find nothing to expire.
+        let (pool, _) = try makePool(size: 1, timeout: .milliseconds(50))
+        defer { pool.shutdown() }
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var failed = 0
+                    let until = ContinuousClock.now + .milliseconds(1500)
+                    while ContinuousClock.now < until {
+                        do { _ = try await pool.withConnection { try $0.query("select 1").scalar } } catch { failed += 1 }
+                    }
+                    return failed
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(failures == 0)
     }
 
     @Test("an unreachable database fails fast as unavailable")

@@ -96,13 +96,15 @@ as $$
    order by o.id
 $$;
 
--- Marks a message delivered; false when there is no such pending message.
+-- Marks a message delivered; false when there is no such pending message. A delivered
+-- message keeps no secret: its token (usable for an hour) is removed from the payload.
 create or replace function auth.outbox_ack(p_id bigint)
 returns boolean
 language sql
 as $$
   with acked as (
-    update auth.outbox set acked_at = now() where id = p_id and acked_at is null returning 1
+    update auth.outbox set acked_at = now(), payload = payload - 'token'
+     where id = p_id and acked_at is null returning 1
   )
   select exists (select from acked)
 $$;

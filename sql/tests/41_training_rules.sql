@@ -2,7 +2,7 @@
 -- isolation between users, plans, the exercise importer, the weekly summary across a
 -- time-zone boundary. Run as the API role after the accounts are made.
 begin;
-select plan(32);
+select plan(33);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('train-a@example.com', 'training a', null)).id);
@@ -92,6 +92,7 @@ select is(pg_temp.error_of('session_get', 'b', null, jsonb_build_object('id', (s
   'session_not_found', 'another user''s session is 404');
 select is(pg_temp.error_of('session_delete', 'b', null, jsonb_build_object('id', (select session ->> 'id' from started))) ->> 'code',
   'session_not_found', 'and cannot be deleted');
+select is(jsonb_array_length(pg_temp.call('sessions_list', 'a', null) -> 'items'), 1, 'its owner lists it');
 select is(jsonb_array_length(pg_temp.call('sessions_list', 'b', null) -> 'items'), 0, 'nor listed');
 
 -- Plans --------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 -- Search ranking and typo tolerance, barcodes, isolation, idempotent client_id, manual
 -- entries, daily totals and custom meals, as the API role, on fixture foods.
 begin;
-select plan(29);
+select plan(30);
 
 insert into app.foods (id, source, source_id, name, food_group, barcode, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 values
@@ -122,6 +122,7 @@ select is(pg_temp.error_of('food_get', 'b', null, jsonb_build_object('id', (sele
   'food_not_found', 'another user''s own food is 404');
 create temporary table favs as select pg_temp.call('favorite_create', 'a',
   '{"name": "Usual coffee", "calories": 40, "protein_g": 2, "carbs_g": 4, "fat_g": 1.5}') as favorite;
+select is(jsonb_array_length(pg_temp.call('favorites_list', 'a', null) -> 'items'), 1, 'the owner lists the favorite');
 select is(jsonb_array_length(pg_temp.call('favorites_list', 'b', null) -> 'items'), 0, 'another user''s favorites are not listed');
 select is(pg_temp.error_of('favorite_delete', 'b', null, jsonb_build_object('id', (select favorite ->> 'id' from favs))) ->> 'code',
   'favorite_not_found', 'nor deletable (404)');
