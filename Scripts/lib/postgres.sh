@@ -55,6 +55,7 @@ pg_cluster_stop() {
   as_cluster_owner "$PG_BIN/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
-# The Debian packages the project needs on a new machine.
-LIFTBASE_PACKAGES=(libpq-dev pkg-config postgresql-$PG_VERSION postgresql-contrib-$PG_VERSION
+# The Debian packages the project needs on a new machine (pgcrypto and pg_trgm ship
+# with postgresql-15 itself; postgresql-contrib-15 is only a name for it).
+LIFTBASE_PACKAGES=(libpq-dev pkg-config postgresql-$PG_VERSION
   postgresql-$PG_VERSION-pgtap postgresql-$PG_VERSION-plpgsql-check libtap-parser-sourcehandler-pgtap-perl)
