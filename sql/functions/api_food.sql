@@ -50,7 +50,7 @@ begin
                         f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
                         f.serving_label, f.serving_g, f.search_vector
                    from app.foods as f
-                  where lower(f.name) like v_prefix order by lower(f.name) using ~<~ limit 100)
+                  where lower(f.name) like v_prefix order by lower(f.name) using ~<~ limit 40)
                 union all
                 (select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g,
                         f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,

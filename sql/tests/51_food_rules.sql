@@ -9,10 +9,10 @@ values
   (md5('t:2')::uuid, 'off', 't2', 'Banana bread', 'Baked products', null, 326, 4.3, 10.5, 54.6, '1 slice', 60),
   (md5('t:3')::uuid, 'off', 't3', 'Pepper, banana, raw', 'Vegetables', null, 27, 1.66, 0.45, 5.35, '1 pepper', 33),
   (md5('t:4')::uuid, 'off', 't4', 'Bananas', 'Fruits', '0000000000017', 90, 1.1, 0.3, 23, '100 g', 100),
-  (md5('t:5')::uuid, 'off', 't5', 'Chicken breast, roasted', 'Poultry', '4006381333931', 165, 31, 3.6, 0, '1 breast', 140),
-  (md5('t:6')::uuid, 'off', 't6', 'Chicken, breast, meat only, raw', 'Poultry', null, 120, 22.5, 2.6, 0, '100 g', 100),
-  (md5('t:7')::uuid, 'off', 't7', 'Chicken, broilers, breast, skin, fried', 'Poultry', null, 260, 25, 13, 9, '100 g', 100),
-  (md5('t:8')::uuid, 'off', 't8', 'Soup, chicken breast noodle', 'Soups', null, 60, 3, 2, 7, '1 cup', 240);
+  (md5('t:5')::uuid, 'off', 't5', 'Zorblax bar, roasted', 'Snacks', '4006381333931', 165, 31, 3.6, 0, '1 breast', 140),
+  (md5('t:6')::uuid, 'off', 't6', 'Crunchy zorblax bar, raw', 'Snacks', null, 120, 22.5, 2.6, 0, '100 g', 100),
+  (md5('t:7')::uuid, 'off', 't7', 'Zorblax, smoked, bar pieces', 'Snacks', null, 260, 25, 13, 9, '100 g', 100),
+  (md5('t:8')::uuid, 'off', 't8', 'Soup, zorblax bar noodle', 'Soups', null, 60, 3, 2, 7, '1 cup', 240);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('food-a@example.com', 'food a password', null)).id);
@@ -53,22 +53,22 @@ select is((pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "bananas"
   'an exact name ranks first, then names that start with the query');
 select ok(pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "bananna"}')) @> array['Bananas, raw'],
   'a typo still finds bananas');
-select is((pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "chicken breast"}')))[1], 'Chicken breast, roasted',
+select is((pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "zorblax bar"}')))[1], 'Zorblax bar, roasted',
   'a prefix match ranks above a word match');
--- Among the foods that match "chicken breast" by words only (not as a prefix), log the
+-- Among the foods that match "zorblax bar" by words only (not as a prefix), log the
 -- second for user a: it then leads that tier for a, and only for a.
 create function pg_temp.word_matches(p_page jsonb) returns text[]
 language sql immutable as $$
   select array(select i ->> 'id' from jsonb_array_elements(p_page -> 'items') with ordinality as x (i, n)
-                where lower(i ->> 'name') not like 'chicken breast%' order by n)
+                where lower(i ->> 'name') not like 'zorblax bar%' order by n)
 $$;
 create temporary table second_match as
-select (pg_temp.word_matches(pg_temp.call('food_search', 'b', null, '{"q": "chicken breast", "limit": "100"}')))[2] as id;
+select (pg_temp.word_matches(pg_temp.call('food_search', 'b', null, '{"q": "zorblax bar", "limit": "100"}')))[2] as id;
 select isnt((select id from second_match), null, 'the query has at least two word matches');
 select pg_temp.call('entry_create', 'a', jsonb_build_object('food_item_id', (select id from second_match), 'source', 'search'));
-select is((pg_temp.word_matches(pg_temp.call('food_search', 'a', null, '{"q": "chicken breast", "limit": "100"}')))[1],
+select is((pg_temp.word_matches(pg_temp.call('food_search', 'a', null, '{"q": "zorblax bar", "limit": "100"}')))[1],
   (select id from second_match), 'a logged food ranks first within its tier');
-select is((pg_temp.word_matches(pg_temp.call('food_search', 'b', null, '{"q": "chicken breast", "limit": "100"}')))[2],
+select is((pg_temp.word_matches(pg_temp.call('food_search', 'b', null, '{"q": "zorblax bar", "limit": "100"}')))[2],
   (select id from second_match), 'another user''s history does not change the ranking');
 select is(pg_temp.error_of('food_search', 'a', null, '{"q": "b"}') ->> 'code', 'query_too_short', 'q shorter than 2 is 422');
 select ok(pg_temp.call('food_search', 'a', null, '{"q": "bananas"}') -> 'items' -> 0 ? 'per_serving',
@@ -81,7 +81,7 @@ select ok(not pg_temp.names(pg_temp.call('food_search', 'b', null, '{"q": "banan
   'nobody else does');
 
 -- Barcodes ---------------------------------------------------------------------------------------------
-select is(pg_temp.call('food_barcode', 'a', null, '{"code": "4006381333931"}') ->> 'name', 'Chicken breast, roasted', 'a catalog barcode');
+select is(pg_temp.call('food_barcode', 'a', null, '{"code": "4006381333931"}') ->> 'name', 'Zorblax bar, roasted', 'a catalog barcode');
 select is(pg_temp.call('food_barcode', 'a', null, '{"code": "12345678"}') ->> 'name', 'Grandma''s banana muffin', 'an own food''s barcode');
 select is(pg_temp.error_of('food_barcode', 'b', null, '{"code": "12345678"}') ->> 'code', 'food_not_found', 'is 404 for others');
 
