@@ -74,9 +74,17 @@ struct ConnectionPoolTests {
             for _ in 0..<4 {
                 group.addTask {
                     var failed = 0
-                    let until = ContinuousClock.now + .milliseconds(1500)
+                    let until = ContinuousClock.now + .milliseconds(3000)
                     while ContinuousClock.now < until {
-                        do { _ = try await pool.withConnection { try $0.query("select 1").scalar } } catch { failed += 1 }
+                        let asked = ContinuousClock.now
+                        do {
+                            _ = try await pool.withConnection { try $0.query("select 1").scalar }
+                        } catch {
+                            // A caller that really waited out the timeout (a loaded machine
+                            // running other tests) is fine; one failed sooner had its job
+                            // expired by another job's timer.
+                            if ContinuousClock.now - asked < .milliseconds(45) { failed += 1 }
+                        }
                     }
                     return failed
                 }

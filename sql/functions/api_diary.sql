@@ -1,11 +1,5 @@
 -- The food diary, daily totals, favorites and custom meals.
 
-create or replace function app.is_uuid(p_text text)
-returns boolean
-language sql
-immutable
-as $$ select coalesce(p_text ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false) $$;
-
 create or replace function app.entry_json(p_entry app.food_entries)
 returns jsonb
 language sql
@@ -82,7 +76,6 @@ end
 $$;
 
 grant execute on function
-  app.is_uuid(text),
   app.entry_json(app.food_entries),
   app.custom_meal_json(app.custom_meals),
   app.food_item_values(uuid, jsonb, text)

@@ -106,7 +106,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_food jsonb;
 begin
-  if coalesce(p_args ->> 'id', '') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if app.is_uuid(p_args ->> 'id') then
     v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
   end if;
   if v_food is null then

@@ -125,7 +125,7 @@ as $$
 declare
   v_exercise app.user_exercises;
 begin
-  if coalesce(p_args ->> 'id', '') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if app.is_uuid(p_args ->> 'id') then
     select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
     if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
       perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
@@ -234,7 +234,7 @@ begin
       when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
       when exists (select from jsonb_array_elements(v_ids) as i
                     where jsonb_typeof(i) <> 'string'
-                       or i #>> '{}' !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                       or not app.is_uuid(i #>> '{}')
                        or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
         then 'must list known exercises' end,
     'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));

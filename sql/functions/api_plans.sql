@@ -60,7 +60,7 @@ as $$
 declare
   v_plan app.plans;
 begin
-  if coalesce(p_args ->> 'id', '') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if app.is_uuid(p_args ->> 'id') then
     select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = (p_args ->> 'id')::uuid;
   end if;
   if v_plan.id is null then

@@ -12,7 +12,7 @@ declare
   v_existing app.training_sessions;
   v_id uuid;
 begin
-  if v_body ->> 'client_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if app.is_uuid(v_body ->> 'client_id') then
     select s.* into v_existing from app.training_sessions as s
      where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
     if v_existing.id is not null then

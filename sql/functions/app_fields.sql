@@ -34,6 +34,14 @@ begin
 end
 $$;
 
+-- Whether a request value is a UUID, so that ids from paths and bodies can be looked up
+-- (and answered 404 or 422) instead of failing a cast.
+create or replace function app.is_uuid(p_text text)
+returns boolean
+language sql
+immutable
+as $$ select coalesce(p_text ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false) $$;
+
 -- Age in whole years on p_on from a birth date, or from an age given on another date.
 create or replace function app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date)
 returns integer
@@ -118,6 +126,7 @@ as $$
 $$;
 
 grant execute on function
+  app.is_uuid(text),
   app.field_problem(jsonb, text, regtype, boolean),
   app.age_on(date, integer, date, date),
   app.user_today(uuid),

@@ -234,7 +234,7 @@ as $$
 declare
   v_session app.training_sessions;
 begin
-  if coalesce(p_args ->> 'id', '') !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if not app.is_uuid(p_args ->> 'id') then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;
   select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
@@ -254,7 +254,7 @@ begin
   if coalesce(p_args ->> 'cursor', '') = '' then
     return null;
   end if;
-  if p_args ->> 'cursor' !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+  if not app.is_uuid(p_args ->> 'cursor') then
     perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
   end if;
   return (p_args ->> 'cursor')::uuid;
