@@ -14,6 +14,21 @@ as $$
     'created_at', p_entry.created_at, 'updated_at', p_entry.updated_at)
 $$;
 
+-- Problems with food given as values (a manual entry, a favorite, a meal item): a name,
+-- calories, and the three macros, which p_macros_required says whether to demand.
+create or replace function app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    p_path || 'name', app.field_problem(p_item, 'name', 'app.food_name'),
+    p_path || 'calories', app.field_problem(p_item, 'calories', 'app.kcal'),
+    p_path || 'protein_g', app.field_problem(p_item, 'protein_g', 'app.grams', p_macros_required),
+    p_path || 'carbs_g', app.field_problem(p_item, 'carbs_g', 'app.grams', p_macros_required),
+    p_path || 'fat_g', app.field_problem(p_item, 'fat_g', 'app.grams', p_macros_required))
+$$;
+
 -- A custom meal's totals: the sum of its items.
 create or replace function app.custom_meal_json(p_meal app.custom_meals)
 returns jsonb
@@ -76,6 +91,7 @@ end
 $$;
 
 grant execute on function
+  app.food_values_problems(jsonb, text, boolean),
   app.entry_json(app.food_entries),
   app.custom_meal_json(app.custom_meals),
   app.food_item_values(uuid, jsonb, text)
@@ -161,12 +177,7 @@ begin
     v_entry.servings := v_food.servings;
     v_entry.barcode := v_food.barcode;
   else
-    v_problems := v_problems || jsonb_build_object(
-      'name', app.field_problem(v_body, 'name', 'app.food_name'),
-      'calories', app.field_problem(v_body, 'calories', 'app.kcal'),
-      'protein_g', app.field_problem(v_body, 'protein_g', 'app.grams', false),
-      'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.grams', false),
-      'fat_g', app.field_problem(v_body, 'fat_g', 'app.grams', false));
+    v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
       v_entry.calories := (v_body ->> 'calories')::numeric;
       v_entry.protein_g := coalesce((v_body ->> 'protein_g')::numeric, 0);
@@ -381,12 +392,7 @@ begin
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
     end if;
   else
-    perform app.raise_if_invalid(jsonb_build_object(
-      'name', app.field_problem(v_body, 'name', 'app.food_name'),
-      'calories', app.field_problem(v_body, 'calories', 'app.kcal'),
-      'protein_g', app.field_problem(v_body, 'protein_g', 'app.grams'),
-      'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.grams'),
-      'fat_g', app.field_problem(v_body, 'fat_g', 'app.grams'),
+    perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
       'food_item_id', case when v_body ->> 'food_item_id' is not null
                             and (not app.is_uuid(v_body ->> 'food_item_id')
@@ -454,12 +460,7 @@ begin
                 v_food.servings, v_food.calories, v_food.protein_g, v_food.carbs_g, v_food.fat_g);
       end if;
     else
-      v_problems := v_problems || jsonb_build_object(
-        v_path || 'name', app.field_problem(v_item, 'name', 'app.food_name'),
-        v_path || 'calories', app.field_problem(v_item, 'calories', 'app.kcal'),
-        v_path || 'protein_g', app.field_problem(v_item, 'protein_g', 'app.grams'),
-        v_path || 'carbs_g', app.field_problem(v_item, 'carbs_g', 'app.grams'),
-        v_path || 'fat_g', app.field_problem(v_item, 'fat_g', 'app.grams'));
+      v_problems := v_problems || app.food_values_problems(v_item, v_path, true);
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
         values (p_user_id, p_meal_id, i, btrim(v_item ->> 'name'), (v_item ->> 'calories')::numeric,

@@ -40,7 +40,8 @@ returns jsonb
 language plpgsql
 as $$
 declare
-  v_metrics app.health_metrics := app.latest_health_metrics(auth.authenticate(p_token));
+  v_user_id uuid := auth.authenticate(p_token);
+  v_metrics app.health_metrics := app.latest_health_metrics(v_user_id);
   v_ack app.metrics_acknowledgements;
 begin
   if v_metrics.id is null then

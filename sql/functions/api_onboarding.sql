@@ -174,7 +174,8 @@ returns jsonb
 language plpgsql
 as $$
 declare
-  v_targets jsonb := app.effective_targets(auth.authenticate(p_token));
+  v_user_id uuid := auth.authenticate(p_token);
+  v_targets jsonb := app.effective_targets(v_user_id);
 begin
   if v_targets is null then
     perform app.raise_error(404, 'targets_not_found', 'No targets yet: complete onboarding first.');

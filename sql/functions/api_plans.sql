@@ -192,8 +192,10 @@ create or replace function api.setup_complete(p_token text, p_body jsonb, p_args
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
 begin
-  insert into app.user_setup (user_id) values (auth.authenticate(p_token)) on conflict (user_id) do nothing;
+  insert into app.user_setup (user_id) values (v_user_id) on conflict (user_id) do nothing;
   return api.setup_get(p_token, null, p_args);
 end
 $$;
