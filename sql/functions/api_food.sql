@@ -5,10 +5,12 @@
 -- first, then a full-text match, then similarity. Typo-tolerant through pg_trgm.
 --
 -- Candidates come from index scans that stop early, so a catalog of millions costs about
--- what a small one does: names starting with the query (btree range, exact ones included),
--- the nearest names by word similarity (GiST k-nearest; the query goes on the left of
--- <<->, the indexed name on the right: typos land here), and
--- the user's own foods and logged foods. Only those are ranked.
+-- what a small one does: names starting with the query (a range of the text_pattern_ops
+-- btree, compared bytewise: every name starting with q sorts between q and q followed by
+-- the highest code point; a range, unlike LIKE, keeps to that index in a cached plan);
+-- foods having every word of the query, misspelt words corrected against the catalog's
+-- words first (app.food_name_query; full-text GIN index, at most 200 of them); and the
+-- user's own foods and logged foods. Only those are ranked.
 create or replace function api.food_search(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -19,11 +21,33 @@ declare
   v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
   v_prefix text := replace(replace(replace(v_q, '\', '\\'), '%', '\%'), '_', '\_') || '%';
   v_words tsquery := plainto_tsquery('english', v_q);
+  v_terms tsquery;
+  v_corrected text;
+  v_candidates uuid[];
   v_logged uuid[];
 begin
   if length(v_q) < 2 then
     perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
                             jsonb_build_object('q', 'must be at least 2 characters'));
+  end if;
+  v_candidates := array(select f.id from app.foods as f
+                         where lower(f.name) ~>=~ v_q and lower(f.name) ~<~ (v_q || chr(1114111))
+                         order by lower(f.name) using ~<~ limit 40);
+  -- Names starting with the query rank above every other match: when they alone fill the
+  -- page, no full-text candidate could enter it. On a large catalog the full-text match of
+  -- common words is the costliest step of a search, so it is skipped then.
+  if cardinality(v_candidates) < v_limit then
+    select q.terms, q.corrected into v_terms, v_corrected from app.food_name_query(v_q) as q;
+    -- A misspelt query: names starting with what the user meant are the next best.
+    if v_corrected is not null then
+      v_candidates := v_candidates || array(
+        select f.id from app.foods as f
+         where lower(f.name) ~>=~ v_corrected and lower(f.name) ~<~ (v_corrected || chr(1114111))
+         order by lower(f.name) using ~<~ limit 40);
+    end if;
+  end if;
+  if cardinality(v_candidates) < v_limit then
+    v_candidates := v_candidates || array(select f.id from app.foods as f where f.search_vector @@ v_terms limit 200);
   end if;
   v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
                      where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
@@ -44,24 +68,12 @@ begin
                c.id = any (v_logged) as logged,
                c.word_score + similarity(c.lname, v_q) + case when c.search_vector @@ v_words then 0.5 else 0 end as score
           from (
-            select distinct on (x.id) x.*, lower(x.name) as lname, word_similarity(v_q, lower(x.name)) as word_score
+            select x.*, lower(x.name) as lname, word_similarity(v_q, lower(x.name)) as word_score
               from (
                 (select f.id, false as is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
                         f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
                         f.serving_label, f.serving_g, f.search_vector
-                   from app.foods as f
-                  where lower(f.name) like v_prefix order by lower(f.name) using ~<~ limit 40)
-                union all
-                (select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g,
-                        f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
-                        f.serving_g, f.search_vector
-                   from app.foods as f
-                  order by v_q <<-> lower(f.name) limit 100)
-                union all
-                (select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g,
-                        f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
-                        f.serving_g, f.search_vector
-                   from app.foods as f where f.id = any (v_logged))
+                   from app.foods as f where f.id = any (v_candidates || v_logged))
                 union all
                 (select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g,
                         u.carbs_g, u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g,
@@ -72,6 +84,7 @@ begin
               ) as x
           ) as c
          where c.lname like '%' || v_prefix or c.word_score >= 0.6 or c.lname % v_q or c.search_vector @@ v_words
+            or c.search_vector @@ v_terms
          order by tier desc, logged desc, score desc, c.name
          limit v_limit
       ) as r), '[]'), 'next_cursor', null);

@@ -23,7 +23,9 @@ create or replace function app.exercise_json(p_id uuid, p_name text, p_category 
                                              p_pattern text, p_user_created boolean)
 returns jsonb
 language sql
-immutable
+-- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
+-- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
+stable
 as $$
   select jsonb_build_object('id', p_id, 'name', p_name, 'category', p_category, 'mechanic', p_mechanic,
                             'equipment', p_equipment, 'primary_muscles', to_jsonb(p_primary),

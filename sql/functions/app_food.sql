@@ -25,7 +25,9 @@ create or replace function app.nutrients_for(p_grams numeric, p_energy numeric, 
                                              p_saturated numeric)
 returns jsonb
 language sql
-immutable
+-- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
+-- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
+stable
 as $$
   -- trim_scale: the exact value without the trailing zeros numeric division leaves.
   select jsonb_build_object(
@@ -44,7 +46,9 @@ create or replace function app.food_values_json(
   p_sodium numeric, p_saturated numeric, p_serving_label text, p_serving_g numeric, p_portions jsonb)
 returns jsonb
 language sql
-immutable
+-- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
+-- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
+stable
 as $$
   select jsonb_build_object(
     'id', p_id, 'name', p_name, 'brand', p_brand, 'food_group', p_food_group, 'barcode', p_barcode,
