@@ -41,4 +41,5 @@ select md5('synthetic:' || g)::uuid, 'off', 'synthetic-' || g,
   join words as q on q.kind = 'qualifier' and q.n = 1 + (g * 17) % 15
   join words as br on br.kind = 'brand' and br.n = 1 + (g * 31) % 30
 on conflict (source, source_id) do nothing;
-analyze app.foods;
+-- As after a real import: statistics, and the full-text index's pending entries merged.
+vacuum (analyze) app.foods, app.food_name_words;

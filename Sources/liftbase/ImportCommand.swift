@@ -138,6 +138,9 @@ struct StagedImport {
             for (_, table) in files { try connection.execute("truncate staging.\(table)") }
             for table in alsoEmpty { try connection.execute("truncate staging.\(table)") }
             try connection.execute("commit")
+            // Fresh statistics for the planner, and the full-text index's pending entries
+            // merged, so searches right after a large import keep to their fast plans.
+            try connection.execute("vacuum (analyze) app.foods, app.food_name_words")
             print(String(format: "done in %.1f s: %@", Date().timeIntervalSince(started), result))
         } catch {
             _ = try? connection.execute("rollback")
