@@ -14,23 +14,26 @@ as $$
 $$;
 
 -- How well a candidate replaces an exercise, 0–1: the same movement pattern, the same
--- primary muscles and the same secondary muscles, weighted by goal. Strength is specific
--- to the movement, so the pattern weighs most; hypertrophy to the muscles worked.
+-- primary and secondary muscles, the same equipment, weighted by goal. Strength is
+-- specific to the movement and the implement, so pattern and equipment weigh more;
+-- hypertrophy is specific to the muscles worked.
 create or replace function app.specificity_score(p_goal text, p_same_pattern boolean, p_primary_overlap numeric,
-                                                 p_secondary_overlap numeric)
+                                                 p_secondary_overlap numeric, p_same_equipment boolean)
 returns numeric
 language sql
 immutable
 parallel safe
 as $$
   select round(case p_goal
-                 when 'strength' then 0.6 * p_same_pattern::integer + 0.3 * p_primary_overlap + 0.1 * p_secondary_overlap
-                 else 0.4 * p_same_pattern::integer + 0.45 * p_primary_overlap + 0.15 * p_secondary_overlap end, 2)
+                 when 'strength' then 0.5 * p_same_pattern::integer + 0.25 * p_primary_overlap
+                                      + 0.1 * p_secondary_overlap + 0.15 * p_same_equipment::integer
+                 else 0.35 * p_same_pattern::integer + 0.45 * p_primary_overlap
+                      + 0.15 * p_secondary_overlap + 0.05 * p_same_equipment::integer end, 2)
 $$;
 
 grant execute on function
   app.muscle_overlap(text[], text[]),
-  app.specificity_score(text, boolean, numeric, numeric)
+  app.specificity_score(text, boolean, numeric, numeric, boolean)
 to liftbase_api;
 
 -- GET /exercises/{id}/substitutions?goal=strength|hypertrophy: catalog and own exercises
@@ -51,9 +54,8 @@ begin
   if v_goal not in ('strength', 'hypertrophy') then
     perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
   end if;
-  if app.is_uuid(p_args ->> 'id') then
-    select v.* into v_source from app.visible_exercises(v_user_id) as v where v.id = (p_args ->> 'id')::uuid;
-  end if;
+  select v.* into v_source from app.visible_exercises(v_user_id) as v
+   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
   if v_source.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
@@ -77,7 +79,8 @@ begin
         from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
                                                           and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
-                                                app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles)) as score
+                                                app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles),
+                                                v.equipment = v_source.equipment) as score
                 from app.visible_exercises(v_user_id) as v
                 left join app.user_exclusions as x on x.user_id = v_user_id
                where v.id <> v_source.id
