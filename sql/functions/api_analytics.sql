@@ -20,16 +20,14 @@ begin
     'target_sets', case when v_goal = 'hypertrophy' then jsonb_build_object('min', 10, 'max', 20) end,
     'weeks', coalesce((
       with exercise_weeks as (
-        -- Sets per exercise and week first: the muscles are looked up once per pair.
+        -- Working sets per exercise and week (kept per session exercise, migration 0011):
+        -- the muscles are looked up once per pair.
         select date_trunc('week', s.session_date)::date as week, e.exercise_id, e.user_exercise_id,
-               count(*) as sets
+               sum(e.working_sets) as sets
           from app.training_sessions as s
           join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
-          join app.session_sets as x
-            on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
          where s.user_id = v_user_id and s.status = 'completed'
            and s.session_date between v_range.from_date and v_range.to_date
-           and x.set_type <> 'warmup'
          group by 1, 2, 3
       ),
       muscle_weeks as (
@@ -41,19 +39,24 @@ begin
                                                coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
          group by 1, 2
       ),
+      muscle_lists as (
+        select m.week, jsonb_agg(jsonb_build_object(
+                 'muscle', m.muscle, 'sets', m.sets,
+                 'flag', case when v_goal <> 'hypertrophy' then null
+                              when m.sets < 10 then 'below_target'
+                              when m.sets > 20 then 'above_target' end) order by m.sets desc, m.muscle) as muscles
+          from muscle_weeks as m
+         group by m.week
+      ),
       weeks as (
         select w.week, sum(w.sets) as working_sets from exercise_weeks as w group by 1
       )
       select jsonb_agg(jsonb_build_object(
                'week_start', k.week, 'week_end', k.week + 6, 'working_sets', k.working_sets,
-               'muscles', (select jsonb_agg(jsonb_build_object(
-                                   'muscle', m.muscle, 'sets', m.sets,
-                                   'flag', case when v_goal <> 'hypertrophy' then null
-                                                when m.sets < 10 then 'below_target'
-                                                when m.sets > 20 then 'above_target' end)
-                                   order by m.sets desc, m.muscle)
-                             from muscle_weeks as m where m.week = k.week)) order by k.week)
-        from weeks as k), '[]'));
+               'muscles', coalesce(l.muscles, '[]')) order by k.week)
+        from weeks as k
+        left join muscle_lists as l on l.week = k.week
+       where k.working_sets > 0), '[]'));
 end
 $$;
 
@@ -74,20 +77,21 @@ begin
            'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
            'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id), '[]')
     into v_items
-    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps,
-                 app.effective_rpe(x.rpe, x.rir) as rpe,
-                 app.e1rm_kg(x.weight_kg, x.reps, app.effective_rpe(x.rpe, x.rir)) as e1rm,
-                 app.e1rm_method(x.reps, app.effective_rpe(x.rpe, x.rir)) as method
+    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps, x.rpe,
+                 app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm, app.e1rm_method(c.percent) as method
             from app.session_exercises as e
             join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-            join app.session_sets as x
-              on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+           cross join lateral (
+             select t.weight_kg, t.reps, app.effective_rpe(t.rpe, t.rir) as rpe
+               from app.session_sets as t
+              where t.user_id = e.user_id and t.session_id = e.session_id and t.exercise_position = e.position
+                and t.set_type <> 'warmup' and t.reps >= 1 and t.weight_kg > 0) as x
+            left join app.rpe_chart as c on c.reps = x.reps and c.rpe = x.rpe
            where e.user_id = v_user_id
              and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
              and s.status = 'completed'
              and (v_range.from_date is null or s.session_date >= v_range.from_date)
              and (v_range.to_date is null or s.session_date <= v_range.to_date)
-             and x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
            order by s.id, 6 desc) as b;
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
@@ -110,8 +114,8 @@ declare
   v_range record := app.date_range(p_args);
 begin
   return (
-    with sets as (
-      select app.effective_rpe(x.rpe, x.rir) as rpe
+    with counts as (
+      select app.effective_rpe(x.rpe, x.rir) as rpe, count(*) as sets
         from app.session_exercises as e
         join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
         join app.session_sets as x
@@ -123,21 +127,20 @@ begin
          and (v_range.from_date is null or s.session_date >= v_range.from_date)
          and (v_range.to_date is null or s.session_date <= v_range.to_date)
          and x.set_type <> 'warmup'
+       group by 1
     ),
-    counts as (
-      select t.rpe, count(*) as sets, sum(count(*)) over () as total
-        from sets as t where t.rpe is not null group by t.rpe
+    rated as (
+      select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
     )
     select jsonb_build_object(
       'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
       'from', v_range.from_date, 'to', v_range.to_date,
-      'sets_with_rpe', (select count(*) from sets as t where t.rpe is not null),
-      'sets_without_rpe', (select count(*) from sets as t where t.rpe is null),
-      'mean_rpe', (select round(avg(t.rpe), 2) from sets as t),
-      'items', coalesce((select jsonb_agg(jsonb_build_object(
-                                  'rpe', c.rpe, 'sets', c.sets,
-                                  'share', round(c.sets / c.total, 4)) order by c.rpe)
-                           from counts as c), '[]')));
+      'sets_with_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is not null),
+      'sets_without_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is null),
+      'mean_rpe', (select round(sum(c.rpe * c.sets) / sum(c.sets), 2) from counts as c where c.rpe is not null),
+      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets, 'share', round(r.sets / r.total, 4))
+                                          order by r.rpe)
+                           from rated as r), '[]')));
 end
 $$;
 
@@ -173,12 +176,14 @@ begin
           from generate_series(v_range.from_date, v_range.to_date, ('1 ' || v_bucket)::interval) as b
       ),
       totals as (
-        select k.bucket_start, k.bucket_end, count(d.day) as logged_days,
-               coalesce(sum(d.calories), 0) as calories, coalesce(sum(d.protein_g), 0) as protein_g,
-               coalesce(sum(d.carbs_g), 0) as carbs_g, coalesce(sum(d.fat_g), 0) as fat_g
+        select k.bucket_start, k.bucket_end, coalesce(d.logged_days, 0) as logged_days,
+               coalesce(d.calories, 0) as calories, coalesce(d.protein_g, 0) as protein_g,
+               coalesce(d.carbs_g, 0) as carbs_g, coalesce(d.fat_g, 0) as fat_g
           from buckets as k
-          left join days as d on d.day between k.bucket_start and k.bucket_end
-         group by k.bucket_start, k.bucket_end
+          left join (select date_trunc(v_bucket, y.day)::date as bucket_start, count(*) as logged_days,
+                            sum(y.calories) as calories, sum(y.protein_g) as protein_g,
+                            sum(y.carbs_g) as carbs_g, sum(y.fat_g) as fat_g
+                       from days as y group by 1) as d on d.bucket_start = k.bucket_start
       )
       select coalesce(jsonb_agg(jsonb_build_object(
                'bucket_start', t.bucket_start, 'bucket_end', t.bucket_end,
@@ -218,17 +223,19 @@ begin
     'items', (
       select coalesce(jsonb_agg(jsonb_build_object(
                'bucket_start', k.bucket_start, 'bucket_end', k.bucket_end,
-               'sessions', t.sessions, 'sets', t.sets, 'working_sets', t.working_sets, 'volume_kg', t.volume_kg,
-               'duration_minutes', round(t.duration_minutes)) order by k.bucket_start), '[]')
+               'sessions', coalesce(t.sessions, 0), 'sets', coalesce(t.sets, 0),
+               'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
+               'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
                 from generate_series(v_range.from_date, v_range.to_date, ('1 ' || v_bucket)::interval) as b) as k
-       cross join lateral (
-         select count(*) as sessions, coalesce(sum(s.set_count), 0) as sets,
-                coalesce(sum(s.working_sets), 0) as working_sets, coalesce(sum(s.volume_kg), 0) as volume_kg,
-                coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
-           from app.training_sessions as s
-          where s.user_id = v_user_id and s.status = 'completed'
-            and s.session_date between k.bucket_start and k.bucket_end) as t));
+        left join (
+          select date_trunc(v_bucket, s.session_date)::date as bucket_start, count(*) as sessions,
+                 sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
+                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
+            from app.training_sessions as s
+           where s.user_id = v_user_id and s.status = 'completed'
+             and s.session_date between v_range.from_date and v_range.to_date
+           group by 1) as t on t.bucket_start = k.bucket_start));
 end
 $$;
 

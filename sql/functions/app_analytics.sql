@@ -10,26 +10,22 @@ parallel safe
 as $$ select coalesce(p_rpe, 10 - p_rir) $$;
 
 -- Estimated one-rep max of a set: weight ÷ the RPE chart's percentage when the set has an
--- RPE the chart covers (app.rpe_chart), else Epley: weight × (1 + reps / 30).
-create or replace function app.e1rm_kg(p_weight numeric, p_reps integer, p_rpe numeric)
+-- RPE the chart covers (p_chart_percent: app.rpe_chart's percent for the set's reps and
+-- RPE, joined by the caller, null when the chart has no cell), else Epley: weight × (1 +
+-- reps / 30). Plain expressions, so that the planner inlines them over thousands of sets.
+create or replace function app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_percent numeric)
 returns numeric
 language sql
-stable
+immutable
 parallel safe
-as $$
-  select coalesce(p_weight * 100 / (select c.percent from app.rpe_chart as c where c.reps = p_reps and c.rpe = p_rpe),
-                  p_weight * (1 + p_reps / 30.0))
-$$;
+as $$ select coalesce(p_weight * 100 / p_chart_percent, p_weight * (1 + p_reps / 30.0)) $$;
 
-create or replace function app.e1rm_method(p_reps integer, p_rpe numeric)
+create or replace function app.e1rm_method(p_chart_percent numeric)
 returns text
 language sql
-stable
+immutable
 parallel safe
-as $$
-  select case when exists (select from app.rpe_chart as c where c.reps = p_reps and c.rpe = p_rpe)
-              then 'rpe_chart' else 'epley' end
-$$;
+as $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
 
 -- The training goal that volume flags follow. Programs carry a goal (strength or
 -- hypertrophy); without one, hypertrophy, the goal the 10–20 weekly sets guideline is for.
@@ -142,7 +138,7 @@ $$;
 grant execute on function
   app.effective_rpe(numeric, integer),
   app.e1rm_kg(numeric, integer, numeric),
-  app.e1rm_method(integer, numeric),
+  app.e1rm_method(numeric),
   app.training_goal(uuid),
   app.bucket_parameter(jsonb),
   app.bucket_range(uuid, jsonb, text, integer),

@@ -96,11 +96,17 @@ as $$
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
 
--- The totals kept on the session row (see migration 0004), from its exercises and sets.
+-- The totals kept on the session row (see migration 0004) and the working sets of each of
+-- its exercises (migration 0011), from its exercises and sets.
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
 language sql
 as $$
+  update app.session_exercises as e
+     set working_sets = (select count(*) from app.session_sets as x
+                          where x.user_id = e.user_id and x.session_id = e.session_id
+                            and x.exercise_position = e.position and x.set_type <> 'warmup')
+   where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),

@@ -28,3 +28,18 @@ select r.reps, c.rpe, r.percent
  cross join lateral unnest(c.percents) with ordinality as r (percent, reps);
 grant select on app.rpe_chart to liftbase_api;
 revoke insert, update, delete on app.rpe_chart from liftbase_api;
+
+-- Working sets per exercise of a session, kept like the session totals of 0004 (by
+-- app.refresh_session_totals, in the transaction that writes the sets): weekly volume per
+-- muscle then reads one row per exercise instead of every set of the user's history.
+alter table app.session_exercises add column working_sets integer not null default 0;
+update app.session_exercises as e
+   set working_sets = t.working
+  from (select x.user_id, x.session_id, x.exercise_position, count(*) as working
+          from app.session_sets as x where x.set_type <> 'warmup'
+         group by x.user_id, x.session_id, x.exercise_position) as t
+ where t.user_id = e.user_id and t.session_id = e.session_id and t.exercise_position = e.position;
+
+-- e1RM and RPE analytics look up an own exercise's history as 0003 does a catalog one's.
+create index session_exercises_user_exercise_idx on app.session_exercises (user_id, user_exercise_id)
+  where user_exercise_id is not null;

@@ -106,10 +106,12 @@ select is(pg_temp.muscle_sets(pg_temp.call('analytics_volume', 'b', null, '{"fro
 
 -- e1RM: Epley = w × (1 + reps / 30); RPE chart = w ÷ percent -------------------------------------
 select is(round(app.e1rm_kg(100, 5, null), 3), 116.667, 'Epley: 100 kg × 5 → 116.667');
-select is(round(app.e1rm_kg(100, 5, 8), 3), 123.305, 'RPE chart: 100 kg × 5 @ 8 (81.1 %) → 123.305');
-select is(round(app.e1rm_kg(100, 1, 10), 3), 100.000, 'RPE chart: a single at 10 is the 1RM');
-select is(app.e1rm_method(15, 9), 'epley', '15 reps are beyond the chart: Epley');
-select is(app.e1rm_method(3, 6), 'epley', 'RPE 6 is below the chart: Epley');
+select is((select percent from app.rpe_chart where reps = 5 and rpe = 8), 81.1, 'the chart: 5 reps at RPE 8 are 81.1 %');
+select is(round(app.e1rm_kg(100, 5, 81.1), 3), 123.305, 'RPE chart: 100 kg × 5 @ 8 → 100 ÷ 0.811 = 123.305');
+select is((select count(*)::integer from app.rpe_chart where reps > 12 or rpe < 6.5), 0,
+  'the chart has no cell for 15 reps or RPE 6: those sets use Epley');
+select is((select count(*)::integer from (select reps - rpe from app.rpe_chart group by 1 having count(distinct percent) > 1) as d), 0,
+  'every cell depends only on reps + (10 − RPE), as in the published chart');
 create temporary table e1rm as
 select pg_temp.call('analytics_e1rm', 'a', null,
   jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid)) as r;
