@@ -3,9 +3,10 @@
 -- sessions count; session dates are the user's local dates.
 
 -- GET /analytics/volume?from=&to=: working sets per muscle and week (Monday to Sunday),
--- by the overlap rule (app.muscle_credits). For a hypertrophy goal each trained muscle is
--- flagged below 10 or above 20 weekly sets; muscles not trained in a week are not listed.
--- Default range: the 12 weeks up to today.
+-- by the overlap rule (app.muscle_credits): each week has `sets` {muscle: sets} and, for a
+-- hypertrophy goal, `flags` {muscle: below_target | above_target} for trained muscles
+-- outside 10–20 weekly sets (a muscle not trained that week is not listed: most of the
+-- 17 are rarely trained directly). Default range: the 12 weeks up to today.
 create or replace function api.analytics_volume(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -20,31 +21,36 @@ begin
     'target_sets', case when v_goal = 'hypertrophy' then jsonb_build_object('min', 10, 'max', 20) end,
     'weeks', coalesce((
       with exercise_weeks as (
-        -- Working sets per exercise and week (kept per session exercise, migration 0011):
-        -- the muscles are looked up once per pair.
-        select date_trunc('week', s.session_date)::date as week, e.exercise_id, e.user_exercise_id,
+        -- Working sets per exercise and week (kept per session exercise, migration 0011).
+        select app.bucket_start('week', s.session_date) as week, coalesce(e.exercise_id, e.user_exercise_id) as exercise,
                sum(e.working_sets) as sets
           from app.training_sessions as s
           join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
          where s.user_id = v_user_id and s.status = 'completed'
            and s.session_date between v_range.from_date and v_range.to_date
-         group by 1, 2, 3
+         group by 1, 2
+      ),
+      -- The credits of each exercise trained, looked up once per exercise, not per week.
+      exercise_credits as (
+        select x.exercise, c.muscle, c.credit
+          from (select distinct w.exercise from exercise_weeks as w) as x
+          left join app.exercises as ce on ce.id = x.exercise
+          left join app.user_exercises as ue on ue.user_id = v_user_id and ue.id = x.exercise
+         cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
+                                               coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
       ),
       muscle_weeks as (
         select w.week, c.muscle, sum(c.credit * w.sets) as sets
           from exercise_weeks as w
-          left join app.exercises as ce on ce.id = w.exercise_id
-          left join app.user_exercises as ue on ue.user_id = v_user_id and ue.id = w.user_exercise_id
-         cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
-                                               coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+          join exercise_credits as c on c.exercise = w.exercise
          group by 1, 2
       ),
       muscle_lists as (
-        select m.week, jsonb_agg(jsonb_build_object(
-                 'muscle', m.muscle, 'sets', m.sets,
-                 'flag', case when v_goal <> 'hypertrophy' then null
-                              when m.sets < 10 then 'below_target'
-                              when m.sets > 20 then 'above_target' end) order by m.sets desc, m.muscle) as muscles
+        -- Objects keyed by muscle: over years of weeks, far cheaper to build than a list of
+        -- objects, and what a chart per muscle reads.
+        select m.week, jsonb_object_agg(m.muscle, m.sets) as sets,
+               coalesce(jsonb_object_agg(m.muscle, case when m.sets < 10 then 'below_target' else 'above_target' end)
+                          filter (where v_goal = 'hypertrophy' and (m.sets < 10 or m.sets > 20)), '{}') as flags
           from muscle_weeks as m
          group by m.week
       ),
@@ -53,7 +59,7 @@ begin
       )
       select jsonb_agg(jsonb_build_object(
                'week_start', k.week, 'week_end', k.week + 6, 'working_sets', k.working_sets,
-               'muscles', coalesce(l.muscles, '[]')) order by k.week)
+               'sets', coalesce(l.sets, '{}'), 'flags', coalesce(l.flags, '{}')) order by k.week)
         from weeks as k
         left join muscle_lists as l on l.week = k.week
        where k.working_sets > 0), '[]'));
@@ -77,22 +83,21 @@ begin
            'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
            'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id), '[]')
     into v_items
-    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps, x.rpe,
-                 app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm, app.e1rm_method(c.percent) as method
+    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps,
+                 app.effective_rpe(x.rpe, x.rir) as rpe, e.best_e1rm_kg as e1rm, app.e1rm_method(c.percent) as method
             from app.session_exercises as e
             join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-           cross join lateral (
-             select t.weight_kg, t.reps, app.effective_rpe(t.rpe, t.rir) as rpe
-               from app.session_sets as t
-              where t.user_id = e.user_id and t.session_id = e.session_id and t.exercise_position = e.position
-                and t.set_type <> 'warmup' and t.reps >= 1 and t.weight_kg > 0) as x
-            left join app.rpe_chart as c on c.reps = x.reps and c.rpe = x.rpe
+            -- The best set is kept per session exercise (app.refresh_session_totals).
+            join app.session_sets as x
+              on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+             and x.position = e.best_set_position
+            left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
            where e.user_id = v_user_id
              and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
              and s.status = 'completed'
              and (v_range.from_date is null or s.session_date >= v_range.from_date)
              and (v_range.to_date is null or s.session_date <= v_range.to_date)
-           order by s.id, 6 desc) as b;
+           order by s.id, e.best_e1rm_kg desc) as b;
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
     'from', v_range.from_date, 'to', v_range.to_date,
@@ -173,14 +178,14 @@ begin
       ),
       buckets as (
         select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-          from generate_series(v_range.from_date, v_range.to_date, ('1 ' || v_bucket)::interval) as b
+          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b
       ),
       totals as (
         select k.bucket_start, k.bucket_end, coalesce(d.logged_days, 0) as logged_days,
                coalesce(d.calories, 0) as calories, coalesce(d.protein_g, 0) as protein_g,
                coalesce(d.carbs_g, 0) as carbs_g, coalesce(d.fat_g, 0) as fat_g
           from buckets as k
-          left join (select date_trunc(v_bucket, y.day)::date as bucket_start, count(*) as logged_days,
+          left join (select app.bucket_start(v_bucket, y.day) as bucket_start, count(*) as logged_days,
                             sum(y.calories) as calories, sum(y.protein_g) as protein_g,
                             sum(y.carbs_g) as carbs_g, sum(y.fat_g) as fat_g
                        from days as y group by 1) as d on d.bucket_start = k.bucket_start
@@ -227,9 +232,9 @@ begin
                'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
                'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-                from generate_series(v_range.from_date, v_range.to_date, ('1 ' || v_bucket)::interval) as b) as k
+                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
         left join (
-          select date_trunc(v_bucket, s.session_date)::date as bucket_start, count(*) as sessions,
+          select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
                  coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
             from app.training_sessions as s

@@ -1,31 +1,8 @@
 -- Analytics rules shared by the /analytics endpoints: parameters, buckets, estimated
 -- one-rep maxes, the weight trend and the user's training goal.
 
--- The RPE of a set: as logged, else from reps in reserve (RPE 10 = no rep left).
-create or replace function app.effective_rpe(p_rpe numeric, p_rir integer)
-returns numeric
-language sql
-immutable
-parallel safe
-as $$ select coalesce(p_rpe, 10 - p_rir) $$;
-
--- Estimated one-rep max of a set: weight ÷ the RPE chart's percentage when the set has an
--- RPE the chart covers (p_chart_percent: app.rpe_chart's percent for the set's reps and
--- RPE, joined by the caller, null when the chart has no cell), else Epley: weight × (1 +
--- reps / 30). Plain expressions, so that the planner inlines them over thousands of sets.
-create or replace function app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_percent numeric)
-returns numeric
-language sql
-immutable
-parallel safe
-as $$ select coalesce(p_weight * 100 / p_chart_percent, p_weight * (1 + p_reps / 30.0)) $$;
-
-create or replace function app.e1rm_method(p_chart_percent numeric)
-returns text
-language sql
-immutable
-parallel safe
-as $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
+-- app.effective_rpe, app.e1rm_kg and app.e1rm_method are in migration 0011: session
+-- exercises store values computed by them.
 
 -- The training goal that volume flags follow. Programs carry a goal (strength or
 -- hypertrophy); without one, hypertrophy, the goal the 10–20 weekly sets guideline is for.
@@ -49,6 +26,15 @@ begin
 end
 $$;
 
+-- The first day of the day, week (from Monday) or month of a date. Calendar arithmetic on
+-- a timestamp without time zone: the server's TimeZone plays no part.
+create or replace function app.bucket_start(p_bucket text, p_day date)
+returns date
+language sql
+immutable
+parallel safe
+as $$ select date_trunc(p_bucket, p_day::timestamp)::date $$;
+
 -- The date range of ?from=&to=, widened to whole buckets (a week from Monday to Sunday, a
 -- calendar month). Without from, p_default_days before `to`; without to, the user's today.
 create or replace function app.bucket_range(p_user_id uuid, p_args jsonb, p_bucket text, p_default_days integer,
@@ -64,8 +50,8 @@ begin
   if v_from > v_to then
     perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
   end if;
-  from_date := date_trunc(p_bucket, v_from)::date;
-  to_date := (date_trunc(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
+  from_date := app.bucket_start(p_bucket, v_from);
+  to_date := (app.bucket_start(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
 end
 $$;
 
@@ -136,11 +122,9 @@ as $$
 $$;
 
 grant execute on function
-  app.effective_rpe(numeric, integer),
-  app.e1rm_kg(numeric, integer, numeric),
-  app.e1rm_method(numeric),
   app.training_goal(uuid),
   app.bucket_parameter(jsonb),
+  app.bucket_start(text, date),
   app.bucket_range(uuid, jsonb, text, integer),
   app.date_range(jsonb),
   app.exercise_parameter(uuid, jsonb, boolean),

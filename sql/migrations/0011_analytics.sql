@@ -29,16 +29,60 @@ select r.reps, c.rpe, r.percent
 grant select on app.rpe_chart to liftbase_api;
 revoke insert, update, delete on app.rpe_chart from liftbase_api;
 
--- Working sets per exercise of a session, kept like the session totals of 0004 (by
--- app.refresh_session_totals, in the transaction that writes the sets): weekly volume per
--- muscle then reads one row per exercise instead of every set of the user's history.
-alter table app.session_exercises add column working_sets integer not null default 0;
+-- Estimated one-rep max of a set: weight ÷ the RPE chart's percentage when the set has an
+-- RPE the chart covers (p_chart_percent: app.rpe_chart's percent for the set's reps and
+-- RPE, joined by the caller; null when the chart has no cell), else Epley: weight × (1 +
+-- reps / 30). Defined here, not in a repeatable file, because session exercises store
+-- their best value: a change of formula is a migration that recomputes them.
+create function app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_percent numeric)
+returns numeric
+language sql
+immutable
+parallel safe
+as $$ select coalesce(p_weight * 100 / p_chart_percent, p_weight * (1 + p_reps / 30.0)) $$;
+
+create function app.e1rm_method(p_chart_percent numeric)
+returns text
+language sql
+immutable
+parallel safe
+as $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
+
+-- The RPE of a set: as logged, else from reps in reserve (RPE 10 = no rep left).
+create function app.effective_rpe(p_rpe numeric, p_rir integer)
+returns numeric
+language sql
+immutable
+parallel safe
+as $$ select coalesce(p_rpe, 10 - p_rir) $$;
+
+grant execute on function app.e1rm_kg(numeric, integer, numeric), app.e1rm_method(numeric),
+  app.effective_rpe(numeric, integer) to liftbase_api;
+
+-- Per exercise of a session, kept like the session totals of 0004 (by
+-- app.refresh_session_totals, in the transaction that writes the sets): its working sets,
+-- and its best working set by estimated one-rep max. Volume per muscle and e1RM history
+-- then read one row per exercise instead of every set of years of training.
+alter table app.session_exercises
+  add column working_sets integer not null default 0,
+  add column best_set_position integer,
+  add column best_e1rm_kg numeric;
 update app.session_exercises as e
    set working_sets = t.working
   from (select x.user_id, x.session_id, x.exercise_position, count(*) as working
           from app.session_sets as x where x.set_type <> 'warmup'
          group by x.user_id, x.session_id, x.exercise_position) as t
  where t.user_id = e.user_id and t.session_id = e.session_id and t.exercise_position = e.position;
+update app.session_exercises as e
+   set best_set_position = b.position, best_e1rm_kg = b.e1rm
+  from (select distinct on (x.user_id, x.session_id, x.exercise_position)
+               x.user_id, x.session_id, x.exercise_position, x.position,
+               app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm
+          from app.session_sets as x
+          left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+         where x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
+         order by x.user_id, x.session_id, x.exercise_position, 5 desc, x.position) as b
+ where b.user_id = e.user_id and b.session_id = e.session_id and b.exercise_position = e.position;
 
 -- e1RM and RPE analytics look up an own exercise's history as 0003 does a catalog one's.
 create index session_exercises_user_exercise_idx on app.session_exercises (user_id, user_exercise_id)

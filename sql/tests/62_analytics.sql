@@ -39,13 +39,11 @@ end $$;
 -- The sets of one week's muscle (null when the muscle is not listed).
 create function pg_temp.muscle_sets(p_volume jsonb, p_week text, p_muscle text) returns numeric
 language sql as $$
-  select (m ->> 'sets')::numeric from jsonb_array_elements(p_volume -> 'weeks') as w, jsonb_array_elements(w -> 'muscles') as m
-   where w ->> 'week_start' = p_week and m ->> 'muscle' = p_muscle
+  select (w -> 'sets' ->> p_muscle)::numeric from jsonb_array_elements(p_volume -> 'weeks') as w where w ->> 'week_start' = p_week
 $$;
 create function pg_temp.muscle_flag(p_volume jsonb, p_week text, p_muscle text) returns text
 language sql as $$
-  select m ->> 'flag' from jsonb_array_elements(p_volume -> 'weeks') as w, jsonb_array_elements(w -> 'muscles') as m
-   where w ->> 'week_start' = p_week and m ->> 'muscle' = p_muscle
+  select w -> 'flags' ->> p_muscle from jsonb_array_elements(p_volume -> 'weeks') as w where w ->> 'week_start' = p_week
 $$;
 
 -- Body weights are written as the owner: the API appends them only with a full profile.
