@@ -3,7 +3,7 @@
 -- distribution, nutrition and workouts per bucket, the weight trend against a hand-computed
 -- series, and bad parameters. Run as the API role after the accounts are made.
 begin;
-select plan(40);
+select plan(43);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('analytics-a@example.com', 'analytics a', null) as u;
@@ -130,6 +130,20 @@ select is(pg_temp.error_of('analytics_e1rm', 'a', null, '{}') ->> 'state', 'LB40
 select is(pg_temp.error_of('analytics_e1rm', 'a', null, '{"exercise_id": "bench"}') ->> 'state', 'LB400', 'a malformed exercise_id is 400');
 select is(pg_temp.error_of('analytics_e1rm', 'a', null, '{"exercise_id": "00000000-0000-0000-0000-000000000000"}') ->> 'code',
   'exercise_not_found', 'an unknown exercise is 404');
+
+-- Replacing a session refreshes what analytics read (the per-exercise totals of 0011).
+create temporary table replaced as
+select pg_temp.call('session_replace', 'a', jsonb_build_object('session_date', '2026-03-10',
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_name', 'Barbell Bench Press', 'sets', '[
+      {"reps": 5, "weight_kg": 60, "set_type": "warmup"}, {"reps": 1, "weight_kg": 130, "rpe": 10}]'::jsonb))),
+  jsonb_build_object('id', (select session ->> 'id' from sessions where name = 'next week'))) as session;
+select is((select (i ->> 'e1rm_kg')::numeric from jsonb_array_elements(pg_temp.call('analytics_e1rm', 'a', null,
+             jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid, 'from', '2026-03-10')) -> 'items') as i),
+  130.0, 'after a replace, the best set is the new single at RPE 10 (100 %)');
+select is(pg_temp.muscle_sets(pg_temp.call('analytics_volume', 'a', null, '{"from": "2026-03-09", "to": "2026-03-15"}'), '2026-03-09', 'chest'),
+  1.0, 'and the week counts its one working set');
+select ok(pg_temp.call('session_replace', 'a', (select session from sessions where name = 'next week') - 'id',
+  jsonb_build_object('id', (select session ->> 'id' from sessions where name = 'next week'))) is not null, 'the session is put back');
 
 -- RPE distribution ------------------------------------------------------------------------------------
 create temporary table rpe as
