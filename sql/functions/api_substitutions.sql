@@ -85,6 +85,8 @@ begin
                 left join app.user_exclusions as x on x.user_id = v_user_id
                where v.id <> v_source.id
                  and (v.movement_pattern = v_source.movement_pattern or v.primary_muscles && v_source.primary_muscles)
+                 -- A treadmill run shares the squat's primary muscle but replaces nothing.
+                 and (v.category not in ('cardio', 'stretching') or v.category = v_source.category)
                  and (v.equipment = 'body_only'
                       or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
                       or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))

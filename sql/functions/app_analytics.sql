@@ -10,7 +10,7 @@ create or replace function app.training_goal(p_user_id uuid)
 returns text
 language sql
 stable
-as $$ select 'hypertrophy'::text where p_user_id is not null $$;
+as $$ select 'hypertrophy'::text $$;
 
 -- ?bucket=day|week|month (default day). Weeks start on Monday.
 create or replace function app.bucket_parameter(p_args jsonb)

@@ -2,7 +2,7 @@
 -- selected equipment and by exclusions (exercises and muscles), the strength-goal warning
 -- for a competition lift, own exercises as candidates, and the 400/404 answers.
 begin;
-select plan(22);
+select plan(23);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('swap-a@example.com', 'swap a password', null)).id);
@@ -71,6 +71,8 @@ select is((select jsonb_agg((i ->> 'specificity_score')::numeric order by n) = j
              from strength, jsonb_array_elements(items) with ordinality as x (i, n)), true, 'best first');
 select is((select count(*)::integer from strength, jsonb_array_elements(items) as i where i ->> 'name' = 'Barbell Bench Press'), 0,
   'never the exercise itself');
+select is((select count(*)::integer from jsonb_array_elements(pg_temp.swaps('a', 'Barbell Squat', 'hypertrophy')) as i
+            where i ->> 'category' in ('cardio', 'stretching')), 0, 'no cardio for a squat, though a run works the quadriceps');
 
 -- Equipment: with dumbbells selected, only dumbbell and body-only exercises.
 select ok(pg_temp.call('equipment_select', 'a', '{"equipment_ids": ["dumbbell"]}') is not null, 'user a selects dumbbells');
