@@ -69,7 +69,8 @@ $$;
 
 -- GET /analytics/e1rm?exercise_id=&from=&to=: the best estimated one-rep max of each
 -- session with the set it came from and the method (rpe_chart or epley; app.e1rm_kg).
--- `method` of the whole answer is the one every session used, or mixed.
+-- `method` of the whole answer is the one every session used, or mixed. Without from/to,
+-- the whole history.
 create or replace function api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -110,6 +111,7 @@ $$;
 
 -- GET /analytics/rpe-distribution?exercise_id=&from=&to=: working sets per RPE (logged,
 -- or 10 − RIR), of one exercise or of all; sets without either are counted apart.
+-- Without from/to, the whole history.
 create or replace function api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
