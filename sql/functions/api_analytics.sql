@@ -30,8 +30,9 @@ begin
            and s.session_date between v_range.from_date and v_range.to_date
          group by 1, 2
       ),
-      -- The credits of each exercise trained, looked up once per exercise, not per week.
-      exercise_credits as (
+      -- The credits of each exercise trained, looked up once per exercise, not per week
+      -- (materialized: inlined, the plan may call app.muscle_credits per exercise-week).
+      exercise_credits as materialized (
         -- Credits are 1 and 0.5: exact in float8, whose sums cost a fraction of numeric's.
         select x.exercise, c.muscle, c.credit::float8 as credit
           from (select distinct w.exercise from exercise_weeks as w) as x
