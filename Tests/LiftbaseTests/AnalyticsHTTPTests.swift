@@ -28,9 +28,10 @@ struct AnalyticsHTTPTests {
             let volume = try await client.send(.get, "/analytics/volume?from=2026-03-02&to=2026-03-08", token: token)
             #expect(volume.status == .ok)
             let week = try #require((volume["weeks"] as? [[String: Any]])?.first)
-            let muscles = try #require(week["muscles"] as? [[String: Any]])
-            #expect(muscles.first { $0["muscle"] as? String == "chest" }?["sets"] as? Double == 2)
-            #expect(muscles.first { $0["muscle"] as? String == "triceps" }?["sets"] as? Double == 1)
+            let sets = try #require(week["sets"] as? [String: Double])
+            #expect(sets["chest"] == 2)
+            #expect(sets["triceps"] == 1)
+            #expect((week["flags"] as? [String: String])?["chest"] == "below_target")
 
             let e1rm = try await client.send(.get, "/analytics/e1rm?exercise_id=\(bench)", token: token)
             #expect(e1rm.status == .ok)
