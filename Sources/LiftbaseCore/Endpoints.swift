@@ -44,6 +44,8 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/exercises", "exercise_create", status: 201, "Create an own exercise"),
     Endpoint(.PATCH, "/exercises/{id}", "exercise_update", "Change an own exercise"),
     Endpoint(.DELETE, "/exercises/{id}", "exercise_delete", status: 204, "Delete an own exercise"),
+    Endpoint(.GET, "/exercises/{id}/substitutions", "exercise_substitutions",
+             "Replacements scored by specificity, for the user's equipment and exclusions"),
     Endpoint(.PUT, "/user/exclusions", "exclusions_put", "Exercises and muscles to avoid"),
     Endpoint(.GET, "/equipment", "equipment_list", "The equipment catalog with the user's selection"),
     Endpoint(.PUT, "/equipment/selection", "equipment_select", "Replace the equipment selection"),
@@ -74,4 +76,14 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/meals/custom", "custom_meal_create", status: 201, "Create a custom meal"),
     Endpoint(.PATCH, "/meals/custom/{id}", "custom_meal_update", "Rename a meal or replace its items"),
     Endpoint(.DELETE, "/meals/custom/{id}", "custom_meal_delete", status: 204, "Delete a custom meal"),
+
+    // Analytics and adaptive targets
+    Endpoint(.GET, "/analytics/volume", "analytics_volume", "Weekly working sets per muscle by the overlap rule"),
+    Endpoint(.GET, "/analytics/e1rm", "analytics_e1rm", "Best estimated one-rep max per session (RPE chart or Epley)"),
+    Endpoint(.GET, "/analytics/rpe-distribution", "analytics_rpe_distribution", "Working sets per RPE"),
+    Endpoint(.GET, "/analytics/nutrition", "analytics_nutrition", "Diary totals and averages per day, week or month vs targets"),
+    Endpoint(.GET, "/analytics/workouts", "analytics_workouts", "Sessions, sets, volume and duration per day, week or month"),
+    Endpoint(.GET, "/analytics/weight", "analytics_weight", "Daily weight and trend weight"),
+    Endpoint(.GET, "/adaptive/expenditure", "adaptive_expenditure", "Energy expenditure from intake and weight change"),
+    Endpoint(.POST, "/adaptive/recalculate", "adaptive_recalculate", status: 201, "A target snapshot from the expenditure estimate"),
 ]

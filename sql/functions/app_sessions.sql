@@ -96,11 +96,25 @@ as $$
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
 
--- The totals kept on the session row (see migration 0004), from its exercises and sets.
+-- The totals kept on the session row (see migration 0004) and on each of its exercises
+-- (working sets and the best set by estimated one-rep max, migration 0011).
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
 language sql
 as $$
+  update app.session_exercises as e
+     set working_sets = (select count(*) from app.session_sets as x
+                          where x.user_id = e.user_id and x.session_id = e.session_id
+                            and x.exercise_position = e.position and x.set_type <> 'warmup'),
+         (best_set_position, best_e1rm_kg) = (
+           select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent)
+             from app.session_sets as x
+             left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+              and x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
+            order by 2 desc, x.position
+            limit 1)
+   where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),

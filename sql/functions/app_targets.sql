@@ -11,13 +11,47 @@ as $$
   end
 $$;
 
+-- Daily targets from an energy expenditure (kcal/day) and the inputs {sex, weight_kg,
+-- goal_type, goal_rate_per_week}: calories = expenditure + rate × 7700 / 7, floored at
+-- 1200 (female) / 1500 (male) with a warning; protein 2.2 g/kg when cutting else 1.8 g/kg;
+-- fat 25 % of calories; carbohydrate the rest. Rounding: kcal and grams to whole numbers,
+-- each from unrounded inputs, carbohydrate from the rounded calories, protein and fat.
+-- Shared by the formula targets (app.compute_targets) and adaptive targets.
+create or replace function app.targets_from_tdee(p_tdee numeric, p_inputs jsonb)
+returns jsonb
+language plpgsql
+immutable
+as $$
+declare
+  v_sex text := p_inputs ->> 'sex';
+  v_weight numeric := (p_inputs ->> 'weight_kg')::numeric;
+  v_floor integer := case v_sex when 'female' then 1200 else 1500 end;
+  v_calories integer := round(p_tdee + (p_inputs ->> 'goal_rate_per_week')::numeric * 7700 / 7);
+  v_protein integer;
+  v_fat integer;
+  v_warnings jsonb := '[]';
+begin
+  if v_calories < v_floor then
+    v_warnings := v_warnings || jsonb_build_object(
+      'code', 'calorie_floor_applied',
+      'message', format('Calories were raised from %s to the %s kcal floor for %s users.', v_calories, v_floor, v_sex));
+    v_calories := v_floor;
+  end if;
+  v_protein := round(v_weight * case when p_inputs ->> 'goal_type' = 'cutting' then 2.2 else 1.8 end);
+  v_fat := round(v_calories * 0.25 / 9);
+  return jsonb_build_object(
+    'calories', v_calories,
+    'protein_g', v_protein,
+    'fat_g', v_fat,
+    'carbs_g', greatest(0, round((v_calories - 4 * v_protein - 9 * v_fat) / 4.0)),
+    'warnings', v_warnings);
+end
+$$;
+
 -- Formulas, version 1, from one set of inputs:
 --   {sex, age_years, height_cm, weight_kg, body_fat_pct?, activity_level, goal_type, goal_rate_per_week}
 -- BMI = kg/m²; BMR Mifflin-St Jeor, or Katch-McArdle when body fat is known; TDEE = BMR ×
--- activity factor; calories = TDEE + rate × 7700 / 7, floored at 1200 (female) / 1500
--- (male) with a warning; protein 2.2 g/kg when cutting else 1.8 g/kg; fat 25 % of
--- calories; carbohydrate the rest. Rounding: BMI to 0.1; kcal and grams to whole numbers,
--- each from unrounded inputs, carbohydrate from the rounded calories, protein and fat.
+-- activity factor; the targets from the TDEE by app.targets_from_tdee. BMI rounds to 0.1.
 create or replace function app.compute_targets(p_inputs jsonb)
 returns jsonb
 language plpgsql
@@ -29,15 +63,9 @@ declare
   v_height numeric := (p_inputs ->> 'height_cm')::numeric;
   v_weight numeric := (p_inputs ->> 'weight_kg')::numeric;
   v_body_fat numeric := (p_inputs ->> 'body_fat_pct')::numeric;
-  v_rate numeric := (p_inputs ->> 'goal_rate_per_week')::numeric;
   v_formula text;
   v_bmr numeric;
   v_tdee numeric;
-  v_floor integer := case v_sex when 'female' then 1200 else 1500 end;
-  v_calories integer;
-  v_protein integer;
-  v_fat integer;
-  v_warnings jsonb := '[]';
 begin
   if v_body_fat is not null then
     v_formula := 'katch_mcardle';
@@ -47,27 +75,14 @@ begin
     v_bmr := 10 * v_weight + 6.25 * v_height - 5 * v_age + case v_sex when 'male' then 5 else -161 end;
   end if;
   v_tdee := v_bmr * app.activity_factor(p_inputs ->> 'activity_level');
-  v_calories := round(v_tdee + v_rate * 7700 / 7);
-  if v_calories < v_floor then
-    v_warnings := v_warnings || jsonb_build_object(
-      'code', 'calorie_floor_applied',
-      'message', format('Calories were raised from %s to the %s kcal floor for %s users.', v_calories, v_floor, v_sex));
-    v_calories := v_floor;
-  end if;
-  v_protein := round(v_weight * case when p_inputs ->> 'goal_type' = 'cutting' then 2.2 else 1.8 end);
-  v_fat := round(v_calories * 0.25 / 9);
   return jsonb_build_object(
     'formula_version', 1,
     'bmr_formula', v_formula,
     'bmi', round(v_weight / (v_height / 100) ^ 2, 1),
     'bmr', round(v_bmr),
     'tdee', round(v_tdee),
-    'activity_factor', app.activity_factor(p_inputs ->> 'activity_level'),
-    'calories', v_calories,
-    'protein_g', v_protein,
-    'fat_g', v_fat,
-    'carbs_g', greatest(0, round((v_calories - 4 * v_protein - 9 * v_fat) / 4.0)),
-    'warnings', v_warnings);
+    'activity_factor', app.activity_factor(p_inputs ->> 'activity_level'))
+    || app.targets_from_tdee(v_tdee, p_inputs);
 end
 $$;
 
@@ -100,7 +115,9 @@ $$;
 
 -- Computes and appends a target snapshot and health metrics for the user from their
 -- current inputs, in the caller's transaction. With p_only_if_changed, appends nothing
--- when the results equal the latest snapshot's. Returns {snapshot, metrics} or null.
+-- when the results equal the latest formula snapshot's (the one with health metrics), so
+-- the daily recompute keeps a later adaptive snapshot while the formula inputs stand.
+-- Returns {snapshot, metrics} or null.
 create or replace function app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean default false)
 returns jsonb
 language plpgsql
@@ -119,7 +136,7 @@ begin
     select from app.target_snapshots as s
       join app.health_metrics as h on h.user_id = s.user_id and h.snapshot_id = s.id
      where s.user_id = p_user_id
-       and s.id = (select max(l.id) from app.target_snapshots as l where l.user_id = p_user_id)
+       and s.id = (select max(l.snapshot_id) from app.health_metrics as l where l.user_id = p_user_id)
        and (s.calories, s.protein_g, s.carbs_g, s.fat_g, s.bmr_formula, h.bmi, h.bmr, h.tdee)
            = ((v_result ->> 'calories')::integer, (v_result ->> 'protein_g')::integer,
               (v_result ->> 'carbs_g')::integer, (v_result ->> 'fat_g')::integer, v_result ->> 'bmr_formula',
@@ -182,6 +199,7 @@ $$;
 
 grant execute on function
   app.activity_factor(text),
+  app.targets_from_tdee(numeric, jsonb),
   app.compute_targets(jsonb),
   app.current_inputs(uuid),
   app.record_targets(uuid, text, boolean),

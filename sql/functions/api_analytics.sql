@@ -1,0 +1,271 @@
+-- GET /analytics/*: training volume per muscle, estimated one-rep maxes, RPE distribution,
+-- nutrition and workouts per day/week/month, and the weight trend. Only completed
+-- sessions count; session dates are the user's local dates.
+
+-- GET /analytics/volume?from=&to=: working sets per muscle and week (Monday to Sunday),
+-- by the overlap rule (app.muscle_credits): each week has `sets` {muscle: sets} and, for a
+-- hypertrophy goal, `flags` {muscle: below_target | above_target} for trained muscles
+-- outside 10–20 weekly sets (a muscle not trained that week is not listed: most of the
+-- 17 are rarely trained directly). Default range: the 12 weeks up to today.
+create or replace function api.analytics_volume(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.bucket_range(v_user_id, p_args, 'week', 83);
+  v_goal text := app.training_goal(v_user_id);
+begin
+  return jsonb_build_object(
+    'from', v_range.from_date, 'to', v_range.to_date, 'goal', v_goal,
+    'target_sets', case when v_goal = 'hypertrophy' then jsonb_build_object('min', 10, 'max', 20) end,
+    'weeks', coalesce((
+      with exercise_weeks as (
+        -- Working sets per exercise and week (kept per session exercise, migration 0011).
+        select app.bucket_start('week', s.session_date) as week, coalesce(e.exercise_id, e.user_exercise_id) as exercise,
+               sum(e.working_sets)::integer as sets
+          from app.training_sessions as s
+          join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
+         where s.user_id = v_user_id and s.status = 'completed'
+           and s.session_date between v_range.from_date and v_range.to_date
+         group by 1, 2
+      ),
+      -- The credits of each exercise trained, looked up once per exercise, not per week
+      -- (materialized: inlined, the plan may call app.muscle_credits per exercise-week).
+      exercise_credits as materialized (
+        -- Credits are 1 and 0.5: exact in float8, whose sums cost a fraction of numeric's.
+        select x.exercise, c.muscle, c.credit::float8 as credit
+          from (select distinct w.exercise from exercise_weeks as w) as x
+          left join app.exercises as ce on ce.id = x.exercise
+          left join app.user_exercises as ue on ue.user_id = v_user_id and ue.id = x.exercise
+         cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
+                                               coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+      ),
+      muscle_weeks as (
+        select w.week, c.muscle, sum(c.credit * w.sets) as sets
+          from exercise_weeks as w
+          join exercise_credits as c on c.exercise = w.exercise
+         group by 1, 2
+      ),
+      muscle_lists as (
+        -- Objects keyed by muscle, what a chart per muscle reads. Built as json and parsed
+        -- into jsonb once: over years of weeks, half the cost of building jsonb piece by piece.
+        select m.week, json_object_agg(m.muscle, m.sets) as sets,
+               json_object_agg(m.muscle, case when m.sets < 10 then 'below_target' else 'above_target' end)
+                 filter (where v_goal = 'hypertrophy' and (m.sets < 10 or m.sets > 20)) as flags
+          from muscle_weeks as m
+         group by m.week
+      ),
+      weeks as (
+        select w.week, sum(w.sets) as working_sets from exercise_weeks as w group by 1
+      )
+      select json_agg(json_build_object(
+               'week_start', k.week, 'week_end', k.week + 6, 'working_sets', k.working_sets,
+               'sets', coalesce(l.sets, '{}'), 'flags', coalesce(l.flags, '{}')) order by k.week)::jsonb
+        from weeks as k
+        left join muscle_lists as l on l.week = k.week
+       where k.working_sets > 0), '[]'));
+end
+$$;
+
+-- GET /analytics/e1rm?exercise_id=&from=&to=: the best estimated one-rep max of each
+-- session with the set it came from and the method (rpe_chart or epley; app.e1rm_kg).
+-- `method` of the whole answer is the one every session used, or mixed. Without from/to,
+-- the whole history.
+create or replace function api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
+  v_range record := app.date_range(p_args);
+  v_items jsonb;
+begin
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
+           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id), '[]')
+    into v_items
+    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps,
+                 app.effective_rpe(x.rpe, x.rir) as rpe, e.best_e1rm_kg as e1rm, app.e1rm_method(c.percent) as method
+            from app.session_exercises as e
+            join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
+            -- The best set is kept per session exercise (app.refresh_session_totals).
+            join app.session_sets as x
+              on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+             and x.position = e.best_set_position
+            left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+           where e.user_id = v_user_id
+             and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
+             and s.status = 'completed'
+             and (v_range.from_date is null or s.session_date >= v_range.from_date)
+             and (v_range.to_date is null or s.session_date <= v_range.to_date)
+           order by s.id, e.best_e1rm_kg desc) as b;
+  return jsonb_build_object(
+    'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
+    'from', v_range.from_date, 'to', v_range.to_date,
+    'method', (select case when count(distinct i ->> 'method') > 1 then 'mixed' else min(i ->> 'method') end
+                 from jsonb_array_elements(v_items) as i),
+    'items', v_items);
+end
+$$;
+
+-- GET /analytics/rpe-distribution?exercise_id=&from=&to=: working sets per RPE (logged,
+-- or 10 − RIR), of one exercise or of all; sets without either are counted apart.
+-- Without from/to, the whole history.
+create or replace function api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
+  v_range record := app.date_range(p_args);
+begin
+  return (
+    with counts as (
+      select app.effective_rpe(x.rpe, x.rir) as rpe, count(*) as sets
+        from app.session_exercises as e
+        join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
+        join app.session_sets as x
+          on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+       where e.user_id = v_user_id
+         and (v_exercise.exercise_id is null
+              or e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
+         and s.status = 'completed'
+         and (v_range.from_date is null or s.session_date >= v_range.from_date)
+         and (v_range.to_date is null or s.session_date <= v_range.to_date)
+         and x.set_type <> 'warmup'
+       group by 1
+    ),
+    rated as (
+      select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
+    )
+    select jsonb_build_object(
+      'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
+      'from', v_range.from_date, 'to', v_range.to_date,
+      'sets_with_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is not null),
+      'sets_without_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is null),
+      'mean_rpe', (select round(sum(c.rpe * c.sets) / sum(c.sets), 2) from counts as c where c.rpe is not null),
+      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets, 'share', round(r.sets / r.total, 4))
+                                          order by r.rpe)
+                           from rated as r), '[]')));
+end
+$$;
+
+-- GET /analytics/nutrition?bucket=day|week|month&from=&to=: diary totals per bucket and
+-- the daily average over the days that have entries (a day without entries is unknown,
+-- not zero), against the effective daily targets (app.effective_targets, as
+-- /nutrition/daily). Default range: the 30 days up to today.
+create or replace function api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_bucket text := app.bucket_parameter(p_args);
+  v_range record := app.bucket_range(v_user_id, p_args, v_bucket, 29);
+  v_targets jsonb := app.effective_targets(v_user_id);
+begin
+  return jsonb_build_object(
+    'bucket', v_bucket, 'from', v_range.from_date, 'to', v_range.to_date,
+    'targets', case when v_targets is not null then jsonb_build_object(
+      'calories', v_targets -> 'calories', 'protein_g', v_targets -> 'protein_g',
+      'carbs_g', v_targets -> 'carbs_g', 'fat_g', v_targets -> 'fat_g') end,
+    'items', (
+      with days as (
+        select e.entry_date as day, sum(e.calories) as calories, sum(e.protein_g) as protein_g,
+               sum(e.carbs_g) as carbs_g, sum(e.fat_g) as fat_g
+          from app.food_entries as e
+         where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date
+         group by e.entry_date
+      ),
+      buckets as (
+        select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
+          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b
+      ),
+      totals as (
+        select k.bucket_start, k.bucket_end, coalesce(d.logged_days, 0) as logged_days,
+               coalesce(d.calories, 0) as calories, coalesce(d.protein_g, 0) as protein_g,
+               coalesce(d.carbs_g, 0) as carbs_g, coalesce(d.fat_g, 0) as fat_g
+          from buckets as k
+          left join (select app.bucket_start(v_bucket, y.day) as bucket_start, count(*) as logged_days,
+                            sum(y.calories) as calories, sum(y.protein_g) as protein_g,
+                            sum(y.carbs_g) as carbs_g, sum(y.fat_g) as fat_g
+                       from days as y group by 1) as d on d.bucket_start = k.bucket_start
+      )
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'bucket_start', t.bucket_start, 'bucket_end', t.bucket_end,
+               'days', t.bucket_end - t.bucket_start + 1, 'logged_days', t.logged_days,
+               'totals', jsonb_build_object('calories', t.calories, 'protein_g', t.protein_g,
+                                            'carbs_g', t.carbs_g, 'fat_g', t.fat_g),
+               'daily_average', a.average,
+               'vs_target', case when v_targets is not null and t.logged_days > 0 then jsonb_build_object(
+                 'calories', round(t.calories / t.logged_days - (v_targets ->> 'calories')::numeric, 1),
+                 'protein_g', round(t.protein_g / t.logged_days - (v_targets ->> 'protein_g')::numeric, 1),
+                 'carbs_g', round(t.carbs_g / t.logged_days - (v_targets ->> 'carbs_g')::numeric, 1),
+                 'fat_g', round(t.fat_g / t.logged_days - (v_targets ->> 'fat_g')::numeric, 1)) end)
+               order by t.bucket_start), '[]')
+        from totals as t
+       cross join lateral (
+         select case when t.logged_days > 0 then jsonb_build_object(
+                  'calories', round(t.calories / t.logged_days, 1), 'protein_g', round(t.protein_g / t.logged_days, 1),
+                  'carbs_g', round(t.carbs_g / t.logged_days, 1), 'fat_g', round(t.fat_g / t.logged_days, 1)) end as average
+       ) as a));
+end
+$$;
+
+-- GET /analytics/workouts?bucket=day|week|month&from=&to=: completed sessions, sets,
+-- working sets, volume (kg × reps of working sets) and duration per bucket, from the
+-- totals kept on the session rows. Default range: the 12 weeks up to today.
+create or replace function api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_bucket text := app.bucket_parameter(p_args);
+  v_range record := app.bucket_range(v_user_id, p_args, v_bucket, 83);
+begin
+  return jsonb_build_object(
+    'bucket', v_bucket, 'from', v_range.from_date, 'to', v_range.to_date,
+    'items', (
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'bucket_start', k.bucket_start, 'bucket_end', k.bucket_end,
+               'sessions', coalesce(t.sessions, 0), 'sets', coalesce(t.sets, 0),
+               'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
+               'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
+        from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
+                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
+        left join (
+          select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
+                 sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
+                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
+            from app.training_sessions as s
+           where s.user_id = v_user_id and s.status = 'completed'
+             and s.session_date between v_range.from_date and v_range.to_date
+           group by 1) as t on t.bucket_start = k.bucket_start));
+end
+$$;
+
+-- GET /analytics/weight?from=&to=: each day's weight and the trend weight (app.daily_weights).
+create or replace function api.analytics_weight(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.date_range(p_args);
+begin
+  return (
+    select jsonb_build_object(
+      'from', v_range.from_date, 'to', v_range.to_date, 'smoothing_factor', 0.1,
+      'trend_change_kg', round(max(w.trend_kg) filter (where w.is_last) - max(w.trend_kg) filter (where w.is_first), 2),
+      'items', coalesce(jsonb_agg(jsonb_build_object('date', w.day, 'weight_kg', round(w.weight_kg, 2),
+                                                     'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
+      from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
+              from app.daily_weights(v_user_id) as d
+             where (v_range.from_date is null or d.day >= v_range.from_date)
+               and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+end
+$$;

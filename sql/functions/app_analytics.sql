@@ -1,0 +1,134 @@
+-- Analytics rules shared by the /analytics endpoints: parameters, buckets, estimated
+-- one-rep maxes, the weight trend and the user's training goal.
+
+-- app.effective_rpe, app.e1rm_kg and app.e1rm_method are in migration 0011: session
+-- exercises store values computed by them.
+
+-- The training goal that volume flags follow. Programs carry a goal (strength or
+-- hypertrophy); without one, hypertrophy, the goal the 10–20 weekly sets guideline is for.
+create or replace function app.training_goal(p_user_id uuid)
+returns text
+language sql
+stable
+as $$ select 'hypertrophy'::text $$;
+
+-- ?bucket=day|week|month (default day). Weeks start on Monday.
+create or replace function app.bucket_parameter(p_args jsonb)
+returns text
+language plpgsql
+immutable
+as $$
+begin
+  if coalesce(p_args ->> 'bucket', 'day') not in ('day', 'week', 'month') then
+    perform app.raise_error(400, 'invalid_bucket', 'bucket must be day, week or month.');
+  end if;
+  return coalesce(p_args ->> 'bucket', 'day');
+end
+$$;
+
+-- The first day of the day, week (from Monday) or month of a date. Calendar arithmetic on
+-- a timestamp without time zone: the server's TimeZone plays no part.
+create or replace function app.bucket_start(p_bucket text, p_day date)
+returns date
+language sql
+immutable
+parallel safe
+as $$ select date_trunc(p_bucket, p_day::timestamp)::date $$;
+
+-- The date range of ?from=&to=, widened to whole buckets (a week from Monday to Sunday, a
+-- calendar month). Without from, p_default_days before `to`; without to, the user's today.
+create or replace function app.bucket_range(p_user_id uuid, p_args jsonb, p_bucket text, p_default_days integer,
+  out from_date date, out to_date date)
+language plpgsql
+stable
+as $$
+declare
+  v_from date := app.date_parameter(p_args, 'from');
+  v_to date := coalesce(app.date_parameter(p_args, 'to'), app.user_today(p_user_id));
+begin
+  v_from := coalesce(v_from, v_to - p_default_days);
+  if v_from > v_to then
+    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
+  end if;
+  from_date := app.bucket_start(p_bucket, v_from);
+  to_date := (app.bucket_start(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
+end
+$$;
+
+-- An optional ?from=&to= range; null ends are open.
+create or replace function app.date_range(p_args jsonb, out from_date date, out to_date date)
+language plpgsql
+immutable
+as $$
+begin
+  from_date := app.date_parameter(p_args, 'from');
+  to_date := app.date_parameter(p_args, 'to');
+  if from_date > to_date then
+    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
+  end if;
+end
+$$;
+
+-- ?exercise_id= naming a catalog exercise or one of the user's own: (id, name). A missing
+-- or malformed id is a 400; an unknown one a 404.
+create or replace function app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean,
+  out exercise_id uuid, out exercise_name text)
+language plpgsql
+stable
+as $$
+begin
+  if p_args ->> 'exercise_id' is null then
+    if p_required then
+      perform app.raise_error(400, 'invalid_parameter', 'exercise_id is required.');
+    end if;
+    return;
+  end if;
+  if not app.is_uuid(p_args ->> 'exercise_id') then
+    perform app.raise_error(400, 'invalid_parameter', 'exercise_id must be a UUID.');
+  end if;
+  select v.id, v.name into exercise_id, exercise_name
+    from app.visible_exercises(p_user_id) as v where v.id = (p_args ->> 'exercise_id')::uuid;
+  if exercise_id is null then
+    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
+  end if;
+end
+$$;
+
+-- The trend weight: exponential smoothing with factor 0.1, trend = trend + 0.1 × (raw −
+-- trend), started at the first weight. Used as a window aggregate ordered by day.
+create or replace function app.weight_trend_step(p_trend numeric, p_weight numeric)
+returns numeric
+language sql
+immutable
+parallel safe
+as $$ select case when p_trend is null then p_weight else p_trend + 0.1 * (p_weight - p_trend) end $$;
+
+create or replace aggregate app.weight_trend(numeric) (sfunc = app.weight_trend_step, stype = numeric);
+
+-- Daily weights of a user (the mean of a day's entries, days in the user's time zone) with
+-- the trend over the whole history, so a window's trend does not depend on where it starts.
+create or replace function app.daily_weights(p_user_id uuid)
+returns table (day date, weight_kg numeric, trend_kg numeric)
+language sql
+stable
+as $$
+  select d.day, d.weight_kg, app.weight_trend(d.weight_kg) over (order by d.day)
+    from (select (b.recorded_at at time zone
+                   coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date as day,
+                 avg(b.weight_kg) as weight_kg
+            from app.body_metrics as b
+           where b.user_id = p_user_id
+           group by 1) as d
+$$;
+
+grant execute on function
+  app.training_goal(uuid),
+  app.bucket_parameter(jsonb),
+  app.bucket_start(text, date),
+  app.bucket_range(uuid, jsonb, text, integer),
+  app.date_range(jsonb),
+  app.exercise_parameter(uuid, jsonb, boolean),
+  app.weight_trend_step(numeric, numeric),
+  app.weight_trend(numeric),
+  app.daily_weights(uuid)
+to liftbase_api;
