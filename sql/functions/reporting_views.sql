@@ -136,21 +136,31 @@ comment on column reporting.nutrition_target_adherence.within_target_pct is 'use
 
 -- Weekly training volume by muscle --------------------------------------------------------
 
+-- Sets are counted per user, week and exercise first, so the credit rule runs once per
+-- group rather than once per set.
 create view reporting.weekly_training_volume as
-select date_trunc('week', s.session_date)::date as week,
+with working_sets as (
+  select date_trunc('week', s.session_date)::date as week,
+         s.user_id,
+         coalesce(catalog.primary_muscles, own.primary_muscles)::text[] as primary_muscles,
+         coalesce(catalog.secondary_muscles, own.secondary_muscles)::text[] as secondary_muscles,
+         count(*) as sets
+    from app.training_sessions as s
+    join app.session_sets as x on x.user_id = s.user_id and x.session_id = s.id
+    join app.session_exercises as e
+      on e.user_id = x.user_id and e.session_id = x.session_id and e.position = x.exercise_position
+    left join app.exercises as catalog on catalog.id = e.exercise_id
+    left join app.user_exercises as own on own.user_id = e.user_id and own.id = e.user_exercise_id
+   where s.status = 'completed'
+     and x.set_type <> 'warmup'
+   group by 1, 2, 3, 4
+)
+select w.week,
        c.muscle,
-       sum(c.credit) as sets,
-       count(distinct s.user_id) as users
-  from app.training_sessions as s
-  join app.session_sets as x on x.user_id = s.user_id and x.session_id = s.id
-  join app.session_exercises as e
-    on e.user_id = x.user_id and e.session_id = x.session_id and e.position = x.exercise_position
-  left join app.exercises as catalog on catalog.id = e.exercise_id
-  left join app.user_exercises as own on own.user_id = e.user_id and own.id = e.user_exercise_id
- cross join lateral app.muscle_credits(coalesce(catalog.primary_muscles, own.primary_muscles)::text[],
-                                       coalesce(catalog.secondary_muscles, own.secondary_muscles)::text[]) as c
- where s.status = 'completed'
-   and x.set_type <> 'warmup'
+       sum(w.sets * c.credit) as sets,
+       count(distinct w.user_id) as users
+  from working_sets as w
+ cross join lateral app.muscle_credits(w.primary_muscles, w.secondary_muscles) as c
  group by 1, 2;
 
 comment on view reporting.weekly_training_volume is
