@@ -76,7 +76,7 @@ struct ReportCLITests {
         #expect(rows.count == 1)
         #expect(rows.first?["day"] as? String == next)
         #expect(rows.first?["format"] as? String == "hevy")
-        #expect((rows.first?["rows_imported"] as? NSNumber)?.intValue == 3)
+        #expect(rows.first?["rows_imported"] as? Int == 3)
 
         let none = try liftbase("import_outcomes", "--from", "1900-01-01", "--to", "1900-01-01", "--format", "json")
         #expect(none.status == 0)
