@@ -14,6 +14,13 @@ begin
   if not exists (select from pg_roles where rolname = 'liftbase_reporter') then
     create role liftbase_reporter nologin;
   end if;
+  -- Owns the reporting views: the one role whose row-level security policies read every
+  -- user's rows (select only; migration 0014). NOINHERIT and a member of nothing, and no
+  -- other Liftbase role is a member of it, so neither the API role nor any SECURITY DEFINER
+  -- function (those belong to liftbase_owner) ever acts with its rights.
+  if not exists (select from pg_roles where rolname = 'liftbase_reporting_owner') then
+    create role liftbase_reporting_owner nologin noinherit;
+  end if;
 
   -- The migrating login acts as the owner; the serving login switches to the API role.
   if not pg_has_role(current_user, 'liftbase_owner', 'member') then
@@ -21,6 +28,12 @@ begin
   end if;
   if not pg_has_role(current_user, 'liftbase_api', 'member') then
     execute format('grant liftbase_api to %I', current_user);
+  end if;
+  -- sql/functions/reporting_views.sql switches to it (SET ROLE checks the login, not the
+  -- current role) to create the views it owns. The migrating login can already change the
+  -- schema as the owner, so this gives it no power it did not have.
+  if not pg_has_role(current_user, 'liftbase_reporting_owner', 'member') then
+    execute format('grant liftbase_reporting_owner to %I', current_user);
   end if;
 
   -- The owner creates trusted extensions (pgcrypto, pg_trgm) from migrations.

@@ -307,6 +307,20 @@ begin
 end
 $$;
 
+-- A user's diary totals for one day: the sums /nutrition/daily shows and the nutrition
+-- adherence report compares with the target.
+create or replace function app.daily_totals(p_user_id uuid, p_date date)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
+                            'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
+    from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date
+$$;
+
+grant execute on function app.daily_totals(uuid, date) to liftbase_api, liftbase_reporting_owner;
+
 -- GET /nutrition/daily?date=: totals against the effective targets, what remains, per meal.
 create or replace function api.nutrition_daily(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
@@ -316,12 +330,8 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
   v_targets jsonb := app.effective_targets(v_user_id);
-  v_totals jsonb;
+  v_totals jsonb := app.daily_totals(v_user_id, v_date);
 begin
-  select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
-                            'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
-    into v_totals
-    from app.food_entries as e where e.user_id = v_user_id and e.entry_date = v_date;
   return jsonb_build_object(
     'date', v_date,
     'totals', v_totals,

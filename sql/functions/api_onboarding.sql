@@ -211,4 +211,5 @@ begin
 end
 $$;
 
-grant execute on function app.effective_targets(uuid) to liftbase_api;
+-- The reporting owner runs it for the nutrition adherence report (reporting_views.sql).
+grant execute on function app.effective_targets(uuid) to liftbase_api, liftbase_reporting_owner;

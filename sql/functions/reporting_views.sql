@@ -1,0 +1,204 @@
+-- The reporting schema: views that aggregate across all users, for SQL-level reporting
+-- and `liftbase report`. Read by liftbase_reporter only; owned by liftbase_reporting_owner,
+-- whose select-only policies let a view see every user's rows (migration 0014 explains the
+-- access path). The views are created as that owner, so this file switches to it and
+-- back to liftbase_owner at the end (the migrator records the file as liftbase_owner).
+--
+-- Conventions `liftbase report` relies on: the COMMENT ON VIEW is the report's one-line
+-- description (first line) and its rule; the first column of type date, if any, is the
+-- report's date dimension, filtered by --from/--to; rows sort by the first two columns.
+-- Days are the user's own (diary date, session date, the user's time zone) where the
+-- data has one, else UTC.
+
+set local role liftbase_reporting_owner;
+
+-- Views and functions made here are private until granted.
+alter default privileges for role liftbase_reporting_owner revoke execute on functions from public;
+
+-- Re-created whole each time the file changes, so that a view may change its columns.
+drop view if exists reporting.daily_active_users, reporting.onboarding_funnel,
+  reporting.metrics_acknowledgement_rate, reporting.nutrition_target_adherence,
+  reporting.weekly_training_volume, reporting.import_outcomes;
+
+-- Daily active users ----------------------------------------------------------------------
+
+create view reporting.daily_active_users as
+with activity as (
+  select e.user_id, e.entry_date as day, 'food' as kind from app.food_entries as e
+  union all
+  select t.user_id, t.session_date, 'training' from app.training_sessions as t
+  union all
+  -- Body-stats entries carry an instant: their day is the one in the user's time zone.
+  select b.user_id, (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date, 'body_metrics'
+    from app.body_metrics as b
+    left join app.user_settings as s on s.user_id = b.user_id
+)
+select a.day,
+       count(distinct a.user_id) as active_users,
+       count(distinct a.user_id) filter (where a.kind = 'food') as food_loggers,
+       count(distinct a.user_id) filter (where a.kind = 'training') as training_loggers,
+       count(distinct a.user_id) filter (where a.kind = 'body_metrics') as body_metrics_loggers
+  from activity as a
+ group by a.day;
+
+comment on view reporting.daily_active_users is
+'Users active per day: logged food, a training session or body stats.
+A user is active on a day when they have a diary entry dated that day, a training session (any status) dated that day, or a body-stats entry recorded that day in their time zone. Sign-ins do not count: sessions are deleted at logout and expiry, so their history is incomplete.';
+comment on column reporting.daily_active_users.day is 'The day (diary and session dates; body stats in the user''s time zone)';
+comment on column reporting.daily_active_users.active_users is 'Distinct users with any activity that day';
+comment on column reporting.daily_active_users.food_loggers is 'Distinct users with a diary entry dated that day';
+comment on column reporting.daily_active_users.training_loggers is 'Distinct users with a training session dated that day';
+comment on column reporting.daily_active_users.body_metrics_loggers is 'Distinct users who recorded body stats that day';
+
+-- Onboarding funnel -----------------------------------------------------------------------
+
+create view reporting.onboarding_funnel as
+select (u.created_at at time zone 'UTC')::date as cohort_day,
+       count(*) as registered,
+       count(*) filter (where exists (select from app.user_profiles as p where p.user_id = u.id)) as onboarded,
+       count(*) filter (where exists (select from app.user_setup as s where s.user_id = u.id)) as set_up,
+       count(*) filter (where exists (select from app.food_entries as e where e.user_id = u.id)) as logged_food,
+       count(*) filter (where exists (select from app.training_sessions as t
+                                       where t.user_id = u.id and t.status = 'completed')) as logged_workout
+  from auth.users as u
+ group by 1;
+
+comment on view reporting.onboarding_funnel is
+'Onboarding funnel by registration day: registered, onboarded, set up, first food entry, first workout.
+Each step counts the users of the cohort (registered that UTC day, disabled accounts included) who have reached it by now; steps are not required to happen in order.';
+comment on column reporting.onboarding_funnel.cohort_day is 'Registration day (UTC)';
+comment on column reporting.onboarding_funnel.registered is 'Accounts created that day';
+comment on column reporting.onboarding_funnel.onboarded is 'Of those, completed onboarding (profile, goal, first targets)';
+comment on column reporting.onboarding_funnel.set_up is 'Of those, completed training setup (equipment and exclusions)';
+comment on column reporting.onboarding_funnel.logged_food is 'Of those, logged at least one diary entry';
+comment on column reporting.onboarding_funnel.logged_workout is 'Of those, completed at least one training session';
+
+-- Metrics acknowledgement rate ------------------------------------------------------------
+
+create view reporting.metrics_acknowledgement_rate as
+select (h.computed_at at time zone 'UTC')::date as day,
+       count(*) as metrics_computed,
+       count(a.health_metric_id) as acknowledged,
+       round(100.0 * count(a.health_metric_id) / count(*), 1) as acknowledged_pct
+  from app.health_metrics as h
+  left join app.metrics_acknowledgements as a on a.user_id = h.user_id and a.health_metric_id = h.id
+ group by 1;
+
+comment on view reporting.metrics_acknowledgement_rate is
+'Health metrics computed per day and how many of them users acknowledged.
+Each computed set of health metrics (onboarding, body stats, goal or profile changes, the daily recompute) counts once on the UTC day it was computed; it is acknowledged when the user acknowledged that set, whenever they did.';
+comment on column reporting.metrics_acknowledgement_rate.day is 'Day the metrics were computed (UTC)';
+comment on column reporting.metrics_acknowledgement_rate.metrics_computed is 'Health metric sets computed';
+comment on column reporting.metrics_acknowledgement_rate.acknowledged is 'Of those, acknowledged by their user';
+comment on column reporting.metrics_acknowledgement_rate.acknowledged_pct is 'acknowledged / metrics_computed, percent to 0.1';
+
+-- Nutrition target adherence --------------------------------------------------------------
+
+-- Adherence needs every user's daily totals and effective targets. Those rules live in
+-- app.daily_totals() and app.effective_targets(), which read tables; a function called
+-- from a view runs with the rights of whoever queries the view, so the reporter could not
+-- run them. This function runs them as liftbase_reporting_owner (SECURITY DEFINER) and
+-- returns only per-day counts, so no per-user value reaches the reporter.
+create or replace function reporting.nutrition_adherence_by_day()
+returns table (day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
+language sql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+  select d.entry_date,
+         count(*),
+         count(t.calories),
+         count(*) filter (where abs(d.calories - t.calories) <= 0.10 * t.calories)
+    from (select u.user_id, u.entry_date, (app.daily_totals(u.user_id, u.entry_date) ->> 'calories')::numeric as calories
+            from (select distinct e.user_id, e.entry_date from app.food_entries as e) as u) as d
+    left join (select x.user_id, (app.effective_targets(x.user_id) ->> 'calories')::numeric as calories
+                 from (select distinct e.user_id from app.food_entries as e) as x) as t on t.user_id = d.user_id
+   group by d.entry_date
+$$;
+
+revoke all on function reporting.nutrition_adherence_by_day() from public;
+grant execute on function reporting.nutrition_adherence_by_day() to liftbase_reporter;
+
+create view reporting.nutrition_target_adherence as
+select a.day, a.users_logged, a.users_with_target, a.users_within_target,
+       round(100.0 * a.users_within_target / nullif(a.users_with_target, 0), 1) as within_target_pct
+  from reporting.nutrition_adherence_by_day() as a;
+
+comment on view reporting.nutrition_target_adherence is
+'Users per diary day whose logged calories were within ±10 % of their calorie target.
+A user-day counts when the user has at least one diary entry that day. It is within target when |total − target| ≤ 10 % of target, with the day''s total from app.daily_totals() (as GET /nutrition/daily) and the target from app.effective_targets() (override, else latest computed). Targets keep no history of overrides, so every day is compared with the target in effect now.';
+comment on column reporting.nutrition_target_adherence.day is 'Diary date';
+comment on column reporting.nutrition_target_adherence.users_logged is 'Users with at least one diary entry that day';
+comment on column reporting.nutrition_target_adherence.users_with_target is 'Of those, users with a calorie target';
+comment on column reporting.nutrition_target_adherence.users_within_target is 'Of those, users whose calories were within ±10 % of it';
+comment on column reporting.nutrition_target_adherence.within_target_pct is 'users_within_target / users_with_target, percent to 0.1 (empty without targets)';
+
+-- Weekly training volume by muscle --------------------------------------------------------
+
+-- Sets are counted per user, week and exercise first, so the credit rule runs once per
+-- group rather than once per set.
+create view reporting.weekly_training_volume as
+with working_sets as (
+  select date_trunc('week', s.session_date)::date as week,
+         s.user_id,
+         coalesce(catalog.primary_muscles, own.primary_muscles)::text[] as primary_muscles,
+         coalesce(catalog.secondary_muscles, own.secondary_muscles)::text[] as secondary_muscles,
+         count(*) as sets
+    from app.training_sessions as s
+    join app.session_sets as x on x.user_id = s.user_id and x.session_id = s.id
+    join app.session_exercises as e
+      on e.user_id = x.user_id and e.session_id = x.session_id and e.position = x.exercise_position
+    left join app.exercises as catalog on catalog.id = e.exercise_id
+    left join app.user_exercises as own on own.user_id = e.user_id and own.id = e.user_exercise_id
+   where s.status = 'completed'
+     and x.set_type <> 'warmup'
+   group by 1, 2, 3, 4
+)
+select w.week,
+       c.muscle,
+       sum(w.sets * c.credit) as sets,
+       count(distinct w.user_id) as users
+  from working_sets as w
+ cross join lateral app.muscle_credits(w.primary_muscles, w.secondary_muscles) as c
+ group by 1, 2;
+
+comment on view reporting.weekly_training_volume is
+'Working sets per muscle and ISO week (Monday), across completed sessions.
+Each non-warm-up set of a completed session credits its exercise''s muscles by app.muscle_credits(): 1 set per primary muscle, 0.5 per secondary. Sets of an exercise with no known muscles (a deleted custom exercise) credit nothing. --from/--to select weeks by their Monday.';
+comment on column reporting.weekly_training_volume.week is 'Monday of the week of the session date';
+comment on column reporting.weekly_training_volume.muscle is 'Muscle of the vocabulary (app.muscles)';
+comment on column reporting.weekly_training_volume.sets is 'Sets credited to the muscle';
+comment on column reporting.weekly_training_volume.users is 'Distinct users who trained the muscle that week';
+
+-- Import outcomes -------------------------------------------------------------------------
+
+create view reporting.import_outcomes as
+select (r.created_at at time zone 'UTC')::date as day,
+       r.format,
+       count(*) as runs,
+       count(*) filter (where r.dry_run) as dry_runs,
+       coalesce(sum(r.imported) filter (where not r.dry_run), 0) as rows_imported,
+       coalesce(sum(r.skipped_duplicates) filter (where not r.dry_run), 0) as rows_skipped,
+       sum(r.error_count) as errors,
+       count(*) filter (where r.error_count > 0) as runs_with_errors
+  from app.import_runs as r
+ group by 1, 2;
+
+comment on view reporting.import_outcomes is
+'Data imports per day and format: runs, rows imported and skipped, errors.
+One row per UTC day and format of app.import_runs. Rows imported and skipped count real runs only (a dry run imports nothing); errors and runs_with_errors count every run.';
+comment on column reporting.import_outcomes.day is 'Day of the import (UTC)';
+comment on column reporting.import_outcomes.format is 'strong, hevy, cronometer or liftbase';
+comment on column reporting.import_outcomes.runs is 'Import requests, dry runs included';
+comment on column reporting.import_outcomes.dry_runs is 'Of those, dry runs';
+comment on column reporting.import_outcomes.rows_imported is 'Rows imported by real runs';
+comment on column reporting.import_outcomes.rows_skipped is 'Rows skipped as duplicates by real runs';
+comment on column reporting.import_outcomes.errors is 'Problems found, all runs';
+comment on column reporting.import_outcomes.runs_with_errors is 'Runs that found at least one problem';
+
+grant select on reporting.daily_active_users, reporting.onboarding_funnel, reporting.metrics_acknowledgement_rate,
+  reporting.nutrition_target_adherence, reporting.weekly_training_volume, reporting.import_outcomes
+  to liftbase_reporter;
+
+set local role liftbase_owner;
