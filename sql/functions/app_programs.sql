@@ -120,8 +120,10 @@ begin
     v_split := app.default_split(v_days);
   end if;
   update app.programs set status = 'ended', ended_at = now() where user_id = p_user_id and status = 'active';
-  insert into app.programs (user_id, id, goal, training_age, days_per_week, split, started_on)
-  values (p_user_id, v_id, p_body ->> 'goal', p_body ->> 'training_age', v_days, v_split, app.user_today(p_user_id));
+  -- clock_timestamp: programs created in one transaction keep their order.
+  insert into app.programs (user_id, id, goal, training_age, days_per_week, split, started_on, created_at)
+  values (p_user_id, v_id, p_body ->> 'goal', p_body ->> 'training_age', v_days, v_split, app.user_today(p_user_id),
+          clock_timestamp());
   insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
                                   main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe,
                                   set_factor, load_factor)
