@@ -59,15 +59,22 @@ immutable
 as $$ select (p_slot - 1) / p_days_per_week + 1 $$;
 
 -- The phase of a week; past the last phase (the schedule grew by skips) the last one.
+-- PL/pgSQL here and in the other functions GET /program/next runs: their plans are
+-- cached per connection, where a SQL function's would be planned on every call.
 create or replace function app.program_phase_at(p_user_id uuid, p_program_id uuid, p_week integer)
 returns app.program_phases
-language sql
+language plpgsql
 stable
 as $$
-  select f.* from app.program_phases as f
+declare
+  v_phase app.program_phases;
+begin
+  select f.* into v_phase from app.program_phases as f
    where f.user_id = p_user_id and f.program_id = p_program_id and f.first_week <= p_week
    order by f.position desc
-   limit 1
+   limit 1;
+  return v_phase;
+end
 $$;
 
 -- Problems with a POST /program body.
@@ -214,13 +221,18 @@ grant execute on function app.find_open_program_session(uuid, jsonb) to liftbase
 -- The first planned slot of a program (null when every slot is done).
 create or replace function app.next_program_session(p_user_id uuid, p_program_id uuid)
 returns app.program_sessions
-language sql
+language plpgsql
 stable
 as $$
-  select s.* from app.program_sessions as s
+declare
+  v_session app.program_sessions;
+begin
+  select s.* into v_session from app.program_sessions as s
    where s.user_id = p_user_id and s.program_id = p_program_id and s.status = 'planned'
    order by s.slot
-   limit 1
+   limit 1;
+  return v_session;
+end
 $$;
 
 -- The exercises of a planned session with their targets. A combined session holds every
@@ -230,9 +242,12 @@ $$;
 create or replace function app.program_plan(p_user_id uuid, p_session_id uuid)
 returns table (exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer,
                competition_lift boolean, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric)
-language sql
+language plpgsql
 stable
 as $$
+#variable_conflict use_column
+begin
+  return query
   with s as (
     select ps.slot, ps.templates, ps.volume_factor, ps.program_id, p.training_age,
            app.program_week(ps.slot, p.days_per_week) as week
@@ -245,7 +260,7 @@ as $$
       from s cross join unnest(s.templates) with ordinality as o (template_id, n)
       join app.template_exercises as t on t.template_id = o.template_id
      group by t.exercise_id)
-  select te.ord, e.id, e.name::text, e.priority_tier, e.competition_lift, x.strategy, x.increment,
+  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, x.strategy, x.increment,
          case when x.strategy = 'double'
               then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
               else array_fill(ph.main_reps, array[x.sets]) end,
@@ -266,7 +281,8 @@ as $$
      select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift) as strategy,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
-            greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x
+            greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
+end
 $$;
 
 -- Short on time: a session of about half its sets. Primary sets (priority tier 1 and
@@ -331,43 +347,52 @@ $$;
 -- was dropped. The sets have the shape of logged sets, so a client can log them back.
 create or replace function app.program_session_json(p_user_id uuid, p_session app.program_sessions)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  with plan as (select * from app.program_plan(p_user_id, p_session.id)),
-  flat as (
-    select coalesce(jsonb_agg(jsonb_build_object(
-             'exercise_position', p.exercise_position, 'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name,
-             'priority_tier', p.priority_tier, 'competition_lift', p.competition_lift, 'set_number', n,
-             'reps', p.reps[n], 'weight_kg', p.load_kg, 'rpe', p.rpe) order by p.exercise_position, n), '[]') as sets
-      from plan as p cross join generate_series(1, cardinality(p.reps)) as n),
-  parts as (
-    select case when p_session.mode = 'short_on_time' then app.trim_for_time(flat.sets)
-                else jsonb_build_object('kept', flat.sets, 'dropped', '[]'::jsonb) end as t
-      from flat)
-  select jsonb_build_object(
+declare
+  v_program app.programs;
+  v_phase app.program_phases;
+  v_exercises jsonb;
+  v_parts jsonb;
+  v_dropped jsonb := '[]';
+begin
+  select p.* into v_program from app.programs as p where p.user_id = p_user_id and p.id = p_session.program_id;
+  v_phase := app.program_phase_at(p_user_id, v_program.id, app.program_week(p_session.slot, v_program.days_per_week));
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name, 'priority_tier', p.priority_tier,
+           'competition_lift', p.competition_lift, 'strategy', p.strategy, 'increment_kg', p.increment_kg,
+           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'reps', p.reps[n], 'weight_kg', p.load_kg,
+                                                        'rpe', p.rpe, 'set_type', 'working') order by n)
+                      from generate_series(1, cardinality(p.reps)) as n)) order by p.exercise_position), '[]')
+    into v_exercises
+    from app.program_plan(p_user_id, p_session.id) as p;
+  if p_session.mode = 'short_on_time' then
+    v_parts := app.trim_for_time(coalesce((
+      select jsonb_agg(x.item || jsonb_build_object('exercise_index', y.i, 'exercise_id', y.e -> 'exercise_id',
+                                                    'exercise_name', y.e -> 'exercise_name', 'priority_tier', y.e -> 'priority_tier',
+                                                    'competition_lift', y.e -> 'competition_lift') order by y.i, x.n)
+        from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
+       cross join lateral jsonb_array_elements(y.e -> 'sets') with ordinality as x (item, n)), '[]'));
+    v_dropped := v_parts -> 'dropped';
+    v_exercises := coalesce((
+      select jsonb_agg(y.e || jsonb_build_object('sets', k.sets) order by y.i)
+        from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
+        join lateral (
+          select jsonb_agg(x - array['exercise_index', 'exercise_id', 'exercise_name', 'priority_tier', 'competition_lift']
+                           order by (x ->> 'set_number')::integer) as sets
+            from jsonb_array_elements(v_parts -> 'kept') as x
+           where (x ->> 'exercise_index')::integer = y.i) as k on k.sets is not null), '[]');
+  end if;
+  return jsonb_build_object(
     'id', p_session.id, 'program_id', p_session.program_id, 'slot', p_session.slot,
-    'week', app.program_week(p_session.slot, pr.days_per_week), 'block', ph.block, 'phase', ph.phase,
+    'week', app.program_week(p_session.slot, v_program.days_per_week), 'block', v_phase.block, 'phase', v_phase.phase,
     'name', (select string_agg(t.name, ' + ' order by o.n)
                from unnest(p_session.templates) with ordinality as o (id, n) join app.templates as t on t.id = o.id),
     'templates', to_jsonb(p_session.templates), 'mode', p_session.mode, 'volume_factor', p_session.volume_factor,
     'combined', p_session.volume_factor < 1, 'status', p_session.status,
-    'exercises', coalesce((
-      select jsonb_agg(jsonb_build_object(
-               'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name, 'priority_tier', p.priority_tier,
-               'competition_lift', p.competition_lift, 'strategy', p.strategy, 'increment_kg', p.increment_kg,
-               'sets', k.sets) order by p.exercise_position)
-        from plan as p
-        join lateral (
-          select jsonb_agg(jsonb_build_object('set_number', x -> 'set_number', 'reps', x -> 'reps', 'weight_kg', x -> 'weight_kg',
-                                              'rpe', x -> 'rpe', 'set_type', 'working')
-                           order by (x ->> 'set_number')::integer) as sets
-            from parts cross join jsonb_array_elements(parts.t -> 'kept') as x
-           where (x ->> 'exercise_position')::integer = p.exercise_position) as k on k.sets is not null), '[]'),
-    'dropped_sets', (select parts.t -> 'dropped' from parts))
-    from app.programs as pr
-   cross join lateral app.program_phase_at(p_user_id, pr.id, app.program_week(p_session.slot, pr.days_per_week)) as ph
-   where pr.user_id = p_user_id and pr.id = p_session.program_id
+    'exercises', v_exercises, 'dropped_sets', v_dropped);
+end
 $$;
 
 -- Missed sessions shift rather than vanish. A skipped workout moves to the next slot and
