@@ -2,7 +2,7 @@
 -- property over random sessions), skips that shift, combined sessions, adherence,
 -- warnings, the timeline, and isolation between users.
 begin;
-select plan(53);
+select plan(54);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('programs-a@example.com', 'a good password', null)).id);
@@ -267,6 +267,11 @@ select is(pg_temp.call('program_get', 'a', null) -> 'blocks' -> 0 -> 'warnings' 
   'the block summary warns when most of its working sets are slow');
 select is(pg_temp.call('program_get', 'a', null) -> 'adherence' -> 'weeks', '[{"week": 1, "score": 1.00, "planned": 2, "completed": 2}]',
   'adherence: two of two due sessions done');
+select pg_temp.call('session_delete', 'a', null, jsonb_build_object('id', (select answer -> 'session' ->> 'id' from brisk)));
+select is((select array_agg(s.status || ':' || coalesce(s.training_session_id::text, 'none') order by s.slot)
+             from app.program_sessions as s join app.programs as p on p.id = s.program_id and p.status = 'active' where s.slot <= 2),
+  array['completed:' || (select answer -> 'session' ->> 'id' from slow), 'completed:none'],
+  'deleting a logged workout keeps the program slot completed, without its link');
 select is(app.training_warnings('strength', 10, 10), '[]', 'a strength block does not warn');
 select is(app.training_warnings('hypertrophy', 10, 5), '[]', 'half the sets is not most');
 
