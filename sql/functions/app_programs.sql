@@ -518,77 +518,86 @@ $$;
 -- planned ones still ahead do not count yet), how many were completed.
 create or replace function app.program_adherence(p_user_id uuid, p_program app.programs)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
-    'score', round(sum(w.completed)::numeric / nullif(sum(w.due), 0), 2),
-    'weeks', coalesce(jsonb_agg(jsonb_build_object('week', w.week, 'planned', w.due, 'completed', w.completed,
-                                                   'score', round(w.completed::numeric / w.due, 2)) order by w.week), '[]'))
-    from (select app.program_week(s.slot, p_program.days_per_week) as week,
-                 count(*) filter (where s.status <> 'planned') as due,
-                 count(*) filter (where s.status = 'completed') as completed
-            from app.program_sessions as s
-           where s.user_id = p_user_id and s.program_id = p_program.id
-           group by 1
-          having count(*) filter (where s.status <> 'planned') > 0) as w
+begin
+  return (
+    select jsonb_build_object(
+      'score', round(sum(w.completed)::numeric / nullif(sum(w.due), 0), 2),
+      'weeks', coalesce(jsonb_agg(jsonb_build_object('week', w.week, 'planned', w.due, 'completed', w.completed,
+                                                     'score', round(w.completed::numeric / w.due, 2)) order by w.week), '[]'))
+      from (select app.program_week(s.slot, p_program.days_per_week) as week,
+                   count(*) filter (where s.status <> 'planned') as due,
+                   count(*) filter (where s.status = 'completed') as completed
+              from app.program_sessions as s
+             where s.user_id = p_user_id and s.program_id = p_program.id
+             group by 1
+            having count(*) filter (where s.status <> 'planned') > 0) as w);
+end
 $$;
 
 -- The blocks of a program with their phases, planned dates (program weeks from the start
 -- date) and the warnings over the sessions completed in each block.
 create or replace function app.program_blocks_json(p_user_id uuid, p_program app.programs)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'position', b.block_position, 'name', b.block, 'first_week', b.first_week, 'last_week', b.last_week,
-           'start_date', p_program.started_on + (b.first_week - 1) * 7, 'end_date', p_program.started_on + b.last_week * 7 - 1,
-           'sessions_completed', cardinality(b.sessions),
-           'warnings', app.sessions_warnings(p_user_id, p_program.goal, b.sessions),
-           'phases', b.phases) order by b.block_position), '[]')
-    from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week, max(f.last_week) as last_week,
-                 jsonb_agg(jsonb_build_object(
-                   'phase', f.phase, 'first_week', f.first_week, 'last_week', f.last_week,
-                   'start_date', p_program.started_on + (f.first_week - 1) * 7,
-                   'end_date', p_program.started_on + f.last_week * 7 - 1,
-                   'main', jsonb_build_object('reps', f.main_reps, 'rpe', f.main_rpe),
-                   'accessory', jsonb_build_object('reps_low', f.accessory_reps_low, 'reps_high', f.accessory_reps_high,
-                                                   'rpe', f.accessory_rpe),
-                   'set_factor', f.set_factor, 'load_factor', f.load_factor) order by f.position) as phases,
-                 array(select s.training_session_id from app.program_sessions as s
-                        where s.user_id = p_user_id and s.program_id = p_program.id and s.status = 'completed'
-                          and s.training_session_id is not null
-                          and app.program_week(s.slot, p_program.days_per_week) between min(f.first_week)
-                              and case when max(f.last_week) = (select max(g.last_week) from app.program_phases as g
-                                                                  where g.user_id = p_user_id and g.program_id = p_program.id)
-                                       then 2147483647 else max(f.last_week) end) as sessions
-            from app.program_phases as f
-           where f.user_id = p_user_id and f.program_id = p_program.id
-           group by f.block_position) as b
+begin
+  return (
+    select coalesce(jsonb_agg(jsonb_build_object(
+             'position', b.block_position, 'name', b.block, 'first_week', b.first_week, 'last_week', b.last_week,
+             'start_date', p_program.started_on + (b.first_week - 1) * 7, 'end_date', p_program.started_on + b.last_week * 7 - 1,
+             'sessions_completed', cardinality(b.sessions),
+             'warnings', app.sessions_warnings(p_user_id, p_program.goal, b.sessions),
+             'phases', b.phases) order by b.block_position), '[]')
+      from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week, max(f.last_week) as last_week,
+                   jsonb_agg(jsonb_build_object(
+                     'phase', f.phase, 'first_week', f.first_week, 'last_week', f.last_week,
+                     'start_date', p_program.started_on + (f.first_week - 1) * 7,
+                     'end_date', p_program.started_on + f.last_week * 7 - 1,
+                     'main', jsonb_build_object('reps', f.main_reps, 'rpe', f.main_rpe),
+                     'accessory', jsonb_build_object('reps_low', f.accessory_reps_low, 'reps_high', f.accessory_reps_high,
+                                                     'rpe', f.accessory_rpe),
+                     'set_factor', f.set_factor, 'load_factor', f.load_factor) order by f.position) as phases,
+                   array(select s.training_session_id from app.program_sessions as s
+                          where s.user_id = p_user_id and s.program_id = p_program.id and s.status = 'completed'
+                            and s.training_session_id is not null
+                            and app.program_week(s.slot, p_program.days_per_week) between min(f.first_week)
+                                and case when max(f.last_week) = (select max(g.last_week) from app.program_phases as g
+                                                                    where g.user_id = p_user_id and g.program_id = p_program.id)
+                                         then 2147483647 else max(f.last_week) end) as sessions
+              from app.program_phases as f
+             where f.user_id = p_user_id and f.program_id = p_program.id
+             group by f.block_position) as b);
+end
 $$;
 
 -- A program: its settings, blocks and phases, where it stands (the week, block and phase
 -- of the next planned session) and adherence.
 create or replace function app.program_json(p_user_id uuid, p_program app.programs)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
-    'id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
-    'days_per_week', p_program.days_per_week, 'split', to_jsonb(p_program.split), 'status', p_program.status,
-    'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
-    'weeks', (select max(f.last_week) from app.program_phases as f where f.user_id = p_user_id and f.program_id = p_program.id),
-    'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase, 'next_session_id', c.next_id)
-                  from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'), max(s.slot)),
-                                                p_program.days_per_week) as week,
-                               (array_agg(s.id order by s.slot) filter (where s.status = 'planned'))[1] as next_id
-                          from app.program_sessions as s
-                         where s.user_id = p_user_id and s.program_id = p_program.id) as c
-                 cross join lateral app.program_phase_at(p_user_id, p_program.id, c.week) as ph),
-    'blocks', app.program_blocks_json(p_user_id, p_program),
-    'adherence', app.program_adherence(p_user_id, p_program))
+begin
+  return (
+    select jsonb_build_object(
+      'id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
+      'days_per_week', p_program.days_per_week, 'split', to_jsonb(p_program.split), 'status', p_program.status,
+      'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
+      'weeks', (select max(f.last_week) from app.program_phases as f where f.user_id = p_user_id and f.program_id = p_program.id),
+      'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase, 'next_session_id', c.next_id)
+                    from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'), max(s.slot)),
+                                                  p_program.days_per_week) as week,
+                                 (array_agg(s.id order by s.slot) filter (where s.status = 'planned'))[1] as next_id
+                            from app.program_sessions as s
+                           where s.user_id = p_user_id and s.program_id = p_program.id) as c
+                   cross join lateral app.program_phase_at(p_user_id, p_program.id, c.week) as ph),
+      'blocks', app.program_blocks_json(p_user_id, p_program),
+      'adherence', app.program_adherence(p_user_id, p_program)));
+end
 $$;
 
 grant execute on function
