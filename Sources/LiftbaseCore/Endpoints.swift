@@ -59,6 +59,14 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/setup/complete", "setup_complete", "Mark setup complete"),
     Endpoint(.DELETE, "/preferences", "preferences_delete", status: 204, "Reset equipment, plans and setup"),
 
+    // Programs
+    Endpoint(.POST, "/program", "program_create", status: 201, "Start a program (the active one ends): blocks, phases, schedule"),
+    Endpoint(.GET, "/program", "program_get", "The active program: current block, phase, week and adherence"),
+    Endpoint(.GET, "/program/next", "program_next", "The next planned session with targets per set (mode=normal|short_on_time)"),
+    Endpoint(.POST, "/program/sessions/{id}/log", "program_session_log", status: 201, "Log a planned session; returns the next targets"),
+    Endpoint(.POST, "/program/sessions/{id}/skip", "program_session_skip", "Skip a planned session: it shifts, or combines into the next"),
+    Endpoint(.GET, "/analytics/timeline", "analytics_timeline", "Program blocks and phases over time"),
+
     // Food and nutrition
     Endpoint(.GET, "/food/search", "food_search", "Foods ranked exact > prefix > word similarity > trigram"),
     Endpoint(.GET, "/food/barcode/{code}", "food_barcode", "A food by barcode (own foods first)"),

@@ -4,13 +4,17 @@
 -- app.effective_rpe, app.e1rm_kg and app.e1rm_method are in migration 0011: session
 -- exercises store values computed by them.
 
--- The training goal that volume flags follow. Programs carry a goal (strength or
--- hypertrophy); without one, hypertrophy, the goal the 10–20 weekly sets guideline is for.
+-- The training goal that volume flags and substitutions follow: the active program's goal
+-- (strength or hypertrophy); without a program, hypertrophy, the goal the 10–20 weekly sets
+-- guideline is for.
 create or replace function app.training_goal(p_user_id uuid)
 returns text
 language sql
 stable
-as $$ select 'hypertrophy'::text $$;
+as $$
+  select coalesce((select p.goal from app.programs as p where p.user_id = p_user_id and p.status = 'active'),
+                  'hypertrophy')::text
+$$;
 
 -- ?bucket=day|week|month (default day). Weeks start on Monday.
 create or replace function app.bucket_parameter(p_args jsonb)

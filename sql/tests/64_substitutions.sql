@@ -2,7 +2,7 @@
 -- selected equipment and by exclusions (exercises and muscles), the strength-goal warning
 -- for a competition lift, own exercises as candidates, and the 400/404 answers.
 begin;
-select plan(23);
+select plan(26);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('swap-a@example.com', 'swap a password', null)).id);
@@ -103,6 +103,18 @@ select is(pg_temp.error_of('exercise_substitutions', 'a', null, '{"id": "bench"}
 select is(pg_temp.error_of('exercise_substitutions', 'a', null,
   jsonb_build_object('id', md5('liftbase-exercise:barbell bench press')::uuid, 'goal', 'power')),
   '{"state": "LB400", "code": "invalid_goal"}', 'an unknown goal is 400');
+
+-- Without ?goal=, the goal of the user's active program applies (hypertrophy without one).
+create function pg_temp.warnings_without_goal(p_token_name text) returns integer
+language sql as $$
+  select count(*)::integer from jsonb_array_elements(pg_temp.call('exercise_substitutions', p_token_name, null,
+           jsonb_build_object('id', md5('liftbase-exercise:barbell bench press')::uuid)) -> 'items') as i
+   where i -> 'warning' <> 'null'::jsonb
+$$;
+select is(pg_temp.warnings_without_goal('b'), 0, 'no program: the hypertrophy goal, no warnings');
+select ok(pg_temp.call('program_create', 'b', '{"goal": "strength", "training_age": "novice", "days_per_week": 3}') is not null,
+  'user b starts a strength program');
+select ok(pg_temp.warnings_without_goal('b') > 0, 'the strength program''s goal applies: swapping the bench press warns');
 
 select * from finish();
 rollback;

@@ -1,0 +1,146 @@
+-- Programs: create, where it stands, the next session, log, skip, and the timeline.
+
+-- POST /program: a new active program (the previous one ends).
+create or replace function api.program_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_id uuid;
+begin
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
+  end if;
+  perform app.raise_if_invalid(app.program_problems(v_body));
+  v_id := app.create_program(v_user_id, v_body);
+  return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
+end
+$$;
+
+-- GET /program
+create or replace function api.program_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.program_json(v_user_id, app.find_active_program(v_user_id));
+end
+$$;
+
+-- GET /program/next?mode=normal|short_on_time. The mode is recorded on that session only
+-- (with the sets short_on_time dropped); the sessions after it stay normal.
+create or replace function api.program_next(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_mode text := coalesce(p_args ->> 'mode', 'normal');
+  v_program app.programs;
+  v_session app.program_sessions;
+  v_next jsonb;
+begin
+  if v_mode not in ('normal', 'short_on_time') then
+    perform app.raise_error(400, 'invalid_parameter', 'mode must be normal or short_on_time.');
+  end if;
+  v_program := app.find_active_program(v_user_id);
+  v_session := app.next_program_session(v_user_id, v_program.id);
+  if v_session.id is null then
+    perform app.raise_error(404, 'program_finished', 'Every session of the program is done: create a new program.');
+  end if;
+  if v_session.mode <> v_mode then
+    update app.program_sessions set mode = v_mode, dropped_sets = '[]'
+     where user_id = v_user_id and id = v_session.id;
+    v_session.mode := v_mode;
+  end if;
+  v_next := app.program_session_json(v_user_id, v_session);
+  if v_mode = 'short_on_time' and v_session.dropped_sets is distinct from v_next -> 'dropped_sets' then
+    update app.program_sessions set dropped_sets = v_next -> 'dropped_sets'
+     where user_id = v_user_id and id = v_session.id;
+  end if;
+  return v_next;
+end
+$$;
+
+-- POST /program/sessions/{id}/log: the actual sets (the body of POST /training/sessions,
+-- written by the same writer) → the logged session, its warnings, and the next targets.
+create or replace function api.program_session_log(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.program_sessions := app.find_open_program_session(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_goal text;
+  v_training_id uuid;
+  v_next app.program_sessions;
+begin
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
+  end if;
+  select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
+  v_training_id := app.save_session(v_user_id, null,
+    jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
+                                  from unnest(v_session.templates) with ordinality as o (id, n)
+                                  join app.templates as t on t.id = o.id))
+    || v_body || '{"status": "completed"}');
+  update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
+   where user_id = v_user_id and id = v_session.id;
+  perform app.apply_program_log(v_user_id, v_session, v_training_id);
+  v_next := app.next_program_session(v_user_id, v_session.program_id);
+  return jsonb_build_object(
+    'program_session_id', v_session.id,
+    'session', app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_training_id))),
+    'warnings', app.sessions_warnings(v_user_id, v_goal, array[v_training_id]),
+    'next', case when v_next.id is null then null else app.program_session_json(v_user_id, v_next) end);
+end
+$$;
+
+-- POST /program/sessions/{id}/skip {combine?}: see app.skip_program_session for the rule.
+-- Answers with the next session as it now stands.
+create or replace function api.program_session_skip(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_session app.program_sessions := app.find_open_program_session(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_next app.program_sessions;
+begin
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object('combine',
+    case when v_body ? 'combine' and jsonb_typeof(v_body -> 'combine') <> 'boolean' then 'must be true or false' end));
+  perform app.skip_program_session(v_user_id, v_session, coalesce((v_body ->> 'combine')::boolean, false));
+  v_next := app.next_program_session(v_user_id, v_session.program_id);
+  return jsonb_build_object(
+    'skipped_session_id', v_session.id,
+    'outcome', (select case s.status when 'combined' then 'combined' else 'shifted' end
+                  from app.program_sessions as s where s.user_id = v_user_id and s.id = v_session.id),
+    'next', case when v_next.id is null then null else app.program_session_json(v_user_id, v_next) end);
+end
+$$;
+
+-- GET /analytics/timeline: every program (newest first) with its blocks and phases dated.
+create or replace function api.analytics_timeline(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((
+    select jsonb_agg(jsonb_build_object(
+             'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
+             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
+             order by p.created_at desc)
+      from app.programs as p where p.user_id = v_user_id), '[]'));
+end
+$$;

@@ -1,0 +1,151 @@
+-- Progression: loadable weights, per-exercise increments, the three strategies (each a
+-- function of its own, testable alone) and which one an exercise follows.
+
+-- The smallest load change the equipment allows. Barbells (1.25 kg plates a side), EZ
+-- bars, machines, cables and everything else: 2.5 kg; dumbbells come in 2 kg steps,
+-- kettlebells in 4 kg steps.
+create or replace function app.load_step(p_equipment text)
+returns numeric
+language sql
+immutable
+as $$
+  select case p_equipment when 'dumbbell' then 2.0 when 'kettlebells' then 4.0 else 2.5 end
+$$;
+
+-- p_load on the equipment's steps: the nearest loadable weight, or the one at or below it
+-- (p_down) so that a reduction never rounds back up to the load it reduces.
+create or replace function app.loadable(p_load numeric, p_step numeric, p_down boolean default false)
+returns numeric
+language sql
+immutable
+as $$
+  select case when p_load is null then null
+              when p_down then greatest(floor(p_load / p_step), 0) * p_step
+              else round(p_load / p_step) * p_step end
+$$;
+
+-- Load added on progress: 5 kg for the lower body (an exercise working quadriceps,
+-- hamstrings, glutes, calves, adductors or abductors, or a squat, hinge or lunge), else
+-- 2.5 kg. Never less than the equipment's step, so that progress is loadable.
+create or replace function app.load_increment(p_primary_muscles text[], p_movement_pattern text, p_equipment text)
+returns numeric
+language sql
+immutable
+as $$
+  select greatest(app.load_step(p_equipment),
+    case when p_primary_muscles && array['quadriceps', 'hamstrings', 'glutes', 'calves', 'adductors', 'abductors']
+           or p_movement_pattern in ('squat', 'hinge', 'lunge')
+         then 5.0 else 2.5 end)
+$$;
+
+-- The load for p_to_reps that is as hard as p_load for p_from_reps (Epley's e1RM), so a
+-- main lift keeps its effort when a phase changes its reps.
+create or replace function app.equivalent_load(p_load numeric, p_from_reps integer, p_to_reps integer, p_step numeric)
+returns numeric
+language sql
+immutable
+as $$
+  select case when p_load is null or p_from_reps is null or p_from_reps = p_to_reps then p_load
+              else app.loadable(p_load * (1 + p_from_reps / 30.0) / (1 + p_to_reps / 30.0), p_step) end
+$$;
+
+-- Novice linear progression, applied after every session: when every working set reached
+-- the target reps, the load goes up by the increment and misses reset; otherwise it is a
+-- miss and the load holds, until the second miss in a row takes 10 % off (rounded down to
+-- the equipment's step) and starts counting again.
+create or replace function app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[],
+                                               p_increment numeric, p_step numeric,
+                                               out load_kg numeric, out misses integer)
+language sql
+immutable
+as $$
+  select case when h.hit then app.loadable(p_load + p_increment, p_step)
+              when p_misses + 1 >= 2 then app.loadable(p_load * 0.9, p_step, true)
+              else p_load end,
+         case when h.hit or p_misses + 1 >= 2 then 0 else p_misses + 1 end
+    from (select cardinality(p_reps) > 0 and p_target_reps <= all (p_reps) as hit) as h
+$$;
+
+-- Intermediate (and advanced) weekly progression, applied once per week from the RPE of
+-- the week's top sets (the working sets at the heaviest load of each session; the highest
+-- of them counts): below the target RPE the lifts moved faster than planned, so the load
+-- goes up one increment; at the target or half a point above it holds; a full point or
+-- more above the target takes one increment off. No RPE logged: the load holds.
+create or replace function app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric,
+                                                   p_increment numeric, p_step numeric)
+returns numeric
+language sql
+immutable
+as $$
+  select case when p_load is null or p_top_rpe is null or p_target_rpe is null then p_load
+              when p_top_rpe < p_target_rpe then app.loadable(p_load + p_increment, p_step)
+              when p_top_rpe >= p_target_rpe + 1 then app.loadable(greatest(p_load - p_increment, 0), p_step, true)
+              else p_load end
+$$;
+
+-- Double progression, applied after every session: each set's target climbs one rep past
+-- what it did, within the rep range; once every set reaches the top of the range the
+-- load goes up by the increment and every set starts again at the bottom.
+create or replace function app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[],
+                                               p_increment numeric, p_step numeric,
+                                               out load_kg numeric, out reps integer[])
+language sql
+immutable
+as $$
+  select case when h.top then app.loadable(p_load + p_increment, p_step) else p_load end,
+         case when h.top then array_fill(p_reps_low, array[cardinality(p_reps)])
+              else array(select greatest(p_reps_low, least(p_reps_high, r + 1)) from unnest(p_reps) with ordinality as x (r, n)
+                          order by n) end
+    from (select cardinality(p_reps) > 0 and p_reps_high <= all (p_reps) as top) as h
+$$;
+
+-- The target reps of p_sets sets under double progression: the stored per-set targets
+-- (the last one repeated for extra sets), kept inside this phase's range; the bottom of
+-- the range when nothing is stored yet.
+create or replace function app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer)
+returns integer[]
+language sql
+immutable
+as $$
+  select array(select greatest(p_reps_low, least(p_reps_high,
+                      coalesce(p_stored[least(n, cardinality(p_stored))], p_reps_low)))
+                 from generate_series(1, p_sets) as n order by n)
+$$;
+
+-- Main lifts (priority tier 1 or competition lifts) follow the training age: novices add
+-- load each session, intermediate and advanced lifters weekly by RPE. Every other
+-- exercise uses double progression.
+create or replace function app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean)
+returns text
+language sql
+immutable
+as $$
+  select case when p_priority_tier = 1 or p_competition_lift
+              then case when p_training_age = 'novice' then 'linear' else 'rpe_weekly' end
+              else 'double' end
+$$;
+
+-- The load of an RPE-driven lift for a session of p_week: the week the state collected is
+-- settled (app.progress_rpe_weekly) once a later week begins.
+create or replace function app.rpe_weekly_load(p_state app.program_exercise_state, p_week integer, p_increment numeric, p_step numeric)
+returns numeric
+language sql
+immutable
+as $$
+  select case when p_state.rpe_week is not null and p_week > p_state.rpe_week
+              then app.progress_rpe_weekly(p_state.load_kg, p_state.rpe_week_top, p_state.rpe_target, p_increment, p_step)
+              else p_state.load_kg end
+$$;
+
+grant execute on function
+  app.load_step(text),
+  app.loadable(numeric, numeric, boolean),
+  app.load_increment(text[], text, text),
+  app.equivalent_load(numeric, integer, integer, numeric),
+  app.progress_linear(numeric, integer, integer, integer[], numeric, numeric),
+  app.progress_rpe_weekly(numeric, numeric, numeric, numeric, numeric),
+  app.progress_double(numeric, integer, integer, integer[], numeric, numeric),
+  app.double_rep_targets(integer[], integer, integer, integer),
+  app.progression_strategy(text, integer, boolean),
+  app.rpe_weekly_load(app.program_exercise_state, integer, numeric, numeric)
+to liftbase_api;
