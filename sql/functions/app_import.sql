@@ -144,38 +144,49 @@ begin
                                         'missing column "Weight"')::app.import_set_row);
     return;
   end if;
+  -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
   return query
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_date) as date,
+           app.import_cell(x.item -> 'fields', c_workout) as workout,
+           app.import_cell(x.item -> 'fields', c_duration) as duration,
+           app.import_cell(x.item -> 'fields', c_exercise) as exercise,
+           app.import_cell(x.item -> 'fields', c_order) as set_order,
+           app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_reps) as reps,
+           app.import_cell(x.item -> 'fields', c_notes) as notes,
+           app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
+  times as materialized (
+    select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
+  durations as materialized (
+    select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+  typed as materialized (
+    select c.*, t.started, u.length, app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
+      from cells as c
+      left join times as t on t.date = c.date
+      left join durations as u on u.duration = c.duration)
   select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
-         r.started, r.started + app.import_duration(r.duration), r.workout, r.workout_notes, r.exercise, r.notes,
+         r.started, r.started + r.length, r.workout, r.workout_notes, r.exercise, r.notes,
          r.line, case when r.set_order ~ '^[0-9]+$' then 'working' when upper(r.set_order) = 'W' then 'warmup'
                       when upper(r.set_order) = 'D' then 'dropset' when upper(r.set_order) = 'F' then 'failure' end,
-         app.import_weight_kg(r.weight, v_weight.kg_per_unit),
-         case when r.reps ~ '^[0-9]+$' then r.reps::numeric::integer when r.reps is null then 0 end,
+         r.weight_kg,
+         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
            when r.workout is null then 'Workout Name is required'
            when r.exercise is null then 'Exercise Name is required'
-           when r.duration is not null and app.import_duration(r.duration) is null then 'Duration must look like 1h 5m'
+           when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
            when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
              'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
-           when app.import_weight_kg(r.weight, v_weight.kg_per_unit) is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]+$' then 'Reps must be a whole number'
+           when r.weight_kg is null then 'the weight must be a number'
+           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
          end
-    from (select (x.item ->> 'line')::integer as line,
-                 app.import_cell(x.item -> 'fields', c_date) as date,
-                 app.import_iso_time(app.import_cell(x.item -> 'fields', c_date)) as started,
-                 app.import_cell(x.item -> 'fields', c_workout) as workout,
-                 app.import_cell(x.item -> 'fields', c_duration) as duration,
-                 app.import_cell(x.item -> 'fields', c_exercise) as exercise,
-                 app.import_cell(x.item -> 'fields', c_order) as set_order,
-                 app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
-                 app.import_cell(x.item -> 'fields', c_reps) as reps,
-                 app.import_cell(x.item -> 'fields', c_notes) as notes,
-                 app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
-                 app.import_cell(x.item -> 'fields', c_rpe) as rpe
-            from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)) as r;
+    from typed as r;
 end
 $$;
 
@@ -207,42 +218,52 @@ begin
                                         'missing column "weight_kg"')::app.import_set_row);
     return;
   end if;
+  -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
   return query
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_title) as title,
+           app.import_cell(x.item -> 'fields', c_start) as start_text,
+           app.import_cell(x.item -> 'fields', c_end) as end_text,
+           app.import_cell(x.item -> 'fields', c_description) as description,
+           app.import_cell(x.item -> 'fields', c_exercise) as exercise,
+           app.import_cell(x.item -> 'fields', c_exercise_notes) as exercise_notes,
+           app.import_cell(x.item -> 'fields', c_index) as set_index,
+           app.import_cell(x.item -> 'fields', c_type) as set_type,
+           app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_reps) as reps,
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
+  times as materialized (
+    select d.text, app.import_hevy_time(d.text) as local_time
+      from (select c.start_text as text from cells as c union select c.end_text from cells as c) as d),
+  typed as materialized (
+    select c.*, s.local_time as started, e.local_time as finished,
+           app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
+      from cells as c
+      left join times as s on s.text = c.start_text
+      left join times as e on e.text = c.end_text)
   select r.line, 'hevy|' || coalesce(r.start_text, '') || '|' || coalesce(r.title, ''),
          r.started, r.finished, r.title, r.description, r.exercise, r.exercise_notes,
-         case when r.set_index ~ '^[0-9]+$' then r.set_index::integer end,
+         case when r.set_index ~ '^[0-9]{1,9}$' then r.set_index::integer end,
          case coalesce(lower(r.set_type), 'normal') when 'normal' then 'working' when 'warmup' then 'warmup'
               when 'dropset' then 'dropset' when 'failure' then 'failure' end,
-         app.import_weight_kg(r.weight, v_weight.kg_per_unit),
-         case when r.reps ~ '^[0-9]+$' then r.reps::integer when r.reps is null then 0 end,
+         r.weight_kg,
+         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'start_time must be a date and time like 8 Apr 2026, 16:50'
            when r.end_text is not null and r.finished is null then 'end_time must be a date and time like 8 Apr 2026, 17:43'
            when r.title is null then 'title is required'
            when r.exercise is null then 'exercise_title is required'
-           when r.set_index is null or r.set_index !~ '^[0-9]+$' then 'set_index must be a whole number'
+           when r.set_index is null or r.set_index !~ '^[0-9]{1,9}$' then 'set_index must be a whole number'
            when coalesce(lower(r.set_type), 'normal') not in ('normal', 'warmup', 'dropset', 'failure') then
              'set_type must be one of normal, warmup, dropset, failure'
-           when app.import_weight_kg(r.weight, v_weight.kg_per_unit) is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]+$' then 'reps must be a whole number'
+           when r.weight_kg is null then 'the weight must be a number'
+           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
          end
-    from (select (x.item ->> 'line')::integer as line,
-                 app.import_cell(x.item -> 'fields', c_title) as title,
-                 app.import_cell(x.item -> 'fields', c_start) as start_text,
-                 app.import_hevy_time(app.import_cell(x.item -> 'fields', c_start)) as started,
-                 app.import_cell(x.item -> 'fields', c_end) as end_text,
-                 app.import_hevy_time(app.import_cell(x.item -> 'fields', c_end)) as finished,
-                 app.import_cell(x.item -> 'fields', c_description) as description,
-                 app.import_cell(x.item -> 'fields', c_exercise) as exercise,
-                 app.import_cell(x.item -> 'fields', c_exercise_notes) as exercise_notes,
-                 app.import_cell(x.item -> 'fields', c_index) as set_index,
-                 app.import_cell(x.item -> 'fields', c_type) as set_type,
-                 app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
-                 app.import_cell(x.item -> 'fields', c_reps) as reps,
-                 app.import_cell(x.item -> 'fields', c_rpe) as rpe
-            from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)) as r;
+    from typed as r;
 end
 $$;
 
