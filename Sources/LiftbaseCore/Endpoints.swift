@@ -74,4 +74,17 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/meals/custom", "custom_meal_create", status: 201, "Create a custom meal"),
     Endpoint(.PATCH, "/meals/custom/{id}", "custom_meal_update", "Rename a meal or replace its items"),
     Endpoint(.DELETE, "/meals/custom/{id}", "custom_meal_delete", status: 204, "Delete a custom meal"),
+
+    // Imports: whole exports of other apps, up to 20 MiB (every other route takes 1 MiB)
+    Endpoint(.POST, "/import/strong", "import_strong", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Strong workout export (CSV)"),
+    Endpoint(.POST, "/import/hevy", "import_hevy", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Hevy workout export (CSV)"),
+    Endpoint(.POST, "/import/cronometer", "import_cronometer", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Cronometer servings export (CSV) into the diary"),
+    Endpoint(.POST, "/import/liftbase", "import_liftbase", maximumBodySize: importMaximumBodySize,
+             "Import a Liftbase export document (JSON)"),
 ]
+
+/// The body limit of the import routes: years of workouts in one export file.
+public let importMaximumBodySize = 20 << 20
