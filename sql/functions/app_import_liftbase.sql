@@ -252,6 +252,7 @@ language plpgsql
 as $$
 declare
   v_message text;
+  v_settings_writer regprocedure;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -262,10 +263,18 @@ begin
     return;
   end if;
   begin
-    update app.user_settings
-       set unit_system = coalesce(p_document -> 'settings' ->> 'unit_system', unit_system),
-           timezone = coalesce(p_document -> 'settings' ->> 'timezone', timezone)
-     where user_id = p_user_id;
+    -- Settings go through the settings writer where the schema has one (every member of the
+    -- settings object); a schema without it stores the unit system and time zone.
+    v_settings_writer := to_regprocedure('app.save_settings(uuid, jsonb)');
+    if v_settings_writer is not null then
+      execute format('select %s($1, $2)', v_settings_writer::oid::regproc)
+        using p_user_id, coalesce(p_document -> 'settings', '{}');
+    else
+      update app.user_settings
+         set unit_system = coalesce(p_document -> 'settings' ->> 'unit_system', unit_system),
+             timezone = coalesce(p_document -> 'settings' ->> 'timezone', timezone)
+       where user_id = p_user_id;
+    end if;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'profile', p_document -> 'profile', imported, skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
