@@ -8,6 +8,11 @@ enum CSVImportDocument {
     struct Malformed: Error { let reason: String }
 
     static func json(fromCSV text: String, fileSHA256: String) throws -> String {
+        // Quotes come in pairs in well-formed CSV (around a field, or doubled inside one); the
+        // parser reads an unclosed quote to the end of the file instead of failing.
+        if text.utf8.reduce(0, { $0 + ($1 == UInt8(ascii: "\"") ? 1 : 0) }) % 2 == 1 {
+            throw Malformed(reason: "a quoted field is not closed")
+        }
         let csv: EnumeratedCSV
         do {
             csv = try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false)

@@ -125,7 +125,7 @@ struct ImportHTTPTests {
         }
     }
 
-    @Test("malformed CSV is 400; no token is 401")
+    @Test("malformed CSV (a stray or unclosed quote) is 400; no token is 401")
     func malformedCSV() async throws {
         try await withTestClient { client in
             let token = try await registerUser(client, "import-malformed")
@@ -133,6 +133,9 @@ struct ImportHTTPTests {
             let answer = try await client.importCSV("strong", broken, token: token)
             #expect(answer.status == .badRequest)
             #expect(answer.errorCode == "malformed_csv")
+            let unclosed = try await client.importCSV("strong", "Date,Workout Name\n2025-01-01 10:00:00,\"Open\n", token: token)
+            #expect(unclosed.status == .badRequest)
+            #expect(unclosed.errorCode == "malformed_csv")
             #expect(try await client.importCSV("strong", "Date\n", token: nil).status == .unauthorized)
         }
     }

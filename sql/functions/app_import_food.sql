@@ -29,18 +29,27 @@ begin
   end if;
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_day) as day,
+           app.import_cell(x.item -> 'fields', c_time) as time,
+           app.import_cell(x.item -> 'fields', c_group) as grp,
+           app.import_cell(x.item -> 'fields', c_name) as name,
+           app.import_cell(x.item -> 'fields', c_amount) as amount,
+           app.import_cell(x.item -> 'fields', c_energy) as energy,
+           app.import_cell(x.item -> 'fields', c_protein) as protein,
+           app.import_cell(x.item -> 'fields', c_carbs) as carbs,
+           app.import_cell(x.item -> 'fields', c_fat) as fat
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
   select coalesce(jsonb_agg(jsonb_build_object(
            'line', r.line, 'key', 'cronometer|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
-           'entry_date', r.day, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
+           'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
            'name', r.name, 'calories', r.energy, 'protein_g', coalesce(r.protein, '0'),
            'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
            'problem', case
-             when r.day is null or r.day !~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$'
-               or app.import_local_time(split_part(r.day, '-', 1)::integer, split_part(r.day, '-', 2)::integer,
-                                        split_part(r.day, '-', 3)::integer, 0, 0, 0) is null
-               then 'Day must be a date like 2020-07-15'
+             when r.entry_date is null then 'Day must be a date like 2020-07-15'
              when r.name is null then 'Food Name is required'
              when r.energy is null or not app.import_is_number(r.energy) then 'Energy (kcal) must be a number'
              when r.protein is not null and not app.import_is_number(r.protein) then 'Protein (g) must be a number'
@@ -48,20 +57,16 @@ begin
              when r.fat is not null and not app.import_is_number(r.fat) then 'Fat (g) must be a number'
            end) order by r.line), '[]')
     into v_rows
-    from (select c.*, row_number() over (
+    from (select c.*, d.entry_date, row_number() over (
                    partition by c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat
                    order by c.line) as occurrence
-    from (select (x.item ->> 'line')::integer as line,
-                 app.import_cell(x.item -> 'fields', c_day) as day,
-                 app.import_cell(x.item -> 'fields', c_time) as time,
-                 app.import_cell(x.item -> 'fields', c_group) as grp,
-                 app.import_cell(x.item -> 'fields', c_name) as name,
-                 app.import_cell(x.item -> 'fields', c_amount) as amount,
-                 app.import_cell(x.item -> 'fields', c_energy) as energy,
-                 app.import_cell(x.item -> 'fields', c_protein) as protein,
-                 app.import_cell(x.item -> 'fields', c_carbs) as carbs,
-                 app.import_cell(x.item -> 'fields', c_fat) as fat
-            from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)) as c) as r;
+            from cells as c
+            -- Days repeat on every row of the day: each distinct one is checked once.
+            left join (select x.day, app.import_local_time(split_part(x.day, '-', 1)::integer,
+                                                           split_part(x.day, '-', 2)::integer,
+                                                           split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
+                         from (select distinct c.day from cells as c
+                                where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
   select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', r ->> 'problem')
                             order by (r ->> 'line')::integer), '[]')
