@@ -2,6 +2,12 @@
 /// OpenAPI document and the tests all read the table; nothing else lists routes.
 public struct Endpoint: Sendable, Equatable {
     public enum Method: String, Sendable, CaseIterable { case GET, POST, PUT, PATCH, DELETE }
+    /// What the request body is: JSON passed to SQL as it is, or CSV that the HTTP layer
+    /// turns into one JSON document (header and rows with their line numbers) for SQL to map.
+    public enum Body: Sendable, Equatable { case json, csv }
+
+    /// The body size every route accepts unless its row says otherwise.
+    public static let defaultMaximumBodySize = 1 << 20
 
     public let method: Method
     /// Path under the API base, with `{name}` for a path parameter: `/plans/{id}`.
@@ -13,13 +19,19 @@ public struct Endpoint: Sendable, Equatable {
     /// Whether a bearer token is required.
     public let requiresAuth: Bool
     public let summary: String
+    public let body: Body
+    /// Largest request body accepted, in bytes (413 above).
+    public let maximumBodySize: Int
 
-    public init(_ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true, _ summary: String) {
+    public init(_ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true,
+                body: Body = .json, maximumBodySize: Int = defaultMaximumBodySize, _ summary: String) {
         self.method = method
         self.path = path
         self.function = function
         self.status = status
         self.requiresAuth = auth
+        self.body = body
+        self.maximumBodySize = maximumBodySize
         self.summary = summary
     }
 

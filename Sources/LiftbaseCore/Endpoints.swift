@@ -94,4 +94,16 @@ public let endpoints: [Endpoint] = [
     Endpoint(.GET, "/analytics/weight", "analytics_weight", "Daily weight and trend weight"),
     Endpoint(.GET, "/adaptive/expenditure", "adaptive_expenditure", "Energy expenditure from intake and weight change"),
     Endpoint(.POST, "/adaptive/recalculate", "adaptive_recalculate", status: 201, "A target snapshot from the expenditure estimate"),
+    // Imports: whole exports of other apps, up to 20 MiB (every other route takes 1 MiB)
+    Endpoint(.POST, "/import/strong", "import_strong", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Strong workout export (CSV)"),
+    Endpoint(.POST, "/import/hevy", "import_hevy", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Hevy workout export (CSV)"),
+    Endpoint(.POST, "/import/cronometer", "import_cronometer", body: .csv, maximumBodySize: importMaximumBodySize,
+             "Import a Cronometer servings export (CSV) into the diary"),
+    Endpoint(.POST, "/import/liftbase", "import_liftbase", maximumBodySize: importMaximumBodySize,
+             "Import a Liftbase export document (JSON)"),
 ]
+
+/// The body limit of the import routes: years of workouts in one export file.
+public let importMaximumBodySize = 20 << 20

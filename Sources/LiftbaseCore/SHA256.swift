@@ -1,8 +1,10 @@
 /// SHA-256 (FIPS 180-4), for migration checksums: the migrator and /readyz compare files
 /// with what was applied without a round trip and without a crypto dependency.
 public enum SHA256 {
-    public static func hex(_ text: String) -> String {
-        hash(Array(text.utf8)).map { byte in
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+
+    public static func hex(_ bytes: [UInt8]) -> String {
+        hash(bytes).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()

@@ -33,7 +33,12 @@ struct APIError: Error {
 
     static let notFound = APIError(status: 404, code: "not_found", message: "No such route.")
     static let missingToken = APIError(status: 401, code: "missing_token", message: "A bearer token is required.")
-    static let tooLarge = APIError(status: 413, code: "body_too_large", message: "The request body exceeds 1 MiB.")
+    static func tooLarge(limit: Int) -> APIError {
+        APIError(status: 413, code: "body_too_large", message: "The request body exceeds \(limit >> 20) MiB.")
+    }
+    static func malformedCSV(_ reason: String) -> APIError {
+        APIError(status: 400, code: "malformed_csv", message: "The request body is not valid CSV: \(reason)")
+    }
     static let malformedBody = APIError(status: 400, code: "malformed_json", message: "The request body is not valid JSON.")
     static let unavailable = APIError(status: 503, code: "database_unavailable", message: "The database is unavailable. Retry later.")
     static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")

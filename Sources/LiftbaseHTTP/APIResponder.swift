@@ -11,7 +11,6 @@ import PQ
 struct APIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
-    static let maximumBodySize = 1 << 20
     /// Tries for one request when the transaction hits a serialization failure or deadlock.
     static let transactionAttempts = 3
 
@@ -71,7 +70,7 @@ struct APIResponder: HTTPResponder {
     private func call(_ endpoint: Endpoint, parameters: [String: String], request: Request) async throws -> Response {
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
-        let body = try await Self.bodyText(request)
+        let body = try await Self.bodyText(request, for: endpoint)
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
             arguments.append((String(name), String(value)))
@@ -182,22 +181,34 @@ struct APIResponder: HTTPResponder {
         return token.isEmpty ? nil : token
     }
 
-    /// The body as text for `app.request_body` (which rejects malformed JSON), or nil.
-    static func bodyText(_ request: Request) async throws -> String? {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
-            throw APIError.tooLarge
+    /// The body as text for `app.request_body` (which rejects malformed JSON), or nil. A CSV
+    /// route's body becomes the JSON document of `CSVImportDocument`, hashed as it was sent.
+    static func bodyText(_ request: Request, for endpoint: Endpoint) async throws -> String? {
+        let limit = endpoint.maximumBodySize
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.tooLarge(limit: limit)
         }
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
+            buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPResponseError where error.status == .contentTooLarge {
-            throw APIError.tooLarge
+            throw APIError.tooLarge(limit: limit)
         }
-        guard buffer.readableBytes > 0 else { return nil }
         let bytes = buffer.readableBytesView
         // libpq sends parameters as C strings: a NUL would cut the text short.
-        if bytes.contains(0) { throw APIError.malformedBody }
-        return String(decoding: bytes, as: UTF8.self)
+        if bytes.contains(0) { throw endpoint.body == .csv ? APIError.malformedCSV("it contains a NUL byte") : APIError.malformedBody }
+        switch endpoint.body {
+        case .json:
+            guard buffer.readableBytes > 0 else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        case .csv:
+            let text = String(decoding: bytes, as: UTF8.self)
+            do {
+                return try CSVImportDocument.json(fromCSV: text, fileSHA256: SHA256.hex(Array(bytes)))
+            } catch let error as CSVImportDocument.Malformed {
+                throw APIError.malformedCSV(error.reason)
+            }
+        }
     }
 
     /// The client's X-Request-Id when it is a sane token, else a new random one.

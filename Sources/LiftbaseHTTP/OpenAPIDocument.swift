@@ -27,7 +27,9 @@ enum OpenAPIDocument {
                 }
             }
             if [.POST, .PUT, .PATCH].contains(endpoint.method) || endpoint.function.hasSuffix("_delete") {
-                operation["requestBody"] = ["content": ["application/json": ["schema": ["type": "object"]]]]
+                operation["requestBody"] = endpoint.body == .csv
+                    ? ["content": ["text/csv": ["schema": ["type": "string"]]]]
+                    : ["content": ["application/json": ["schema": ["type": "object"]]]]
             }
             paths[apiBasePath + endpoint.path, default: [:]][endpoint.method.rawValue.lowercased()] = operation
         }

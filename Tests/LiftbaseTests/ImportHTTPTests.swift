@@ -1,0 +1,224 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LiftbaseCore
+import Testing
+
+/// POST /import/{strong|hevy|cronometer} over HTTP with the fixtures in Tests/Fixtures/imports,
+/// one per layout the exporting apps have used.
+@Suite("imports over HTTP")
+struct ImportHTTPTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/imports")
+
+    static func fixture(_ name: String) throws -> String {
+        try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test("each format and layout imports every row; the same file again adds nothing", arguments: [
+        ("strong", "strong-2025.csv", 8), ("strong", "strong-2019-pounds.csv", 3), ("strong", "strong-2019-kg.csv", 2),
+        ("hevy", "hevy-2026.csv", 5), ("hevy", "hevy-pounds.csv", 2), ("cronometer", "cronometer-servings.csv", 5),
+    ])
+    func importsEachLayout(format: String, file: String, rows: Int) async throws {
+        let csv = try Self.fixture(file)
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-\(format)")
+            let first = try await client.importCSV(format, csv, token: token)
+            #expect(first.status == .ok)
+            #expect(first["imported"] as? Int == rows)
+            #expect(first["skipped_duplicates"] as? Int == 0)
+            #expect((first["errors"] as? [Any])?.isEmpty == true)
+            let again = try await client.importCSV(format, csv, token: token)
+            #expect(again["imported"] as? Int == 0)
+            #expect(again["skipped_duplicates"] as? Int == rows)
+        }
+    }
+
+    @Test("Strong: set types, notes spanning lines, durations, catalog matching")
+    func strongDetails() async throws {
+        let csv = try Self.fixture("strong-2025.csv")
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-strong")
+            _ = try await client.importCSV("strong", csv, token: token)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            let items = try #require(list["items"] as? [[String: Any]])
+            #expect(items.compactMap { $0["name"] as? String } == ["Evening Legs", "Morning Push"])
+            let pushID = try #require(items[1]["id"] as? String)
+            let push = try await client.send(.get, "/training/sessions/\(pushID)", token: token)
+            // A new account's time zone is UTC: the file's 07:15 for 1h 5m is 07:15–08:20 UTC.
+            #expect((push["started_at"] as? String)?.hasPrefix("2025-03-03T07:15:00") == true)
+            #expect((push["finished_at"] as? String)?.hasPrefix("2025-03-03T08:20:00") == true)
+            let exercises = try #require(push["exercises"] as? [[String: Any]])
+            #expect(exercises.compactMap { $0["exercise_name"] as? String } == ["Bench Press (Barbell)", "Overhead Press"])
+            #expect(exercises[0]["notes"] as? String == "Pause on chest,\none second")
+            // "Overhead Press" is the catalog's; "Bench Press (Barbell)" (Strong's name) became the user's own.
+            let catalog = try await client.send(.get, "/exercises?q=Overhead%20Press", token: token)
+            let overhead = (catalog["items"] as? [[String: Any]])?.first { $0["name"] as? String == "Overhead Press" }
+            #expect(overhead?["is_user_created"] as? Bool == false)
+            #expect(exercises[1]["exercise_id"] as? String == overhead?["id"] as? String)
+            let own = try await client.send(.get, "/exercises?q=Bench%20Press%20(Barbell)", token: token)
+            let bench0 = (own["items"] as? [[String: Any]])?.first { $0["name"] as? String == "Bench Press (Barbell)" }
+            #expect(bench0?["is_user_created"] as? Bool == true)
+            #expect(exercises[0]["exercise_id"] as? String == bench0?["id"] as? String)
+            let bench = try #require(exercises[0]["sets"] as? [[String: Any]])
+            #expect(bench.compactMap { $0["set_type"] as? String } == ["warmup", "working", "working"])
+            #expect(bench.compactMap { ($0["rpe"] as? NSNumber)?.doubleValue } == [8, 8.5])
+            let press = try #require(exercises[1]["sets"] as? [[String: Any]])
+            #expect(press.compactMap { $0["set_type"] as? String } == ["working", "dropset", "failure"])
+        }
+    }
+
+    @Test("pounds become kilograms (to 10 g), in Strong's lb column and Hevy's weight_lbs")
+    func poundsToKilograms() async throws {
+        let strong = try Self.fixture("strong-2019-pounds.csv")
+        let hevy = try Self.fixture("hevy-pounds.csv")
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-pounds")
+            _ = try await client.importCSV("strong", strong, token: token)
+            _ = try await client.importCSV("hevy", hevy, token: token)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            let items = try #require(list["items"] as? [[String: Any]])
+            var weights: [String: [Double]] = [:]
+            for item in items {
+                let session = try await client.send(.get, "/training/sessions/\(try #require(item["id"] as? String))", token: token)
+                let exercises = try #require(session["exercises"] as? [[String: Any]])
+                let sets = try #require(exercises.first?["sets"] as? [[String: Any]])
+                weights[try #require(session["name"] as? String)] = sets.compactMap { ($0["weight_kg"] as? NSNumber)?.doubleValue }
+            }
+            // 135 lb × 0.45359237 = 61.2350 kg (61.23497),  225 lb = 102.0583 kg, 315 lb = 142.8816 kg; 35 lb = 15.8757 kg.
+            #expect(weights["Garage"] == [61.23, 102.06, 142.88])
+            #expect(weights["Arms"] == [15.88, 15.88])
+        }
+    }
+
+    @Test("one bad row: 422 naming its line (counted across a note that spans lines) and nothing imported")
+    func atomicFailure() async throws {
+        let csv = try Self.fixture("strong-bad-row.csv")
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-bad")
+            let answer = try await client.importCSV("strong", csv, token: token)
+            #expect(answer.status == .unprocessableContent)
+            #expect(answer.errorCode == "import_invalid")
+            #expect(answer["imported"] as? Int == 0)
+            let errors = try #require(answer["errors"] as? [[String: Any]])
+            #expect(errors.count == 1)
+            #expect(errors.first?["line"] as? Int == 4)
+            #expect(errors.first?["message"] as? String == "Reps must be a whole number")
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            #expect((list["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("dry_run reports the counts and writes nothing")
+    func dryRun() async throws {
+        let csv = try Self.fixture("hevy-2026.csv")
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-dry")
+            let dry = try await client.importCSV("hevy", csv, token: token, query: "?dry_run=true")
+            #expect(dry.status == .ok)
+            #expect(dry["imported"] as? Int == 5)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            #expect((list["items"] as? [Any])?.isEmpty == true)
+            let real = try await client.importCSV("hevy", csv, token: token)
+            #expect(real["imported"] as? Int == 5, "a dry run marks nothing as imported")
+        }
+    }
+
+    @Test("malformed CSV (a stray or unclosed quote) is 400; no token is 401")
+    func malformedCSV() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-malformed")
+            let broken = "Date,Workout Name\n2025-01-01 10:00:00,Bad \"quote\" here\n"
+            let answer = try await client.importCSV("strong", broken, token: token)
+            #expect(answer.status == .badRequest)
+            #expect(answer.errorCode == "malformed_csv")
+            let unclosed = try await client.importCSV("strong", "Date,Workout Name\n2025-01-01 10:00:00,\"Open\n", token: token)
+            #expect(unclosed.status == .badRequest)
+            #expect(unclosed.errorCode == "malformed_csv")
+            #expect(try await client.importCSV("strong", "Date\n", token: nil).status == .unauthorized)
+        }
+    }
+
+    @Test("imports take bodies up to 20 MiB: above is 413, while other routes stop at 1 MiB")
+    func bodyLimit() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-large")
+            let header = "Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Notes\n"
+            let overLimit = header + String(repeating: "x", count: importMaximumBodySize + 1 - header.utf8.count)
+            let tooLarge = try await client.importCSV("strong", overLimit, token: token)
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(tooLarge.errorCode == "body_too_large")
+            // 2 MiB is over the generic limit but fine for an import: it reaches SQL (and its
+            // one malformed row is named).
+            let underLimit = header + "2025-01-01 10:00:00,Big,Squat,1,100,5," + String(repeating: "n", count: 2 << 20) + "\n"
+            let accepted = try await client.importCSV("strong", underLimit, token: token)
+            #expect(accepted.status == .unprocessableContent)
+            #expect((accepted["errors"] as? [[String: Any]])?.first?["line"] as? Int == 2)
+        }
+    }
+
+    @Test("a Liftbase export document imports over HTTP, once")
+    func liftbaseDocument() async throws {
+        let session: [String: Any] = [
+            "id": UUID().uuidString.lowercased(), "client_id": NSNull(), "session_date": "2025-06-01", "name": "From backup",
+            "notes": NSNull(), "status": "completed", "started_at": NSNull(), "finished_at": NSNull(),
+            "created_at": "2025-06-01T10:00:00+00:00",
+            "exercises": [["position": 1, "exercise_id": NSNull(), "user_exercise_id": NSNull(), "exercise_name": "Barbell Squat",
+                           "notes": NSNull(), "sets": [["position": 1, "reps": 5, "weight_kg": 100, "rpe": NSNull(), "rir": NSNull(),
+                                                        "set_type": "working", "tempo": NSNull(), "rest_seconds": NSNull()]]]],
+        ]
+        let document = String(decoding: try JSONSerialization.data(withJSONObject: [
+            "format": "liftbase-export", "version": 1, "training_sessions": [session]] as [String: Any]), as: UTF8.self)
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-liftbase")
+            let first = try await client.importCSV("liftbase", document, token: token)
+            #expect(first.status == .ok)
+            #expect(first["imported"] as? Int == 1)
+            let again = try await client.importCSV("liftbase", document, token: token)
+            #expect(again["skipped_duplicates"] as? Int == 1)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            #expect((list["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["From backup"])
+        }
+    }
+
+    @Test("a generated Strong file of 20,000 sets imports whole (the time is printed, not asserted)")
+    func twentyThousandSets() async throws {
+        var generated = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+        let exercises = ["Barbell Squat", "Barbell Bench Press", "Barbell Row", "Generated Cable Move"]
+        // 1,000 workouts, one a day, of 4 exercises × 5 sets (a warm-up and 4 working sets).
+        let start = Date(timeIntervalSince1970: 1_577_862_000)  // 2020-01-01 07:00 UTC
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for workout in 0..<1000 {
+            let date = formatter.string(from: start.addingTimeInterval(Double(workout) * 86_400))
+            for (index, exercise) in exercises.enumerated() {
+                for set in 0..<5 {
+                    generated += "\(date),Workout \(workout % 7),1h 5m,\(exercise),\(set == 0 ? "W" : String(set)),\(40 + index * 10 + set),5,0,0,,,8\n"
+                }
+            }
+        }
+        let csv = generated
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-20k")
+            let clock = ContinuousClock()
+            let began = clock.now
+            let answer = try await client.importCSV("strong", csv, token: token)
+            print("import of 20,000 Strong sets (\(csv.utf8.count) bytes) over HTTP: \(clock.now - began)")
+            #expect(answer["imported"] as? Int == 20_000)
+            let again = try await client.importCSV("strong", csv, token: token)
+            #expect(again["skipped_duplicates"] as? Int == 20_000)
+        }
+    }
+}
+
+extension TestClientProtocol {
+    /// Posts a body as it is (a CSV export, or a Liftbase document) to an import route.
+    func importCSV(_ format: String, _ csv: String, token: String?, query: String = "") async throws -> APIAnswer {
+        var headers: HTTPFields = [.contentType: "text/csv"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return APIAnswer(try await execute(uri: apiBasePath + "/import/" + format + query, method: .post, headers: headers,
+                                           body: ByteBuffer(string: csv)))
+    }
+}

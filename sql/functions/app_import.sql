@@ -1,0 +1,283 @@
+-- Importing other apps' exports (POST /import/{format}). The HTTP layer only turns a CSV
+-- body into {file_sha256, header: [...], rows: [{line, fields: [...]}]}; every mapping rule
+-- (which column means what, units, set types, dates) lives here. A file is imported whole
+-- or not at all: every row's problems are collected first and named by line.
+
+-- The 0-based index of the first header cell equal (trimmed, case-insensitive) to one of
+-- p_names, tried in order; null when the file has none of them.
+create or replace function app.import_column(p_header jsonb, p_names text[])
+returns integer
+language sql
+immutable
+as $$
+  select h.n - 1
+    from unnest(p_names) with ordinality as w (name, k)
+    join jsonb_array_elements_text(p_header) with ordinality as h (cell, n) on lower(btrim(h.cell)) = lower(w.name)
+   order by w.k, h.n
+   limit 1
+$$;
+
+-- A cell as text, trimmed; empty cells and absent columns are null.
+create or replace function app.import_cell(p_fields jsonb, p_index integer)
+returns text
+language sql
+immutable
+as $$ select nullif(btrim(p_fields ->> p_index), '') $$;
+
+-- Whether a cell is a plain decimal number (the form every supported export writes).
+create or replace function app.import_is_number(p_text text)
+returns boolean
+language sql
+immutable
+as $$ select p_text ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $$;
+
+-- A wall-clock time from its parts, or null when there is no such date or time.
+create or replace function app.import_local_time(p_year integer, p_month integer, p_day integer,
+  p_hour integer, p_minute integer, p_second integer)
+returns timestamp
+language plpgsql
+immutable
+as $$
+begin
+  return make_timestamp(p_year, p_month, p_day, p_hour, p_minute, p_second);
+exception when datetime_field_overflow or invalid_datetime_format then
+  return null;
+end
+$$;
+
+-- "2024-12-22 12:00:00" (seconds optional, a T allowed): Strong's dates.
+create or replace function app.import_iso_time(p_text text)
+returns timestamp
+language sql
+immutable
+as $$
+  select app.import_local_time(m[1]::integer, m[2]::integer, m[3]::integer, m[4]::integer, m[5]::integer,
+                               coalesce(m[6], '0')::integer)
+    from regexp_match(p_text, '^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})[ T]([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?$') as m
+$$;
+
+-- "8 Apr 2026, 16:50": Hevy's dates (English month names, full or abbreviated).
+create or replace function app.import_hevy_time(p_text text)
+returns timestamp
+language sql
+immutable
+as $$
+  select app.import_local_time(m[3]::integer,
+           array_position(array['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
+                          lower(left(m[2], 3))),
+           m[1]::integer, m[4]::integer, m[5]::integer, 0)
+    from regexp_match(p_text, '^([0-9]{1,2}) ([A-Za-z]{3,9}),? ([0-9]{4}),? ([0-9]{1,2}):([0-9]{2})$') as m
+$$;
+
+-- Strong's Duration: "1h 5m", "45m", "1h", "30s", or a number of seconds.
+create or replace function app.import_duration(p_text text)
+returns interval
+language sql
+immutable
+as $$
+  select case
+    when p_text ~ '^[0-9]+$' then make_interval(secs => p_text::integer)
+    when p_text ~ '^\s*([0-9]+\s*h)?\s*([0-9]+\s*min)?\s*([0-9]+\s*m)?\s*([0-9]+\s*s)?\s*$' and p_text ~ '[0-9]' then
+      make_interval(hours => coalesce((regexp_match(p_text, '([0-9]+)\s*h'))[1]::integer, 0),
+                    mins => coalesce((regexp_match(p_text, '([0-9]+)\s*m'))[1]::integer, 0),
+                    secs => coalesce((regexp_match(p_text, '([0-9]+)\s*s'))[1]::integer, 0))
+  end
+$$;
+
+-- Kilograms per unit of the weight column a workout file names. Strong's plain `Weight`
+-- and the `kg` columns are kilograms; `lb`/`lbs` columns are pounds (exactly 0.45359237 kg).
+create or replace function app.import_weight_column(p_header jsonb, out column_index integer, out kg_per_unit numeric)
+language sql
+immutable
+as $$
+  select coalesce(app.import_column(p_header, array['weight_kg', 'kg', 'weight']),
+                  app.import_column(p_header, array['weight_lbs', 'weight_lb', 'lbs', 'lb'])),
+         case when app.import_column(p_header, array['weight_kg', 'kg', 'weight']) is not null then 1
+              else 0.45359237 end
+$$;
+
+-- A load in kg from a weight cell (empty: body weight, 0), rounded to 10 g, without the
+-- trailing zeros rounding adds (a file's 100 is 100, not 100.00).
+create or replace function app.import_weight_kg(p_text text, p_kg_per_unit numeric)
+returns numeric
+language sql
+immutable
+as $$ select case when p_text is null then 0 when app.import_is_number(p_text) then trim_scale(round(p_text::numeric * p_kg_per_unit, 2)) end $$;
+
+-- The problem of a file missing a required column, reported on its first line.
+create or replace function app.import_missing_columns(p_header jsonb, p_required text[])
+returns app.import_set_row
+language sql
+immutable
+as $$
+  select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
+             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))::app.import_set_row
+    from unnest(p_required) with ordinality as r (name, k)
+   where app.import_column(p_header, array[r.name]) is null
+  having count(*) > 0
+$$;
+
+-- Strong's CSV (one row per set): Date, Workout Name, Duration?, Exercise Name, Set Order
+-- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Reps, Notes?,
+-- Workout Notes?, RPE?. Distance and Seconds have no place in a Liftbase set and are left out.
+create or replace function app.import_strong_rows(p_document jsonb)
+returns setof app.import_set_row
+language plpgsql
+stable
+as $$
+declare
+  v_header jsonb := coalesce(p_document -> 'header', '[]');
+  v_missing app.import_set_row := app.import_missing_columns(v_header, array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Reps']);
+  v_weight record := app.import_weight_column(v_header);
+  c_date integer := app.import_column(v_header, array['Date']);
+  c_workout integer := app.import_column(v_header, array['Workout Name']);
+  c_duration integer := app.import_column(v_header, array['Duration']);
+  c_exercise integer := app.import_column(v_header, array['Exercise Name']);
+  c_order integer := app.import_column(v_header, array['Set Order']);
+  c_reps integer := app.import_column(v_header, array['Reps']);
+  c_notes integer := app.import_column(v_header, array['Notes']);
+  c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
+  c_rpe integer := app.import_column(v_header, array['RPE']);
+begin
+  if v_missing is not null or v_weight.column_index is null then
+    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
+                                        'missing column "Weight"')::app.import_set_row);
+    return;
+  end if;
+  -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
+  return query
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_date) as date,
+           app.import_cell(x.item -> 'fields', c_workout) as workout,
+           app.import_cell(x.item -> 'fields', c_duration) as duration,
+           app.import_cell(x.item -> 'fields', c_exercise) as exercise,
+           app.import_cell(x.item -> 'fields', c_order) as set_order,
+           app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_reps) as reps,
+           app.import_cell(x.item -> 'fields', c_notes) as notes,
+           app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
+  times as materialized (
+    select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
+  durations as materialized (
+    select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+  typed as materialized (
+    select c.*, t.started, u.length, app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
+      from cells as c
+      left join times as t on t.date = c.date
+      left join durations as u on u.duration = c.duration)
+  select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
+         r.started, r.started + r.length, r.workout, r.workout_notes, r.exercise, r.notes,
+         r.line, case when r.set_order ~ '^[0-9]+$' then 'working' when upper(r.set_order) = 'W' then 'warmup'
+                      when upper(r.set_order) = 'D' then 'dropset' when upper(r.set_order) = 'F' then 'failure' end,
+         r.weight_kg,
+         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
+         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
+         case
+           when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
+           when r.workout is null then 'Workout Name is required'
+           when r.exercise is null then 'Exercise Name is required'
+           when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
+           when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
+             'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
+           when r.weight_kg is null then 'the weight must be a number'
+           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+           when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
+         end
+    from typed as r;
+end
+$$;
+
+-- Hevy's CSV (one row per set): title, start_time, end_time, description, exercise_title,
+-- exercise_notes, set_index (0-based), set_type (normal, warmup, dropset, failure),
+-- weight_kg | weight_lbs, reps, rpe. Distance, duration and supersets are left out.
+create or replace function app.import_hevy_rows(p_document jsonb)
+returns setof app.import_set_row
+language plpgsql
+stable
+as $$
+declare
+  v_header jsonb := coalesce(p_document -> 'header', '[]');
+  v_missing app.import_set_row := app.import_missing_columns(v_header, array['title', 'start_time', 'exercise_title', 'set_index', 'reps']);
+  v_weight record := app.import_weight_column(v_header);
+  c_title integer := app.import_column(v_header, array['title']);
+  c_start integer := app.import_column(v_header, array['start_time']);
+  c_end integer := app.import_column(v_header, array['end_time']);
+  c_description integer := app.import_column(v_header, array['description']);
+  c_exercise integer := app.import_column(v_header, array['exercise_title']);
+  c_exercise_notes integer := app.import_column(v_header, array['exercise_notes']);
+  c_index integer := app.import_column(v_header, array['set_index']);
+  c_type integer := app.import_column(v_header, array['set_type']);
+  c_reps integer := app.import_column(v_header, array['reps']);
+  c_rpe integer := app.import_column(v_header, array['rpe']);
+begin
+  if v_missing is not null or v_weight.column_index is null then
+    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
+                                        'missing column "weight_kg"')::app.import_set_row);
+    return;
+  end if;
+  -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
+  return query
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_title) as title,
+           app.import_cell(x.item -> 'fields', c_start) as start_text,
+           app.import_cell(x.item -> 'fields', c_end) as end_text,
+           app.import_cell(x.item -> 'fields', c_description) as description,
+           app.import_cell(x.item -> 'fields', c_exercise) as exercise,
+           app.import_cell(x.item -> 'fields', c_exercise_notes) as exercise_notes,
+           app.import_cell(x.item -> 'fields', c_index) as set_index,
+           app.import_cell(x.item -> 'fields', c_type) as set_type,
+           app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_reps) as reps,
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
+  times as materialized (
+    select d.text, app.import_hevy_time(d.text) as local_time
+      from (select c.start_text as text from cells as c union select c.end_text from cells as c) as d),
+  typed as materialized (
+    select c.*, s.local_time as started, e.local_time as finished,
+           app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
+      from cells as c
+      left join times as s on s.text = c.start_text
+      left join times as e on e.text = c.end_text)
+  select r.line, 'hevy|' || coalesce(r.start_text, '') || '|' || coalesce(r.title, ''),
+         r.started, r.finished, r.title, r.description, r.exercise, r.exercise_notes,
+         case when r.set_index ~ '^[0-9]{1,9}$' then r.set_index::integer end,
+         case coalesce(lower(r.set_type), 'normal') when 'normal' then 'working' when 'warmup' then 'warmup'
+              when 'dropset' then 'dropset' when 'failure' then 'failure' end,
+         r.weight_kg,
+         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
+         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
+         case
+           when r.started is null then 'start_time must be a date and time like 8 Apr 2026, 16:50'
+           when r.end_text is not null and r.finished is null then 'end_time must be a date and time like 8 Apr 2026, 17:43'
+           when r.title is null then 'title is required'
+           when r.exercise is null then 'exercise_title is required'
+           when r.set_index is null or r.set_index !~ '^[0-9]{1,9}$' then 'set_index must be a whole number'
+           when coalesce(lower(r.set_type), 'normal') not in ('normal', 'warmup', 'dropset', 'failure') then
+             'set_type must be one of normal, warmup, dropset, failure'
+           when r.weight_kg is null then 'the weight must be a number'
+           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
+           when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
+         end
+    from typed as r;
+end
+$$;
+
+grant execute on function
+  app.import_column(jsonb, text[]),
+  app.import_cell(jsonb, integer),
+  app.import_is_number(text),
+  app.import_local_time(integer, integer, integer, integer, integer, integer),
+  app.import_iso_time(text),
+  app.import_hevy_time(text),
+  app.import_duration(text),
+  app.import_weight_column(jsonb),
+  app.import_weight_kg(text, numeric),
+  app.import_missing_columns(jsonb, text[]),
+  app.import_strong_rows(jsonb),
+  app.import_hevy_rows(jsonb)
+to liftbase_api;

@@ -1,0 +1,114 @@
+-- Importing Cronometer's servings export into the food diary: one diary row (source
+-- 'import') per serving row: Day, Time?, Group, Food Name, Amount, Energy (kcal),
+-- Protein (g), Carbs (g), Fat (g) (empty macros are 0). Groups Breakfast, Lunch and Dinner
+-- keep their meal; every other group (Snacks, Drinks, custom groups) is a snack. Values
+-- are stored without trailing zeros (Cronometer writes 6.00 for 6).
+create or replace function app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean,
+  out imported integer, out skipped_duplicates integer, out errors jsonb)
+language plpgsql
+as $$
+declare
+  v_header jsonb := coalesce(p_document -> 'header', '[]');
+  v_missing text := (app.import_missing_columns(v_header, array['Day', 'Food Name', 'Energy (kcal)'])).problem;
+  c_day integer := app.import_column(v_header, array['Day']);
+  c_time integer := app.import_column(v_header, array['Time']);
+  c_group integer := app.import_column(v_header, array['Group']);
+  c_name integer := app.import_column(v_header, array['Food Name']);
+  c_amount integer := app.import_column(v_header, array['Amount']);
+  c_energy integer := app.import_column(v_header, array['Energy (kcal)']);
+  c_protein integer := app.import_column(v_header, array['Protein (g)']);
+  c_carbs integer := app.import_column(v_header, array['Carbs (g)']);
+  c_fat integer := app.import_column(v_header, array['Fat (g)']);
+  v_rows jsonb;
+begin
+  imported := 0;
+  skipped_duplicates := 0;
+  if v_missing is not null then
+    errors := jsonb_build_array(jsonb_build_object('line', 1, 'message', v_missing));
+    return;
+  end if;
+  -- Each row as the diary values it gives, its import key (identical rows of one file are
+  -- told apart by their occurrence) and its first problem.
+  with cells as materialized (
+    select (x.item ->> 'line')::integer as line,
+           app.import_cell(x.item -> 'fields', c_day) as day,
+           app.import_cell(x.item -> 'fields', c_time) as time,
+           app.import_cell(x.item -> 'fields', c_group) as grp,
+           app.import_cell(x.item -> 'fields', c_name) as name,
+           app.import_cell(x.item -> 'fields', c_amount) as amount,
+           app.import_cell(x.item -> 'fields', c_energy) as energy,
+           app.import_cell(x.item -> 'fields', c_protein) as protein,
+           app.import_cell(x.item -> 'fields', c_carbs) as carbs,
+           app.import_cell(x.item -> 'fields', c_fat) as fat
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'line', r.line, 'key', 'cronometer|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
+             r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
+           'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
+                                                 when 'dinner' then 'dinner' else 'snack' end,
+           'name', r.name, 'calories', r.energy, 'protein_g', coalesce(r.protein, '0'),
+           'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
+           'problem', case
+             when r.entry_date is null then 'Day must be a date like 2020-07-15'
+             when r.name is null then 'Food Name is required'
+             when r.energy is null or not app.import_is_number(r.energy) then 'Energy (kcal) must be a number'
+             when r.protein is not null and not app.import_is_number(r.protein) then 'Protein (g) must be a number'
+             when r.carbs is not null and not app.import_is_number(r.carbs) then 'Carbs (g) must be a number'
+             when r.fat is not null and not app.import_is_number(r.fat) then 'Fat (g) must be a number'
+           end) order by r.line), '[]')
+    into v_rows
+    from (select c.*, d.entry_date, row_number() over (
+                   partition by c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat
+                   order by c.line) as occurrence
+            from cells as c
+            -- Days repeat on every row of the day: each distinct one is checked once.
+            left join (select x.day, app.import_local_time(split_part(x.day, '-', 1)::integer,
+                                                           split_part(x.day, '-', 2)::integer,
+                                                           split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
+                         from (select distinct c.day from cells as c
+                                where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
+
+  select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', r ->> 'problem')
+                            order by (r ->> 'line')::integer), '[]')
+    into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
+  if errors <> '[]' then
+    return;
+  end if;
+  begin
+    insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
+                                  import_key)
+    select p_user_id, (r ->> 'entry_date')::date, r ->> 'meal_type', r ->> 'name', trim_scale((r ->> 'calories')::numeric),
+           trim_scale((r ->> 'protein_g')::numeric), trim_scale((r ->> 'carbs_g')::numeric),
+           trim_scale((r ->> 'fat_g')::numeric), 'import', r ->> 'key'
+      from jsonb_array_elements(v_rows) as r
+     where not exists (select from app.food_entries as f where f.user_id = p_user_id and f.import_key = r ->> 'key');
+    get diagnostics imported = row_count;
+    skipped_duplicates := jsonb_array_length(v_rows) - imported;
+    if p_dry_run then
+      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
+    end if;
+  exception
+    when sqlstate 'LBDRY' then
+      null;
+    when check_violation or not_null_violation or numeric_value_out_of_range then
+      select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', p.message)
+                                order by (r ->> 'line')::integer, p.k), '[]')
+        into errors
+        from jsonb_array_elements(v_rows) as r
+       cross join lateral (values
+         (1, 'Food Name: ' || app.field_problem(r, 'name', 'app.food_name')),
+         (2, 'Energy (kcal): ' || app.field_problem(r, 'calories', 'app.kcal')),
+         (3, 'Protein (g): ' || app.field_problem(r, 'protein_g', 'app.grams')),
+         (4, 'Carbs (g): ' || app.field_problem(r, 'carbs_g', 'app.grams')),
+         (5, 'Fat (g): ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
+       where p.message is not null;
+      if errors = '[]' then
+        raise;
+      end if;
+      imported := 0;
+      skipped_duplicates := 0;
+  end;
+end
+$$;
+
+grant execute on function app.import_cronometer(uuid, jsonb, boolean) to liftbase_api;

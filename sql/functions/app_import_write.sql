@@ -1,0 +1,127 @@
+-- Writing imported workouts and diary rows. Rows are written set-based (a file may hold tens
+-- of thousands of sets); the column domains enforce the value rules, and only when they
+-- refuse a row are the rows checked one by one to name the lines at fault.
+
+-- Per-line problems of workout rows with the values the session tables refuse, each named
+-- with the domain's own message.
+create or replace function app.import_set_problems(p_rows app.import_set_row[])
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
+    from unnest(p_rows) as r
+   cross join lateral (values
+     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name')),
+     (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
+     (3, 'exercise name: ' || app.field_problem(jsonb_build_object('v', r.exercise_name), 'v', 'app.exercise_name')),
+     (4, 'exercise notes: ' || app.field_problem(jsonb_build_object('v', r.exercise_notes), 'v', 'app.short_text', false)),
+     (5, 'reps: ' || app.field_problem(jsonb_build_object('v', r.reps), 'v', 'app.reps')),
+     (6, 'weight: ' || app.field_problem(jsonb_build_object('v', r.weight_kg), 'v', 'app.load_kg') || ' kg'),
+     (7, 'RPE: ' || app.field_problem(jsonb_build_object('v', r.rpe), 'v', 'app.rpe', false)),
+     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end))
+     as p (k, message)
+   where p.message is not null
+$$;
+
+-- The exercises of each imported session: one per exercise name (case-insensitive), in
+-- order of first appearance in the file, with the first notes given for it.
+create or replace function app.import_exercise_positions(p_rows app.import_set_row[])
+returns table (session_key text, exercise_key text, "position" integer, notes text)
+language sql
+immutable
+as $$
+  select g.session_key, g.exercise_key, row_number() over (partition by g.session_key order by g.first_line)::integer,
+         g.notes
+    from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
+                 min(r.exercise_notes) as notes
+            from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
+$$;
+
+-- Stores workout rows as completed sessions: one session per session_key (skipped whole
+-- when an earlier import stored it), exercises in order of first appearance, matched to
+-- the catalog or the user's exercises by name (new names become user exercises), sets in
+-- set_order then file order. Times are the user's wall clock. Nothing is written when
+-- p_dry_run, or when any row has a problem; errors lists them by line.
+create or replace function app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean,
+  out imported integer, out skipped_duplicates integer, out errors jsonb)
+language plpgsql
+as $$
+declare
+  v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+  v_new app.import_set_row[];
+  v_session_ids uuid[];
+begin
+  imported := 0;
+  skipped_duplicates := 0;
+  select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', r.problem) order by r.line), '[]')
+    into errors from unnest(p_rows) as r where r.problem is not null;
+  if errors <> '[]' then
+    return;
+  end if;
+  select coalesce(array_agg(r order by r.line), '{}') into v_new
+    from unnest(p_rows) as r
+   where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
+  imported := cardinality(v_new);
+  skipped_duplicates := cardinality(p_rows) - imported;
+  begin
+    insert into app.user_exercises (user_id, name)
+    select distinct on (lower(r.exercise_name)) p_user_id, r.exercise_name
+      from unnest(v_new) as r
+     where not exists (select from app.exercises as e where lower(e.name) = lower(r.exercise_name))
+     order by lower(r.exercise_name), r.line
+    on conflict (user_id, lower(name)) do nothing;
+
+    with sessions as (
+      select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+             min(r.started_local) as started_local, max(r.finished_local) as finished_local
+        from unnest(v_new) as r group by r.session_key)
+    insert into app.training_sessions (user_id, session_date, name, notes, status, started_at, finished_at, import_key)
+    select p_user_id, s.started_local::date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+           s.finished_local at time zone v_timezone, s.session_key
+      from sessions as s;
+
+    select coalesce(array_agg(s.id), '{}') into v_session_ids
+      from app.training_sessions as s
+     where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
+
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
+    select p_user_id, s.id, p.position, e.id, case when e.id is null then u.id end,
+           coalesce(e.name, u.name), p.notes
+      from app.import_exercise_positions(v_new) as p
+      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
+      left join app.exercises as e on lower(e.name) = p.exercise_key
+      left join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = p.exercise_key;
+
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type)
+    select p_user_id, s.id, p.position,
+           row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
+           r.reps, r.weight_kg, r.rpe, r.set_type
+      from unnest(v_new) as r
+      join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
+      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
+
+    perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
+
+    if p_dry_run then
+      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
+    end if;
+  exception
+    when sqlstate 'LBDRY' then
+      null;
+    when check_violation or not_null_violation or numeric_value_out_of_range or string_data_right_truncation then
+      errors := app.import_set_problems(v_new);
+      if errors = '[]' then
+        raise;
+      end if;
+      imported := 0;
+      skipped_duplicates := 0;
+  end;
+end
+$$;
+
+grant execute on function
+  app.import_set_problems(app.import_set_row[]),
+  app.import_exercise_positions(app.import_set_row[]),
+  app.import_workouts(uuid, app.import_set_row[], boolean)
+to liftbase_api;
