@@ -74,4 +74,7 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/meals/custom", "custom_meal_create", status: 201, "Create a custom meal"),
     Endpoint(.PATCH, "/meals/custom/{id}", "custom_meal_update", "Rename a meal or replace its items"),
     Endpoint(.DELETE, "/meals/custom/{id}", "custom_meal_delete", status: 204, "Delete a custom meal"),
+    // Settings and data
+    Endpoint(.GET, "/settings", "settings_get", "Units, time zone, reminders, biometric unlock, health sync"),
+    Endpoint(.PATCH, "/settings", "settings_update", "Change the named settings; nested objects merge"),
 ]
