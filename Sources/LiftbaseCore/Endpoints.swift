@@ -77,4 +77,11 @@ public let endpoints: [Endpoint] = [
     // Settings and data
     Endpoint(.GET, "/settings", "settings_get", "Units, time zone, reminders, biometric unlock, health sync"),
     Endpoint(.PATCH, "/settings", "settings_update", "Change the named settings; nested objects merge"),
+    Endpoint(.GET, "/export", "export_json", streamed: "application/json",
+             "Every row of the user as a liftbase-export document (docs/export-format.md)"),
+    Endpoint(.GET, "/export/workouts.csv", "export_workouts_csv", streamed: "text/csv; charset=utf-8",
+             "Completed workouts in Strong's CSV layout, one row per set"),
+    Endpoint(.GET, "/export/nutrition.csv", "export_nutrition_csv", streamed: "text/csv; charset=utf-8", "The food diary as CSV"),
+    Endpoint(.GET, "/export/body_metrics.csv", "export_body_metrics_csv", streamed: "text/csv; charset=utf-8",
+             "Body-stats history as CSV"),
 ]
