@@ -22,9 +22,16 @@ public struct Endpoint: Sendable, Equatable {
     public let body: Body
     /// Largest request body accepted, in bytes (413 above).
     public let maximumBodySize: Int
+    /// The content type of a streamed answer, or nil for the usual single JSON value. A
+    /// streamed endpoint's function returns `setof text` whose rows, in order, are the body:
+    /// it is read row by row and written as it comes (exports of years of history).
+    public let streamedContentType: String?
 
-    public init(_ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true,
-                body: Body = .json, maximumBodySize: Int = defaultMaximumBodySize, _ summary: String) {
+    public init(
+        _ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true,
+        body: Body = .json, maximumBodySize: Int = defaultMaximumBodySize, streamed streamedContentType: String? = nil,
+        _ summary: String
+    ) {
         self.method = method
         self.path = path
         self.function = function
@@ -32,6 +39,7 @@ public struct Endpoint: Sendable, Equatable {
         self.requiresAuth = auth
         self.body = body
         self.maximumBodySize = maximumBodySize
+        self.streamedContentType = streamedContentType
         self.summary = summary
     }
 
@@ -44,7 +52,10 @@ public struct Endpoint: Sendable, Equatable {
     /// The one SQL statement a request to this endpoint runs: the function's JSON answer as
     /// text, and the status and headers it may have set for this transaction.
     public var statement: String {
-        """
+        if streamedContentType != nil {
+            return "select chunk from api.\(function)($1, app.request_body($2), $3::jsonb) as chunk"
+        }
+        return """
         select r::text, current_setting('liftbase.response_status', true), \
         current_setting('liftbase.response_headers', true) \
         from api.\(function)($1, app.request_body($2), $3::jsonb) as r

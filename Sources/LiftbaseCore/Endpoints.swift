@@ -103,6 +103,16 @@ public let endpoints: [Endpoint] = [
              "Import a Cronometer servings export (CSV) into the diary"),
     Endpoint(.POST, "/import/liftbase", "import_liftbase", maximumBodySize: importMaximumBodySize,
              "Import a Liftbase export document (JSON)"),
+    // Settings and data
+    Endpoint(.GET, "/settings", "settings_get", "Units, time zone, reminders, biometric unlock, health sync"),
+    Endpoint(.PATCH, "/settings", "settings_update", "Change the named settings; nested objects merge"),
+    Endpoint(.GET, "/export", "export_json", streamed: "application/json",
+             "Every row of the user as a liftbase-export document (docs/export-format.md)"),
+    Endpoint(.GET, "/export/workouts.csv", "export_workouts_csv", streamed: "text/csv; charset=utf-8",
+             "Completed workouts in Strong's CSV layout, one row per set"),
+    Endpoint(.GET, "/export/nutrition.csv", "export_nutrition_csv", streamed: "text/csv; charset=utf-8", "The food diary as CSV"),
+    Endpoint(.GET, "/export/body_metrics.csv", "export_body_metrics_csv", streamed: "text/csv; charset=utf-8",
+             "Body-stats history as CSV"),
 ]
 
 /// The body limit of the import routes: years of workouts in one export file.

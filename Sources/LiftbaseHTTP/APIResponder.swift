@@ -76,6 +76,9 @@ struct APIResponder: HTTPResponder {
             arguments.append((String(name), String(value)))
         }
         let argumentsJSON = JSONText.object(arguments)
+        if let contentType = endpoint.streamedContentType {
+            return try await stream(endpoint, contentType: contentType, parameters: [token, body, argumentsJSON])
+        }
 
         let answer = try await database { connection in
             let row = try connection.queryPrepared(endpoint.statement, [token, body, argumentsJSON]).rows[0]
@@ -99,13 +102,23 @@ struct APIResponder: HTTPResponder {
     private func database<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         do {
             return try await Self.retryingTransactionFailures { try await pool.withConnection(work) }
-        } catch let error as PostgresError {
+        } catch {
+            throw apiError(for: error)
+        }
+    }
+
+    /// The API error a database or pool failure is answered with (logged when it is ours).
+    func apiError(for error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresError:
             let mapped = APIError(error)
             if mapped.status >= 500 { logger.error("database error: \(error)") }
-            throw mapped
-        } catch let error as ConnectionPool.PoolError {
+            return mapped
+        case let error as ConnectionPool.PoolError:
             logger.error("\(error)")
-            throw APIError.unavailable
+            return APIError.unavailable
+        default:
+            return error
         }
     }
 

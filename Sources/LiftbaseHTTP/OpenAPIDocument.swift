@@ -16,7 +16,7 @@ enum OpenAPIDocument {
                 "responses": [
                     String(endpoint.status): endpoint.status == 204 || endpoint.status == 202
                         ? ["description": "Done"]
-                        : ["description": "OK", "content": ["application/json": ["schema": ["type": "object"]]]],
+                        : ["description": "OK", "content": Self.content(of: endpoint)],
                     "default": errorResponse,
                 ],
             ]
@@ -63,5 +63,12 @@ enum OpenAPIDocument {
         ]
         let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// What a successful answer holds: a JSON object, or the streamed type (a CSV is text).
+    static func content(of endpoint: Endpoint) -> [String: Any] {
+        guard let type = endpoint.streamedContentType else { return ["application/json": ["schema": ["type": "object"]]] }
+        let mediaType = String(type.prefix { $0 != ";" })
+        return [mediaType: ["schema": ["type": mediaType == "application/json" ? "object" : "string"]]]
     }
 }

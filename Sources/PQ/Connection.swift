@@ -136,7 +136,7 @@ public final class Connection {
         return copied
     }
 
-    private func liveHandle() throws -> OpaquePointer {
+    func liveHandle() throws -> OpaquePointer {
         guard let handle else { throw PostgresError(sqlstate: "08003", message: "connection is closed") }
         return handle
     }
@@ -179,7 +179,7 @@ private final class NoticeState {
 }
 
 /// Calls `body` with C strings for `values` (NULL for nil) that live for the call only.
-private func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = values.map { $0.map { strdup($0) } ?? nil }
     defer { copies.forEach { free($0) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })

@@ -7,7 +7,8 @@ struct Liftbase: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liftbase",
         abstract: "Liftbase: the backend for strength-training and nutrition apps.",
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, MetricsCommand.self, ImportCommand.self, ReportCommand.self],
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, MetricsCommand.self, ImportCommand.self,
+                      ExportCommand.self, ReportCommand.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -69,8 +69,7 @@ declare
 begin
   return jsonb_build_object(
     'user', auth.current_account(),
-    'settings', (select jsonb_build_object('unit_system', s.unit_system, 'timezone', s.timezone)
-                   from app.user_settings as s where s.user_id = v_user_id),
+    'settings', app.settings_json(v_user_id),
     'needs_onboarding', not exists (select from app.goals as g where g.user_id = v_user_id));
 end
 $$;

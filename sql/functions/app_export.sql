@@ -1,0 +1,180 @@
+-- The liftbase-export document (docs/export-format.md), produced as text chunks in
+-- document order: one chunk for everything small, then one per training session and one
+-- per food entry, so neither the database nor the server ever holds the whole document
+-- of a years-long account as one value. json (not jsonb) keeps members in the documented
+-- order. Callers set TimeZone to UTC (timestamps are rendered in the session's zone) and
+-- liftbase.user_id (row-level security); every query also names the user for its index.
+
+create or replace function app.export_head(p_user_id uuid)
+returns text
+language sql
+stable
+as $$
+  select concat_ws(',',
+    '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
+    '"user":' || (auth.current_account() - 'disabled')::text,
+    '"settings":' || app.settings_json(p_user_id)::text,
+    '"profile":' || coalesce((
+      select json_build_object('sex', p.sex, 'date_of_birth', p.date_of_birth, 'age_years', p.age_years,
+               'age_recorded_on', p.age_recorded_on, 'height_cm', p.height_cm, 'activity_level', p.activity_level,
+               'created_at', p.created_at)::text
+        from app.user_profiles as p where p.user_id = p_user_id), 'null'),
+    '"goals":' || coalesce((
+      select json_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
+               'created_at', g.created_at)::text
+        from app.goals as g where g.user_id = p_user_id), 'null'),
+    '"target_override":' || coalesce((
+      select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g)::text
+        from app.target_overrides as o where o.user_id = p_user_id), 'null'),
+    '"body_metrics":' || coalesce((
+      select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
+               'body_fat_pct', m.body_fat_pct, 'height_cm', m.height_cm, 'created_at', m.created_at)
+               order by m.recorded_at, m.created_at, m.id)::text
+        from app.body_metrics as m where m.user_id = p_user_id), '[]'),
+    '"target_snapshots":' || coalesce((
+      select json_agg(json_build_object('id', t.id, 'computed_at', t.computed_at, 'reason', t.reason,
+               'formula_version', t.formula_version, 'bmr_formula', t.bmr_formula, 'calories', t.calories,
+               'protein_g', t.protein_g, 'carbs_g', t.carbs_g, 'fat_g', t.fat_g, 'warnings', t.warnings,
+               'input_parameters', t.input_parameters)
+               order by t.computed_at, t.id)::text
+        from app.target_snapshots as t where t.user_id = p_user_id), '[]'),
+    '"health_metrics":' || coalesce((
+      select json_agg(json_build_object('id', h.id, 'snapshot_id', h.snapshot_id, 'computed_at', h.computed_at,
+               'version', h.version, 'bmi', h.bmi, 'bmr', h.bmr, 'tdee', h.tdee, 'inputs', h.inputs)
+               order by h.computed_at, h.id)::text
+        from app.health_metrics as h where h.user_id = p_user_id), '[]'),
+    '"metrics_acknowledgements":' || coalesce((
+      select json_agg(json_build_object('health_metric_id', a.health_metric_id, 'version', a.version,
+               'acknowledged_at', a.acknowledged_at)
+               order by a.acknowledged_at, a.health_metric_id)::text
+        from app.metrics_acknowledgements as a where a.user_id = p_user_id), '[]'),
+    '"equipment_selection":' || coalesce((
+      select json_agg(json_build_object('equipment_id', e.equipment_id, 'selected_at', e.selected_at)
+               order by e.equipment_id)::text
+        from app.user_equipment as e where e.user_id = p_user_id), '[]'),
+    '"exclusions":' || coalesce((
+      select json_build_object('exercise_ids', x.exercise_ids, 'muscles', x.muscles)::text
+        from app.user_exclusions as x where x.user_id = p_user_id), 'null'),
+    '"setup":' || coalesce((
+      select json_build_object('completed_at', s.completed_at)::text
+        from app.user_setup as s where s.user_id = p_user_id), 'null'),
+    '"user_exercises":' || coalesce((
+      select json_agg(json_build_object('id', e.id, 'name', e.name, 'category', e.category, 'mechanic', e.mechanic,
+               'equipment', e.equipment, 'primary_muscles', e.primary_muscles,
+               'secondary_muscles', e.secondary_muscles, 'created_at', e.created_at)
+               order by lower(e.name))::text
+        from app.user_exercises as e where e.user_id = p_user_id), '[]'),
+    '"plans":' || coalesce((
+      select json_agg(json_build_object('id', p.id, 'name', p.name, 'created_at', p.created_at,
+               'last_used_at', p.last_used_at,
+               'exercises', coalesce((
+                 select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
+                          'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
+                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds)
+                          order by x.position)
+                   from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
+               order by p.created_at, p.name, p.id)::text
+        from app.plans as p where p.user_id = p_user_id), '[]'),
+    '"user_foods":' || coalesce((
+      select json_agg(json_build_object('id', f.id, 'name', f.name, 'brand', f.brand, 'barcode', f.barcode,
+               'energy_kcal', f.energy_kcal, 'protein_g', f.protein_g, 'fat_g', f.fat_g, 'carbs_g', f.carbs_g,
+               'fiber_g', f.fiber_g, 'sugars_g', f.sugars_g, 'sodium_mg', f.sodium_mg,
+               'saturated_fat_g', f.saturated_fat_g, 'serving_label', f.serving_label, 'serving_g', f.serving_g,
+               'created_at', f.created_at)
+               order by f.created_at, f.name, f.id)::text
+        from app.user_foods as f where f.user_id = p_user_id), '[]'),
+    '"favorites":' || coalesce((
+      select json_agg(json_build_object('id', f.id, 'name', f.name, 'calories', f.calories, 'protein_g', f.protein_g,
+               'carbs_g', f.carbs_g, 'fat_g', f.fat_g, 'food_id', f.food_id, 'user_food_id', f.user_food_id,
+               'servings', f.servings, 'created_at', f.created_at)
+               order by f.created_at, f.name, f.id)::text
+        from app.favorites as f where f.user_id = p_user_id), '[]'),
+    '"custom_meals":' || coalesce((
+      select json_agg(json_build_object('id', m.id, 'name', m.name, 'created_at', m.created_at,
+               'items', coalesce((
+                 select json_agg(json_build_object('position', i.position, 'name', i.name, 'food_id', i.food_id,
+                          'user_food_id', i.user_food_id, 'portion_seq', i.portion_seq, 'servings', i.servings,
+                          'calories', i.calories, 'protein_g', i.protein_g, 'carbs_g', i.carbs_g, 'fat_g', i.fat_g)
+                          order by i.position)
+                   from app.custom_meal_items as i where i.user_id = p_user_id and i.meal_id = m.id), '[]'))
+               order by m.created_at, m.name, m.id)::text
+        from app.custom_meals as m where m.user_id = p_user_id), '[]'),
+    '"import_runs":' || coalesce((
+      select json_agg(json_build_object('id', r.id, 'format', r.format, 'file_sha256', r.file_sha256,
+               'dry_run', r.dry_run, 'imported', r.imported, 'skipped_duplicates', r.skipped_duplicates,
+               'error_count', r.error_count, 'created_at', r.created_at)
+               order by r.created_at, r.id)::text
+        from app.import_runs as r where r.user_id = p_user_id), '[]'))
+$$;
+
+-- One training session with its exercises and sets, as its member of the document.
+create or replace function app.export_session(p_session app.training_sessions)
+returns text
+language sql
+stable
+as $$
+  select json_build_object('id', p_session.id, 'client_id', p_session.client_id,
+    'session_date', p_session.session_date, 'name', p_session.name, 'notes', p_session.notes,
+    'status', p_session.status, 'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
+    'created_at', p_session.created_at,
+    'exercises', coalesce((
+      select json_agg(json_build_object('position', e.position, 'exercise_id', e.exercise_id,
+               'user_exercise_id', e.user_exercise_id, 'exercise_name', e.exercise_name, 'notes', e.notes,
+               'sets', coalesce((
+                 select json_agg(json_build_object('position', s.position, 'reps', s.reps, 'weight_kg', s.weight_kg,
+                          'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type, 'tempo', s.tempo,
+                          'rest_seconds', s.rest_seconds)
+                          order by s.position)
+                   from app.session_sets as s
+                  where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
+               order by e.position)
+        from app.session_exercises as e
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text
+$$;
+
+create or replace function app.export_food_entry(p_entry app.food_entries)
+returns text
+language sql
+stable
+as $$
+  select json_build_object('id', p_entry.id, 'client_id', p_entry.client_id, 'entry_date', p_entry.entry_date,
+    'meal_type', p_entry.meal_type, 'name', p_entry.name, 'food_id', p_entry.food_id,
+    'user_food_id', p_entry.user_food_id, 'portion_seq', p_entry.portion_seq, 'servings', p_entry.servings,
+    'favorite_id', p_entry.favorite_id, 'custom_meal_id', p_entry.custom_meal_id, 'calories', p_entry.calories,
+    'protein_g', p_entry.protein_g, 'carbs_g', p_entry.carbs_g, 'fat_g', p_entry.fat_g, 'source', p_entry.source,
+    'barcode', p_entry.barcode, 'created_at', p_entry.created_at)::text
+$$;
+
+-- The whole document, chunk by chunk; concatenated in order they are the JSON text.
+-- PL/pgSQL hands its rows over through a tuplestore, which keeps work_mem in memory and
+-- spills the rest to a temporary file: a long history costs disk, not memory.
+create or replace function app.export_document(p_user_id uuid)
+returns setof text
+language plpgsql
+stable
+as $$
+begin
+  return next app.export_head(p_user_id) || ',"training_sessions":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end || app.export_session(t)
+      from app.training_sessions as t
+     where t.user_id = p_user_id
+    window w as (order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id)
+     order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id;
+  return next '],"food_entries":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end || app.export_food_entry(f)
+      from app.food_entries as f
+     where f.user_id = p_user_id
+    window w as (order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id)
+     order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id;
+  return next ']}';
+end
+$$;
+
+grant execute on function
+  app.export_head(uuid),
+  app.export_session(app.training_sessions),
+  app.export_food_entry(app.food_entries),
+  app.export_document(uuid)
+to liftbase_api;

@@ -1,0 +1,153 @@
+-- The settings object (GET/PATCH /settings, /me, the export) and its rules.
+
+-- ISO day number of a weekday name, to keep day lists in calendar order.
+create or replace function app.weekday_number(p_day text)
+returns integer
+language sql
+immutable
+as $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
+
+create or replace function app.settings_json(p_user_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'unit_system', s.unit_system,
+    'timezone', s.timezone,
+    'reminders', jsonb_build_object(
+      'meals', jsonb_build_object('enabled', s.meal_reminders_enabled, 'times', to_jsonb(s.meal_reminder_times::text[])),
+      'workouts', jsonb_build_object('enabled', s.workout_reminders_enabled,
+                                     'days', to_jsonb(s.workout_reminder_days::text[]),
+                                     'time', s.workout_reminder_time)),
+    'biometric_enabled', s.biometric_enabled,
+    'health_sync', jsonb_build_object('apple_health', s.apple_health_sync, 'google_fit', s.google_fit_sync))
+    from app.user_settings as s
+   where s.user_id = p_user_id
+$$;
+
+-- The problem with a member that must be true or false when present (null is not allowed:
+-- these settings always have a value).
+create or replace function app.boolean_problem(p_object jsonb, p_field text)
+returns text
+language sql
+immutable
+as $$
+  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'boolean' then 'must be true or false' end
+$$;
+
+-- The problem with a member that must be a JSON object when present.
+create or replace function app.object_problem(p_object jsonb, p_field text)
+returns text
+language sql
+immutable
+as $$
+  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'object' then 'must be an object' end
+$$;
+
+-- The problem with a list of p_domain strings (each checked against the domain, whose
+-- comment is the message), or null when it is fine or absent.
+create or replace function app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer)
+returns text
+language plpgsql
+stable
+as $$
+declare
+  v_item jsonb;
+  v_problem text;
+begin
+  if not p_object ? p_field then
+    return null;
+  end if;
+  if jsonb_typeof(p_object -> p_field) <> 'array' then
+    return 'must be a list';
+  end if;
+  if jsonb_array_length(p_object -> p_field) > p_maximum then
+    return format('must have at most %s items', p_maximum);
+  end if;
+  for v_item in select value from jsonb_array_elements(p_object -> p_field) loop
+    v_problem := app.field_problem(jsonb_build_object('item', v_item), 'item', p_domain, true);
+    if v_problem is not null then
+      return 'each item ' || v_problem;
+    end if;
+  end loop;
+  return null;
+end
+$$;
+
+-- Every problem of a PATCH /settings body, keyed by the member's dotted path. Absent
+-- members are fine (PATCH changes only what it names); null is refused where the setting
+-- always has a value (only reminders.workouts.time may be null).
+create or replace function app.settings_problems(p_body jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_reminders jsonb := case when jsonb_typeof(p_body -> 'reminders') = 'object' then p_body -> 'reminders' else '{}' end;
+  v_meals jsonb := case when jsonb_typeof(v_reminders -> 'meals') = 'object' then v_reminders -> 'meals' else '{}' end;
+  v_workouts jsonb := case when jsonb_typeof(v_reminders -> 'workouts') = 'object' then v_reminders -> 'workouts' else '{}' end;
+  v_sync jsonb := case when jsonb_typeof(p_body -> 'health_sync') = 'object' then p_body -> 'health_sync' else '{}' end;
+begin
+  if jsonb_typeof(p_body) <> 'object' then
+    return jsonb_build_object('body', 'must be an object');
+  end if;
+  return jsonb_build_object(
+    'unit_system', case when p_body ? 'unit_system' then app.field_problem(p_body, 'unit_system', 'app.unit_system', true) end,
+    'timezone', case when p_body ? 'timezone' then app.field_problem(p_body, 'timezone', 'app.timezone_name', true) end,
+    'reminders', app.object_problem(p_body, 'reminders'),
+    'reminders.meals', app.object_problem(v_reminders, 'meals'),
+    'reminders.meals.enabled', app.boolean_problem(v_meals, 'enabled'),
+    'reminders.meals.times', app.list_problem(v_meals, 'times', 'app.clock_time', 10),
+    'reminders.workouts', app.object_problem(v_reminders, 'workouts'),
+    'reminders.workouts.enabled', app.boolean_problem(v_workouts, 'enabled'),
+    'reminders.workouts.days', app.list_problem(v_workouts, 'days', 'app.weekday', 7),
+    'reminders.workouts.time', app.field_problem(v_workouts, 'time', 'app.clock_time', false),
+    'biometric_enabled', app.boolean_problem(p_body, 'biometric_enabled'),
+    'health_sync', app.object_problem(p_body, 'health_sync'),
+    'health_sync.apple_health', app.boolean_problem(v_sync, 'apple_health'),
+    'health_sync.google_fit', app.boolean_problem(v_sync, 'google_fit'));
+end
+$$;
+
+-- Applies a validated PATCH body: only the members it names change. Time and day lists
+-- are stored sorted without repeats (times by clock, days monday first).
+create or replace function app.save_settings(p_user_id uuid, p_body jsonb)
+returns void
+language plpgsql
+as $$
+declare
+  v_meals jsonb := coalesce(p_body #> '{reminders,meals}', '{}');
+  v_workouts jsonb := coalesce(p_body #> '{reminders,workouts}', '{}');
+  v_sync jsonb := coalesce(p_body -> 'health_sync', '{}');
+begin
+  update app.user_settings as s
+     set unit_system = coalesce(p_body ->> 'unit_system', s.unit_system),
+         timezone = coalesce(p_body ->> 'timezone', s.timezone),
+         meal_reminders_enabled = coalesce((v_meals ->> 'enabled')::boolean, s.meal_reminders_enabled),
+         meal_reminder_times = case when v_meals ? 'times'
+           then array(select distinct t from jsonb_array_elements_text(v_meals -> 'times') as t order by t)::app.clock_time[]
+           else s.meal_reminder_times end,
+         workout_reminders_enabled = coalesce((v_workouts ->> 'enabled')::boolean, s.workout_reminders_enabled),
+         workout_reminder_days = case when v_workouts ? 'days'
+           then array(select d from (select distinct d from jsonb_array_elements_text(v_workouts -> 'days') as d) as days
+                      order by app.weekday_number(d))::app.weekday[]
+           else s.workout_reminder_days end,
+         workout_reminder_time = case when v_workouts ? 'time' then v_workouts ->> 'time' else s.workout_reminder_time end,
+         biometric_enabled = coalesce((p_body ->> 'biometric_enabled')::boolean, s.biometric_enabled),
+         apple_health_sync = coalesce((v_sync ->> 'apple_health')::boolean, s.apple_health_sync),
+         google_fit_sync = coalesce((v_sync ->> 'google_fit')::boolean, s.google_fit_sync),
+         updated_at = now()
+   where s.user_id = p_user_id;
+end
+$$;
+
+grant execute on function
+  app.weekday_number(text),
+  app.settings_json(uuid),
+  app.boolean_problem(jsonb, text),
+  app.object_problem(jsonb, text),
+  app.list_problem(jsonb, text, regtype, integer),
+  app.settings_problems(jsonb),
+  app.save_settings(uuid, jsonb)
+to liftbase_api;

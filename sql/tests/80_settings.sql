@@ -1,0 +1,104 @@
+-- Settings: PATCH merges (only named members change, nested objects member by member),
+-- 422 lists every bad member at once and writes nothing, /me and /user/profile read the
+-- same row.
+begin;
+select plan(14);
+
+create temporary table tokens (name text primary key, token text);
+insert into tokens select 'a', auth.start_session((auth.create_account('settings-a@example.com', 'settings a', null)).id);
+grant select on tokens to liftbase_api;
+
+create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
+returns jsonb language plpgsql as $$
+declare
+  v_detail text;
+  v_state text;
+begin
+  perform set_config('liftbase.user_id', '', true);
+  execute format('select api.%I($1, $2, $3)', p_function)
+    using (select token from tokens where name = p_token_name), p_body, p_args;
+  return null;
+exception when others then
+  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
+  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
+end $$;
+
+create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
+returns jsonb language plpgsql as $$
+declare
+  v_result jsonb;
+begin
+  perform set_config('liftbase.user_id', '', true);
+  execute format('select api.%I($1, $2, $3)', p_function) into v_result
+    using (select token from tokens where name = p_token_name), p_body, p_args;
+  return v_result;
+end $$;
+
+set local role liftbase_api;
+
+select is(pg_temp.call('settings_get', 'a', null),
+  '{"unit_system": "metric", "timezone": "UTC",
+    "reminders": {"meals": {"enabled": false, "times": []}, "workouts": {"enabled": false, "days": [], "time": null}},
+    "biometric_enabled": false, "health_sync": {"apple_health": false, "google_fit": false}}',
+  'a new account has the default settings');
+
+select is(pg_temp.call('settings_update', 'a',
+    '{"reminders": {"meals": {"enabled": true, "times": ["19:00", "07:30", "12:00", "07:30"]}}, "health_sync": {"apple_health": true}}'),
+  '{"unit_system": "metric", "timezone": "UTC",
+    "reminders": {"meals": {"enabled": true, "times": ["07:30", "12:00", "19:00"]}, "workouts": {"enabled": false, "days": [], "time": null}},
+    "biometric_enabled": false, "health_sync": {"apple_health": true, "google_fit": false}}',
+  'PATCH changes only the named members; times are stored sorted without repeats');
+
+select is(pg_temp.call('settings_update', 'a',
+    '{"reminders": {"workouts": {"enabled": true, "days": ["friday", "monday", "wednesday"], "time": "18:15"}}, "unit_system": "imperial"}')
+    -> 'reminders',
+  '{"meals": {"enabled": true, "times": ["07:30", "12:00", "19:00"]}, "workouts": {"enabled": true, "days": ["monday", "wednesday", "friday"], "time": "18:15"}}',
+  'nested objects merge: the meal reminders stay when only workouts are sent; days in calendar order');
+
+select is(pg_temp.call('settings_update', 'a', '{"reminders": {"meals": {"enabled": false}}}') -> 'reminders' -> 'meals',
+  '{"enabled": false, "times": ["07:30", "12:00", "19:00"]}', 'enabled alone keeps the times');
+
+select is(pg_temp.call('settings_update', 'a', '{"reminders": {"workouts": {"time": null}}, "biometric_enabled": true, "timezone": "Europe/Berlin"}'),
+  '{"unit_system": "imperial", "timezone": "Europe/Berlin",
+    "reminders": {"meals": {"enabled": false, "times": ["07:30", "12:00", "19:00"]}, "workouts": {"enabled": true, "days": ["monday", "wednesday", "friday"], "time": null}},
+    "biometric_enabled": true, "health_sync": {"apple_health": true, "google_fit": false}}',
+  'the workout reminder time can be cleared with null; other members are kept');
+
+select is(pg_temp.call('settings_update', 'a', '{}'), pg_temp.call('settings_get', 'a', null), 'an empty PATCH changes nothing');
+
+select is(pg_temp.error_of('settings_update', 'a',
+    '{"unit_system": "furlongs", "timezone": "Mars/Olympus", "biometric_enabled": "yes",
+      "reminders": {"meals": {"enabled": 1, "times": ["7:30"]}, "workouts": {"days": ["someday"], "time": "24:00"}},
+      "health_sync": {"apple_health": null, "google_fit": "on"}}'),
+  '{"state": "LB422", "code": "validation_failed", "fields": {
+     "unit_system": "must be metric or imperial",
+     "timezone": "must be an IANA time zone name such as Europe/Berlin",
+     "biometric_enabled": "must be true or false",
+     "reminders.meals.enabled": "must be true or false",
+     "reminders.meals.times": "each item must be a time of day as HH:MM (00:00 to 23:59)",
+     "reminders.workouts.days": "each item must be a day name, monday to sunday",
+     "reminders.workouts.time": "must be a time of day as HH:MM (00:00 to 23:59)",
+     "health_sync.apple_health": "must be true or false",
+     "health_sync.google_fit": "must be true or false"}}',
+  'every bad member is listed at once, with the domain comments as messages');
+
+select is(pg_temp.error_of('settings_update', 'a', '{"reminders": "daily", "health_sync": [], "unit_system": null}') -> 'fields',
+  '{"reminders": "must be an object", "health_sync": "must be an object", "unit_system": "is required"}',
+  'objects must be objects; a setting that always has a value cannot be null');
+
+select is(pg_temp.error_of('settings_update', 'a',
+    '{"reminders": {"meals": {"times": "07:00"}, "workouts": {"days": [1, 2]}}}') -> 'fields',
+  '{"reminders.meals.times": "must be a list", "reminders.workouts.days": "each item must be a string"}',
+  'lists must be lists of strings (days are names, not numbers)');
+
+select is(pg_temp.error_of('settings_update', 'a',
+    '{"reminders": {"meals": {"times": ["01:00","02:00","03:00","04:00","05:00","06:00","07:00","08:00","09:00","10:00","11:00"]}}}') -> 'fields',
+  '{"reminders.meals.times": "must have at most 10 items"}', 'at most ten meal reminders');
+
+select is(pg_temp.call('settings_get', 'a', null) ->> 'unit_system', 'imperial', 'a refused PATCH wrote nothing');
+
+select is(pg_temp.call('me', 'a', null) -> 'settings', pg_temp.call('settings_get', 'a', null), '/me shows the same settings object');
+select is(pg_temp.call('profile_get', 'a', null) ->> 'timezone', 'Europe/Berlin', '/user/profile reads the time zone PATCH /settings set');
+select is(pg_temp.error_of('settings_update', 'nobody', '{"unit_system": "metric"}') ->> 'state', 'LB401', 'settings need a session');
+
+rollback;

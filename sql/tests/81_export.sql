@@ -1,0 +1,190 @@
+-- Export: the JSON document holds every row the user owns (checked table by table from
+-- the catalog, so a new user-owned table fails here until it is exported or excluded
+-- with a reason), nothing of another user, is deterministic, and the CSV files have
+-- their exact layouts and RFC 4180 quoting.
+begin;
+select plan(17);
+
+\ir fixtures/full_account.psql
+
+create temporary table tokens (name text primary key, user_id uuid, token text);
+insert into tokens select 'a', u.id, auth.start_session(u.id)
+  from auth.create_account('export-a@example.com', 'password-a', 'Export A') as u;
+insert into tokens select 'b', u.id, auth.start_session(u.id)
+  from auth.create_account('export-b@example.com', 'password-b', 'Export B') as u;
+select pg_temp.fill_account(user_id, 'AAA-only') from tokens where name = 'a';
+select pg_temp.fill_account(user_id, 'BBB-only') from tokens where name = 'b';
+grant select on tokens to liftbase_api;
+
+-- Where each user-owned table's rows are in the document: a JSON path matching one item
+-- per row. Tables with user_id left out of the export are listed with the reason.
+create temporary table export_paths (table_name text primary key, path jsonpath, excluded_because text);
+insert into export_paths values
+  ('app.user_settings', '$.settings', null),
+  ('app.user_profiles', '$.profile ? (@ != null)', null),
+  ('app.goals', '$.goals ? (@ != null)', null),
+  ('app.target_overrides', '$.target_override ? (@ != null)', null),
+  ('app.body_metrics', '$.body_metrics[*]', null),
+  ('app.target_snapshots', '$.target_snapshots[*]', null),
+  ('app.health_metrics', '$.health_metrics[*]', null),
+  ('app.metrics_acknowledgements', '$.metrics_acknowledgements[*]', null),
+  ('app.user_equipment', '$.equipment_selection[*]', null),
+  ('app.user_exclusions', '$.exclusions ? (@ != null)', null),
+  ('app.user_setup', '$.setup ? (@ != null)', null),
+  ('app.user_exercises', '$.user_exercises[*]', null),
+  ('app.plans', '$.plans[*]', null),
+  ('app.plan_exercises', '$.plans[*].exercises[*]', null),
+  ('app.training_sessions', '$.training_sessions[*]', null),
+  ('app.session_exercises', '$.training_sessions[*].exercises[*]', null),
+  ('app.session_sets', '$.training_sessions[*].exercises[*].sets[*]', null),
+  ('app.user_foods', '$.user_foods[*]', null),
+  ('app.favorites', '$.favorites[*]', null),
+  ('app.custom_meals', '$.custom_meals[*]', null),
+  ('app.custom_meal_items', '$.custom_meals[*].items[*]', null),
+  ('app.food_entries', '$.food_entries[*]', null),
+  ('app.import_runs', '$.import_runs[*]', null),
+  ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
+  ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
+  ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');
+
+create temporary table tables_with_user_id as
+select format('%I.%I', n.nspname, c.relname) as table_name
+  from pg_class as c
+  join pg_namespace as n on n.oid = c.relnamespace
+ where n.nspname not in ('pg_catalog', 'information_schema') and n.nspname !~ '^pg_'
+   and c.relkind in ('r', 'p')
+   and exists (select from pg_attribute as a where a.attrelid = c.oid and a.attname = 'user_id' and not a.attisdropped);
+
+create function pg_temp.export_text(p_token_name text, p_function text default 'export_json', p_args jsonb default '{}')
+returns text language plpgsql as $$
+declare
+  v_text text;
+begin
+  perform set_config('liftbase.user_id', '', true);
+  execute format('select string_agg(chunk, %L order by n) from api.%I($1, null, $2) with ordinality as c (chunk, n)', '', p_function)
+    into v_text using (select token from tokens where name = p_token_name), p_args;
+  return v_text;
+end $$;
+
+create function pg_temp.error_of(p_token_name text, p_function text, p_args jsonb)
+returns text language plpgsql as $$
+declare
+  v_state text;
+begin
+  perform set_config('liftbase.user_id', '', true);
+  execute format('select count(*) from api.%I($1, null, $2)', p_function)
+    using (select token from tokens where name = p_token_name), p_args;
+  return null;
+exception when others then
+  get stacked diagnostics v_state = returned_sqlstate;
+  return v_state;
+end $$;
+
+create function pg_temp.rows_of(p_table text, p_user_id uuid) returns bigint language plpgsql as $$
+declare
+  v_count bigint;
+begin
+  execute format('select count(*) from %s where user_id = $1', p_table) into v_count using p_user_id;
+  return v_count;
+end $$;
+
+create temporary table documents (name text primary key, doc jsonb, body text);
+grant all on documents to liftbase_api;
+set local role liftbase_api;
+insert into documents select 'a', pg_temp.export_text('a')::jsonb, pg_temp.export_text('a');
+insert into documents select 'a again', null, pg_temp.export_text('a');
+insert into documents select 'b', pg_temp.export_text('b')::jsonb, null;
+reset role;
+
+select is(
+  (select array_agg(t.table_name order by t.table_name) from tables_with_user_id as t
+    where not exists (select from export_paths as p where p.table_name = t.table_name)),
+  null,
+  'every table with a user_id is exported or excluded with a reason (docs/export-format.md)');
+
+select is(
+  (select array_agg(p.table_name order by p.table_name) from export_paths as p
+    where p.path is not null and pg_temp.rows_of(p.table_name, (select user_id from tokens where name = 'a')) = 0),
+  null,
+  'the fixture gives the account rows in every exported table');
+
+select is(
+  (select array_agg(format('%s: %s rows, %s exported', p.table_name,
+                           pg_temp.rows_of(p.table_name, (select user_id from tokens where name = 'a')),
+                           (select count(*) from jsonb_path_query(d.doc, p.path))) order by p.table_name)
+     from export_paths as p, documents as d
+    where d.name = 'a' and p.path is not null
+      and pg_temp.rows_of(p.table_name, (select user_id from tokens where name = 'a'))
+          <> (select count(*) from jsonb_path_query(d.doc, p.path))),
+  null,
+  'the document holds one item per row of the user, table by table');
+
+select ok((select body from documents where name = 'a') !~ 'BBB-only'
+          and (select doc from documents where name = 'b')::text !~ 'AAA-only',
+  'nothing of another user is in a document');
+select ok(not exists (
+    select from app.training_sessions as t, documents as d
+     where d.name = 'a' and t.user_id = (select user_id from tokens where name = 'b') and d.body like '%' || t.id || '%'),
+  'no id of another user is in a document');
+
+select is((select doc -> 'user' ->> 'email' from documents where name = 'a'), 'export-a@example.com', 'the document names its account');
+select is((select jsonb_build_object('format', doc -> 'format', 'version', doc -> 'version') from documents where name = 'a'),
+  '{"format": "liftbase-export", "version": 1}', 'format and version head the document');
+select is((select array_agg(k order by n) from documents as d, json_object_keys(d.body::json) with ordinality as o (k, n) where d.name = 'a'),
+  array['format', 'version', 'exported_at', 'user', 'settings', 'profile', 'goals', 'target_override', 'body_metrics',
+        'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
+        'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'training_sessions',
+        'food_entries'],
+  'members come in the documented order, the long arrays last');
+select is(
+  (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a again'),
+  (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a'),
+  'two exports of the same rows differ only in exported_at');
+select is(
+  (select (doc #> '{training_sessions,0}') - 'id' - 'created_at' from documents where name = 'a')
+    #- '{exercises,0,exercise_id}',
+  ('{"client_id": null, "session_date": "2024-03-04", "name": "Push, \"heavy\" AAA-only", "notes": "felt good\nslept 8h",
+    "status": "completed", "started_at": "2024-03-04T17:30:00+00:00", "finished_at": "2024-03-04T18:35:00+00:00",
+    "exercises": [
+      {"position": 1, "user_exercise_id": null, "exercise_name": "Barbell Bench Press", "notes": "pause, 1 s",
+       "sets": [{"position": 1, "reps": 10, "weight_kg": 40, "rpe": null, "rir": null, "set_type": "warmup", "tempo": null, "rest_seconds": null},
+                {"position": 2, "reps": 5, "weight_kg": 80.5, "rpe": 8, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null},
+                {"position": 3, "reps": 5, "weight_kg": 80.5, "rpe": 9.5, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null},
+                {"position": 4, "reps": 12, "weight_kg": 60, "rpe": null, "rir": null, "set_type": "dropset", "tempo": null, "rest_seconds": null}]},
+      {"position": 2, "exercise_id": null, "user_exercise_id": "' || (select id from app.user_exercises where name = 'Sled Push AAA-only') || '",
+       "exercise_name": "Sled Push AAA-only", "notes": null,
+       "sets": [{"position": 1, "reps": 20, "weight_kg": 100, "rpe": null, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null}]}]}')::jsonb,
+  'a session carries its exercises and sets in order, timestamps in UTC');
+
+select is(pg_temp.error_of('a', 'export_json', '{"format": "xml"}'), 'LB400', 'an unknown format is a bad parameter');
+select is(pg_temp.error_of('nobody', 'export_json', '{}'), 'LB401', 'the export needs a session');
+select is(pg_temp.error_of('nobody', 'export_workouts_csv', '{}'), 'LB401', 'so do the CSV files');
+
+-- CSV ------------------------------------------------------------------------------------
+-- 17:30 UTC is 18:30 in Berlin; 65 minutes; the in-progress session is not a workout yet.
+select is(pg_temp.export_text('a', 'export_workouts_csv'),
+  E'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,W,40,10,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,1,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",8\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,2,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",9.5\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,D,60,12,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Sled Push AAA-only,1,100,20,0,0,,"felt good\nslept 8h",\r\n',
+  'workouts.csv: Strong''s header, one row per set, W/D for warm-ups and drop sets, quoting of commas, quotes and newlines');
+
+select is(pg_temp.export_text('a', 'export_nutrition_csv'),
+  E'Date,Meal,Name,Calories,Protein (g),Carbs (g),Fat (g),Servings,Source\r\n' ||
+  E'2024-03-04,breakfast,"Oats, ""rolled"" AAA-only",370,13,60,7,1,favorite\r\n' ||
+  E'2024-03-04,lunch,Breakfast AAA-only,249,9.9,34.8,7.1,,manual\r\n',
+  'nutrition.csv: header and one row per diary entry');
+
+select is(pg_temp.export_text('a', 'export_body_metrics_csv'),
+  E'Date,Time,Weight (kg),Body Fat (%),Height (cm)\r\n' ||
+  E'2024-03-01,08:00:00,70.5,24,\r\n' ||
+  E'2024-03-08,08:00:00,70.1,,168\r\n',
+  'body_metrics.csv: header and one row per entry, in the user''s time zone');
+
+select is(app.csv_row('plain', 'a,b', 'say "hi"', E'two\nlines', E'cr\r', null, ''),
+  E'plain,"a,b","say ""hi""","two\nlines","cr\r",,\r\n', 'RFC 4180 quoting: only fields that need it');
+
+select * from finish();
+rollback;
