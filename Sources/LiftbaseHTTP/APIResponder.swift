@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LiftbaseCore
 import Logging
+import NIOPosix
 import PQ
 
 /// Answers every request: the API routes from the endpoint table, each one SQL statement
@@ -215,9 +216,13 @@ struct APIResponder: HTTPResponder {
             guard buffer.readableBytes > 0 else { return nil }
             return String(decoding: bytes, as: UTF8.self)
         case .csv:
-            let text = String(decoding: bytes, as: UTF8.self)
+            // Up to 20 MiB of CSV takes a while to parse and hash: on NIO's blocking pool, so
+            // no cooperative thread (and no event loop) is held for it.
+            let body = Array(bytes)
             do {
-                return try CSVImportDocument.json(fromCSV: text, fileSHA256: SHA256.hex(Array(bytes)))
+                return try await NIOThreadPool.singleton.runIfActive {
+                    try CSVImportDocument.json(fromCSV: String(decoding: body, as: UTF8.self), fileSHA256: SHA256.hex(body))
+                }
             } catch let error as CSVImportDocument.Malformed {
                 throw APIError.malformedCSV(error.reason)
             }
