@@ -49,6 +49,7 @@ as $$
 declare
   v_from date := app.date_parameter(p_args, 'from');
   v_to date := coalesce(app.date_parameter(p_args, 'to'), app.user_today(p_user_id));
+  v_buckets numeric;
 begin
   v_from := coalesce(v_from, v_to - p_default_days);
   if v_from > v_to then
@@ -56,6 +57,15 @@ begin
   end if;
   from_date := app.bucket_start(p_bucket, v_from);
   to_date := (app.bucket_start(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
+  -- Every bucket of the range is answered, data or not: a bound keeps one request from
+  -- building an answer of millions of buckets (2,000 days is five and a half years).
+  v_buckets := case p_bucket when 'day' then to_date - from_date + 1
+                             when 'week' then (to_date - from_date + 1) / 7
+                             else (extract(year from to_date) - extract(year from from_date)) * 12
+                                  + extract(month from to_date) - extract(month from from_date) + 1 end;
+  if v_buckets > 2000 then
+    perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket));
+  end if;
 end
 $$;
 

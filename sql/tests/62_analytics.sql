@@ -3,7 +3,7 @@
 -- distribution, nutrition and workouts per bucket, the weight trend against a hand-computed
 -- series, and bad parameters. Run as the API role after the accounts are made.
 begin;
-select plan(43);
+select plan(47);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('analytics-a@example.com', 'analytics a', null) as u;
@@ -169,6 +169,14 @@ select is((select (i ->> 'sessions')::integer from jsonb_array_elements(pg_temp.
              '{"bucket": "month", "from": "2026-03-10", "to": "2026-03-10"}') -> 'items') as i),
   3, 'a month bucket covers the whole month');
 select is(pg_temp.error_of('analytics_workouts', 'a', null, '{"bucket": "year"}') ->> 'code', 'invalid_bucket', 'an unknown bucket is 400');
+select is(pg_temp.error_of('analytics_workouts', 'a', null, '{"bucket": "day", "from": "1000-01-01", "to": "9999-12-31"}') ->> 'code',
+  'range_too_large', 'a range of millions of days is 400');
+select is(pg_temp.error_of('analytics_nutrition', 'a', null, '{"bucket": "day", "from": "2020-01-01", "to": "2025-06-24"}') ->> 'code',
+  'range_too_large', '2,002 days is one bucket too many');
+select is(pg_temp.error_of('analytics_nutrition', 'a', null, '{"bucket": "day", "from": "2020-01-01", "to": "2025-06-22"}'), null,
+  '2,000 days are answered');
+select is(pg_temp.error_of('analytics_volume', 'a', null, '{"from": "1900-01-01"}') ->> 'code', 'range_too_large',
+  'volume weeks are bounded too');
 select is(pg_temp.error_of('analytics_workouts', 'a', null, '{"from": "2026-02-30"}') ->> 'code', 'invalid_parameter', 'an impossible date is 400');
 select is(pg_temp.error_of('analytics_workouts', 'a', null, '{"from": "2026-03-10", "to": "2026-03-01"}') ->> 'code',
   'invalid_parameter', 'from after to is 400');
