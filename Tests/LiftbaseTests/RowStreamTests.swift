@@ -38,39 +38,4 @@ struct RowStreamTests {
         #expect(rows == 0)
         #expect(try connection.query("select 1").scalar == "1")
     }
-
-    @Test("the channel holds at most its capacity: the producer waits for the reader")
-    func channelBackPressure() async throws {
-        let channel = RowChannel(capacity: 2)
-        let sent = LockedCounter()
-        let producer = Thread {
-            for index in 0..<10 {
-                guard channel.send("\(index)") else { break }
-                sent.increment()
-            }
-            channel.finish(nil)
-        }
-        producer.start()
-        try await Task.sleep(for: .milliseconds(200))
-        // Two in the buffer, the third send blocked: nothing was read yet.
-        #expect(sent.value == 2)
-        var received: [String] = []
-        while let chunk = try await channel.next() { received.append(chunk) }
-        #expect(received == (0..<10).map(String.init))
-    }
-
-    @Test("a reader that goes away stops the producer")
-    func readerGone() async throws {
-        let channel = RowChannel(capacity: 1)
-        #expect(channel.send("first"))
-        channel.cancel()
-        #expect(!channel.send("second"))
-    }
-}
-
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
 }
