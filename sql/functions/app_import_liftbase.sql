@@ -257,7 +257,7 @@ language plpgsql
 as $$
 declare
   v_programs jsonb := coalesce(p_document -> 'programs', '[]');
-  v_active_id text;
+  v_active_id uuid;
   v_new uuid[];
 begin
   if jsonb_typeof(v_programs) <> 'array' then
@@ -265,7 +265,7 @@ begin
   end if;
   -- The program that may stay active: the document's newest active one, if the account has none.
   if not exists (select from app.programs as p where p.user_id = p_user_id and p.status = 'active') then
-    select p ->> 'id' into v_active_id
+    select (p ->> 'id')::uuid into v_active_id
       from jsonb_array_elements(v_programs) as p
      where p ->> 'status' = 'active'
      order by (p ->> 'created_at')::timestamptz desc nulls last
@@ -276,10 +276,10 @@ begin
                               ended_at)
     select p_user_id, (p ->> 'id')::uuid, p ->> 'goal', p ->> 'training_age', (p ->> 'days_per_week')::integer,
            array(select jsonb_array_elements_text(coalesce(p -> 'split', '[]'))),
-           case when p ->> 'status' = 'active' and p ->> 'id' is distinct from v_active_id then 'ended'
+           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then 'ended'
                 else coalesce(p ->> 'status', 'ended') end,
            (p ->> 'started_on')::date, coalesce((p ->> 'created_at')::timestamptz, now()),
-           case when p ->> 'status' = 'active' and p ->> 'id' is distinct from v_active_id then now()
+           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then now()
                 else (p ->> 'ended_at')::timestamptz end
       from jsonb_array_elements(v_programs) as p
     on conflict do nothing
