@@ -1,6 +1,6 @@
 -- The liftbase-export document (docs/export-format.md), produced as text chunks in
--- document order: one chunk for everything small, then one per training session and one
--- per food entry, so neither the database nor the server ever holds the whole document
+-- document order: one chunk for everything small, then one per program, one per training
+-- session and one per food entry, so neither the database nor the server ever holds the whole document
 -- of a years-long account as one value. json (not jsonb) keeps members in the documented
 -- order. Callers set TimeZone to UTC (timestamps are rendered in the session's zone) and
 -- liftbase.user_id (row-level security); every query also names the user for its index.
@@ -107,13 +107,49 @@ as $$
         from app.import_runs as r where r.user_id = p_user_id), '[]'))
 $$;
 
+-- One program with its phases, its schedule and the progression state of its exercises.
+-- The state is ordered by the catalog name of the exercise, not its id; `updated_at` is
+-- bookkeeping and stays out, like every other updated_at.
+create or replace function app.export_program(p_program app.programs)
+returns text
+language sql
+stable
+as $$
+  select json_build_object('id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
+    'days_per_week', p_program.days_per_week, 'split', p_program.split, 'status', p_program.status,
+    'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
+    'phases', coalesce((
+      select json_agg(json_build_object('position', f.position, 'block_position', f.block_position, 'block', f.block,
+               'phase', f.phase, 'first_week', f.first_week, 'last_week', f.last_week, 'main_reps', f.main_reps,
+               'main_rpe', f.main_rpe, 'accessory_reps_low', f.accessory_reps_low,
+               'accessory_reps_high', f.accessory_reps_high, 'accessory_rpe', f.accessory_rpe,
+               'set_factor', f.set_factor, 'load_factor', f.load_factor)
+               order by f.position)
+        from app.program_phases as f
+       where f.user_id = p_program.user_id and f.program_id = p_program.id), '[]'),
+    'sessions', coalesce((
+      select json_agg(json_build_object('id', s.id, 'slot', s.slot, 'templates', s.templates, 'status', s.status,
+               'volume_factor', s.volume_factor, 'shifted', s.shifted, 'successor_id', s.successor_id, 'mode', s.mode,
+               'dropped_sets', s.dropped_sets, 'training_session_id', s.training_session_id, 'done_at', s.done_at)
+               order by s.slot)
+        from app.program_sessions as s
+       where s.user_id = p_program.user_id and s.program_id = p_program.id), '[]'),
+    'exercise_state', coalesce((
+      select json_agg(json_build_object('exercise_id', x.exercise_id, 'load_kg', x.load_kg, 'reps', x.reps,
+               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target)
+               order by lower(e.name), x.exercise_id)
+        from app.program_exercise_state as x
+        join app.exercises as e on e.id = x.exercise_id
+       where x.user_id = p_program.user_id and x.program_id = p_program.id), '[]'))::text
+$$;
+
 -- One training session with its exercises and sets, as its member of the document.
 create or replace function app.export_session(p_session app.training_sessions)
 returns text
 language sql
 stable
 as $$
-  select json_build_object('id', p_session.id, 'client_id', p_session.client_id,
+  select json_build_object('id', p_session.id, 'client_id', p_session.client_id, 'import_key', p_session.import_key,
     'session_date', p_session.session_date, 'name', p_session.name, 'notes', p_session.notes,
     'status', p_session.status, 'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
     'created_at', p_session.created_at,
@@ -137,8 +173,8 @@ returns text
 language sql
 stable
 as $$
-  select json_build_object('id', p_entry.id, 'client_id', p_entry.client_id, 'entry_date', p_entry.entry_date,
-    'meal_type', p_entry.meal_type, 'name', p_entry.name, 'food_id', p_entry.food_id,
+  select json_build_object('id', p_entry.id, 'client_id', p_entry.client_id, 'import_key', p_entry.import_key,
+    'entry_date', p_entry.entry_date, 'meal_type', p_entry.meal_type, 'name', p_entry.name, 'food_id', p_entry.food_id,
     'user_food_id', p_entry.user_food_id, 'portion_seq', p_entry.portion_seq, 'servings', p_entry.servings,
     'favorite_id', p_entry.favorite_id, 'custom_meal_id', p_entry.custom_meal_id, 'calories', p_entry.calories,
     'protein_g', p_entry.protein_g, 'carbs_g', p_entry.carbs_g, 'fat_g', p_entry.fat_g, 'source', p_entry.source,
@@ -154,7 +190,14 @@ language plpgsql
 stable
 as $$
 begin
-  return next app.export_head(p_user_id) || ',"training_sessions":[';
+  return next app.export_head(p_user_id) || ',"programs":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end || app.export_program(p)
+      from app.programs as p
+     where p.user_id = p_user_id
+    window w as (order by p.created_at, p.id)
+     order by p.created_at, p.id;
+  return next '],"training_sessions":[';
   return query
     select case when row_number() over w = 1 then '' else ',' end || app.export_session(t)
       from app.training_sessions as t
@@ -174,6 +217,7 @@ $$;
 
 grant execute on function
   app.export_head(uuid),
+  app.export_program(app.programs),
   app.export_session(app.training_sessions),
   app.export_food_entry(app.food_entries),
   app.export_document(uuid)

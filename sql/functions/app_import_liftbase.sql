@@ -6,6 +6,8 @@
 -- (recorded_at; computed_at and reason; computed_at and version). Catalog ids the server
 -- lacks become null, the name snapshots stay. Import runs are history and not re-created;
 -- session totals are recomputed. Members a version-1 reader does not know are ignored.
+-- Import keys travel with sessions and diary rows, so a Strong, Hevy or Cronometer file
+-- imported before the move is still recognised after it.
 
 -- Inserts p_rows into one simple table section, counting inserted and skipped rows.
 create or replace function app.import_liftbase_section(p_user_id uuid, p_section text, p_rows jsonb,
@@ -105,10 +107,10 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'food_entries' then
-      insert into app.food_entries (user_id, id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
-                                    servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source,
-                                    barcode, created_at)
-      select p_user_id, (r ->> 'id')::uuid, (r ->> 'client_id')::uuid, (r ->> 'entry_date')::date,
+      insert into app.food_entries (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
+                                    portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
+                                    source, barcode, created_at)
+      select p_user_id, (r ->> 'id')::uuid, (r ->> 'client_id')::uuid, r ->> 'import_key', (r ->> 'entry_date')::date,
              coalesce(r ->> 'meal_type', 'snack'), r ->> 'name',
              (select f.id from app.foods as f where f.id = (r ->> 'food_id')::uuid), (r ->> 'user_food_id')::uuid,
              (r ->> 'portion_seq')::integer, (r ->> 'servings')::numeric, (r ->> 'favorite_id')::uuid,
@@ -211,10 +213,10 @@ begin
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
   with inserted as (
-    insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at,
-                                       created_at)
-    select p_user_id, (s ->> 'id')::uuid, (s ->> 'client_id')::uuid, (s ->> 'session_date')::date, s ->> 'name',
-           s ->> 'notes', coalesce(s ->> 'status', 'completed'), (s ->> 'started_at')::timestamptz,
+    insert into app.training_sessions (user_id, id, client_id, import_key, session_date, name, notes, status, started_at,
+                                       finished_at, created_at)
+    select p_user_id, (s ->> 'id')::uuid, (s ->> 'client_id')::uuid, s ->> 'import_key', (s ->> 'session_date')::date,
+           s ->> 'name', s ->> 'notes', coalesce(s ->> 'status', 'completed'), (s ->> 'started_at')::timestamptz,
            (s ->> 'finished_at')::timestamptz, coalesce((s ->> 'created_at')::timestamptz, now())
       from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
     on conflict do nothing
@@ -240,6 +242,91 @@ begin
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
     + jsonb_array_length(coalesce(p_document -> 'training_sessions', '[]')) - cardinality(v_new);
+end
+$$;
+
+-- Programs with their phases, schedule and progression state; children of a program
+-- already held are skipped with it. Runs after the training sessions, which the schedule
+-- links to: a link to a session this account does not hold becomes null, and state for a
+-- catalog exercise the server lacks is left out (it only has a meaning for that
+-- exercise). An account has one active program: when it already has one, it keeps it, and
+-- an active program of the document is stored as ended at the time of the import.
+create or replace function app.import_liftbase_programs(p_user_id uuid, p_document jsonb,
+  inout imported integer, inout skipped_duplicates integer)
+language plpgsql
+as $$
+declare
+  v_programs jsonb := coalesce(p_document -> 'programs', '[]');
+  v_active_id uuid;
+  v_new uuid[];
+begin
+  if jsonb_typeof(v_programs) <> 'array' then
+    v_programs := '[]';
+  end if;
+  -- The program that may stay active: the document's newest active one, if the account has none.
+  if not exists (select from app.programs as p where p.user_id = p_user_id and p.status = 'active') then
+    select (p ->> 'id')::uuid into v_active_id
+      from jsonb_array_elements(v_programs) as p
+     where p ->> 'status' = 'active'
+     order by (p ->> 'created_at')::timestamptz desc nulls last
+     limit 1;
+  end if;
+  with inserted as (
+    insert into app.programs (user_id, id, goal, training_age, days_per_week, split, status, started_on, created_at,
+                              ended_at)
+    select p_user_id, (p ->> 'id')::uuid, p ->> 'goal', p ->> 'training_age', (p ->> 'days_per_week')::integer,
+           array(select jsonb_array_elements_text(coalesce(p -> 'split', '[]'))),
+           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then 'ended'
+                else coalesce(p ->> 'status', 'ended') end,
+           (p ->> 'started_on')::date, coalesce((p ->> 'created_at')::timestamptz, now()),
+           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then now()
+                else (p ->> 'ended_at')::timestamptz end
+      from jsonb_array_elements(v_programs) as p
+    on conflict do nothing
+    returning id)
+  select coalesce(array_agg(id), '{}') into v_new from inserted;
+
+  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
+                                  main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
+                                  load_factor)
+  select p_user_id, (p ->> 'id')::uuid, (f ->> 'position')::integer, (f ->> 'block_position')::integer, f ->> 'block',
+         f ->> 'phase', (f ->> 'first_week')::integer, (f ->> 'last_week')::integer, (f ->> 'main_reps')::integer,
+         (f ->> 'main_rpe')::numeric, (f ->> 'accessory_reps_low')::integer, (f ->> 'accessory_reps_high')::integer,
+         (f ->> 'accessory_rpe')::numeric, (f ->> 'set_factor')::numeric, (f ->> 'load_factor')::numeric
+    from jsonb_array_elements(v_programs) as p
+   cross join jsonb_array_elements(coalesce(p -> 'phases', '[]')) as f
+   where (p ->> 'id')::uuid = any (v_new);
+
+  insert into app.program_sessions (user_id, program_id, id, slot, templates, status, volume_factor, shifted, successor_id,
+                                    mode, dropped_sets, training_session_id, done_at)
+  select p_user_id, (p ->> 'id')::uuid, (s ->> 'id')::uuid, (s ->> 'slot')::integer,
+         array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
+         coalesce((s ->> 'volume_factor')::numeric, 1), coalesce((s ->> 'shifted')::integer, 0),
+         (s ->> 'successor_id')::uuid, coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
+         (select t.id from app.training_sessions as t
+           where t.user_id = p_user_id and t.id = (s ->> 'training_session_id')::uuid),
+         (s ->> 'done_at')::timestamptz
+    from jsonb_array_elements(v_programs) as p
+   cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
+   where (p ->> 'id')::uuid = any (v_new);
+  -- The slot key is deferred (a skip renumbers slots in one statement): check it now, so
+  -- that a document repeating a slot is refused here as one error, not at commit.
+  set constraints app.program_sessions_slot_key immediate;
+  set constraints app.program_sessions_slot_key deferred;
+
+  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
+                                          rpe_target)
+  select p_user_id, (p ->> 'id')::uuid, e.id, (x ->> 'load_kg')::numeric,
+         array(select jsonb_array_elements_text(coalesce(x -> 'reps', '[]'))::integer),
+         coalesce((x ->> 'misses')::integer, 0), (x ->> 'rpe_week')::integer, (x ->> 'rpe_week_top')::numeric,
+         (x ->> 'rpe_target')::numeric
+    from jsonb_array_elements(v_programs) as p
+   cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
+    join app.exercises as e on e.id = (x ->> 'exercise_id')::uuid
+   where (p ->> 'id')::uuid = any (v_new);
+
+  imported := imported + cardinality(v_new);
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_programs) - cardinality(v_new);
 end
 $$;
 
@@ -310,6 +397,8 @@ begin
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_nested(p_user_id, p_document, imported, skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_programs(p_user_id, p_document, imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'food_entries', p_document -> 'food_entries', imported,
                                        skipped_duplicates) as s;
     if p_dry_run then
@@ -332,5 +421,6 @@ grant execute on function
   app.import_liftbase_section(uuid, text, jsonb, integer, integer),
   app.import_liftbase_metrics(uuid, jsonb, integer, integer),
   app.import_liftbase_nested(uuid, jsonb, integer, integer),
+  app.import_liftbase_programs(uuid, jsonb, integer, integer),
   app.import_liftbase(uuid, jsonb, boolean)
 to liftbase_api;

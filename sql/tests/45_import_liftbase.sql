@@ -1,12 +1,16 @@
 -- Importing a Liftbase export document (docs/export-format.md, version 1) into a fresh
 -- account: every section lands, integer ids are re-created with their references followed,
 -- catalog ids the server lacks become null, session totals are recomputed, and importing the
--- same document again adds nothing. Run as the API role.
+-- same document again adds nothing. Programs: an account keeps its own active program, links
+-- to sessions it does not hold become null, state of an unknown exercise is left out, and a
+-- document the program tables refuse is one error. Run as the API role.
 begin;
-select plan(12);
+select plan(23);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'fresh', auth.start_session((auth.create_account('lb-import@example.com', 'liftbase import', null)).id);
+insert into tokens select 'mover', auth.start_session((auth.create_account('lb-mover@example.com', 'liftbase import', null)).id);
+insert into tokens select 'empty', auth.start_session((auth.create_account('lb-empty@example.com', 'liftbase import', null)).id);
 grant select on tokens to liftbase_api;
 
 create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
@@ -104,6 +108,92 @@ select is((select food_id from app.favorites), null, 'a catalog food the server 
 select is((select favorite_id from app.food_entries), '44444444-4444-4444-4444-444444444444'::uuid, 'diary rows keep their favorite');
 select is(pg_temp.call('import_liftbase', 'fresh', '{"format": "something-else", "version": 1}') -> 'errors',
   '[{"line": null, "message": "the document must be a liftbase-export of version 1"}]', 'other documents are refused');
+
+-- Programs ----------------------------------------------------------------------------------------
+-- An ended program and an active one; the active one's first slot links to the session of
+-- the document (its squat only), its second to a session the document does not hold, and its state names
+-- the squat and an exercise this catalog lacks.
+reset role;
+create function pg_temp.program(p_id text, p_status text, p_created_at text, p_ended_at text, p_sessions jsonb, p_state jsonb)
+returns jsonb language sql as $$
+  select jsonb_build_object('id', p_id, 'goal', 'strength', 'training_age', 'novice', 'days_per_week', 2,
+    'split', '["full_body"]'::jsonb, 'status', p_status, 'started_on', left(p_created_at, 10), 'created_at', p_created_at,
+    'ended_at', p_ended_at,
+    'phases', jsonb_build_array(
+      jsonb_build_object('position', 1, 'block_position', 1, 'block', 'Linear progression', 'phase', 'linear', 'first_week', 1,
+        'last_week', 1, 'main_reps', 5, 'main_rpe', 8.0, 'accessory_reps_low', 8, 'accessory_reps_high', 12,
+        'accessory_rpe', 8.0, 'set_factor', 1.0, 'load_factor', 1.0),
+      jsonb_build_object('position', 2, 'block_position', 1, 'block', 'Linear progression', 'phase', 'deload', 'first_week', 2,
+        'last_week', 2, 'main_reps', 5, 'main_rpe', 6.0, 'accessory_reps_low', 8, 'accessory_reps_high', 12,
+        'accessory_rpe', 6.0, 'set_factor', 0.5, 'load_factor', 0.9)),
+    'sessions', p_sessions, 'exercise_state', p_state)
+$$;
+create function pg_temp.slot(p_id text, p_slot integer, p_status text, p_training_session_id text) returns jsonb language sql as $$
+  select jsonb_build_object('id', p_id, 'slot', p_slot, 'templates', '["full_body"]'::jsonb, 'status', p_status,
+    'volume_factor', 1, 'shifted', 0, 'successor_id', null, 'mode', 'normal', 'dropped_sets', '[]'::jsonb,
+    'training_session_id', p_training_session_id,
+    'done_at', case when p_status <> 'planned' then '2025-01-05T08:00:05+00:00' end)
+$$;
+create temporary table program_document as select jsonb_build_object('format', 'liftbase-export', 'version', 1,
+  'training_sessions', (select (d -> 'training_sessions') #- '{0,exercises,1}' from document),
+  'programs', jsonb_build_array(
+    pg_temp.program('aaaaaaaa-0000-0000-0000-000000000001', 'ended', '2024-12-01T08:00:00+00:00', '2025-01-01T08:00:00+00:00',
+      jsonb_build_array(pg_temp.slot('bbbbbbbb-0000-0000-0000-000000000001', 1, 'planned', null)), '[]'),
+    pg_temp.program('aaaaaaaa-0000-0000-0000-000000000002', 'active', '2025-01-01T08:00:00+00:00', null,
+      jsonb_build_array(pg_temp.slot('bbbbbbbb-0000-0000-0000-000000000002', 1, 'completed', '66666666-6666-6666-6666-666666666666'),
+                        pg_temp.slot('bbbbbbbb-0000-0000-0000-000000000003', 2, 'completed', '88888888-8888-8888-8888-888888888888'),
+                        pg_temp.slot('bbbbbbbb-0000-0000-0000-000000000004', 3, 'planned', null),
+                        pg_temp.slot('bbbbbbbb-0000-0000-0000-000000000005', 4, 'planned', null)),
+      jsonb_build_array(
+        jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell squat')::uuid, 'load_kg', 105, 'reps', '[5]'::jsonb,
+                           'misses', 1, 'rpe_week', null, 'rpe_week_top', null, 'rpe_target', null),
+        jsonb_build_object('exercise_id', '99999999-9999-9999-9999-999999999999', 'load_kg', 40, 'reps', '[5]'::jsonb,
+                           'misses', 0, 'rpe_week', null, 'rpe_week_top', null, 'rpe_target', null))))) as d;
+grant select on program_document to liftbase_api;
+set local role liftbase_api;
+
+select is(pg_temp.call('program_create', 'mover', '{"goal": "hypertrophy", "training_age": "novice", "days_per_week": 4}') ->> 'status',
+  'active', 'the account has an active program of its own');
+-- 1 session + 2 programs = 3 (a program counts once, with everything in it).
+select is(pg_temp.call('import_liftbase', 'mover', (select d from program_document)),
+  '{"imported": 3, "skipped_duplicates": 0, "errors": []}', 'a program counts once with its phases, sessions and state');
+select is((select jsonb_agg(jsonb_build_object('goal', p.goal, 'status', p.status, 'ended_recently', p.ended_at > now() - interval '1 minute',
+                                               'ended_at', case when p.ended_at < now() - interval '1 minute' then p.ended_at end)
+                            order by p.created_at)
+             from app.programs as p),
+  '[{"goal": "strength", "status": "ended", "ended_recently": false, "ended_at": "2025-01-01T08:00:00+00:00"},
+    {"goal": "strength", "status": "ended", "ended_recently": true, "ended_at": null},
+    {"goal": "hypertrophy", "status": "active", "ended_recently": null, "ended_at": null}]',
+  'the account keeps its active program; the document''s active one is stored as ended at the import');
+select is((select jsonb_agg(jsonb_build_object('slot', s.slot, 'status', s.status, 'linked', s.training_session_id) order by s.slot)
+             from app.program_sessions as s where s.program_id = 'aaaaaaaa-0000-0000-0000-000000000002'),
+  '[{"slot": 1, "status": "completed", "linked": "66666666-6666-6666-6666-666666666666"},
+    {"slot": 2, "status": "completed", "linked": null}, {"slot": 3, "status": "planned", "linked": null},
+    {"slot": 4, "status": "planned", "linked": null}]',
+  'sessions keep their ids and slots; a link to a session the account does not hold becomes null');
+select is((select array_agg(e.name::text || ' ' || x.load_kg || ' kg, ' || x.misses || ' miss')
+             from app.program_exercise_state as x join app.exercises as e on e.id = x.exercise_id
+            where x.program_id = 'aaaaaaaa-0000-0000-0000-000000000002'),
+  array['Barbell Squat 105 kg, 1 miss'], 'progression state of an exercise this catalog lacks is left out');
+select is((select count(*) from app.program_phases where program_id::text like 'aaaaaaaa-%'), 4::bigint, 'phases come with their programs');
+select is(pg_temp.call('import_liftbase', 'mover', (select d from program_document)),
+  '{"imported": 0, "skipped_duplicates": 3, "errors": []}', 'importing the programs again adds nothing');
+
+select is(pg_temp.call('import_liftbase', 'empty', (select d - 'training_sessions' from program_document)) -> 'imported', '2'::jsonb,
+  'an account without an active program takes the document''s');
+select is((select jsonb_build_object('id', p -> 'id', 'next_slot', (select s.slot from app.program_sessions as s where s.id = (p -> 'current' ->> 'next_session_id')::uuid))
+             from pg_temp.call('program_get', 'empty', null) as p),
+  '{"id": "aaaaaaaa-0000-0000-0000-000000000002", "next_slot": 3}',
+  'which is its program, going on at the first planned slot');
+
+reset role;
+create temporary table repeated_slot as select jsonb_set(d, '{programs,1,sessions,1,slot}', '1') as d from program_document;
+grant select on repeated_slot to liftbase_api;
+set local role liftbase_api;
+select is((select pg_temp.call('import_liftbase', 'fresh', d) from repeated_slot) - 'errors' - 'error',
+  '{"imported": 0, "skipped_duplicates": 0}', 'a document repeating a slot of a program is refused whole');
+select matches((select pg_temp.call('import_liftbase', 'fresh', d) #>> '{errors,0,message}' from repeated_slot),
+  'program_sessions_slot_key', 'with the database''s message, inside the import (not at commit)');
 
 select * from finish();
 rollback;

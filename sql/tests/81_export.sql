@@ -3,7 +3,7 @@
 -- with a reason), nothing of another user, is deterministic, and the CSV files have
 -- their exact layouts and RFC 4180 quoting.
 begin;
-select plan(17);
+select plan(19);
 
 \ir fixtures/full_account.psql
 
@@ -43,6 +43,10 @@ insert into export_paths values
   ('app.custom_meal_items', '$.custom_meals[*].items[*]', null),
   ('app.food_entries', '$.food_entries[*]', null),
   ('app.import_runs', '$.import_runs[*]', null),
+  ('app.programs', '$.programs[*]', null),
+  ('app.program_phases', '$.programs[*].phases[*]', null),
+  ('app.program_sessions', '$.programs[*].sessions[*]', null),
+  ('app.program_exercise_state', '$.programs[*].exercise_state[*]', null),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');
@@ -133,8 +137,8 @@ select is((select jsonb_build_object('format', doc -> 'format', 'version', doc -
 select is((select array_agg(k order by n) from documents as d, json_object_keys(d.body::json) with ordinality as o (k, n) where d.name = 'a'),
   array['format', 'version', 'exported_at', 'user', 'settings', 'profile', 'goals', 'target_override', 'body_metrics',
         'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
-        'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'training_sessions',
-        'food_entries'],
+        'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'programs',
+        'training_sessions', 'food_entries'],
   'members come in the documented order, the long arrays last');
 select is(
   (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a again'),
@@ -143,7 +147,7 @@ select is(
 select is(
   (select (doc #> '{training_sessions,0}') - 'id' - 'created_at' from documents where name = 'a')
     #- '{exercises,0,exercise_id}',
-  ('{"client_id": null, "session_date": "2024-03-04", "name": "Push, \"heavy\" AAA-only", "notes": "felt good\nslept 8h",
+  ('{"client_id": null, "import_key": null, "session_date": "2024-03-04", "name": "Push, \"heavy\" AAA-only", "notes": "felt good\nslept 8h",
     "status": "completed", "started_at": "2024-03-04T17:30:00+00:00", "finished_at": "2024-03-04T18:35:00+00:00",
     "exercises": [
       {"position": 1, "user_exercise_id": null, "exercise_name": "Barbell Bench Press", "notes": "pause, 1 s",
@@ -156,19 +160,62 @@ select is(
        "sets": [{"position": 1, "reps": 20, "weight_kg": 100, "rpe": null, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null}]}]}')::jsonb,
   'a session carries its exercises and sets in order, timestamps in UTC');
 
+-- The fixture's program: full body 3 days a week for 7 weeks (21 slots), the first logged,
+-- the second skipped (a 'skipped' slot left behind, the workout shifted to slot 3: 22 slots).
+select is(
+  (select jsonb_agg(jsonb_build_object('slot', s -> 'slot', 'status', s -> 'status', 'shifted', s -> 'shifted',
+                                       'successor', (select x -> 'slot' from jsonb_array_elements(d.doc #> '{programs,0,sessions}') as x
+                                                      where x -> 'id' = s -> 'successor_id'),
+                                       'logged_on', (select t -> 'session_date' from jsonb_array_elements(d.doc -> 'training_sessions') as t
+                                                      where t -> 'id' = s -> 'training_session_id'),
+                                       'done', s -> 'done_at' <> 'null') order by n)
+     from documents as d, jsonb_array_elements(d.doc #> '{programs,0,sessions}') with ordinality as x (s, n)
+    where d.name = 'a' and n <= 4),
+  '[{"slot": 1, "status": "completed", "shifted": 0, "successor": null, "logged_on": "2024-03-11", "done": true},
+    {"slot": 2, "status": "skipped", "shifted": 0, "successor": 3, "logged_on": null, "done": true},
+    {"slot": 3, "status": "planned", "shifted": 1, "successor": null, "logged_on": null, "done": false},
+    {"slot": 4, "status": "planned", "shifted": 0, "successor": null, "logged_on": null, "done": false}]',
+  'a program''s sessions come by slot, with the logged workout and the skip''s successor as ids of the document');
+-- Loads by hand: the squat had no history, 3 × 5 at 100 kg hit the 5 reps → 100 + 5 (lower
+-- body) = 105 kg; the bench press started at the 80.5 kg × 5 of the history and missed
+-- (5, 4 reps) → holds with one miss. Row and leg raise follow double progression (no reps
+-- stored until logged), the overhead press is a main lift at 5 reps with no load yet.
+select is(
+  (select jsonb_agg(jsonb_build_object('exercise', e.name, 'load_kg', x -> 'load_kg', 'reps', x -> 'reps', 'misses', x -> 'misses')
+                    order by n)
+     from documents as d, jsonb_array_elements(d.doc #> '{programs,0,exercise_state}') with ordinality as y (x, n)
+     join app.exercises as e on e.id = (x ->> 'exercise_id')::uuid
+    where d.name = 'a')
+  || (select jsonb_build_array(jsonb_array_length(doc #> '{programs,0,sessions}'), jsonb_array_length(doc #> '{programs,0,phases}'),
+                               doc #> '{programs,0,phases,1,phase}')
+        from documents where name = 'a'),
+  '[{"exercise": "Barbell Bench Press", "load_kg": 80.5, "reps": [5], "misses": 1},
+    {"exercise": "Barbell Row", "load_kg": null, "reps": [], "misses": 0},
+    {"exercise": "Barbell Squat", "load_kg": 105, "reps": [5], "misses": 0},
+    {"exercise": "Hanging Leg Raise", "load_kg": null, "reps": [], "misses": 0},
+    {"exercise": "Overhead Press", "load_kg": null, "reps": [5], "misses": 0},
+    22, 2, "deload"]',
+  'the progression state by exercise name, its loads as the program rules left them; phases and slots all there');
+
 select is(pg_temp.error_of('a', 'export_json', '{"format": "xml"}'), 'LB400', 'an unknown format is a bad parameter');
 select is(pg_temp.error_of('nobody', 'export_json', '{}'), 'LB401', 'the export needs a session');
 select is(pg_temp.error_of('nobody', 'export_workouts_csv', '{}'), 'LB401', 'so do the CSV files');
 
 -- CSV ------------------------------------------------------------------------------------
--- 17:30 UTC is 18:30 in Berlin; 65 minutes; the in-progress session is not a workout yet.
+-- 17:30 UTC is 18:30 in Berlin; 65 minutes; the in-progress session is not a workout yet;
+-- the program's logged workout follows (the template's name, 17:00 UTC, one hour).
 select is(pg_temp.export_text('a', 'export_workouts_csv'),
   E'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n' ||
   E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,W,40,10,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
   E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,1,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",8\r\n' ||
   E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,2,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",9.5\r\n' ||
   E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,D,60,12,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Sled Push AAA-only,1,100,20,0,0,,"felt good\nslept 8h",\r\n',
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Sled Push AAA-only,1,100,20,0,0,,"felt good\nslept 8h",\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,1,100,5,0,0,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,2,100,5,0,0,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,3,100,5,0,0,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,1,80,5,0,0,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,2,80,4,0,0,,,\r\n',
   'workouts.csv: Strong''s header, one row per set, W/D for warm-ups and drop sets, quoting of commas, quotes and newlines');
 
 select is(pg_temp.export_text('a', 'export_nutrition_csv'),
