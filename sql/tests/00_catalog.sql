@@ -2,7 +2,7 @@
 -- user-owned tables force row-level security, have a policy, and lead their primary key
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
-select plan(8);
+select plan(11);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -70,6 +70,27 @@ select is(
       and (l.lanname = 'sql' or p.prosrc like '%(auth.authenticate(%')),
   null,
   'every api function authenticates in a statement of its own, never inside another call');
+
+-- pg_restore creates domains before it loads table data in name order: a domain check that
+-- calls a function reading a table can fail a restore. Such functions are immutable; the
+-- one stable exception, app.is_timezone_name, reads the server's time zone database only.
+select is(
+  (select array_agg(distinct format('%s: %s', t.typname, d.refobjid::regprocedure))
+     from pg_constraint as c
+     join pg_type as t on t.oid = c.contypid
+     join pg_namespace as n on n.oid = t.typnamespace and n.nspname in ('app', 'auth', 'api')
+     join pg_depend as d on d.classid = 'pg_constraint'::regclass and d.objid = c.oid
+                        and d.refclassid = 'pg_proc'::regclass
+     join pg_proc as p on p.oid = d.refobjid
+    where c.contype = 'c' and p.provolatile <> 'i' and p.oid <> 'app.is_timezone_name(text)'::regprocedure),
+  null,
+  'every function a domain check calls is immutable');
+select ok(app.are_muscles(array(select name from app.muscles)) and (select count(*) from app.muscles) = 17
+          and not app.are_muscles(array['gluteus']) and not app.are_muscles(array[null]),
+  'the muscle list of the domain check is the muscles table');
+select ok(app.are_templates(array(select id from app.templates)) and (select count(*) from app.templates) = 6
+          and not app.are_templates(array['arms']),
+  'the template list of the domain check is the templates table');
 
 select * from finish();
 rollback;
