@@ -309,14 +309,18 @@ $$;
 
 -- A user's diary totals for one day: the sums /nutrition/daily shows and the nutrition
 -- adherence report compares with the target.
+-- PL/pgSQL, not SQL: a SQL function that reads a table is planned anew on every call, and
+-- this one runs on every /nutrition/daily and for every user-day of the adherence report.
 create or replace function app.daily_totals(p_user_id uuid, p_date date)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
-                            'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
-    from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date
+begin
+  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
+                                    'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
+            from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date);
+end
 $$;
 
 grant execute on function app.daily_totals(uuid, date) to liftbase_api, liftbase_reporting_owner;

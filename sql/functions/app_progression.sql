@@ -38,15 +38,16 @@ as $$
          then 5.0 else 2.5 end)
 $$;
 
--- The load for p_to_reps that is as hard as p_load for p_from_reps (Epley's e1RM), so a
--- main lift keeps its effort when a phase changes its reps.
+-- The load for p_to_reps that is as hard as p_load for p_from_reps (Epley's e1RM, from
+-- app.e1rm_kg: the formula's one place), so a main lift keeps its effort when a phase
+-- changes its reps.
 create or replace function app.equivalent_load(p_load numeric, p_from_reps integer, p_to_reps integer, p_step numeric)
 returns numeric
 language sql
 immutable
 as $$
   select case when p_load is null or p_from_reps is null or p_from_reps = p_to_reps then p_load
-              else app.loadable(p_load * (1 + p_from_reps / 30.0) / (1 + p_to_reps / 30.0), p_step) end
+              else app.loadable(app.e1rm_kg(p_load, p_from_reps, null) / app.e1rm_kg(1, p_to_reps, null), p_step) end
 $$;
 
 -- Novice linear progression, applied after every session: when every working set reached

@@ -7,12 +7,15 @@ language sql
 immutable
 as $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
 
+-- PL/pgSQL, not SQL: a SQL function that reads a table is planned anew on every call, and
+-- this one runs on every GET /me.
 create or replace function app.settings_json(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
+begin
+  return (select jsonb_build_object(
     'unit_system', s.unit_system,
     'timezone', s.timezone,
     'reminders', jsonb_build_object(
@@ -22,8 +25,9 @@ as $$
                                      'time', s.workout_reminder_time)),
     'biometric_enabled', s.biometric_enabled,
     'health_sync', jsonb_build_object('apple_health', s.apple_health_sync, 'google_fit', s.google_fit_sync))
-    from app.user_settings as s
-   where s.user_id = p_user_id
+            from app.user_settings as s
+           where s.user_id = p_user_id);
+end
 $$;
 
 -- The problem with a member that must be true or false when present (null is not allowed:
