@@ -49,6 +49,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
+  v_limit integer := app.page_limit(p_args);
   v_source record;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
@@ -91,6 +92,8 @@ begin
                       or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
                       or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
-                 and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))) as c), '[]'));
+                 and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
+               order by score desc, v.name
+               limit v_limit) as c), '[]'));
 end
 $$;

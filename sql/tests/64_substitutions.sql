@@ -2,7 +2,7 @@
 -- selected equipment and by exclusions (exercises and muscles), the strength-goal warning
 -- for a competition lift, own exercises as candidates, and the 400/404 answers.
 begin;
-select plan(26);
+select plan(28);
 
 create temporary table tokens (name text primary key, token text);
 insert into tokens select 'a', auth.start_session((auth.create_account('swap-a@example.com', 'swap a password', null)).id);
@@ -115,6 +115,13 @@ select is(pg_temp.warnings_without_goal('b'), 0, 'no program: the hypertrophy go
 select ok(pg_temp.call('program_create', 'b', '{"goal": "strength", "training_age": "novice", "days_per_week": 3}') is not null,
   'user b starts a strength program');
 select ok(pg_temp.warnings_without_goal('b') > 0, 'the strength program''s goal applies: swapping the bench press warns');
+
+select is(jsonb_array_length(pg_temp.call('exercise_substitutions', 'b', null,
+           jsonb_build_object('id', md5('liftbase-exercise:barbell bench press')::uuid, 'limit', '2')) -> 'items'), 2,
+  'limit caps the candidates (best first)');
+select is(pg_temp.error_of('exercise_substitutions', 'b', null,
+           jsonb_build_object('id', md5('liftbase-exercise:barbell bench press')::uuid, 'limit', '0')) ->> 'state', 'LB400',
+  'a limit outside 1-200 is 400');
 
 select * from finish();
 rollback;
