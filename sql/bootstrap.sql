@@ -30,8 +30,10 @@ begin
     execute format('grant liftbase_api to %I', current_user);
   end if;
   -- sql/functions/reporting_views.sql switches to it (SET ROLE checks the login, not the
-  -- current role) to create the views it owns. The migrating login can already change the
-  -- schema as the owner, so this gives it no power it did not have.
+  -- current role) to create the views it owns. Unless the login is NOINHERIT this lets it
+  -- read every user's rows through the reporting policies: the migrating login is an
+  -- administrator's (it can alter every table as the owner), never the server's
+  -- (docs/reporting.md).
   if not pg_has_role(current_user, 'liftbase_reporting_owner', 'member') then
     execute format('grant liftbase_reporting_owner to %I', current_user);
   end if;
