@@ -51,6 +51,12 @@ declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
   v_new app.import_set_row[];
   v_session_ids uuid[];
+  v_state text;
+  v_schema text;
+  v_table text;
+  v_column text;
+  v_constraint text;
+  v_datatype text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -109,10 +115,14 @@ begin
   exception
     when sqlstate 'LBDRY' then
       null;
-    when check_violation or not_null_violation or numeric_value_out_of_range or string_data_right_truncation then
+    when data_exception or integrity_constraint_violation then
       errors := app.import_set_problems(v_new);
+      -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
-        raise;
+        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
       end if;
       imported := 0;
       skipped_duplicates := 0;
