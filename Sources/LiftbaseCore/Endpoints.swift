@@ -94,14 +94,15 @@ public let endpoints: [Endpoint] = [
     Endpoint(.GET, "/analytics/weight", "analytics_weight", "Daily weight and trend weight"),
     Endpoint(.GET, "/adaptive/expenditure", "adaptive_expenditure", "Energy expenditure from intake and weight change"),
     Endpoint(.POST, "/adaptive/recalculate", "adaptive_recalculate", status: 201, "A target snapshot from the expenditure estimate"),
-    // Imports: whole exports of other apps, up to 20 MiB (every other route takes 1 MiB)
+    // Imports: whole exports of other apps, up to 20 MiB; a Liftbase document up to 64 MiB
+    // (every other route takes 1 MiB)
     Endpoint(.POST, "/import/strong", "import_strong", body: .csv, maximumBodySize: importMaximumBodySize,
              "Import a Strong workout export (CSV)"),
     Endpoint(.POST, "/import/hevy", "import_hevy", body: .csv, maximumBodySize: importMaximumBodySize,
              "Import a Hevy workout export (CSV)"),
     Endpoint(.POST, "/import/cronometer", "import_cronometer", body: .csv, maximumBodySize: importMaximumBodySize,
              "Import a Cronometer servings export (CSV) into the diary"),
-    Endpoint(.POST, "/import/liftbase", "import_liftbase", maximumBodySize: importMaximumBodySize,
+    Endpoint(.POST, "/import/liftbase", "import_liftbase", maximumBodySize: liftbaseImportMaximumBodySize,
              "Import a Liftbase export document (JSON)"),
     // Settings and data
     Endpoint(.GET, "/settings", "settings_get", "Units, time zone, reminders, biometric unlock, health sync"),
@@ -115,5 +116,9 @@ public let endpoints: [Endpoint] = [
              "Body-stats history as CSV"),
 ]
 
-/// The body limit of the import routes: years of workouts in one export file.
+/// The body limit of the CSV import routes: years of workouts in one export file.
 public let importMaximumBodySize = 20 << 20
+
+/// The body limit of `POST /import/liftbase`: a Liftbase export of five years of training and
+/// diary is about 13 MB, and an account keeps growing.
+public let liftbaseImportMaximumBodySize = 64 << 20

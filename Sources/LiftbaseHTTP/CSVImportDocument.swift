@@ -15,6 +15,9 @@ enum CSVImportDocument {
         }
         let csv: EnumeratedCSV
         do {
+            // SwiftCSV drops a leading byte-order mark (which spreadsheet apps write), so it
+            // never becomes part of the first header cell; ImportHTTPTests.byteOrderMark pins it.
+            // The file hash, taken over the bytes as sent, keeps the mark.
             csv = try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false)
         } catch let error as CSVParseError {
             switch error {

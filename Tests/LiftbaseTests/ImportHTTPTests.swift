@@ -5,7 +5,7 @@ import HummingbirdTesting
 import LiftbaseCore
 import Testing
 
-/// POST /import/{strong|hevy|cronometer} over HTTP with the fixtures in Tests/Fixtures/imports,
+/// POST /import/{strong|hevy|cronometer|liftbase} over HTTP with the fixtures in Tests/Fixtures/imports,
 /// one per layout the exporting apps have used.
 @Suite("imports over HTTP")
 struct ImportHTTPTests {
@@ -110,6 +110,21 @@ struct ImportHTTPTests {
         }
     }
 
+    @Test("a byte-order mark before the header (as spreadsheet apps write) is not part of its first cell")
+    func byteOrderMark() async throws {
+        // Read as bytes: the mark must reach the server as the file has it.
+        let bytes = try Data(contentsOf: Self.fixtures.appendingPathComponent("strong-bom.csv"))
+        #expect(Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-bom")
+            let answer = try await client.importBody("strong", ByteBuffer(bytes: bytes), token: token)
+            #expect(answer.status == .ok)
+            #expect(answer["imported"] as? Int == 2)
+            let list = try await client.send(.get, "/training/sessions", token: token)
+            #expect((list["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Saved by a spreadsheet"])
+        }
+    }
+
     @Test("dry_run reports the counts and writes nothing")
     func dryRun() async throws {
         let csv = try Self.fixture("hevy-2026.csv")
@@ -140,7 +155,7 @@ struct ImportHTTPTests {
         }
     }
 
-    @Test("imports take bodies up to 20 MiB: above is 413, while other routes stop at 1 MiB")
+    @Test("CSV imports take bodies up to 20 MiB: above is 413, while other routes stop at 1 MiB")
     func bodyLimit() async throws {
         try await withTestClient { client in
             let token = try await registerUser(client, "import-large")
@@ -155,6 +170,48 @@ struct ImportHTTPTests {
             let accepted = try await client.importCSV("strong", underLimit, token: token)
             #expect(accepted.status == .unprocessableContent)
             #expect((accepted["errors"] as? [[String: Any]])?.first?["line"] as? Int == 2)
+        }
+    }
+
+    @Test("a Liftbase document may be up to 64 MiB: more than a CSV import takes, and above it is 413")
+    func liftbaseBodyLimit() async throws {
+        // A document of no rows, padded by a member a version-1 reader ignores.
+        func document(bytes: Int) -> String {
+            let start = #"{"format":"liftbase-export","version":1,"padding":""#
+            let end = #""}"#
+            return start + String(repeating: "x", count: bytes - start.utf8.count - end.utf8.count) + end
+        }
+        #expect(liftbaseImportMaximumBodySize == 64 << 20)
+        let overCSVLimitDocument = document(bytes: importMaximumBodySize + (1 << 20))
+        let overLimitDocument = document(bytes: liftbaseImportMaximumBodySize + 1)
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-large-liftbase")
+            let overCSVLimit = try await client.importCSV("liftbase", overCSVLimitDocument, token: token)
+            #expect(overCSVLimit.status == .ok)
+            #expect(overCSVLimit["imported"] as? Int == 0)
+            let tooLarge = try await client.importCSV("liftbase", overLimitDocument, token: token)
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(tooLarge.errorCode == "body_too_large")
+        }
+    }
+
+    @Test("a Liftbase document referring to an own exercise nobody holds: 422 in words, no database text")
+    func liftbaseErrorInWords() async throws {
+        let session: [String: Any] = [
+            "id": UUID().uuidString.lowercased(), "session_date": "2025-06-01", "name": "Dangling", "status": "completed",
+            "exercises": [["position": 1, "user_exercise_id": UUID().uuidString.lowercased(), "exercise_name": "Sled Drag",
+                           "sets": [["position": 1, "reps": 5, "weight_kg": 100, "set_type": "working"]]]],
+        ]
+        let document = String(decoding: try JSONSerialization.data(withJSONObject: [
+            "format": "liftbase-export", "version": 1, "training_sessions": [session]] as [String: Any]), as: UTF8.self)
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-liftbase-words")
+            let answer = try await client.importCSV("liftbase", document, token: token)
+            #expect(answer.status == .unprocessableContent)
+            #expect(answer.errorCode == "import_invalid")
+            let errors = try #require(answer["errors"] as? [[String: Any]])
+            #expect(errors.first?["message"] as? String
+                == "training_sessions: user_exercise_id names a row that is neither in the document nor in this account")
         }
     }
 
@@ -216,9 +273,14 @@ struct ImportHTTPTests {
 extension TestClientProtocol {
     /// Posts a body as it is (a CSV export, or a Liftbase document) to an import route.
     func importCSV(_ format: String, _ csv: String, token: String?, query: String = "") async throws -> APIAnswer {
+        try await importBody(format, ByteBuffer(string: csv), token: token, query: query)
+    }
+
+    /// Posts bytes as they are to an import route.
+    func importBody(_ format: String, _ body: ByteBuffer, token: String?, query: String = "") async throws -> APIAnswer {
         var headers: HTTPFields = [.contentType: "text/csv"]
         if let token { headers[.authorization] = "Bearer \(token)" }
         return APIAnswer(try await execute(uri: apiBasePath + "/import/" + format + query, method: .post, headers: headers,
-                                           body: ByteBuffer(string: csv)))
+                                           body: body))
     }
 }

@@ -20,6 +20,12 @@ declare
   c_carbs integer := app.import_column(v_header, array['Carbs (g)']);
   c_fat integer := app.import_column(v_header, array['Fat (g)']);
   v_rows jsonb;
+  v_state text;
+  v_schema text;
+  v_table text;
+  v_column text;
+  v_constraint text;
+  v_datatype text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -90,7 +96,7 @@ begin
   exception
     when sqlstate 'LBDRY' then
       null;
-    when check_violation or not_null_violation or numeric_value_out_of_range then
+    when data_exception or integrity_constraint_violation then
       select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', p.message)
                                 order by (r ->> 'line')::integer, p.k), '[]')
         into errors
@@ -102,8 +108,12 @@ begin
          (4, 'Carbs (g): ' || app.field_problem(r, 'carbs_g', 'app.grams')),
          (5, 'Fat (g): ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
        where p.message is not null;
+      -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
-        raise;
+        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
       end if;
       imported := 0;
       skipped_duplicates := 0;

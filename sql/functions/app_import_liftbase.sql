@@ -1,8 +1,10 @@
 -- Importing a Liftbase export (`liftbase-export` version 1, docs/export-format.md) into an
 -- account. UUID ids are kept (primary keys lead with user_id, so another account's ids are
 -- free here), which makes a re-import of the same document skip every row it already
--- holds. Integer ids (body metrics, target snapshots, health metrics) come from sequences of
--- this server, so they are re-created and their references followed by natural keys
+-- holds; an own exercise named (case-insensitively) like one the account already has is
+-- that one, and references to it are followed there. Integer ids (body metrics, target
+-- snapshots, health metrics) come from sequences of this server, so they are re-created
+-- and their references followed by natural keys
 -- (recorded_at; computed_at and reason; computed_at and version). Catalog ids the server
 -- lacks become null, the name snapshots stay. Import runs are history and not re-created;
 -- session totals are recomputed. Members a version-1 reader does not know are ignored.
@@ -164,6 +166,82 @@ begin
 end
 $$;
 
+-- Own exercises are one per name (case-insensitive) in an account, so a document's own
+-- exercise whose name the account already holds under another id is skipped, and is that
+-- exercise: {document id: account id} for each such one, read after the document's own
+-- exercises are inserted.
+create or replace function app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
+    from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
+                                   then p_document -> 'user_exercises' else '[]' end) as r
+    join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
+   where u.id <> (r ->> 'id')::uuid
+$$;
+
+-- Plans or sessions (p_parents) with each exercise's user_exercise_id followed through p_map.
+create or replace function app.import_liftbase_remap_parents(p_parents jsonb, p_map jsonb)
+returns jsonb
+language sql
+immutable
+as $$
+  select coalesce(jsonb_agg(case when jsonb_typeof(p -> 'exercises') = 'array' then jsonb_set(p, '{exercises}', (
+             select coalesce(jsonb_agg(case when p_map ? lower(e ->> 'user_exercise_id')
+                                            then jsonb_set(e, '{user_exercise_id}', p_map -> lower(e ->> 'user_exercise_id'))
+                                            else e end order by m), '[]')
+               from jsonb_array_elements(p -> 'exercises') with ordinality as y (e, m)))
+           else p end order by n), '[]')
+    from jsonb_array_elements(p_parents) with ordinality as x (p, n)
+$$;
+
+-- The document with its references to own exercises followed through p_map
+-- (app.import_liftbase_exercise_map): in plans, sessions and the exclusions.
+create or replace function app.import_liftbase_remap_exercises(p_document jsonb, p_map jsonb)
+returns jsonb
+language plpgsql
+immutable
+as $$
+declare
+  v_document jsonb := p_document;
+begin
+  if jsonb_typeof(p_document -> 'plans') = 'array' then
+    v_document := jsonb_set(v_document, '{plans}', app.import_liftbase_remap_parents(p_document -> 'plans', p_map));
+  end if;
+  if jsonb_typeof(p_document -> 'training_sessions') = 'array' then
+    v_document := jsonb_set(v_document, '{training_sessions}',
+                            app.import_liftbase_remap_parents(p_document -> 'training_sessions', p_map));
+  end if;
+  if jsonb_typeof(p_document #> '{exclusions,exercise_ids}') = 'array' then
+    v_document := jsonb_set(v_document, '{exclusions,exercise_ids}',
+      (select coalesce(jsonb_agg(coalesce(p_map -> lower(i #>> '{}'), i) order by n), '[]')
+         from jsonb_array_elements(p_document #> '{exclusions,exercise_ids}') with ordinality as x (i, n)));
+  end if;
+  return v_document;
+end
+$$;
+
+-- Why a completed session of the document is refused, in the words of the sessions API:
+-- app.session_problems of the session read as a request body. Exercise ids are left out of
+-- that body, since a catalog id this server lacks is no problem here (the name stays).
+create or replace function app.import_liftbase_session_problem(p_user_id uuid, p_session jsonb)
+returns text
+language sql
+stable
+as $$
+  select format('training session %s of %s: ', p_session ->> 'id', p_session ->> 'session_date')
+         || coalesce(string_agg(p.key || ': ' || p.value, '; ' order by p.key),
+                     'a completed session needs at least one exercise, each with at least one set')
+    from jsonb_each_text(jsonb_strip_nulls(app.session_problems(p_user_id, p_session || jsonb_build_object('exercises',
+           (select coalesce(jsonb_agg(case when jsonb_typeof(e) = 'object' then e - 'exercise_id' - 'user_exercise_id'
+                                           else e end order by n), '[]')
+              from jsonb_array_elements(case when jsonb_typeof(p_session -> 'exercises') = 'array'
+                                             then p_session -> 'exercises' else '[]' end) with ordinality as x (e, n))))))
+           as p
+$$;
+
 -- Plans, custom meals and sessions with their children: the children of a parent already
 -- held are skipped with it. Catalog exercise ids the server lacks become null.
 create or replace function app.import_liftbase_nested(p_user_id uuid, p_document jsonb,
@@ -172,6 +250,7 @@ language plpgsql
 as $$
 declare
   v_new uuid[];
+  v_errors jsonb;
 begin
   with inserted as (
     insert into app.plans (user_id, id, name, created_at, last_used_at)
@@ -238,6 +317,17 @@ begin
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
    where (s ->> 'id')::uuid = any (v_new);
+  -- The rule of a completed session is app.session_is_complete's, checked on the rows as
+  -- written (set-based); only sessions that break it are described, by app.session_problems.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
+                            order by n), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   where (s ->> 'id')::uuid = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
+     and not app.session_is_complete(p_user_id, (s ->> 'id')::uuid);
+  if v_errors <> '[]' then
+    raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
+  end if;
   perform app.refresh_session_totals(p_user_id, i) from unnest(v_new) as i;
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
@@ -331,15 +421,25 @@ end
 $$;
 
 -- The whole document, in dependency order. Rows count one each (a session or a plan with
--- everything in it counts once). A value the tables refuse rolls everything back and is
--- reported as the one error (a JSON document has no lines: `line` is null).
+-- everything in it counts once). Settings are checked as PATCH /settings checks them; a
+-- completed session must hold what app.session_is_complete asks for. A value the tables
+-- refuse rolls everything back and is reported as the one error, described for people
+-- (app.import_error_message; a JSON document has no lines: `line` is null).
 create or replace function app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean,
   out imported integer, out skipped_duplicates integer, out errors jsonb)
 language plpgsql
 as $$
 declare
-  v_message text;
-  v_settings_writer regprocedure;
+  v_settings jsonb := case when jsonb_typeof(p_document -> 'settings') = 'object' then p_document -> 'settings' else '{}' end;
+  v_document jsonb := p_document;
+  v_exercise_map jsonb;
+  v_state text;
+  v_schema text;
+  v_table text;
+  v_column text;
+  v_constraint text;
+  v_datatype text;
+  v_detail text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -349,57 +449,58 @@ begin
       'message', 'the document must be a liftbase-export of version 1'));
     return;
   end if;
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', 'settings.' || p.key || ': ' || p.value)
+                            order by p.key), '[]')
+    into errors from jsonb_each_text(jsonb_strip_nulls(app.settings_problems(v_settings))) as p;
+  if errors <> '[]' then
+    return;
+  end if;
   begin
-    -- Settings go through the settings writer where the schema has one (every member of the
-    -- settings object); a schema without it stores the unit system and time zone.
-    v_settings_writer := to_regprocedure('app.save_settings(uuid, jsonb)');
-    if v_settings_writer is not null then
-      execute format('select %s($1, $2)', v_settings_writer::oid::regproc)
-        using p_user_id, coalesce(p_document -> 'settings', '{}');
-    else
-      update app.user_settings
-         set unit_system = coalesce(p_document -> 'settings' ->> 'unit_system', unit_system),
-             timezone = coalesce(p_document -> 'settings' ->> 'timezone', timezone)
-       where user_id = p_user_id;
-    end if;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'profile', p_document -> 'profile', imported, skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'goals', p_document -> 'goals', imported, skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'target_override', p_document -> 'target_override', imported,
-                                       skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'body_metrics', p_document -> 'body_metrics', imported,
-                                       skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'target_snapshots', p_document -> 'target_snapshots', imported,
-                                       skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_metrics(p_user_id, p_document, imported, skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'equipment_selection', p_document -> 'equipment_selection', imported,
-                                       skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'exclusions', p_document -> 'exclusions', imported,
-                                       skipped_duplicates) as s;
-    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'setup', p_document -> 'setup', imported, skipped_duplicates) as s;
+    perform app.save_settings(p_user_id, v_settings);
+    -- Own exercises come first: references to them elsewhere are followed to the ones the
+    -- account already holds under the same name.
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'user_exercises', p_document -> 'user_exercises', imported,
                                        skipped_duplicates) as s;
+    v_exercise_map := app.import_liftbase_exercise_map(p_user_id, p_document);
+    if v_exercise_map <> '{}' then
+      v_document := app.import_liftbase_remap_exercises(p_document, v_exercise_map);
+    end if;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'user_foods', p_document -> 'user_foods', imported,
+      from app.import_liftbase_section(p_user_id, 'profile', v_document -> 'profile', imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'goals', v_document -> 'goals', imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'target_override', v_document -> 'target_override', imported,
                                        skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'favorites', p_document -> 'favorites', imported,
+      from app.import_liftbase_section(p_user_id, 'body_metrics', v_document -> 'body_metrics', imported,
                                        skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_nested(p_user_id, p_document, imported, skipped_duplicates) as s;
+      from app.import_liftbase_section(p_user_id, 'target_snapshots', v_document -> 'target_snapshots', imported,
+                                       skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_programs(p_user_id, p_document, imported, skipped_duplicates) as s;
+      from app.import_liftbase_metrics(p_user_id, v_document, imported, skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-      from app.import_liftbase_section(p_user_id, 'food_entries', p_document -> 'food_entries', imported,
+      from app.import_liftbase_section(p_user_id, 'equipment_selection', v_document -> 'equipment_selection', imported,
+                                       skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'exclusions', v_document -> 'exclusions', imported,
+                                       skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'setup', v_document -> 'setup', imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'user_foods', v_document -> 'user_foods', imported,
+                                       skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'favorites', v_document -> 'favorites', imported,
+                                       skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_nested(p_user_id, v_document, imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_programs(p_user_id, v_document, imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_section(p_user_id, 'food_entries', v_document -> 'food_entries', imported,
                                        skipped_duplicates) as s;
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
@@ -407,12 +508,18 @@ begin
   exception
     when sqlstate 'LBDRY' then
       null;
-    when check_violation or not_null_violation or numeric_value_out_of_range or invalid_text_representation
-      or invalid_datetime_format or datetime_field_overflow or foreign_key_violation or unique_violation then
-      get stacked diagnostics v_message = message_text;
+    when sqlstate 'LBIMP' then
+      get stacked diagnostics v_detail = pg_exception_detail;
       imported := 0;
       skipped_duplicates := 0;
-      errors := jsonb_build_array(jsonb_build_object('line', null, 'message', v_message));
+      errors := v_detail::jsonb;
+    when data_exception or integrity_constraint_violation then
+      get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                              v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+      imported := 0;
+      skipped_duplicates := 0;
+      errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
+        app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
   end;
 end
 $$;
@@ -420,6 +527,10 @@ $$;
 grant execute on function
   app.import_liftbase_section(uuid, text, jsonb, integer, integer),
   app.import_liftbase_metrics(uuid, jsonb, integer, integer),
+  app.import_liftbase_exercise_map(uuid, jsonb),
+  app.import_liftbase_remap_parents(jsonb, jsonb),
+  app.import_liftbase_remap_exercises(jsonb, jsonb),
+  app.import_liftbase_session_problem(uuid, jsonb),
   app.import_liftbase_nested(uuid, jsonb, integer, integer),
   app.import_liftbase_programs(uuid, jsonb, integer, integer),
   app.import_liftbase(uuid, jsonb, boolean)

@@ -40,9 +40,11 @@ $$;
 
 -- Stores workout rows as completed sessions: one session per session_key (skipped whole
 -- when an earlier import stored it), exercises in order of first appearance, matched to
--- the catalog or the user's exercises by name (new names become user exercises), sets in
--- set_order then file order. Times are the user's wall clock. Nothing is written when
--- p_dry_run, or when any row has a problem; errors lists them by line.
+-- the catalog or the user's exercises by name as app.resolve_exercise matches them (new
+-- names become user exercises), sets in set_order then file order. Every row is a set of
+-- an exercise, so each session is complete (app.session_is_complete) by construction.
+-- Times are the user's wall clock. Nothing is written when p_dry_run, or when any row has
+-- a problem; errors lists them by line.
 create or replace function app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean,
   out imported integer, out skipped_duplicates integer, out errors jsonb)
 language plpgsql
@@ -51,6 +53,12 @@ declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
   v_new app.import_set_row[];
   v_session_ids uuid[];
+  v_state text;
+  v_schema text;
+  v_table text;
+  v_column text;
+  v_constraint text;
+  v_datatype text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -65,12 +73,15 @@ begin
   imported := cardinality(v_new);
   skipped_duplicates := cardinality(p_rows) - imported;
   begin
+    -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
+    -- own exercises, case-insensitively), once per distinct name; a name neither holds
+    -- becomes an own exercise first.
     insert into app.user_exercises (user_id, name)
-    select distinct on (lower(r.exercise_name)) p_user_id, r.exercise_name
-      from unnest(v_new) as r
-     where not exists (select from app.exercises as e where lower(e.name) = lower(r.exercise_name))
-     order by lower(r.exercise_name), r.line
-    on conflict (user_id, lower(name)) do nothing;
+    select p_user_id, n.name
+      from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
+              from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
+     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
+     where x.exercise_id is null and x.user_exercise_id is null;
 
     with sessions as (
       select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
@@ -86,12 +97,13 @@ begin
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
     insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-    select p_user_id, s.id, p.position, e.id, case when e.id is null then u.id end,
-           coalesce(e.name, u.name), p.notes
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-      left join app.exercises as e on lower(e.name) = p.exercise_key
-      left join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = p.exercise_key;
+      join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
+              from (select distinct lower(r.exercise_name) as exercise_key from unnest(v_new) as r) as n
+             cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
+        as x on x.exercise_key = p.exercise_key;
 
     insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type)
     select p_user_id, s.id, p.position,
@@ -109,10 +121,14 @@ begin
   exception
     when sqlstate 'LBDRY' then
       null;
-    when check_violation or not_null_violation or numeric_value_out_of_range or string_data_right_truncation then
+    when data_exception or integrity_constraint_violation then
       errors := app.import_set_problems(v_new);
+      -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
-        raise;
+        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
       end if;
       imported := 0;
       skipped_duplicates := 0;

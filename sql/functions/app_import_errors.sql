@@ -1,0 +1,55 @@
+-- What a row the tables refused means, in words for the person importing. The database's
+-- own text names constraints, types and tables and is never sent to the client: the
+-- section and field names used here are those of the import document.
+
+-- The document section a table's rows come from (docs/export-format.md).
+create or replace function app.import_section_of(p_table text)
+returns text
+language sql
+immutable
+as $$
+  select case p_table
+    when 'session_exercises' then 'training_sessions' when 'session_sets' then 'training_sessions'
+    when 'plan_exercises' then 'plans' when 'custom_meal_items' then 'custom_meals'
+    when 'program_phases' then 'programs' when 'program_sessions' then 'programs'
+    when 'program_exercise_state' then 'programs' when 'user_settings' then 'settings'
+    when 'user_profiles' then 'profile' when 'user_equipment' then 'equipment_selection'
+    when 'user_exclusions' then 'exclusions' when 'user_setup' then 'setup'
+    when 'target_overrides' then 'target_override' else p_table end
+$$;
+
+-- The message for an error of class 22 (data exception) or 23 (integrity constraint), from
+-- the fields of its diagnostics: a domain's rule is its COMMENT, a constraint is described
+-- by the columns it covers (user_id, which every key leads with, left out).
+create or replace function app.import_error_message(p_state text, p_schema text, p_table text, p_column text,
+  p_constraint text, p_datatype text)
+returns text
+language sql
+stable
+as $$
+  select coalesce(app.import_section_of(nullif(p_table, '')) || ': ', '') || case
+    when p_state = '23502' then coalesce(nullif(p_column, ''), 'a value') || ' is required'
+    when p_state = '23503' then coalesce(k.columns, 'a reference')
+                                || ' names a row that is neither in the document nor in this account'
+    when p_state = '23505' then 'two rows have the same ' || coalesce(k.columns, 'key')
+    when p_state = '23514' and d.rule is not null then coalesce(nullif(p_column, ''), p_datatype) || ' ' || d.rule
+    when p_state = '23514' and k.columns is not null then 'these values of ' || k.columns || ' are not allowed together'
+    when p_state like '23%' then 'a row breaks a rule of the data'
+    when p_state in ('22P02', '22007', '22008') then 'a value is not of the expected form (a number, date, time or id)'
+    when p_state = '22003' then 'a number is out of range'
+    else 'a value cannot be stored'
+  end
+    from (select string_agg(a.attname, ' and ' order by c.n) as columns
+            from pg_constraint as x
+           cross join unnest(x.conkey) with ordinality as c (attnum, n)
+            join pg_attribute as a on a.attrelid = x.conrelid and a.attnum = c.attnum
+           where x.conname = p_constraint and a.attname <> 'user_id'
+             and x.conrelid = to_regclass(quote_ident(p_schema) || '.' || quote_ident(p_table))) as k,
+         (select obj_description(to_regtype(quote_ident(p_schema) || '.' || quote_ident(p_datatype)), 'pg_type')
+                   as rule) as d
+$$;
+
+grant execute on function
+  app.import_section_of(text),
+  app.import_error_message(text, text, text, text, text, text)
+to liftbase_api;
