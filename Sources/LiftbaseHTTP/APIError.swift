@@ -67,7 +67,9 @@ struct APIError: Error {
         switch state {
         case "23505": self.init(status: 409, code: "conflict", message: "That conflicts with existing data.")
         case "23514", "22P02", "23502", "22003", "22007", "22008":
-            self.init(status: 422, code: "validation_failed", message: error.message)
+            // SQL validates first and names the fields; a violation that still reaches here
+            // would only name tables and constraints, so none of its words are passed on.
+            self.init(status: 422, code: "validation_failed", message: "A value is missing, malformed or out of range.")
         case "42501": self.init(status: 403, code: "forbidden", message: "Not allowed.")
         case "40001", "40P01", "57014": self = .unavailable
         default:

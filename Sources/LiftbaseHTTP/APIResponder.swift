@@ -214,7 +214,11 @@ struct APIResponder: HTTPResponder {
         switch endpoint.body {
         case .json:
             guard buffer.readableBytes > 0 else { return nil }
-            return String(decoding: bytes, as: UTF8.self)
+            guard buffer.readableBytes > Endpoint.defaultMaximumBodySize else { return String(decoding: bytes, as: UTF8.self) }
+            // A document of many MiB (a Liftbase export being imported) is decoded on NIO's
+            // blocking pool, like CSV, not on a cooperative thread.
+            let body = Array(bytes)
+            return try await NIOThreadPool.singleton.runIfActive { String(decoding: body, as: UTF8.self) }
         case .csv:
             // Up to 20 MiB of CSV takes a while to parse and hash: on NIO's blocking pool, so
             // no cooperative thread (and no event loop) is held for it.

@@ -23,6 +23,14 @@ struct ErrorMappingTests {
         #expect(APIError(PostgresError(sqlstate: sqlstate, message: "internal detail")).status == status)
     }
 
+    @Test("a constraint violation that slipped past validation is 422 without the constraint's name")
+    func constraintWords() {
+        let body = APIError(PostgresError(sqlstate: "23514", message: "new row for relation \"session_sets\" violates check constraint \"reps_check\""))
+            .body(requestID: "abc")
+        #expect(body.contains("validation_failed"))
+        #expect(!body.contains("reps_check") && !body.contains("session_sets"))
+    }
+
     @Test("a 500 carries the request id and none of the database's words")
     func internalErrors() {
         let body = APIError(PostgresError(sqlstate: "42P01", message: "relation \"app.secret\" does not exist")).body(requestID: "abc")
