@@ -81,11 +81,15 @@ declare
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
   v_range record := app.date_range(p_args);
   v_items jsonb;
+  v_method text;
 begin
-  select coalesce(jsonb_agg(jsonb_build_object(
+  -- Built as json and parsed into jsonb once: over years of sessions, a fraction of the
+  -- cost of building jsonb object by object.
+  select coalesce(json_agg(json_build_object(
            'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
-           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id), '[]')
-    into v_items
+           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id)::jsonb, '[]'),
+         case when count(distinct b.method) > 1 then 'mixed' else min(b.method) end
+    into v_items, v_method
     from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps,
                  app.effective_rpe(x.rpe, x.rir) as rpe, e.best_e1rm_kg as e1rm, app.e1rm_method(c.percent) as method
             from app.session_exercises as e
@@ -104,8 +108,7 @@ begin
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
     'from', v_range.from_date, 'to', v_range.to_date,
-    'method', (select case when count(distinct i ->> 'method') > 1 then 'mixed' else min(i ->> 'method') end
-                 from jsonb_array_elements(v_items) as i),
+    'method', v_method,
     'items', v_items);
 end
 $$;
