@@ -90,16 +90,12 @@ begin
            'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id)::jsonb, '[]'),
          case when count(distinct b.method) > 1 then 'mixed' else min(b.method) end
     into v_items, v_method
-    from (select distinct on (s.id) s.id as session_id, s.session_date, x.weight_kg, x.reps,
-                 app.effective_rpe(x.rpe, x.rir) as rpe, e.best_e1rm_kg as e1rm, app.e1rm_method(c.percent) as method
+    from (select distinct on (s.id) s.id as session_id, s.session_date, e.best_weight_kg as weight_kg,
+                 e.best_reps as reps, e.best_rpe as rpe, e.best_e1rm_kg as e1rm, e.best_e1rm_method as method
             from app.session_exercises as e
             join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-            -- The best set is kept per session exercise (app.refresh_session_totals).
-            join app.session_sets as x
-              on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-             and x.position = e.best_set_position
-            left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
-           where e.user_id = v_user_id
+           -- The best set is kept whole per session exercise (app.refresh_session_totals).
+           where e.user_id = v_user_id and e.best_set_position is not null
              and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
              and s.status = 'completed'
              and (v_range.from_date is null or s.session_date >= v_range.from_date)

@@ -97,7 +97,7 @@ as $$
 $$;
 
 -- The totals kept on the session row (see migration 0004) and on each of its exercises
--- (working sets and the best set by estimated one-rep max, migration 0011).
+-- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017).
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
 language sql
@@ -106,8 +106,9 @@ as $$
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
                             and x.exercise_position = e.position and x.set_type <> 'warmup'),
-         (best_set_position, best_e1rm_kg) = (
-           select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent)
+         (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
+           select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
+                  app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
              from app.session_sets as x
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
