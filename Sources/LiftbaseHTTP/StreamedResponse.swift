@@ -6,7 +6,7 @@ import NIOPosix
 import PQ
 
 extension APIResponder {
-    /// Rows are gathered into chunks of about this many bytes for each write and read.
+    /// The spool file is read back in chunks of this many bytes.
     static let streamChunkBytes = 64 * 1024
 
     /// Answers a streamed endpoint (exports of years of history). Its one statement runs on
@@ -21,17 +21,7 @@ extension APIResponder {
         do {
             spool = try await pool.withConnection { connection in
                 let file = try SpoolFile.make()
-                var pending: [UInt8] = []
-                pending.reserveCapacity(Self.streamChunkBytes * 2)
-                try connection.streamRows(statement, parameters) { row in
-                    pending.append(contentsOf: (row ?? "").utf8)
-                    if pending.count >= Self.streamChunkBytes {
-                        try file.write(contentsOf: pending)
-                        pending.removeAll(keepingCapacity: true)
-                    }
-                    return true
-                }
-                try file.write(contentsOf: pending)
+                try connection.writeRows(statement, parameters, to: file)
                 try file.seek(toOffset: 0)
                 return file
             }

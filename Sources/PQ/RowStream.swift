@@ -1,13 +1,17 @@
 import CLibPQ
+import Foundation
 
 extension Connection {
+    /// Rows gathered per write by `writeRows`.
+    static let rowWriteBytes = 64 * 1024
+
     /// Runs one statement in libpq's single-row mode and hands the first column of each row
     /// to `row` as it arrives, so a result of any size is never held whole on this side.
-    /// `row` returns false to stop early: the statement is then cancelled and whatever is
-    /// still in flight is read and dropped, leaving the connection ready for the next query.
+    /// When `row` throws, the statement is cancelled and whatever is still in flight is read
+    /// and dropped, leaving the connection ready for the next query; the error is rethrown.
     /// Throws the statement's error; a PL/pgSQL set-returning function materializes its rows
     /// before sending any, so its errors (a bad token included) come before the first row.
-    public func streamRows(_ sql: String, _ parameters: [String?] = [], row: (String?) throws -> Bool) throws {
+    public func streamRows(_ sql: String, _ parameters: [String?] = [], row: (String?) throws -> Void) throws {
         let handle = try liveHandle()
         let sent = withCStrings(parameters) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -16,18 +20,13 @@ extension Connection {
         // Must follow the send at once, before any result is read.
         PQsetSingleRowMode(handle)
         var failure: (any Error)?
-        var stopped = false
         while let result = PQgetResult(handle) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_SINGLE_TUPLE:
-                guard failure == nil, !stopped else { continue }
-                let value = PQgetisnull(result, 0, 0) == 1 ? nil : String(cString: PQgetvalue(result, 0, 0))
+                guard failure == nil else { continue }
                 do {
-                    if try !row(value) {
-                        stopped = true
-                        Self.cancel(handle)
-                    }
+                    try row(PQgetisnull(result, 0, 0) == 1 ? nil : String(cString: PQgetvalue(result, 0, 0)))
                 } catch {
                     failure = error
                     Self.cancel(handle)
@@ -35,11 +34,27 @@ extension Connection {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 break
             default:
-                // After a cancel the server answers 57014: expected, not a failure.
-                if failure == nil && !stopped { failure = PostgresError(result: result, connection: handle) }
+                // After a cancel the server answers 57014: the handler's error is the one to keep.
+                if failure == nil { failure = PostgresError(result: result, connection: handle) }
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Writes the rows of one statement (the first column of each, in order) to `file` in
+    /// writes of about 64 KiB: a result of any size passes through a small buffer. Exports
+    /// use it, to a spool file (HTTP) or to the CLI's output.
+    public func writeRows(_ sql: String, _ parameters: [String?] = [], to file: FileHandle) throws {
+        var pending: [UInt8] = []
+        pending.reserveCapacity(2 * Self.rowWriteBytes)
+        try streamRows(sql, parameters) { row in
+            pending.append(contentsOf: (row ?? "").utf8)
+            if pending.count >= Self.rowWriteBytes {
+                try file.write(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        try file.write(contentsOf: pending)
     }
 
     /// Asks the server to stop the running statement (best effort: if it already finished,

@@ -72,15 +72,6 @@ struct ExportCommand: ParsableCommand {
             handle = FileHandle.standardOutput
         }
         defer { if path != nil { try? handle.close() } }
-        var pending = Data()
-        try connection.streamRows(sql, [userID]) { row in
-            pending.append(contentsOf: (row ?? "").utf8)
-            if pending.count >= 64 * 1024 {
-                handle.write(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
-            return true
-        }
-        handle.write(pending)
+        try connection.writeRows(sql, [userID], to: handle)
     }
 }

@@ -7,13 +7,16 @@
 -- The training goal that volume flags and substitutions follow: the active program's goal
 -- (strength or hypertrophy); without a program, hypertrophy, the goal the 10–20 weekly sets
 -- guideline is for.
+-- PL/pgSQL: a SQL function that reads a table is planned anew on every call.
 create or replace function app.training_goal(p_user_id uuid)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce((select p.goal from app.programs as p where p.user_id = p_user_id and p.status = 'active'),
-                  'hypertrophy')::text
+begin
+  return coalesce((select p.goal from app.programs as p where p.user_id = p_user_id and p.status = 'active'),
+                  'hypertrophy');
+end
 $$;
 
 -- ?bucket=day|week|month (default day). Weeks start on Monday.
