@@ -1,91 +1,60 @@
 -- Food search, barcode lookup, food items.
 
--- GET /food/search?q=&limit=: catalog and the user's own foods, ranked exact name >
--- prefix > word similarity > trigram; within a tier, foods the user logged before come
--- first, then a full-text match, then similarity. Typo-tolerant through pg_trgm.
+-- GET /food/search?q=&limit=: catalog and the user's own foods, ranked by app.food_match
+-- (exact name > prefix > word similarity > any other match); within a tier, foods the user
+-- logged before come first, then the score, then the name. Typo-tolerant through pg_trgm.
 --
--- Candidates come from index scans that stop early, so a catalog of millions costs about
--- what a small one does: names starting with the query (a range of the text_pattern_ops
--- btree, compared bytewise: every name starting with q sorts between q and q followed by
--- the highest code point; a range, unlike LIKE, keeps to that index in a cached plan);
--- foods having every word of the query, misspelt words corrected against the catalog's
--- words first (app.food_name_query; full-text GIN index, at most 200 of them); and the
--- user's own foods and logged foods. Only those are ranked.
+-- The catalog's page comes from app.catalog_food_search (remembered across users); the
+-- user's part is added here on every request: foods they logged and their own foods that
+-- match, ranked by the same rule. A page of the catalog's best p foods plus every food of
+-- the user's that matches holds the best p of all: the user's part only moves foods up.
+-- Returns json, not jsonb: the remembered items are joined as text (see 0018).
 create or replace function api.food_search(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
+returns json
 language plpgsql
+-- The page's query has array parameters that custom plans fold in as constants, so the
+-- planner kept choosing a custom plan: planning it (with app.food_match inlined twice) cost
+-- more than running it. One generic plan per connection instead.
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
   v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
-  v_prefix text := replace(replace(replace(v_q, '\', '\\'), '%', '\%'), '_', '\_') || '%';
-  v_words tsquery := plainto_tsquery('english', v_q);
-  v_terms tsquery;
-  v_corrected text;
-  v_candidates uuid[];
+  v_words tsquery;
+  v_catalog app.food_search_results;
   v_logged uuid[];
 begin
   if length(v_q) < 2 then
     perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
                             jsonb_build_object('q', 'must be at least 2 characters'));
   end if;
-  v_candidates := array(select f.id from app.foods as f
-                         where lower(f.name) ~>=~ v_q and lower(f.name) ~<~ (v_q || chr(1114111))
-                         order by lower(f.name) using ~<~ limit 40);
-  -- Names starting with the query rank above every other match: when they alone fill the
-  -- page, no full-text candidate could enter it. On a large catalog the full-text match of
-  -- common words is the costliest step of a search, so it is skipped then.
-  if cardinality(v_candidates) < v_limit then
-    select q.terms, q.corrected into v_terms, v_corrected from app.food_name_query(v_q) as q;
-    -- A misspelt query: names starting with what the user meant are the next best.
-    if v_corrected is not null then
-      v_candidates := v_candidates || array(
-        select f.id from app.foods as f
-         where lower(f.name) ~>=~ v_corrected and lower(f.name) ~<~ (v_corrected || chr(1114111))
-         order by lower(f.name) using ~<~ limit 40);
-    end if;
-  end if;
-  if cardinality(v_candidates) < v_limit then
-    v_candidates := v_candidates || array(select f.id from app.foods as f where f.search_vector @@ v_terms limit 200);
-  end if;
+  v_catalog := app.catalog_food_search(v_q, v_limit);
+  v_words := plainto_tsquery('english', v_q);
   v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
                      where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
-  return jsonb_build_object('items', coalesce((
-    select jsonb_agg(app.food_values_json(r.id, r.is_user_food, r.name, r.brand, r.food_group, r.barcode, r.source,
-                                          r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
-                                          r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
-                                          coalesce((select jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label,
-                                                                                        'grams', p.gram_weight) order by p.seq)
-                                                      from app.food_portions as p where p.food_id = r.id), '[]'))
-                     order by r.tier desc, r.logged desc, r.score desc, r.name)
+  return json_build_object('items', coalesce((
+    select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
-        select c.*,
-               case when c.lname = v_q then 4
-                    when c.lname like v_prefix then 3
-                    when c.word_score >= 0.6 then 2
-                    else 1 end as tier,
-               c.id = any (v_logged) as logged,
-               c.word_score + similarity(c.lname, v_q) + case when c.search_vector @@ v_words then 0.5 else 0 end as score
-          from (
-            select x.*, lower(x.name) as lname, word_similarity(v_q, lower(x.name)) as word_score
-              from (
-                (select f.id, false as is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
-                        f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
-                        f.serving_label, f.serving_g, f.search_vector
-                   from app.foods as f where f.id = any (v_candidates || v_logged))
+        select c.item, c.tier, c.logged, c.score, c.name
+          from (select p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+                  -- The items side by side with their ranks: the page's items are read once.
+                  from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
+                                  unnest(v_catalog.names), unnest(v_catalog.items))
+                       as p (id, tier, score, name, item)
                 union all
-                (select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g,
-                        u.carbs_g, u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g,
-                        to_tsvector('english', u.name || ' ' || coalesce(u.brand, ''))
-                   from app.user_foods as u
-                  where u.user_id = v_user_id
-                    and (lower(u.name) % v_q or v_q <% lower(u.name) or lower(u.name) like '%' || v_prefix))
-              ) as x
-          ) as c
-         where c.lname like '%' || v_prefix or c.word_score >= 0.6 or c.lname % v_q or c.search_vector @@ v_words
-            or c.search_vector @@ v_terms
-         order by tier desc, logged desc, score desc, c.name
+                -- Logged catalog foods that are not on the catalog's page.
+                select app.food_json(v_user_id, f.id)::json, m.tier, true, m.score, f.name
+                  from app.foods as f
+                 cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
+                 where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
+                union all
+                select app.food_json(v_user_id, u.id)::json, m.tier, u.id = any (v_logged), m.score, u.name
+                  from app.user_foods as u
+                 cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
+                                                   v_words, v_catalog.terms) as m
+                 where u.user_id = v_user_id and m.matches) as c
+         order by c.tier desc, c.logged desc, c.score desc, c.name
          limit v_limit
       ) as r), '[]'), 'next_cursor', null);
 end

@@ -59,3 +59,117 @@ end
 $$;
 
 grant execute on function app.food_name_query(text, out tsquery, out text) to liftbase_api;
+
+-- How a food's name matches a search (the one ranking rule, for catalog and own foods):
+-- whether it matches at all, its tier (exact name 4 > name starting with the query 3 > word
+-- similarity ≥ 0.6, pg_trgm's default, 2 > any other match 1) and its score within the tier
+-- (word similarity + similarity + 0.5 when it has every word). p_words is the query as plain
+-- full-text words, p_terms the typo-corrected one (app.food_name_query). Each trigram
+-- measure is computed once per name: they are most of a search's cost.
+-- A set-returning SQL function so that it is inlined into the query calling it.
+create or replace function app.food_match(p_query text, p_name text, p_vector tsvector, p_words tsquery,
+                                          p_terms tsquery)
+returns table (matches boolean, tier integer, score double precision)
+language sql
+immutable
+as $$
+  select n.name like '%' || n.pattern or n.word_score >= 0.6 or n.name_score >= 0.3
+           or coalesce(p_vector @@ p_words, false) or coalesce(p_vector @@ p_terms, false),
+         case when n.name = p_query then 4
+              when n.name like n.pattern then 3
+              when n.word_score >= 0.6 then 2
+              else 1 end,
+         n.word_score + n.name_score + case when p_vector @@ p_words then 0.5 else 0 end
+    from (select lower(p_name) as name,
+                 word_similarity(p_query, lower(p_name)) as word_score,
+                 similarity(lower(p_name), p_query) as name_score,
+                 -- The query as a LIKE prefix, its wildcard characters taken literally.
+                 replace(replace(replace(p_query, '\', '\\'), '%', '\%'), '_', '\_') || '%' as pattern
+          offset 0) as n
+$$;
+
+-- The catalog's page of a search (at most p_page_size foods, best first), remembered in
+-- app.food_search_results for an hour or until the catalog changes (0018).
+--
+-- Candidates come from index scans that stop early, so a catalog of millions costs about
+-- what a small one does: names starting with the query (a range of the text_pattern_ops
+-- btree, compared bytewise: every name starting with q sorts between q and q followed by
+-- the highest code point; a range, unlike LIKE, keeps to that index in a cached plan);
+-- names starting with the corrected query when a word was misspelt; foods having every
+-- word of the query, misspelt words corrected against the catalog's words first
+-- (app.food_name_query; full-text GIN index, at most 200 of them). Only those are ranked.
+create or replace function app.catalog_food_search(p_query text, p_page_size integer)
+returns app.food_search_results
+language plpgsql
+as $$
+declare
+  v_page app.food_search_results;
+  v_version bigint;
+  v_corrected text;
+  v_candidates uuid[];
+begin
+  -- The version first: catalog rows read after it are at least as new as it says.
+  select c.version into v_version from app.food_catalog_version as c;
+  select r.* into v_page from app.food_search_results as r
+   where r.query = p_query and r.page_size = p_page_size and r.catalog_version = v_version
+     and r.created_at > now() - interval '1 hour';
+  if found then
+    return v_page;
+  end if;
+
+  v_candidates := array(select f.id from app.foods as f
+                         where lower(f.name) ~>=~ p_query and lower(f.name) ~<~ (p_query || chr(1114111))
+                         order by lower(f.name) using ~<~ limit 40);
+  -- Names starting with the query rank above every other match: when they alone fill the
+  -- page, no full-text candidate could enter it. On a large catalog the full-text match of
+  -- common words is the costliest step of a search, so it is skipped then.
+  if cardinality(v_candidates) < p_page_size then
+    select q.terms, q.corrected into v_page.terms, v_corrected from app.food_name_query(p_query) as q;
+    -- A misspelt query: names starting with what the user meant are the next best.
+    if v_corrected is not null then
+      v_candidates := v_candidates || array(
+        select f.id from app.foods as f
+         where lower(f.name) ~>=~ v_corrected and lower(f.name) ~<~ (v_corrected || chr(1114111))
+         order by lower(f.name) using ~<~ limit 40);
+    end if;
+    if cardinality(v_candidates) < p_page_size then
+      v_candidates := v_candidates || array(select f.id from app.foods as f
+                                             where f.search_vector @@ v_page.terms limit 200);
+    end if;
+  end if;
+
+  select coalesce(array_agg(r.id order by r.n), '{}'), coalesce(array_agg(r.tier order by r.n), '{}'),
+         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}'),
+         coalesce(array_agg(app.food_values_json(r.id, false, r.name, r.brand, r.food_group, r.barcode, r.source,
+                                                 r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
+                                                 r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
+                                                 app.food_portions_json(r.id))::json order by r.n), '{}')
+    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names, v_page.items
+    from (select f.*, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
+            from app.foods as f
+           cross join lateral app.food_match(p_query, f.name, f.search_vector, plainto_tsquery('english', p_query),
+                                             v_page.terms) as m
+           where f.id = any (v_candidates) and m.matches
+           order by m.tier desc, m.score desc, f.name
+           limit p_page_size) as r;
+
+  v_page.query := p_query;
+  v_page.page_size := p_page_size;
+  v_page.catalog_version := v_version;
+  v_page.created_at := now();
+  insert into app.food_search_results select v_page.*
+  on conflict (query, page_size) do update
+    set catalog_version = excluded.catalog_version, created_at = excluded.created_at, terms = excluded.terms,
+        food_ids = excluded.food_ids, tiers = excluded.tiers, scores = excluded.scores, names = excluded.names,
+        items = excluded.items;
+  -- Each new page removes up to ten expired ones: the table stays about an hour long
+  -- without a job to prune it.
+  delete from app.food_search_results as r
+   where r.ctid = any (array(select o.ctid from app.food_search_results as o
+                              where o.created_at <= now() - interval '1 hour' order by o.created_at limit 10));
+  return v_page;
+end
+$$;
+
+grant execute on function app.food_match(text, text, tsvector, tsquery, tsquery),
+                          app.catalog_food_search(text, integer) to liftbase_api;

@@ -39,7 +39,7 @@ create function pg_temp.search(p_q text) returns text[] language plpgsql as $$
 begin
   perform set_config('liftbase.user_id', '', true);
   return array(select i ->> 'name'
-                 from jsonb_array_elements(api.food_search((select token from tokens where name = 'a'), null,
+                 from json_array_elements(api.food_search((select token from tokens where name = 'a'), null,
                                                            jsonb_build_object('q', p_q)) -> 'items') as i);
 end $$;
 
