@@ -67,20 +67,21 @@ public final class ConnectionPool: @unchecked Sendable {
     public let configuration: Configuration
     private let logger: Logger
     private let condition = NSCondition()
-    /// Waiting jobs by a number that is never reused: a timer that fires after its job was
-    /// taken must not find another job under the same key (object addresses are reused).
-    private var queue: [UInt64: Job] = [:]
-    private var order: [UInt64] = []
-    private var nextJobNumber: UInt64 = 0
-    private var idleWorkers = 0
+    /// Jobs waiting for a worker, oldest first. Every job waits at most `acquireTimeout`,
+    /// so the ones that waited too long are always at the front.
+    private var waiting: [(job: Job, deadline: ContinuousClock.Instant)] = []
     private var inUse = 0
     private var shuttingDown = false
     private let stopped = DispatchGroup()
+    /// Fails the jobs at the front that waited past their deadline: one repeating timer
+    /// for the pool rather than one per waiting job (thousands a second under load).
+    private let expiry: DispatchSourceTimer
 
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "liftbase.pool")) {
         precondition(configuration.size > 0, "pool size must be positive")
         self.configuration = configuration
         self.logger = logger
+        expiry = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         for index in 0..<configuration.size {
             stopped.enter()
             let thread = Thread { [self] in
@@ -91,12 +92,18 @@ public final class ConnectionPool: @unchecked Sendable {
             thread.name = "liftbase-db-\(index)"
             thread.start()
         }
+        // A waiting caller learns of its timeout at most a tenth of the timeout late
+        // (between 10 and 250 ms).
+        let tick = min(max(configuration.acquireTimeout / 10, .milliseconds(10)), .milliseconds(250))
+        expiry.schedule(deadline: .now(), repeating: .nanoseconds(Int(tick.nanoseconds)))
+        expiry.setEventHandler { [weak self] in self?.failExpiredJobs() }
+        expiry.resume()
     }
 
     public var statistics: Statistics {
         condition.lock()
         defer { condition.unlock() }
-        return Statistics(size: configuration.size, inUse: inUse, waiting: order.count)
+        return Statistics(size: configuration.size, inUse: inUse, waiting: waiting.count)
     }
 
     /// Runs `body` on a pooled connection, on that connection's own thread.
@@ -121,6 +128,7 @@ public final class ConnectionPool: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         stopped.wait()
+        expiry.cancel()
     }
 
     private func enqueue(_ job: Job) {
@@ -130,39 +138,30 @@ public final class ConnectionPool: @unchecked Sendable {
             job.fail(PoolError.shutDown)
             return
         }
-        nextJobNumber += 1
-        let key = nextJobNumber
-        queue[key] = job
-        order.append(key)
-        // A timer only when no idle worker can take the job at once.
-        let needsTimer = idleWorkers < order.count
+        waiting.append((job, ContinuousClock.now + configuration.acquireTimeout))
         condition.signal()
         condition.unlock()
-        if needsTimer {
-            let deadline = DispatchTime.now() + .nanoseconds(Int(configuration.acquireTimeout.nanoseconds))
-            DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in
-                condition.lock()
-                let expired = queue.removeValue(forKey: key)
-                if expired != nil { order.removeAll { $0 == key } }
-                condition.unlock()
-                expired?.fail(PoolError.acquireTimeout)
-            }
-        }
+    }
+
+    private func failExpiredJobs() {
+        let now = ContinuousClock.now
+        condition.lock()
+        let expired = waiting.prefix { $0.deadline <= now }.map(\.job)
+        waiting.removeFirst(expired.count)
+        condition.unlock()
+        for job in expired { job.fail(PoolError.acquireTimeout) }
     }
 
     /// Next job for a worker, or nil when the pool is shutting down and the queue is empty.
     fileprivate func take() -> Job? {
         condition.lock()
         defer { condition.unlock() }
-        while order.isEmpty && !shuttingDown {
-            idleWorkers += 1
+        while waiting.isEmpty && !shuttingDown {
             condition.wait()
-            idleWorkers -= 1
         }
-        guard !order.isEmpty else { return nil }
-        let key = order.removeFirst()
+        guard !waiting.isEmpty else { return nil }
         inUse += 1
-        return queue.removeValue(forKey: key)
+        return waiting.removeFirst().job
     }
 
     fileprivate func finished() {

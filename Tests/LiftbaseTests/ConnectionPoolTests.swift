@@ -64,10 +64,10 @@ struct ConnectionPoolTests {
         #expect(try await pool.withConnection { try $0.query("select 1").scalar } == "1")
     }
 
-    @Test("a timer of a job long served never fails a later job (job keys are never reused)")
-    func timersOnlyExpireTheirOwnJob() async throws {
-        // One connection, four callers: jobs queue briefly (timers are armed) but are all
-        // served well within the timeout. Timers firing later must find nothing to expire.
+    @Test("jobs that queue but are served within the timeout never fail")
+    func onlyExpiredJobsFail() async throws {
+        // One connection, four callers: jobs queue briefly but are all served well within
+        // the timeout; the expiry timer must fail none of them.
         let (pool, _) = try makePool(size: 1, timeout: .milliseconds(50))
         defer { pool.shutdown() }
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -81,8 +81,8 @@ struct ConnectionPoolTests {
                             _ = try await pool.withConnection { try $0.query("select 1").scalar }
                         } catch {
                             // A caller that really waited out the timeout (a loaded machine
-                            // running other tests) is fine; one failed sooner had its job
-                            // expired by another job's timer.
+                            // running other tests) is fine; one failed sooner was expired
+                            // before its deadline.
                             if ContinuousClock.now - asked < .milliseconds(45) { failed += 1 }
                         }
                     }
