@@ -157,16 +157,23 @@ begin
   v_page.page_size := p_page_size;
   v_page.catalog_version := v_version;
   v_page.created_at := now();
+  -- A query too long to be a key of the primary key's btree (about 2.7 kB) is ranked
+  -- afresh each time; no food name is anywhere near 200 characters of search anyway.
+  if length(p_query) > 200 then
+    return v_page;
+  end if;
   insert into app.food_search_results select v_page.*
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, terms = excluded.terms,
         food_ids = excluded.food_ids, tiers = excluded.tiers, scores = excluded.scores, names = excluded.names,
         items = excluded.items;
   -- Each new page removes up to ten expired ones: the table stays about an hour long
-  -- without a job to prune it.
+  -- without a job to prune it. Rows another search is removing or refreshing are left to
+  -- it (skip locked): two searches never wait on each other here, so never deadlock.
   delete from app.food_search_results as r
    where r.ctid = any (array(select o.ctid from app.food_search_results as o
-                              where o.created_at <= now() - interval '1 hour' order by o.created_at limit 10));
+                              where o.created_at <= now() - interval '1 hour' order by o.created_at limit 10
+                                for update skip locked));
   return v_page;
 end
 $$;

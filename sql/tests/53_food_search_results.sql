@@ -3,7 +3,7 @@
 -- portions, in any importer, makes the next search rank afresh; what is the user's own
 -- (own foods, logged foods) is never shared through a page; expired pages are pruned.
 begin;
-select plan(14);
+select plan(16);
 
 insert into app.foods (id, source, source_id, name, food_group, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 values
@@ -96,6 +96,15 @@ reset role;
 select is((pg_temp.page('quillfruit', 20)).names[1], 'Quillfruit, raw', 'an expired page is ranked afresh');
 select is((select count(*)::integer from app.food_search_results where created_at <= now() - interval '1 hour'), 5,
   'each new page removes up to ten expired ones');
+
+-- A query too long for the cache's key is answered, not remembered.
+set local role liftbase_api;
+select is(json_array_length(api.food_search((select token from tokens where name = 'b'), null,
+                                            jsonb_build_object('q', 'quillfruit ' || repeat('x', 3000))) -> 'items'),
+          3, 'a 3,000-character query is answered: the three foods of its one known word');
+reset role;
+select is((select count(*)::integer from app.food_search_results where length(query) > 200), 0,
+  'and not remembered');
 
 select * from finish();
 rollback;
