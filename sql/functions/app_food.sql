@@ -109,3 +109,7 @@ grant execute on function
   app.food_json(uuid, uuid),
   app.food_macros(uuid, uuid, integer, numeric)
 to liftbase_api;
+
+-- Remembered search pages (0018) hold items in the shape above: applying this file again,
+-- in a release that changes it, retires them.
+update app.food_catalog_version set version = version + 1;

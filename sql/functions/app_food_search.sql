@@ -180,3 +180,7 @@ $$;
 
 grant execute on function app.food_match(text, text, tsvector, tsquery, tsquery),
                           app.catalog_food_search(text, integer) to liftbase_api;
+
+-- Remembered pages hold what these functions (and app_food.sql's item shape) computed:
+-- applying this file again, in a release that changes any of them, retires those pages.
+update app.food_catalog_version set version = version + 1;

@@ -3,7 +3,7 @@
 -- portions, in any importer, makes the next search rank afresh; what is the user's own
 -- (own foods, logged foods) is never shared through a page; expired pages are pruned.
 begin;
-select plan(16);
+select plan(19);
 
 insert into app.foods (id, source, source_id, name, food_group, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 values
@@ -36,7 +36,6 @@ select is((pg_temp.page('quillfruit', 20)).names, array['Quillfruit, raw', 'Quil
   'a search remembers the catalog''s page, best first');
 select is((pg_temp.page('quillfruit', 20)).catalog_version, (select version from app.food_catalog_version),
   'under the catalog''s current version');
-select is(pg_temp.page('quillfruit', 5), null, 'each page size is a page of its own');
 
 -- Mark the remembered page: a second search that returns the mark was served from it.
 update app.food_search_results set items[1] = json_build_object('name', 'marked'), names[1] = 'marked'
@@ -84,10 +83,27 @@ select is((pg_temp.names(pg_temp.search('b', '{"q": "quillfruit"}')))[1], 'Quill
 select ok(array_position(pg_temp.names(pg_temp.search('a', '{"q": "quillfruit"}')), 'Quillfruit juice, canned')
           > array_position(pg_temp.names(pg_temp.search('a', '{"q": "quillfruit"}')), 'Quillfruit, raw'),
   'and only for them');
+-- A page of one: the catalog's best is the raw fruit; b's logged juice is not on that page
+-- but leads the same tier for b, so it is ranked in from the catalog.
+select is(pg_temp.names(pg_temp.search('b', '{"q": "quillfruit", "limit": "1"}')), array['Quillfruit juice, canned'],
+  'a logged food below the remembered page''s cut still leads its tier for its user');
+select ok(not pg_temp.names(pg_temp.search('a', '{"q": "quillfruit", "limit": "1"}')) @> array['Quillfruit juice, canned'],
+  'and not for another');
+reset role;
+select is((pg_temp.page('quillfruit', 1)).names, array['Quillfruit, raw'],
+  'each page size is remembered on its own, ranked for no one in particular');
+set local role liftbase_api;
+-- Own foods match by the same rule as catalog foods: by name and brand.
+select set_config('liftbase.user_id', '', true);
+select api.food_create((select token from tokens where name = 'a'),
+                       '{"name": "Morning jar", "brand": "Vellmoor Farms", "calories": 120}', '{}');
+select is(pg_temp.names(pg_temp.search('a', '{"q": "vellmoor"}')), array['Morning jar'],
+  'an own food is found by its brand, like a catalog food');
 reset role;
 
 -- An hour long ------------------------------------------------------------------------------------
-update app.food_search_results set created_at = now() - interval '2 hours', names[1] = 'expired' where query = 'quillfruit';
+update app.food_search_results set created_at = now() - interval '2 hours', names[1] = 'expired'
+ where query = 'quillfruit' and page_size = 20;
 insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names, items)
 select 'old query ' || n, 20, 1, now() - interval '3 hours', '{}', '{}', '{}', '{}', '{}' from generate_series(1, 15) as n;
 set local role liftbase_api;
