@@ -131,8 +131,11 @@ public struct Migrator: Sendable {
 
     // MARK: Applying
 
-    /// Bootstraps roles and schemas, then applies what is pending, each file in its own
-    /// transaction as the owner role. Refuses to run when an applied migration changed.
+    /// Bootstraps roles and schemas, then applies what is pending as the owner role: each
+    /// migration in its own transaction, then every due function file in one transaction,
+    /// so servers still running see the old set of functions or the new one, never a mix
+    /// (a function of the new set calling one that is not there yet). Refuses to run when
+    /// an applied migration changed.
     @discardableResult
     public func migrate(on connection: Connection, progress: (String) -> Void = { _ in }) throws -> [File] {
         try connection.query("select pg_advisory_lock($1)", [String(Migrator.advisoryLockKey)])
@@ -148,14 +151,28 @@ public struct Migrator: Sendable {
         guard modified.isEmpty else { throw MigratorError.modified(modified) }
 
         let due = pending(applied: applied)
-        for file in due {
-            let started = ContinuousClock.now
-            do {
-                try connection.execute("begin")
-                try connection.execute("set local role liftbase_owner")
-                // Function files may reference each other in any order; plpgsql_check in
-                // Scripts/test validates the bodies once all are in place.
-                if file.kind == .repeatable { try connection.execute("set local check_function_bodies = off") }
+        for migration in due where migration.kind == .versioned {
+            try apply([migration], on: connection, progress: progress)
+        }
+        let functions = due.filter { $0.kind == .repeatable }
+        if !functions.isEmpty { try apply(functions, on: connection, progress: progress) }
+        return due
+    }
+
+    /// Applies `files` and records them in one transaction; progress lines are printed
+    /// once it committed.
+    private func apply(_ files: [File], on connection: Connection, progress: (String) -> Void) throws {
+        var current = files[0].name
+        var lines: [String] = []
+        do {
+            try connection.execute("begin")
+            try connection.execute("set local role liftbase_owner")
+            // Function files may reference each other in any order; plpgsql_check in
+            // Scripts/test validates the bodies once all are in place.
+            if files[0].kind == .repeatable { try connection.execute("set local check_function_bodies = off") }
+            for file in files {
+                current = file.name
+                let started = ContinuousClock.now
                 try connection.execute(file.sql)
                 let elapsed = ContinuousClock.now - started
                 try connection.query(
@@ -167,14 +184,15 @@ public struct Migrator: Sendable {
                     """,
                     [file.name, file.kind.rawValue, file.checksum, String(format: "%.3f", elapsed.milliseconds)]
                 )
-                try connection.execute("commit")
-                progress("applied \(file.name) (\(String(format: "%.1f", elapsed.milliseconds)) ms)")
-            } catch let error as PostgresError {
-                _ = try? connection.execute("rollback")
-                throw MigratorError.failed(file: file.name, error)
+                lines.append("applied \(file.name) (\(String(format: "%.1f", elapsed.milliseconds)) ms)")
             }
+            current = files.count == 1 ? current : "commit of \(files.count) function files"
+            try connection.execute("commit")
+        } catch let error as PostgresError {
+            _ = try? connection.execute("rollback")
+            throw MigratorError.failed(file: current, error)
         }
-        return due
+        lines.forEach(progress)
     }
 }
 

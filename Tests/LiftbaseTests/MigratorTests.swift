@@ -95,6 +95,25 @@ struct MigratorTests {
         }
     }
 
+    @Test("function files are applied together: a failing one leaves every function as it was")
+    func functionFilesApplyTogether() throws {
+        let copy = try copiedSQLDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try Connection(url)
+            try Migrator(directory: copy).migrate(on: connection)
+            let files = try Migrator(directory: copy).repeatable
+            let first = try #require(files.first), last = try #require(files.last)
+            // A change early in the order, which would have committed on its own, and a
+            // broken file after it.
+            try (first.sql + "\ncreate function app.migrator_probe() returns integer language sql as 'select 1';\n")
+                .write(toFile: copy + "/" + first.name, atomically: true, encoding: .utf8)
+            try (last.sql + "\nthis is not sql;\n").write(toFile: copy + "/" + last.name, atomically: true, encoding: .utf8)
+            #expect(throws: Migrator.MigratorError.self) { try Migrator(directory: copy).migrate(on: connection) }
+            #expect(try connection.query("select to_regprocedure('app.migrator_probe()') is null").scalar == "t")
+        }
+    }
+
     func copiedSQLDirectory() throws -> String {
         let copy = NSTemporaryDirectory() + "liftbase-sql-" + TestDatabase.uniqueSuffix()
         try FileManager.default.copyItem(atPath: TestDatabase.sqlDirectory, toPath: copy)
