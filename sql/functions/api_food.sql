@@ -6,8 +6,9 @@
 --
 -- The catalog's page comes from app.catalog_food_search (remembered across users); the
 -- user's part is added here on every request: foods they logged and their own foods that
--- match, ranked by the same rule (own foods match by name and brand, as catalog foods do). A page of the catalog's best p foods plus every food of
--- the user's that matches holds the best p of all: the user's part only moves foods up.
+-- match, ranked by the same rule (own foods match by name and brand, as catalog foods
+-- do). A page of the catalog's best p foods plus every food of the user's that matches
+-- holds the best p of all: the user's part only moves foods up.
 -- Returns json, not jsonb: the remembered items are joined as text (see 0018).
 create or replace function api.food_search(p_token text, p_body jsonb, p_args jsonb)
 returns json

@@ -107,12 +107,14 @@ declare
   v_version bigint;
   v_corrected text;
   v_candidates uuid[];
+  -- Pages made before this are neither served nor kept.
+  v_expired timestamptz := now() - interval '1 hour';
 begin
   -- The version first: catalog rows read after it are at least as new as it says.
   select c.version into v_version from app.food_catalog_version as c;
   select r.* into v_page from app.food_search_results as r
    where r.query = p_query and r.page_size = p_page_size and r.catalog_version = v_version
-     and r.created_at > now() - interval '1 hour';
+     and r.created_at > v_expired;
   if found then
     return v_page;
   end if;
@@ -172,7 +174,7 @@ begin
   -- it (skip locked): two searches never wait on each other here, so never deadlock.
   delete from app.food_search_results as r
    where r.ctid = any (array(select o.ctid from app.food_search_results as o
-                              where o.created_at <= now() - interval '1 hour' order by o.created_at limit 10
+                              where o.created_at <= v_expired order by o.created_at limit 10
                                 for update skip locked));
   return v_page;
 end
