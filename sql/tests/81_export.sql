@@ -1,9 +1,10 @@
 -- Export: the JSON document holds every row the user owns (checked table by table from
 -- the catalog, so a new user-owned table fails here until it is exported or excluded
--- with a reason), nothing of another user, is deterministic, and the CSV files have
--- their exact layouts and RFC 4180 quoting.
+-- with a reason), nothing of another user, is deterministic with its members in the
+-- documented order (user and settings included), and the CSV files have their exact
+-- layouts and RFC 4180 quoting.
 begin;
-select plan(19);
+select plan(21);
 
 \ir fixtures/full_account.psql
 
@@ -92,6 +93,24 @@ begin
   return v_count;
 end $$;
 
+-- The member names of a JSON object as they come in the text, depth first, nested ones as
+-- parent.child (json, not jsonb, keeps the order of the text).
+create function pg_temp.member_names(p_object json, p_prefix text default '') returns text[]
+language plpgsql immutable as $$
+declare
+  v_names text[] := '{}';
+  v_key text;
+  v_value json;
+begin
+  for v_key, v_value in select e.key, e.value from json_each(p_object) with ordinality as e (key, value, n) order by e.n loop
+    v_names := v_names || (p_prefix || v_key);
+    if json_typeof(v_value) = 'object' then
+      v_names := v_names || pg_temp.member_names(v_value, p_prefix || v_key || '.');
+    end if;
+  end loop;
+  return v_names;
+end $$;
+
 create temporary table documents (name text primary key, doc jsonb, body text);
 grant all on documents to liftbase_api;
 set local role liftbase_api;
@@ -140,6 +159,14 @@ select is((select array_agg(k order by n) from documents as d, json_object_keys(
         'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'programs',
         'training_sessions', 'food_entries'],
   'members come in the documented order, the long arrays last');
+select is((select pg_temp.member_names(body::json -> 'user') from documents where name = 'a'),
+  array['id', 'email', 'created_at', 'display_name'],
+  'the user''s members come in the documented order');
+select is((select pg_temp.member_names(body::json -> 'settings') from documents where name = 'a'),
+  array['timezone', 'reminders', 'reminders.meals', 'reminders.meals.times', 'reminders.meals.enabled',
+        'reminders.workouts', 'reminders.workouts.days', 'reminders.workouts.time', 'reminders.workouts.enabled',
+        'health_sync', 'health_sync.google_fit', 'health_sync.apple_health', 'unit_system', 'biometric_enabled'],
+  'the settings'' members come in the documented order, nested ones too');
 select is(
   (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a again'),
   (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a'),
