@@ -2,6 +2,7 @@
 -- user-owned tables force row-level security, have a policy, and lead their primary key
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
+\ir support/helpers.psql
 select plan(11);
 
 create temporary view user_owned_tables as

@@ -1,5 +1,6 @@
 -- Auth rules: registration, login and lockout, logout, password reset and change.
 begin;
+\ir support/helpers.psql
 select plan(40);
 
 -- Registration ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 -- Row-level security as the API role: user B reads none of user A's rows and cannot
 -- change them, whatever the query says.
 begin;
+\ir support/helpers.psql
 select plan(9);
 
 create temporary table ids (name text primary key, id uuid);

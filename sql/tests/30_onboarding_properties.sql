@@ -5,11 +5,9 @@
 --   4. the snapshot's input_parameters equal the submitted values;
 --   5. onboarding and the individual endpoints accept and reject exactly the same values.
 begin;
+\ir support/helpers.psql
 select plan(8);
 select setseed(0.20261122);
-
-create function pg_temp.pick(p_values jsonb) returns jsonb
-language sql volatile as $$ select p_values -> floor(random() * jsonb_array_length(p_values))::integer $$;
 
 -- A value near the edges of [p_low, p_high] or anywhere around it, with p_digits decimals.
 create function pg_temp.around(p_low numeric, p_high numeric, p_digits integer) returns jsonb

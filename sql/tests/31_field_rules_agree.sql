@@ -2,11 +2,9 @@
 -- POST /user/metrics) accept and reject exactly the same values, with the same messages
 -- (120 random cases, fixed seed).
 begin;
+\ir support/helpers.psql
 select plan(4);
 select setseed(0.5150);
-
-create function pg_temp.pick(p_values jsonb) returns jsonb
-language sql volatile as $$ select p_values -> floor(random() * jsonb_array_length(p_values))::integer $$;
 
 create function pg_temp.try_call(p_function text, p_token text, p_body jsonb) returns jsonb
 language plpgsql as $$

@@ -1,6 +1,7 @@
 -- Formulas against hand-computed values, metrics found right after onboarding whatever the
 -- time zones, acknowledgement, recomputation, and target overrides.
 begin;
+\ir support/helpers.psql
 select plan(27);
 
 -- Formulas (version 1), computed by hand --------------------------------------------------------

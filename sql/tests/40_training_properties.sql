@@ -6,15 +6,11 @@
 --   C. loading a template yields exactly its exercises and set counts;
 --   D. copying the last session reproduces names, set counts, reps and weights.
 begin;
+\ir support/helpers.psql
 select plan(5);
 select setseed(0.4242);
 
-create temporary table tokens as
-select auth.start_session((auth.create_account('training-props@example.com', 'property test', null)).id) as token;
-grant select on tokens to liftbase_api;
-
-create function pg_temp.pick(p_values jsonb) returns jsonb
-language sql volatile as $$ select p_values -> floor(random() * jsonb_array_length(p_values))::integer $$;
+select pg_temp.sign_up('props', 'training-props@example.com', 'property test');
 
 -- A random valid set with every optional field either present or absent.
 create function pg_temp.random_set() returns jsonb

@@ -2,40 +2,11 @@
 -- isolation between users, plans, the exercise importer, the weekly summary across a
 -- time-zone boundary. Run as the API role after the accounts are made.
 begin;
+\ir support/helpers.psql
 select plan(33);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('train-a@example.com', 'training a', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('train-b@example.com', 'training b', null)).id);
-grant select on tokens to liftbase_api;
-
--- The DETAIL (code and fields) of the error a call raises, or null.
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function)
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
-  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
-end $$;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  -- Each HTTP request starts without a user: so must each call here.
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'train-a@example.com', 'training a');
+select pg_temp.sign_up('b', 'train-b@example.com', 'training b');
 
 set local role liftbase_api;
 

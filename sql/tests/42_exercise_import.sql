@@ -1,6 +1,7 @@
 -- The free-exercise-db importer on a small fixture in that format: merges by name
 -- (case-insensitively), never duplicates, keeps built-in curation, skips broken entries.
 begin;
+\ir support/helpers.psql
 select plan(8);
 
 create temporary table fixture as select '[

@@ -1,24 +1,11 @@
 -- Exercise search, own exercises, equipment selection, exclusions and preferences, as the
 -- API role.
 begin;
+\ir support/helpers.psql
 select plan(22);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('lib-a@example.com', 'library a', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('lib-b@example.com', 'library b', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  -- Each HTTP request starts without a user: so must each call here.
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'lib-a@example.com', 'library a');
+select pg_temp.sign_up('b', 'lib-b@example.com', 'library b');
 
 create function pg_temp.error_code(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
 returns text language plpgsql as $$
@@ -31,9 +18,6 @@ exception when others then
   get stacked diagnostics v_detail = pg_exception_detail;
   return coalesce(v_detail::jsonb ->> 'code', sqlerrm);
 end $$;
-
-create function pg_temp.names(p_page jsonb) returns text[]
-language sql immutable as $$ select array(select i ->> 'name' from jsonb_array_elements(p_page -> 'items') as i) $$;
 
 set local role liftbase_api;
 

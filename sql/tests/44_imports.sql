@@ -3,38 +3,15 @@
 -- user's wall clock, matching exercises by name, idempotent re-import, all-or-nothing with
 -- problems named by line, dry runs, and the run records. Run as the API role.
 begin;
+\ir support/helpers.psql
 select plan(41);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('import-a@example.com', 'import a', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('import-b@example.com', 'import b', null)).id);
+select pg_temp.sign_up('a', 'import-a@example.com', 'import a');
+select pg_temp.sign_up('b', 'import-b@example.com', 'import b');
 update app.user_settings set timezone = 'America/New_York'
  where user_id = (select id from auth.users where email = 'import-a@example.com');
-grant select on tokens to liftbase_api;
 
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  perform set_config('liftbase.response_status', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
-
--- A CSV document as the HTTP layer sends it: rows numbered from line 2.
-create function pg_temp.doc(p_header text[], variadic p_rows text[]) returns jsonb language sql as $$
-  select jsonb_build_object('file_sha256', md5(array_to_string(p_rows, '/')), 'header', to_jsonb(p_header),
-    'rows', coalesce(jsonb_agg(jsonb_build_object('line', r.n + 1, 'fields', to_jsonb(string_to_array(r.row, '|'))) order by r.n), '[]'))
-    from unnest(p_rows) with ordinality as r (row, n)
-$$;
-
-create function pg_temp.status() returns text language sql as $$
-  select coalesce(nullif(current_setting('liftbase.response_status', true), ''), '200') $$;
-
-create temporary table strong_current as select pg_temp.doc(
+create temporary table strong_current as select pg_temp.csv(
   array['Date', 'Workout Name', 'Duration', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'Distance', 'Seconds', 'Notes', 'Workout Notes', 'RPE'],
   '2024-01-05 18:00:00|Push|1h 5m|barbell bench press|W|40|10|0|0|||',
   '2024-01-05 18:00:00|Push|1h 5m|barbell bench press|1|100|5|0|0|paused|felt good|8',
@@ -82,7 +59,7 @@ select is((select x.weight_kg from app.session_sets as x join app.training_sessi
   0::app.load_kg, 'an empty weight is body weight, 0 kg');
 
 -- Strong, an older layout: no Duration, Notes or RPE; weights in pounds ----------------------------------
-select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'lb', 'Reps'],
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'lb', 'Reps'],
     '2023-03-01 07:00|Old Day|Deadlift (Barbell)|1|135|5', '2023-03-01 07:00|Old Day|Deadlift (Barbell)|2|225.5|3')),
   '{"imported": 2, "skipped_duplicates": 0, "errors": []}', 'an older Strong layout imports');
 -- 135 lb × 0.45359237 = 61.2349699… → 61.23 kg; 225.5 lb × 0.45359237 = 102.285079… → 102.29 kg.
@@ -92,7 +69,7 @@ select is((select array_agg(x.weight_kg::numeric order by x.position) from app.s
 select is((select finished_at from app.training_sessions where name = 'Old Day'), null, 'without Duration the end is unknown');
 
 -- All or nothing, problems by line ---------------------------------------------------------------------
-select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
     '2024-02-01 10:00|Bad|Barbell Squat|1|100|5', '2024-02-01 10:00|Bad|Barbell Squat|X|100|5',
     '2024-02-31 10:00|Bad|Barbell Squat|3|100|5', '2024-02-01 10:00|Bad|Barbell Squat|4|heavy|5')),
   '{"error": {"code": "import_invalid", "message": "The file has problems; nothing was imported."},
@@ -102,7 +79,7 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Workout 
      {"line": 5, "message": "the weight must be a number"}]}',
   'every bad row is named by its line');
 select is(pg_temp.status(), '422', 'a file with problems is answered 422');
-select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'RPE'],
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'RPE'],
     '2024-02-02 10:00|Range|Brand New Lift|1|100|5|', '2024-02-02 10:00|Range|Barbell Squat|2|2500|5|',
     '2024-02-02 10:00|Range|Barbell Squat|3|100|5000|10.5')) -> 'errors',
   '[{"line": 3, "message": "weight: must be between 0 and 2000 kg"},
@@ -111,11 +88,11 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Workout 
   'values the set rules refuse are named by line with the rule''s message');
 select is((select count(*) from app.training_sessions where name in ('Bad', 'Range')), 0::bigint, 'a refused file writes no session');
 select is((select count(*) from app.user_exercises where name = 'Brand New Lift'), 0::bigint, '… and no exercise');
-select is(pg_temp.call('import_strong', 'a', pg_temp.doc(array['Date', 'Exercise Name', 'Reps'], '2024-02-02 10:00|Squat|5')) -> 'errors',
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Exercise Name', 'Reps'], '2024-02-02 10:00|Squat|5')) -> 'errors',
   '[{"line": 1, "message": "missing column \"Workout Name\", \"Set Order\""}]', 'missing columns are named on line 1');
 
 -- Hevy -----------------------------------------------------------------------------------------------
-select is(pg_temp.call('import_hevy', 'a', pg_temp.doc(
+select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     array['title', 'start_time', 'end_time', 'description', 'exercise_title', 'superset_id', 'exercise_notes', 'set_index', 'set_type', 'weight_lbs', 'reps', 'distance_km', 'duration_seconds', 'rpe'],
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Pull Up||strict|1|normal||5|||',
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Pull Up||strict|0|warmup||8|||',
@@ -135,21 +112,21 @@ select is((select array_agg(e.exercise_name || ':' || x.set_type || ':' || x.wei
             where s.name = '"Pull day"'),
   array['Pull Up:warmup:0x8', 'Pull Up:working:0x5', 'Barbell Row:dropset:45.36x10@7', 'Barbell Row:failure:20.41x8'],
   'sets follow set_index; normal is a working set; weight_lbs is converted; "Pull Up" (not the catalog''s "Pull-Up") is the user''s own');
-select is(pg_temp.call('import_hevy', 'a', pg_temp.doc(
+select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     array['title', 'start_time', 'end_time', 'exercise_title', 'set_index', 'set_type', 'weight_kg', 'reps'],
     'Legs|9 Apr 2026, 10:00|9 Apr 2026, 09:00|Barbell Squat|0|normal|100|5',
     'Legs|Apr 9 2026, 10:00||Barbell Squat|1|normal|100|5', 'Legs|9 Apr 2026, 10:00||Barbell Squat|2|heavy|100|5')) -> 'errors',
   '[{"line": 3, "message": "start_time must be a date and time like 8 Apr 2026, 16:50"},
     {"line": 4, "message": "set_type must be one of normal, warmup, dropset, failure"}]',
   'Hevy rows are checked by line');
-select is(pg_temp.call('import_hevy', 'a', pg_temp.doc(
+select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     array['title', 'start_time', 'end_time', 'exercise_title', 'set_index', 'set_type', 'weight_kg', 'reps'],
     'Legs|9 Apr 2026, 10:00|9 Apr 2026, 09:00|Barbell Squat|0|normal|100|5')) -> 'errors',
   '[{"line": 2, "message": "the workout must not end before it starts"}]', 'an end before the start is named');
 
 -- Cronometer ------------------------------------------------------------------------------------------
 reset role;
-create temporary table cronometer as select pg_temp.doc(
+create temporary table cronometer as select pg_temp.csv(
   array['Day', 'Time', 'Group', 'Food Name', 'Amount', 'Energy (kcal)', 'Carbs (g)', 'Fat (g)', 'Protein (g)', 'Category'],
   '2020-07-15|05:17|Drinks|Green Tea|600.00 g|6.00|0.00|0.00||Beverages',
   '2020-07-15||Breakfast|Oatmeal|45.00 g|170.55|30.47|2.93|5.92|Cereals',
@@ -170,15 +147,15 @@ select is((select array_agg(f.entry_date || ':' || f.meal_type || ':' || f.name 
         '2020-07-15:snack:Green Tea:6/0/0/0:import', '2020-07-16:dinner:Salmon:312/30/0/19.5:import',
         '2020-07-16:lunch:Rice, cooked:260/5.4/56/0.6:import', '2020-07-16:snack:Almonds:164/6/6.1/14.2:import'],
   'groups map to meals (others are snacks), an empty macro is 0, values are kept as written');
-select is(pg_temp.call('import_cronometer', 'a', pg_temp.doc(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
+select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
     '2020-07-17|Bread|80|3', '2020-07-17|Cake|lots|3', '2020-07-17|Mystery Meal|25000|3', '2020-13-01|Soup|50|3')) -> 'errors',
   '[{"line": 3, "message": "Energy (kcal) must be a number"}, {"line": 5, "message": "Day must be a date like 2020-07-15"}]',
   'Cronometer rows are checked by line');
-select is(pg_temp.call('import_cronometer', 'a', pg_temp.doc(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
+select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
     '2020-07-17|Bread|80|3', '2020-07-17|Mystery Meal|25000|3')) -> 'errors',
   '[{"line": 3, "message": "Energy (kcal): must be between 0 and 20000"}]', 'values the diary rules refuse are named by line');
 select is((select count(*) from app.food_entries where entry_date = '2020-07-17'), 0::bigint, 'a refused Cronometer file writes nothing');
-select is(pg_temp.call('import_cronometer', 'a', pg_temp.doc(array['Day', 'Food Name', 'Energy (kcal)'], '2020-07-18|Pear|57'),
+select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)'], '2020-07-18|Pear|57'),
                        '{"dry_run": "1"}'),
   '{"imported": 1, "skipped_duplicates": 0, "errors": []}', 'a Cronometer dry run reports the rows');
 select is((select count(*) from app.food_entries where entry_date = '2020-07-18'), 0::bigint, '… and writes none');

@@ -5,25 +5,12 @@
 -- to sessions it does not hold become null, state of an unknown exercise is left out, and a
 -- document the program tables refuse is one error. Run as the API role.
 begin;
+\ir support/helpers.psql
 select plan(23);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'fresh', auth.start_session((auth.create_account('lb-import@example.com', 'liftbase import', null)).id);
-insert into tokens select 'mover', auth.start_session((auth.create_account('lb-mover@example.com', 'liftbase import', null)).id);
-insert into tokens select 'empty', auth.start_session((auth.create_account('lb-empty@example.com', 'liftbase import', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  perform set_config('liftbase.response_status', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('fresh', 'lb-import@example.com', 'liftbase import');
+select pg_temp.sign_up('mover', 'lb-mover@example.com', 'liftbase import');
+select pg_temp.sign_up('empty', 'lb-empty@example.com', 'liftbase import');
 
 create temporary table document as select jsonb_build_object(
   'format', 'liftbase-export', 'version', 1, 'exported_at', '2026-01-01T00:00:00+00:00',

@@ -6,37 +6,14 @@
 -- from Strong and Cronometer; after the move the program goes on where it stood and the
 -- same Strong and Cronometer files are still recognised.
 begin;
+\ir support/helpers.psql
 select plan(12);
 \ir fixtures/full_account.psql
 
-create temporary table tokens (name text primary key, user_id uuid, token text);
-insert into tokens select 'source', u.id, auth.start_session(u.id)
-  from auth.create_account('roundtrip-source@example.com', 'password-source', 'Source') as u;
-insert into tokens select 'copy', u.id, auth.start_session(u.id)
-  from auth.create_account('roundtrip-copy@example.com', 'password-copy', 'Copy') as u;
-insert into tokens select 'third', u.id, auth.start_session(u.id)
-  from auth.create_account('roundtrip-third@example.com', 'password-third', 'Third') as u;
+select pg_temp.sign_up('source', 'roundtrip-source@example.com', 'password-source', 'Source');
+select pg_temp.sign_up('copy', 'roundtrip-copy@example.com', 'password-copy', 'Copy');
+select pg_temp.sign_up('third', 'roundtrip-third@example.com', 'password-third', 'Third');
 select pg_temp.fill_account(user_id, 'RT') from tokens where name = 'source';
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  perform set_config('liftbase.response_status', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
-
--- A CSV file as the HTTP layer sends it: rows numbered from line 2.
-create function pg_temp.csv(p_header text[], variadic p_rows text[]) returns jsonb language sql as $$
-  select jsonb_build_object('file_sha256', md5(array_to_string(p_rows, '/')), 'header', to_jsonb(p_header),
-    'rows', jsonb_agg(jsonb_build_object('line', r.n + 1, 'fields', to_jsonb(string_to_array(r.row, '|'))) order by r.n))
-    from unnest(p_rows) with ordinality as r (row, n)
-$$;
 
 create temporary table files (format text primary key, body jsonb);
 insert into files values

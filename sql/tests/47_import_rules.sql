@@ -5,30 +5,14 @@
 -- and a row the tables refuse is described for people, never in the database's words.
 -- Run as the API role.
 begin;
+\ir support/helpers.psql
 select plan(20);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'owner', auth.start_session((auth.create_account('rules-owner@example.com', 'import rules', null)).id);
-insert into tokens select 'plain', auth.start_session((auth.create_account('rules-plain@example.com', 'import rules', null)).id);
+select pg_temp.sign_up('owner', 'rules-owner@example.com', 'import rules');
+select pg_temp.sign_up('plain', 'rules-plain@example.com', 'import rules');
 -- The account already has "sled drag" of its own, under an id of its own.
 insert into app.user_exercises (user_id, id, name)
 select id, 'eeeeeeee-0000-0000-0000-000000000001', 'sled drag' from auth.users where email = 'rules-owner@example.com';
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  perform set_config('liftbase.response_status', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
-
-create function pg_temp.status() returns text language sql as $$
-  select coalesce(nullif(current_setting('liftbase.response_status', true), ''), '200') $$;
 
 -- A document of one session (its exercises given), with the plan and exclusions below.
 create function pg_temp.document(p_exercises jsonb, p_status text default 'completed') returns jsonb language sql as $$

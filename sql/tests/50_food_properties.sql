@@ -5,6 +5,7 @@
 --   3. a favorite's snapshot equals the entry it came from;
 --   4. logging from a favorite reproduces the snapshot exactly.
 begin;
+\ir support/helpers.psql
 select plan(6);
 select setseed(0.0451);
 
@@ -19,9 +20,7 @@ insert into app.food_portions (food_id, seq, label, gram_weight)
 select md5('fixture:' || n)::uuid, s, s || ' piece', round((1 + random() * 200)::numeric, 1)
   from generate_series(1, 40) as n, generate_series(1, 3) as s;
 
-create temporary table tokens as
-select auth.start_session((auth.create_account('food-props@example.com', 'property test', null)).id) as token;
-grant select on tokens to liftbase_api;
+select pg_temp.sign_up('props', 'food-props@example.com', 'property test');
 
 set local role liftbase_api;
 

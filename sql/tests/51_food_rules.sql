@@ -1,6 +1,7 @@
 -- Search ranking and typo tolerance, barcodes, isolation, idempotent client_id, manual
 -- entries, daily totals and custom meals, as the API role, on fixture foods.
 begin;
+\ir support/helpers.psql
 select plan(30);
 
 insert into app.foods (id, source, source_id, name, food_group, barcode, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
@@ -14,37 +15,8 @@ values
   (md5('t:7')::uuid, 'off', 't7', 'Zorblax, smoked, bar pieces', 'Snacks', null, 260, 25, 13, 9, '100 g', 100),
   (md5('t:8')::uuid, 'off', 't8', 'Soup, zorblax bar noodle', 'Soups', null, 60, 3, 2, 7, '1 cup', 240);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('food-a@example.com', 'food a password', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('food-b@example.com', 'food b password', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  -- Each HTTP request starts without a user: so must each call here.
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
-
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-begin
-  perform pg_temp.call(p_function, p_token_name, p_body, p_args);
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail;
-  return v_detail::jsonb;
-end $$;
-
-create function pg_temp.names(p_page jsonb) returns text[]
-language sql immutable as $$ select array(select i ->> 'name' from jsonb_array_elements(p_page -> 'items') as i) $$;
+select pg_temp.sign_up('a', 'food-a@example.com', 'food a password');
+select pg_temp.sign_up('b', 'food-b@example.com', 'food b password');
 
 set local role liftbase_api;
 

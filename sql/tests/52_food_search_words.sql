@@ -3,6 +3,7 @@
 -- the last word matches as a prefix, stop words and unknown words drop out, and search
 -- through the API finds foods by corrected words anywhere in the name.
 begin;
+\ir support/helpers.psql
 select plan(16);
 
 insert into app.foods (id, source, source_id, name, food_group, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
@@ -30,9 +31,7 @@ select is((app.food_name_query('')).terms, null, 'an empty query gives no query'
 select is((app.food_name_query('quorvele, smoked')).corrected, 'quorvelle smoked', 'the corrected query replaces misspelt words');
 select is((app.food_name_query('quorvelle smoked')).corrected, null, 'a query without typos needs no correction');
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('words-a@example.com', 'words a password', null)).id);
-grant select on tokens to liftbase_api;
+select pg_temp.sign_up('a', 'words-a@example.com', 'words a password');
 set local role liftbase_api;
 
 create function pg_temp.search(p_q text) returns text[] language plpgsql as $$

@@ -3,6 +3,7 @@
 -- portions, in any importer, makes the next search rank afresh; what is the user's own
 -- (own foods, logged foods) is never shared through a page; expired pages are pruned.
 begin;
+\ir support/helpers.psql
 select plan(19);
 
 insert into app.foods (id, source, source_id, name, food_group, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
@@ -11,10 +12,8 @@ values
   (md5('q:2')::uuid, 'off', 'q2', 'Quillfruit juice, canned', 'Beverages', 50, 0.3, 0.1, 12, '1 cup', 248),
   (md5('q:3')::uuid, 'off', 'q3', 'Dried quillfruit', 'Fruits', 290, 2.8, 1.2, 70, '100 g', 100);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('cache-a@example.com', 'cache a password', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('cache-b@example.com', 'cache b password', null)).id);
-grant select on tokens to liftbase_api;
+select pg_temp.sign_up('a', 'cache-a@example.com', 'cache a password');
+select pg_temp.sign_up('b', 'cache-b@example.com', 'cache b password');
 
 create function pg_temp.search(p_token_name text, p_args jsonb) returns jsonb language plpgsql as $$
 begin
@@ -22,8 +21,6 @@ begin
   perform set_config('liftbase.user_id', '', true);
   return api.food_search((select token from tokens where name = p_token_name), null, p_args)::jsonb;
 end $$;
-create function pg_temp.names(p_page jsonb) returns text[]
-language sql immutable as $$ select array(select i ->> 'name' from jsonb_array_elements(p_page -> 'items') as i) $$;
 create function pg_temp.page(p_query text, p_size integer) returns app.food_search_results
 language sql as $$ select r from app.food_search_results as r where r.query = p_query and r.page_size = p_size $$;
 grant execute on function pg_temp.search(text, jsonb), pg_temp.names(jsonb) to liftbase_api;

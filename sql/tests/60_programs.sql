@@ -2,40 +2,13 @@
 -- property over random sessions), skips that shift, combined sessions, adherence,
 -- warnings, the timeline, and isolation between users.
 begin;
+\ir support/helpers.psql
 select plan(54);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('programs-a@example.com', 'a good password', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('programs-b@example.com', 'a good password', null)).id);
-insert into tokens select 'c', auth.start_session((auth.create_account('programs-c@example.com', 'a good password', null)).id);
-insert into tokens select 'p', auth.start_session((auth.create_account('programs-p@example.com', 'a good password', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function)
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
-  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
-end $$;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'programs-a@example.com', 'a good password');
+select pg_temp.sign_up('b', 'programs-b@example.com', 'a good password');
+select pg_temp.sign_up('c', 'programs-c@example.com', 'a good password');
+select pg_temp.sign_up('p', 'programs-p@example.com', 'a good password');
 
 -- Exercise name → number of sets of a planned session.
 create function pg_temp.set_counts(p_next jsonb) returns jsonb language sql as $$

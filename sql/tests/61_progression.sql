@@ -2,6 +2,7 @@
 -- loadable weights, then the same rules driven through logged program sessions. Every
 -- expected load is worked out by hand in the comment next to it.
 begin;
+\ir support/helpers.psql
 select plan(44);
 
 -- Loadable weights and increments ------------------------------------------------------------------
@@ -63,21 +64,8 @@ select is((select row(d.load_kg, d.reps)::text from app.progress_double(12, 8, 1
 select is(app.double_rep_targets('{13,12}', 10, 12, 3), '{12,12,12}', 'stored targets stay inside the phase range, the last repeats');
 
 -- Through logged program sessions ------------------------------------------------------------------
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'novice', auth.start_session((auth.create_account('prog-novice@example.com', 'a good password', null)).id);
-insert into tokens select 'inter', auth.start_session((auth.create_account('prog-inter@example.com', 'a good password', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('novice', 'prog-novice@example.com', 'a good password');
+select pg_temp.sign_up('inter', 'prog-inter@example.com', 'a good password');
 
 -- A log body from a planned session: p_actual overrides, per exercise name, weight_kg,
 -- reps (per set) and rpe; other exercises are logged as planned (20 kg while unloaded).

@@ -3,38 +3,11 @@
 -- distribution, nutrition and workouts per bucket, the weight trend against a hand-computed
 -- series, and bad parameters. Run as the API role after the accounts are made.
 begin;
+\ir support/helpers.psql
 select plan(47);
 
-create temporary table tokens (name text primary key, token text, user_id uuid);
-insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('analytics-a@example.com', 'analytics a', null) as u;
-insert into tokens select 'b', auth.start_session(u.id), u.id from auth.create_account('analytics-b@example.com', 'analytics b', null) as u;
-grant select on tokens to liftbase_api;
-
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function)
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
-  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
-end $$;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'analytics-a@example.com', 'analytics a');
+select pg_temp.sign_up('b', 'analytics-b@example.com', 'analytics b');
 
 -- The sets of one week's muscle (null when the muscle is not listed).
 create function pg_temp.muscle_sets(p_volume jsonb, p_week text, p_muscle text) returns numeric

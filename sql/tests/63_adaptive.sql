@@ -3,38 +3,11 @@
 -- the estimate lands within 5 %; recalculating writes an 'adaptive' snapshot that becomes
 -- the effective target and that the daily recompute keeps; too little data is a 409.
 begin;
+\ir support/helpers.psql
 select plan(16);
 
-create temporary table tokens (name text primary key, token text, user_id uuid);
-insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('adaptive-a@example.com', 'adaptive a', null) as u;
-insert into tokens select 'b', auth.start_session(u.id), u.id from auth.create_account('adaptive-b@example.com', 'adaptive b', null) as u;
-grant select on tokens to liftbase_api;
-
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function)
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
-  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
-end $$;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'adaptive-a@example.com', 'adaptive a');
+select pg_temp.sign_up('b', 'adaptive-b@example.com', 'adaptive b');
 
 set local role liftbase_api;
 select ok(pg_temp.call('onboarding_complete', 'a', '{"goal_type": "cutting", "goal_rate_per_week": -0.5, "height_cm": 180,

@@ -2,38 +2,11 @@
 -- selected equipment and by exclusions (exercises and muscles), the strength-goal warning
 -- for a competition lift, own exercises as candidates, and the 400/404 answers.
 begin;
+\ir support/helpers.psql
 select plan(28);
 
-create temporary table tokens (name text primary key, token text);
-insert into tokens select 'a', auth.start_session((auth.create_account('swap-a@example.com', 'swap a password', null)).id);
-insert into tokens select 'b', auth.start_session((auth.create_account('swap-b@example.com', 'swap b password', null)).id);
-grant select on tokens to liftbase_api;
-
-create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_detail text;
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function)
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
-  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
-end $$;
-
-create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
-returns jsonb language plpgsql as $$
-declare
-  v_result jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select api.%I($1, $2, $3)', p_function) into v_result
-    using (select token from tokens where name = p_token_name), p_body, p_args;
-  return v_result;
-end $$;
+select pg_temp.sign_up('a', 'swap-a@example.com', 'swap a password');
+select pg_temp.sign_up('b', 'swap-b@example.com', 'swap b password');
 
 -- Substitutions of a catalog exercise by name, for a goal.
 create function pg_temp.swaps(p_token_name text, p_exercise text, p_goal text) returns jsonb

@@ -1,6 +1,7 @@
 -- The reporting schema: who may read what (migration 0014, sql/functions/reporting_views.sql)
 -- and every report's values on an empty database and on a small hand-checked fixture.
 begin;
+\ir support/helpers.psql
 select plan(28);
 
 -- Permissions ------------------------------------------------------------------------------

@@ -4,18 +4,15 @@
 -- documented order (user and settings included), and the CSV files have their exact
 -- layouts and RFC 4180 quoting.
 begin;
+\ir support/helpers.psql
 select plan(21);
 
 \ir fixtures/full_account.psql
 
-create temporary table tokens (name text primary key, user_id uuid, token text);
-insert into tokens select 'a', u.id, auth.start_session(u.id)
-  from auth.create_account('export-a@example.com', 'password-a', 'Export A') as u;
-insert into tokens select 'b', u.id, auth.start_session(u.id)
-  from auth.create_account('export-b@example.com', 'password-b', 'Export B') as u;
+select pg_temp.sign_up('a', 'export-a@example.com', 'password-a', 'Export A');
+select pg_temp.sign_up('b', 'export-b@example.com', 'password-b', 'Export B');
 select pg_temp.fill_account(user_id, 'AAA-only') from tokens where name = 'a';
 select pg_temp.fill_account(user_id, 'BBB-only') from tokens where name = 'b';
-grant select on tokens to liftbase_api;
 
 -- Where each user-owned table's rows are in the document: a JSON path matching one item
 -- per row. Tables with user_id left out of the export are listed with the reason.
@@ -69,28 +66,6 @@ begin
   execute format('select string_agg(chunk, %L order by n) from api.%I($1, null, $2) with ordinality as c (chunk, n)', '', p_function)
     into v_text using (select token from tokens where name = p_token_name), p_args;
   return v_text;
-end $$;
-
-create function pg_temp.error_of(p_token_name text, p_function text, p_args jsonb)
-returns text language plpgsql as $$
-declare
-  v_state text;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  execute format('select count(*) from api.%I($1, null, $2)', p_function)
-    using (select token from tokens where name = p_token_name), p_args;
-  return null;
-exception when others then
-  get stacked diagnostics v_state = returned_sqlstate;
-  return v_state;
-end $$;
-
-create function pg_temp.rows_of(p_table text, p_user_id uuid) returns bigint language plpgsql as $$
-declare
-  v_count bigint;
-begin
-  execute format('select count(*) from %s where user_id = $1', p_table) into v_count using p_user_id;
-  return v_count;
 end $$;
 
 -- The member names of a JSON object as they come in the text, depth first, nested ones as
@@ -224,9 +199,9 @@ select is(
     22, 2, "deload"]',
   'the progression state by exercise name, its loads as the program rules left them; phases and slots all there');
 
-select is(pg_temp.error_of('a', 'export_json', '{"format": "xml"}'), 'LB400', 'an unknown format is a bad parameter');
-select is(pg_temp.error_of('nobody', 'export_json', '{}'), 'LB401', 'the export needs a session');
-select is(pg_temp.error_of('nobody', 'export_workouts_csv', '{}'), 'LB401', 'so do the CSV files');
+select is(pg_temp.error_of('export_json', 'a', null, '{"format": "xml"}') ->> 'state', 'LB400', 'an unknown format is a bad parameter');
+select is(pg_temp.error_of('export_json', 'nobody', null, '{}') ->> 'state', 'LB401', 'the export needs a session');
+select is(pg_temp.error_of('export_workouts_csv', 'nobody', null, '{}') ->> 'state', 'LB401', 'so do the CSV files');
 
 -- CSV ------------------------------------------------------------------------------------
 -- 17:30 UTC is 18:30 in Berlin; 65 minutes; the in-progress session is not a workout yet;

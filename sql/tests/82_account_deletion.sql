@@ -3,18 +3,15 @@
 -- foreign keys (checked from the catalog), and a filled account leaves nothing behind
 -- while another account keeps all of its rows.
 begin;
+\ir support/helpers.psql
 select plan(5);
 
 \ir fixtures/full_account.psql
 
-create temporary table tokens (name text primary key, user_id uuid, token text);
-insert into tokens select 'a', u.id, auth.start_session(u.id)
-  from auth.create_account('delete-a@example.com', 'password-a', 'Delete A') as u;
-insert into tokens select 'b', u.id, auth.start_session(u.id)
-  from auth.create_account('delete-b@example.com', 'password-b', 'Delete B') as u;
+select pg_temp.sign_up('a', 'delete-a@example.com', 'password-a', 'Delete A');
+select pg_temp.sign_up('b', 'delete-b@example.com', 'password-b', 'Delete B');
 select pg_temp.fill_account(user_id, 'AAA-only') from tokens where name = 'a';
 select pg_temp.fill_account(user_id, 'BBB-only') from tokens where name = 'b';
-grant select on tokens to liftbase_api;
 
 create temporary table tables_with_user_id as
 select c.oid, format('%I.%I', n.nspname, c.relname) as table_name
@@ -34,14 +31,6 @@ with recursive reached (oid) as (
    where con.contype = 'f' and con.confdeltype = 'c'
 )
 select oid from reached;
-
-create function pg_temp.rows_of(p_table text, p_user_id uuid) returns bigint language plpgsql as $$
-declare
-  v_count bigint;
-begin
-  execute format('select count(*) from %s where user_id = $1', p_table) into v_count using p_user_id;
-  return v_count;
-end $$;
 
 select is(
   (select array_agg(t.table_name order by t.table_name) from tables_with_user_id as t
