@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// One libpq connection. libpq blocks the calling thread, so a `Connection` belongs to one
-/// thread at a time: the pool's worker threads, or a CLI command's main thread. Never call
+/// thread at a time: a pool's worker thread, or a command-line program's main thread. Never call
 /// it from the cooperative pool or an event loop.
 public final class Connection {
     private var handle: OpaquePointer?
@@ -57,9 +57,6 @@ public final class Connection {
         return PQstatus(handle) == CONNECTION_OK && !notices.fatalReceived
     }
 
-    /// The server's process id for this connection (for diagnostics and tests).
-    public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
-
     /// Runs one or more statements with the simple query protocol (no parameters), as
     /// migrations need. Returns the result of the last statement.
     @discardableResult
@@ -78,8 +75,8 @@ public final class Connection {
         return try consume(result, handle: handle)
     }
 
-    /// Like `query`, through a statement prepared once per connection: the hot path of the
-    /// HTTP server, where parsing and planning the same call on every request is waste.
+    /// Like `query`, through a statement prepared once per connection: for a statement run
+    /// over and over, where parsing and planning the same call every time is waste.
     @discardableResult
     public func queryPrepared(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
         let handle = try liveHandle()
@@ -88,7 +85,7 @@ public final class Connection {
             name = existing
         } else {
             preparedCount += 1
-            name = "lb_\(preparedCount)"
+            name = "pq_\(preparedCount)"
             _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
             preparedNames[sql] = name
         }
@@ -97,7 +94,7 @@ public final class Connection {
         }
         do {
             return try consume(result, handle: handle)
-        } catch let error as PostgresError where error.sqlstate == "26000" {
+        } catch let error as PostgresError where error.sqlstate == .invalidSQLStatementName {
             // The server forgot its prepared statements (DISCARD ALL, a pooler): prepare
             // them again as they are next used.
             preparedNames.removeAll()
@@ -110,34 +107,52 @@ public final class Connection {
     @discardableResult
     public func copyIn<Chunks: Sequence>(_ copyStatement: String, chunks: Chunks) throws -> Int
     where Chunks.Element == [UInt8] {
+        var iterator = chunks.makeIterator()
+        return try copyIn(copyStatement, reading: { iterator.next() })
+    }
+
+    /// Streams rows into `COPY ... FROM STDIN` from `nextChunk`, called until it returns nil.
+    /// When it throws (a file that cannot be read to its end), the COPY is aborted, so the
+    /// server keeps none of its rows, and the reading error is rethrown.
+    @discardableResult
+    public func copyIn(_ copyStatement: String, reading nextChunk: () throws -> [UInt8]?) throws -> Int {
         let handle = try liveHandle()
         guard let start = PQexec(handle, copyStatement) else { throw PostgresError.connection(handle) }
         guard PQresultStatus(start) == PGRES_COPY_IN else {
             _ = try consume(start, handle: handle)
-            throw PostgresError(sqlstate: "42601", message: "not a COPY FROM STDIN statement")
+            throw ClientError.notCopyFromStdin
         }
         PQclear(start)
-        var sendError: PostgresError?
-        for chunk in chunks where !chunk.isEmpty {
-            let sent = chunk.withUnsafeBytes { bytes in
-                PQputCopyData(handle, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        var stopReason: (any Error)?
+        do {
+            while let chunk = try nextChunk() {
+                if chunk.isEmpty { continue }
+                let sent = chunk.withUnsafeBytes { bytes in
+                    PQputCopyData(handle, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+                }
+                if sent != 1 {
+                    stopReason = PostgresError.connection(handle)
+                    break
+                }
             }
-            if sent != 1 { sendError = .connection(handle); break }
+        } catch {
+            stopReason = error
         }
-        PQputCopyEnd(handle, sendError == nil ? nil : "client stopped sending")
+        PQputCopyEnd(handle, stopReason == nil ? nil : "the client stopped sending")
         var copied = 0
-        var failure: PostgresError? = sendError
+        var serverError: PostgresError?
         while let result = PQgetResult(handle) {
             do { copied += try consume(result, handle: handle).affectedRows } catch let error as PostgresError {
-                failure = failure ?? error
+                serverError = serverError ?? error
             }
         }
-        if let failure { throw failure }
+        if let stopReason { throw stopReason }
+        if let serverError { throw serverError }
         return copied
     }
 
     func liveHandle() throws -> OpaquePointer {
-        guard let handle else { throw PostgresError(sqlstate: "08003", message: "connection is closed") }
+        guard let handle else { throw ClientError.connectionClosed }
         return handle
     }
 

@@ -1,36 +1,31 @@
 import CLibPQ
 
-/// An error reported by PostgreSQL or by libpq, with the server's diagnostic fields.
+/// An error reported by the PostgreSQL server, with its diagnostic fields.
 ///
-/// `sqlstate` is the five-character SQLSTATE; connection-level failures that carry no
-/// server diagnostics use class 08 (`08006`) so callers can treat them as "unavailable".
+/// `description` is terse (message and SQLSTATE): `detail` and `hint` may quote row values,
+/// so a caller decides where they may go (a debug log, never an answer to a client).
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
-    public var sqlstate: String
+    public var sqlstate: Code
     public var message: String
     public var detail: String?
     public var hint: String?
-    public var severity: String?
 
-    public init(sqlstate: String, message: String, detail: String? = nil, hint: String? = nil, severity: String? = nil) {
+    public init(sqlstate: Code, message: String, detail: String? = nil, hint: String? = nil) {
         self.sqlstate = sqlstate
         self.message = message
         self.detail = detail
         self.hint = hint
-        self.severity = severity
     }
 
     /// SQLSTATE class 08: the connection is gone or could not be made.
-    public var isConnectionFailure: Bool { sqlstate.hasPrefix("08") }
+    public var isConnectionFailure: Bool { sqlstate.errorClass == Code.connectionException.errorClass }
 
-    /// 40001 serialization_failure and 40P01 deadlock_detected: safe to retry the transaction.
-    public var isRetryableTransactionFailure: Bool { sqlstate == "40001" || sqlstate == "40P01" }
-
-    public var description: String {
-        var text = "\(message) (SQLSTATE \(sqlstate))"
-        if let detail { text += " detail: \(detail)" }
-        if let hint { text += " hint: \(hint)" }
-        return text
+    /// A serialization failure or a deadlock: the transaction may simply be run again.
+    public var isRetryableTransactionFailure: Bool {
+        sqlstate == .serializationFailure || sqlstate == .deadlockDetected
     }
+
+    public var description: String { "\(message) (SQLSTATE \(sqlstate.rawValue))" }
 
     /// Reads the diagnostic fields of a failed result. The field codes are single characters
     /// (`PG_DIAG_SQLSTATE` is `'C'` and friends); those macros do not import into Swift.
@@ -42,18 +37,34 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let connectionLost = connection.map { PQstatus($0) == CONNECTION_BAD } ?? false
         let fallbackMessage = String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines()
         self.init(
-            sqlstate: field("C") ?? (connectionLost ? "08006" : "XX000"),
+            sqlstate: field("C").map(Code.init(rawValue:)) ?? (connectionLost ? .connectionFailure : .internalError),
             message: field("M") ?? (fallbackMessage.isEmpty ? "unknown libpq error" : fallbackMessage),
             detail: field("D"),
-            hint: field("H"),
-            severity: field("V") ?? field("S")
+            hint: field("H")
         )
     }
 
-    /// An error from the connection itself (no result available), e.g. a failed connect.
-    static func connection(_ handle: OpaquePointer?, sqlstate: String = "08006") -> PostgresError {
+    /// The connection failed or broke (no result to read fields from): libpq's message,
+    /// under SQLSTATE 08006 connection_failure, which is what the server would have said.
+    static func connection(_ handle: OpaquePointer?) -> PostgresError {
         let message = handle.flatMap { PQerrorMessage($0) }.map { String(cString: $0) } ?? "out of memory"
-        return PostgresError(sqlstate: sqlstate, message: message.trimmingTrailingNewlines())
+        return PostgresError(sqlstate: .connectionFailure, message: message.trimmingTrailingNewlines())
+    }
+}
+
+/// A misuse of a connection found on the client side, before or instead of asking the
+/// server: no SQLSTATE applies, so none is invented.
+public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The connection was closed with `close()`.
+    case connectionClosed
+    /// `copyIn` was given a statement that is not `COPY ... FROM STDIN`.
+    case notCopyFromStdin
+
+    public var description: String {
+        switch self {
+        case .connectionClosed: return "the connection is closed"
+        case .notCopyFromStdin: return "not a COPY ... FROM STDIN statement"
+        }
     }
 }
 

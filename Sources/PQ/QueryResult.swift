@@ -13,9 +13,4 @@ public struct QueryResult: Sendable {
 
     /// The first column of the first row, the usual shape of `select api.fn(...)`.
     public var scalar: String? { rows.first?.first ?? nil }
-
-    public subscript(row: Int, column: String) -> String? {
-        guard let index = columns.firstIndex(of: column) else { return nil }
-        return rows[row][index]
-    }
 }

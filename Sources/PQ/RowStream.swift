@@ -42,8 +42,7 @@ extension Connection {
     }
 
     /// Writes the rows of one statement (the first column of each, in order) to `file` in
-    /// writes of about 64 KiB: a result of any size passes through a small buffer. Exports
-    /// use it, to a spool file (HTTP) or to the CLI's output.
+    /// writes of about 64 KiB: a result of any size passes through a small buffer.
     public func writeRows(_ sql: String, _ parameters: [String?] = [], to file: FileHandle) throws {
         var pending: [UInt8] = []
         pending.reserveCapacity(2 * Self.rowWriteBytes)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiftbaseCore
 import PQ
 
 /// `liftbase import ...`: loads reference data. The mapping rules live in SQL; this reads
@@ -129,8 +130,9 @@ struct StagedImport {
                     }
                     columns = " (" + names.map(quoteIdentifier).joined(separator: ", ") + ")"
                 }
+                let chunks = try FileChunks(url: file)
                 let rows = try connection.copyIn("copy staging.\(table)\(columns) from stdin with (\(copyOptions))",
-                                                 chunks: FileChunks(url: file))
+                                                 reading: chunks.next)
                 print(String(format: "%@: %d rows (%.1f s)", file.lastPathComponent, rows, Date().timeIntervalSince(fileStarted)))
             }
             print("merging into the catalog...")
@@ -164,19 +166,3 @@ func headerColumns(of file: URL, delimiter: Character) throws -> [String] {
     return names
 }
 
-/// A file read in 256 KiB chunks, for COPY: memory stays flat whatever the file's size.
-struct FileChunks: Sequence, IteratorProtocol {
-    let handle: FileHandle?
-
-    init(url: URL) {
-        handle = try? FileHandle(forReadingFrom: url)
-    }
-
-    mutating func next() -> [UInt8]? {
-        guard let handle, let data = try? handle.read(upToCount: 256 * 1024), !data.isEmpty else {
-            try? handle?.close()
-            return nil
-        }
-        return [UInt8](data)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import LiftbaseCore
 import PQ
 import Testing
 
@@ -65,6 +66,36 @@ struct ConnectionTests {
         }
         #expect(error.sqlstate == "22P02")
         #expect(try connection.query("select count(*) from numbers").scalar == "0")
+    }
+
+    @Test("a source that fails mid-COPY aborts the COPY: no row is kept and the reading error comes back")
+    func copyInSourceFailure() throws {
+        struct ReadFailure: Error {}
+        let connection = try TestDatabase.admin()
+        try connection.execute("create temporary table numbers (n integer)")
+        var chunksLeft = [Array("1\n2\n".utf8)]
+        #expect(throws: ReadFailure.self) {
+            try connection.copyIn("copy numbers from stdin", reading: {
+                guard !chunksLeft.isEmpty else { throw ReadFailure() }
+                return chunksLeft.removeFirst()
+            })
+        }
+        #expect(try connection.query("select count(*) from numbers").scalar == "0")
+    }
+
+    @Test("a file that cannot be read is an error, not an empty file")
+    func fileChunksReadError() throws {
+        // A folder opens for reading, and every read of it fails (EISDIR).
+        let chunks = try FileChunks(url: URL(fileURLWithPath: NSTemporaryDirectory()))
+        #expect(throws: FileChunksError.self) { try chunks.next() }
+    }
+
+    @Test("a statement that is not COPY FROM STDIN is a client error, with no made-up SQLSTATE")
+    func copyInWrongStatement() throws {
+        let connection = try TestDatabase.admin()
+        #expect(throws: ClientError.notCopyFromStdin) {
+            try connection.copyIn("select 1", chunks: [[UInt8]]())
+        }
     }
 
     @Test("a failed connect is a class 08 error")
