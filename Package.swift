@@ -31,9 +31,10 @@ let package = Package(
             dependencies: [
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // Configuration, migrator, endpoint table, admin operations.
+        // Configuration, the migrator, the endpoint table, file reading for imports.
         .target(
             name: "LiftbaseCore",
             dependencies: [

@@ -1,28 +1,34 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// A fixed number of connections, each owned by its own thread for its whole life.
 ///
-/// Work is queued as closures; a worker thread takes one, makes sure its connection is
-/// alive (reconnecting with backoff when it is not) and runs the closure on it. Async
-/// callers wait on a continuation, so no libpq call ever runs on the cooperative pool or
-/// an event loop. A caller that waits longer than `acquireTimeout` gets
-/// `PoolError.acquireTimeout` (the HTTP layer answers 503).
-public final class ConnectionPool: @unchecked Sendable {
+/// The pool is a `Service`: its threads start in `run()` and it drains when the service
+/// group shuts down gracefully (or the task running it is cancelled). Work is queued as
+/// closures; a worker thread takes one, makes sure its connection is alive (reconnecting
+/// with backoff when it is not) and runs the closure on it. Async callers wait on a
+/// continuation, so no libpq call ever runs on the cooperative pool or an event loop. A
+/// caller that waits longer than `acquireTimeout` gets `PoolError.acquireTimeout`; a caller
+/// whose task is cancelled while it waits leaves the queue with `CancellationError`.
+public final class ConnectionPool: Service, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var conninfo: String
         public var size: Int
-        /// Role to `SET ROLE` to right after connecting, so row-level security applies even
-        /// when the login is an administrative one. `nil` keeps the login's own role.
+        /// Role to `SET ROLE` to right after connecting (row-level security then applies to
+        /// it even when the login is an administrative one). `nil` keeps the login's role.
         public var role: String?
         public var acquireTimeout: Duration
         public var initialBackoff: Duration
         public var maximumBackoff: Duration
+        /// The worker threads are named this, followed by their number.
+        public var threadNamePrefix: String
 
         public init(
             conninfo: String, size: Int = 10, role: String? = nil,
             acquireTimeout: Duration = .seconds(5),
-            initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(5)
+            initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(5),
+            threadNamePrefix: String = "pq-worker-"
         ) {
             self.conninfo = conninfo
             self.size = size
@@ -30,6 +36,7 @@ public final class ConnectionPool: @unchecked Sendable {
             self.acquireTimeout = acquireTimeout
             self.initialBackoff = initialBackoff
             self.maximumBackoff = maximumBackoff
+            self.threadNamePrefix = threadNamePrefix
         }
     }
 
@@ -51,17 +58,27 @@ public final class ConnectionPool: @unchecked Sendable {
         public var size: Int
         public var inUse: Int
         public var waiting: Int
+
+        public init(size: Int, inUse: Int, waiting: Int) {
+            self.size = size
+            self.inUse = inUse
+            self.waiting = waiting
+        }
     }
 
-    fileprivate final class Job {
+    /// One caller's work. Created before it is queued, so a cancellation that arrives
+    /// first can mark it; `run` and `fail` are set once, before it is queued.
+    fileprivate final class Job: @unchecked Sendable {
         /// Runs the work and returns what resumes the waiting caller, so the worker can
         /// mark itself free before the caller goes on (statistics are exact when it does).
-        let run: (Connection) -> () -> Void
-        let fail: (any Error) -> Void
-        init(run: @escaping (Connection) -> () -> Void, fail: @escaping (any Error) -> Void) {
-            self.run = run
-            self.fail = fail
-        }
+        var run: (Connection) -> () -> Void = { _ in {} }
+        var fail: (any Error) -> Void = { _ in }
+        /// Set under the pool's lock when the caller's task was cancelled before queueing.
+        var cancelled = false
+    }
+
+    private enum State {
+        case created, running, shuttingDown
     }
 
     public let configuration: Configuration
@@ -71,27 +88,18 @@ public final class ConnectionPool: @unchecked Sendable {
     /// so the ones that waited too long are always at the front.
     private var waiting: [(job: Job, deadline: ContinuousClock.Instant)] = []
     private var inUse = 0
-    private var shuttingDown = false
+    private var state = State.created
     private let stopped = DispatchGroup()
     /// Fails the jobs at the front that waited past their deadline: one repeating timer
     /// for the pool rather than one per waiting job (thousands a second under load).
     private let expiry: DispatchSourceTimer
 
-    public init(_ configuration: Configuration, logger: Logger = Logger(label: "liftbase.pool")) {
+    /// A pool that takes work at once and starts its connections when `run()` is called.
+    public init(_ configuration: Configuration, logger: Logger) {
         precondition(configuration.size > 0, "pool size must be positive")
         self.configuration = configuration
         self.logger = logger
         expiry = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        for index in 0..<configuration.size {
-            stopped.enter()
-            let thread = Thread { [self] in
-                var worker = Worker(pool: self, index: index)
-                worker.run()
-                stopped.leave()
-            }
-            thread.name = "liftbase-db-\(index)"
-            thread.start()
-        }
         // A waiting caller learns of its timeout at most a tenth of the timeout late
         // (between 10 and 250 ms).
         let tick = min(max(configuration.acquireTimeout / 10, .milliseconds(10)), .milliseconds(250))
@@ -100,47 +108,108 @@ public final class ConnectionPool: @unchecked Sendable {
         expiry.resume()
     }
 
+    deinit { expiry.cancel() }
+
+    /// Starts the worker threads, then waits for a graceful shutdown (or cancellation) and
+    /// drains: queued work still runs, new work is refused, every connection is closed.
+    public func run() async throws {
+        startWorkers()
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    /// Starts the worker threads (once; `run()` calls it).
+    public func startWorkers() {
+        condition.lock()
+        guard state == .created else {
+            condition.unlock()
+            return
+        }
+        state = .running
+        condition.unlock()
+        for index in 0..<configuration.size {
+            stopped.enter()
+            let thread = Thread { [self] in
+                var worker = Worker(pool: self, index: index)
+                worker.run()
+                stopped.leave()
+            }
+            thread.name = configuration.threadNamePrefix + String(index)
+            thread.start()
+        }
+    }
+
     public var statistics: Statistics {
         condition.lock()
         defer { condition.unlock() }
         return Statistics(size: configuration.size, inUse: inUse, waiting: waiting.count)
     }
 
-    /// Runs `body` on a pooled connection, on that connection's own thread.
+    /// Runs `body` on a pooled connection, on that connection's own thread. A task
+    /// cancelled while its job waits for a worker leaves the queue and throws
+    /// `CancellationError`; once a worker has taken it, the work runs to its end.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(
-                run: { connection in
+        let job = Job()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                job.run = { connection in
                     let result = Result { try body(connection) }
                     return { continuation.resume(with: result) }
-                },
-                fail: { error in continuation.resume(throwing: error) }
-            )
-            enqueue(job)
+                }
+                job.fail = { error in continuation.resume(throwing: error) }
+                enqueue(job)
+            }
+        } onCancel: {
+            cancel(job)
         }
     }
 
     /// Stops taking work, lets the workers finish what is queued, and closes every
-    /// connection. Blocks until the worker threads have ended.
-    public func shutdown() {
+    /// connection; returns when the worker threads have ended.
+    public func shutdown() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { [self] in
+                syncShutdown()
+                done.resume()
+            }
+        }
+    }
+
+    /// `shutdown()` for a caller outside any async context: blocks until the workers end.
+    @available(*, noasync, message: "blocks the calling thread: use shutdown() from async code")
+    public func syncShutdown() {
         condition.lock()
-        shuttingDown = true
+        let neverStarted = state == .created
+        state = .shuttingDown
+        let orphans = neverStarted ? waiting.map(\.job) : []
+        if neverStarted { waiting.removeAll() }
         condition.broadcast()
         condition.unlock()
+        for job in orphans { job.fail(PoolError.shutDown) }
         stopped.wait()
         expiry.cancel()
     }
 
     private func enqueue(_ job: Job) {
         condition.lock()
-        guard !shuttingDown else {
+        if job.cancelled || state == .shuttingDown {
             condition.unlock()
-            job.fail(PoolError.shutDown)
+            job.fail(job.cancelled ? CancellationError() : PoolError.shutDown)
             return
         }
         waiting.append((job, ContinuousClock.now + configuration.acquireTimeout))
         condition.signal()
         condition.unlock()
+    }
+
+    /// A cancelled caller's job leaves the queue if it still waits there.
+    private func cancel(_ job: Job) {
+        condition.lock()
+        job.cancelled = true
+        let index = waiting.firstIndex { $0.job === job }
+        if let index { waiting.remove(at: index) }
+        condition.unlock()
+        if index != nil { job.fail(CancellationError()) }
     }
 
     private func failExpiredJobs() {
@@ -156,7 +225,7 @@ public final class ConnectionPool: @unchecked Sendable {
     fileprivate func take() -> Job? {
         condition.lock()
         defer { condition.unlock() }
-        while waiting.isEmpty && !shuttingDown {
+        while waiting.isEmpty && state != .shuttingDown {
             condition.wait()
         }
         guard !waiting.isEmpty else { return nil }
@@ -203,7 +272,7 @@ public final class ConnectionPool: @unchecked Sendable {
         mutating func liveConnection() throws -> Connection {
             if let connection, connection.isAlive { return connection }
             if connection != nil {
-                pool.logger.warning("database connection lost; reconnecting", metadata: ["worker": "\(index)"])
+                pool.logger.warning("connection lost; reconnecting", metadata: ["worker": "\(index)"])
                 connection?.close()
                 connection = nil
             }
@@ -226,7 +295,7 @@ public final class ConnectionPool: @unchecked Sendable {
                     : min(backoff * 2, pool.configuration.maximumBackoff)
                 nextAttempt = now + backoff
                 lastError = error
-                pool.logger.error("database connect failed: \(error.message)", metadata: ["worker": "\(index)"])
+                pool.logger.error("connect failed: \(error.message)", metadata: ["worker": "\(index)"])
                 throw PoolError.unavailable(error)
             }
         }

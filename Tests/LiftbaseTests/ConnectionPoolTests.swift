@@ -1,67 +1,109 @@
 import Foundation
+import Logging
 import PQ
 import Testing
+
+/// Runs `body` with `pool` running as its service would; afterwards the pool is shut down
+/// (cancelling its run) and its threads have ended. The workers start before `body`: tests
+/// beside this one may hold the cooperative threads for a while (blocking libpq and process
+/// calls), and the pool's run task should not have to wait for one to start them.
+func withRunningPool<T: Sendable>(_ pool: ConnectionPool, _ body: () async throws -> T) async throws -> T {
+    pool.startWorkers()
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await pool.run() }
+        defer { group.cancelAll() }
+        return try await body()
+    }
+}
 
 @Suite("connection pool")
 struct ConnectionPoolTests {
     /// A pool whose connections carry a unique application_name, so a test can find them.
     func makePool(size: Int, timeout: Duration = .seconds(5)) throws -> (ConnectionPool, String) {
         let name = "pooltest_" + TestDatabase.uniqueSuffix()
-        let pool = ConnectionPool(.init(
-            conninfo: try TestDatabase.url() + " application_name=\(name)", size: size, role: "liftbase_api",
-            acquireTimeout: timeout, initialBackoff: .milliseconds(10)))
+        let pool = ConnectionPool(
+            .init(
+                conninfo: try TestDatabase.url() + " application_name=\(name)", size: size, role: "liftbase_api",
+                acquireTimeout: timeout, initialBackoff: .milliseconds(10)),
+            logger: Logger(label: "pool-test"))
         return (pool, name)
     }
 
     @Test("pooled connections act as the API role")
     func setsRole() async throws {
         let (pool, _) = try makePool(size: 1)
-        defer { pool.shutdown() }
-        let role = try await pool.withConnection { try $0.query("select current_user").scalar }
-        #expect(role == "liftbase_api")
+        try await withRunningPool(pool) {
+            let role = try await pool.withConnection { try $0.query("select current_user").scalar }
+            #expect(role == "liftbase_api")
+        }
     }
 
     @Test("after its backends are killed the pool reconnects and the next request succeeds")
     func recoversFromTerminatedBackends() async throws {
         let (pool, name) = try makePool(size: 2)
-        defer { pool.shutdown() }
-        // Touch both connections.
-        async let first = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
-        async let second = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
-        let before = Set([try await first, try await second])
-        #expect(before.count == 2)
+        try await withRunningPool(pool) {
+            // Touch both connections.
+            async let first = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
+            async let second = pool.withConnection { try $0.query("select pg_backend_pid(), pg_sleep(0.2)").rows[0][0] }
+            let before = Set([try await first, try await second])
+            #expect(before.count == 2)
 
-        let admin = try TestDatabase.admin()
-        let killed = try admin.query(
-            "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1", [name])
-        #expect(killed.scalar == "2")
-        // pg_terminate_backend only signals: wait until the backends are gone.
-        for _ in 0..<100 {
-            if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar == "0" { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+            let admin = try TestDatabase.admin()
+            let killed = try admin.query(
+                "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1", [name])
+            #expect(killed.scalar == "2")
+            // pg_terminate_backend only signals: wait until the backends are gone.
+            for _ in 0..<100 {
+                if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar == "0" { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
 
-        for _ in 0..<4 {
-            let pid = try await pool.withConnection { try $0.query("select pg_backend_pid()").scalar }
-            #expect(!before.contains(pid))
+            for _ in 0..<4 {
+                let pid = try await pool.withConnection { try $0.query("select pg_backend_pid()").scalar }
+                #expect(!before.contains(pid))
+            }
         }
     }
 
     @Test("a caller that waits past the acquire timeout gets acquireTimeout")
     func acquireTimeout() async throws {
         let (pool, _) = try makePool(size: 1, timeout: .milliseconds(100))
-        defer { pool.shutdown() }
-        async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.6)") }
-        try await Task.sleep(for: .milliseconds(50))
-        let error = await #expect(throws: ConnectionPool.PoolError.self) {
-            try await pool.withConnection { try $0.query("select 1").scalar }
+        try await withRunningPool(pool) {
+            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.6)") }
+            try await Task.sleep(for: .milliseconds(50))
+            let error = await #expect(throws: ConnectionPool.PoolError.self) {
+                try await pool.withConnection { try $0.query("select 1").scalar }
+            }
+            guard case .acquireTimeout = try #require(error) else {
+                Issue.record("expected acquireTimeout, got \(String(describing: error))")
+                return
+            }
+            try await busy
+            #expect(try await pool.withConnection { try $0.query("select 1").scalar } == "1")
         }
-        guard case .acquireTimeout = try #require(error) else {
-            Issue.record("expected acquireTimeout, got \(String(describing: error))")
-            return
+    }
+
+    @Test("a caller cancelled while it waits leaves the queue at once and its SQL never runs")
+    func cancellationWhileWaiting() async throws {
+        let (pool, _) = try makePool(size: 1)
+        let marker = "cancelled_" + TestDatabase.uniqueSuffix()
+        try await withRunningPool(pool) {
+            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.8)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let waiting = Task {
+                try await pool.withConnection { try $0.query("select set_config('application_name', $1, false)", [marker]).scalar }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(pool.statistics.waiting == 1)
+            let cancelledAt = ContinuousClock.now
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            #expect(ContinuousClock.now - cancelledAt < .milliseconds(400), "it waited for the busy connection")
+            #expect(pool.statistics.waiting == 0)
+            try await busy
+            // The one connection runs the next job: the cancelled one never ran on it.
+            #expect(try await pool.withConnection { try $0.query("select current_setting('application_name')").scalar } != marker)
         }
-        try await busy
-        #expect(try await pool.withConnection { try $0.query("select 1").scalar } == "1")
     }
 
     @Test("jobs that queue but are served within the timeout never fail")
@@ -69,42 +111,45 @@ struct ConnectionPoolTests {
         // One connection, four callers: jobs queue briefly but are all served well within
         // the timeout; the expiry timer must fail none of them.
         let (pool, _) = try makePool(size: 1, timeout: .milliseconds(50))
-        defer { pool.shutdown() }
-        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    var failed = 0
-                    let until = ContinuousClock.now + .milliseconds(3000)
-                    while ContinuousClock.now < until {
-                        let asked = ContinuousClock.now
-                        do {
-                            _ = try await pool.withConnection { try $0.query("select 1").scalar }
-                        } catch {
-                            // A caller that really waited out the timeout (a loaded machine
-                            // running other tests) is fine; one failed sooner was expired
-                            // before its deadline.
-                            if ContinuousClock.now - asked < .milliseconds(45) { failed += 1 }
+        try await withRunningPool(pool) {
+            let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var failed = 0
+                        let until = ContinuousClock.now + .milliseconds(3000)
+                        while ContinuousClock.now < until {
+                            let asked = ContinuousClock.now
+                            do {
+                                _ = try await pool.withConnection { try $0.query("select 1").scalar }
+                            } catch {
+                                // A caller that really waited out the timeout (a loaded machine
+                                // running other tests) is fine; one failed sooner was expired
+                                // before its deadline.
+                                if ContinuousClock.now - asked < .milliseconds(45) { failed += 1 }
+                            }
                         }
+                        return failed
                     }
-                    return failed
                 }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
+            #expect(failures == 0)
         }
-        #expect(failures == 0)
     }
 
     @Test("an unreachable database fails fast as unavailable")
     func unavailable() async throws {
-        let pool = ConnectionPool(.init(conninfo: "host=/nonexistent-liftbase-socket connect_timeout=1", size: 1))
-        defer { pool.shutdown() }
-        for _ in 0..<2 {
-            do {
-                _ = try await pool.withConnection { try $0.query("select 1").scalar }
-                Issue.record("expected the pool to report the database unavailable")
-            } catch let error as ConnectionPool.PoolError {
-                guard case .unavailable(let cause) = error else { Issue.record("unexpected \(error)"); continue }
-                #expect(cause.isConnectionFailure)
+        let pool = ConnectionPool(
+            .init(conninfo: "host=/nonexistent-liftbase-socket connect_timeout=1", size: 1), logger: Logger(label: "pool-test"))
+        try await withRunningPool(pool) {
+            for _ in 0..<2 {
+                do {
+                    _ = try await pool.withConnection { try $0.query("select 1").scalar }
+                    Issue.record("expected the pool to report the database unavailable")
+                } catch let error as ConnectionPool.PoolError {
+                    guard case .unavailable(let cause) = error else { Issue.record("unexpected \(error)"); continue }
+                    #expect(cause.isConnectionFailure)
+                }
             }
         }
     }
@@ -112,15 +157,16 @@ struct ConnectionPoolTests {
     @Test("many concurrent callers all get answers and the pool is idle afterwards")
     func concurrentCallers() async throws {
         let (pool, _) = try makePool(size: 3)
-        defer { pool.shutdown() }
-        let sum = try await withThrowingTaskGroup(of: Int.self) { group in
-            for value in 1...200 {
-                group.addTask { try await pool.withConnection { Int(try $0.query("select $1::integer", [String(value)]).scalar!)! } }
+        try await withRunningPool(pool) {
+            let sum = try await withThrowingTaskGroup(of: Int.self) { group in
+                for value in 1...200 {
+                    group.addTask { try await pool.withConnection { Int(try $0.query("select $1::integer", [String(value)]).scalar!)! } }
+                }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
+            #expect(sum == 200 * 201 / 2)
+            let statistics = pool.statistics
+            #expect(statistics.inUse == 0 && statistics.waiting == 0)
         }
-        #expect(sum == 200 * 201 / 2)
-        let statistics = pool.statistics
-        #expect(statistics.inUse == 0 && statistics.waiting == 0)
     }
 }
