@@ -6,6 +6,20 @@ import Logging
 import NIOPosix
 import PQ
 
+/// A function's answer that breaks the statement's contract: a defect in SQL, answered 500.
+enum EndpointAnswerError: Error, CustomStringConvertible {
+    case noRow(function: String)
+    case malformedHeaders(function: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .noRow(let function): return "api.\(function) answered no row"
+        case .malformedHeaders(let function, let reason):
+            return "api.\(function) set malformed liftbase.response_headers: \(reason)"
+        }
+    }
+}
+
 /// Answers every request: the API routes from the endpoint table, each one SQL statement
 /// on the pool, and the operational routes. Owns request ids, the per-request log line,
 /// metrics, and the error shape.
@@ -24,35 +38,45 @@ struct APIResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
+        // The id goes on the request, where an error's answer reads it, and on every line
+        // logged for the request.
         let requestID = Self.requestID(from: request)
+        var head = request.head
+        head.headerFields[.requestID] = requestID
+        let request = Request(head: head, body: request.body)
+        var logger = self.logger
+        logger[metadataKey: "request_id"] = .string(requestID)
         let path = request.uri.path
         var route = "unmatched"
         var response: Response
         do {
-            response = try await dispatch(request, path: path, route: &route)
+            response = try await dispatch(request, path: path, route: &route, logger: logger)
         } catch let error as APIError {
-            response = Self.errorResponse(error, requestID: requestID)
+            response = error.response(requestID: requestID)
         } catch {
-            logger.error("unexpected error: \(error)", metadata: ["request_id": .string(requestID)])
-            response = Self.errorResponse(.internalError, requestID: requestID)
+            logger.error("unexpected error: \(error)")
+            response = APIError.internal.response(requestID: requestID)
         }
-        response.headers[.init("X-Request-Id")!] = requestID
+        response.headers[.requestID] = requestID
         let duration = ContinuousClock.now - started
         let method = request.method.rawValue
         metrics.record(method: method, route: route, status: response.status.code, duration: duration)
-        logger.info("\(method) \(path) \(response.status.code)", metadata: [
-            "request_id": .string(requestID), "route": .string(route),
-            "status": .stringConvertible(response.status.code),
-            "duration_ms": .string(String(format: "%.2f", duration.milliseconds)),
-        ])
+        logger.info(
+            "\(method) \(path) \(response.status.code)",
+            metadata: [
+                "route": .string(route), "status": .stringConvertible(response.status.code),
+                "duration_ms": .string(String(format: "%.2f", duration.milliseconds)),
+            ])
         return response
     }
 
     /// Answers the request, naming its route (for metrics and the log) in `route` as soon as
     /// it is known; throws `APIError` for error answers.
-    private func dispatch(_ request: Request, path: String, route: inout String) async throws -> Response {
+    private func dispatch(_ request: Request, path: String, route: inout String, logger: Logger) async throws -> Response {
         if !path.hasPrefix(apiBasePath + "/") {
-            guard let operational = try await operational(request, path: path) else { throw APIError.notFound }
+            guard let operational = try await operational(request, path: path, logger: logger) else {
+                throw APIError.notFound
+            }
             route = path
             return operational
         }
@@ -64,11 +88,13 @@ struct APIResponder: HTTPResponder {
             throw APIError.methodNotAllowed(allowed.map(\.rawValue))
         case .found(let endpoint, let parameters):
             route = endpoint.path
-            return try await call(endpoint, parameters: parameters, request: request)
+            return try await call(endpoint, parameters: parameters, request: request, logger: logger)
         }
     }
 
-    private func call(_ endpoint: Endpoint, parameters: [String: String], request: Request) async throws -> Response {
+    private func call(
+        _ endpoint: Endpoint, parameters: [String: String], request: Request, logger: Logger
+    ) async throws -> Response {
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
         let body = try await Self.bodyText(request, for: endpoint)
@@ -78,46 +104,74 @@ struct APIResponder: HTTPResponder {
         }
         let argumentsJSON = JSONText.object(arguments)
         if let contentType = endpoint.streamedContentType {
-            return try await stream(endpoint, contentType: contentType, parameters: [token, body, argumentsJSON])
+            return try await stream(
+                endpoint, contentType: contentType, parameters: [token, body, argumentsJSON], logger: logger)
         }
 
-        let answer = try await database { connection in
-            let row = try connection.queryPrepared(endpoint.statement, [token, body, argumentsJSON]).rows[0]
+        let answer = try await database(logger: logger) { connection in
+            // A function answers one row; none at all is a defect of the function, answered
+            // 500 like any other, never a crash of the process.
+            guard let row = try connection.queryPrepared(endpoint.statement, [token, body, argumentsJSON]).rows.first
+            else { throw EndpointAnswerError.noRow(function: endpoint.function) }
             return (row[0], row[1], row[2])
         }
-        let status = answer.1.flatMap { Int($0) } ?? endpoint.status
-        var headers: HTTPFields = [:]
-        if let extra = answer.2, !extra.isEmpty,
-           let object = try? JSONSerialization.jsonObject(with: Data(extra.utf8)) as? [String: String] {
-            for (name, value) in object { if let field = HTTPField.Name(name) { headers[field] = value } }
-        }
-        guard let json = answer.0, status != 204 else {
-            return Response(status: .init(code: status), headers: headers)
+        let status = answer.1.flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) } ?? HTTPResponse.Status(code: endpoint.status)
+        var headers = try Self.responseHeaders(answer.2, function: endpoint.function)
+        guard let json = answer.0, status != .noContent else {
+            return Response(status: status, headers: headers)
         }
         headers[.contentType] = "application/json"
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// The headers a function set in `liftbase.response_headers`: a JSON object of names to
+    /// strings. Anything else is a defect of the function: an error, never silently dropped.
+    static func responseHeaders(_ text: String?, function: String) throws -> HTTPFields {
+        var headers: HTTPFields = [:]
+        guard let text, !text.isEmpty else { return headers }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw EndpointAnswerError.malformedHeaders(function: function, reason: "not a JSON object")
+        }
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard let field = HTTPField.Name(name), let value = value as? String else {
+                throw EndpointAnswerError.malformedHeaders(function: function, reason: "header \(name) is not a valid name with a string value")
+            }
+            headers[field] = value
+        }
+        return headers
     }
 
     /// Runs `work` on a pooled connection; retries serialization failures and deadlocks,
     /// and turns database failures into API errors.
-    private func database<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    private func database<T: Sendable>(
+        logger: Logger, _ work: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
         do {
             return try await Self.retryingTransactionFailures { try await pool.withConnection(work) }
         } catch {
-            throw apiError(for: error)
+            throw Self.apiError(for: error, logger: logger)
         }
     }
 
-    /// The API error a database or pool failure is answered with (logged when it is ours).
-    func apiError(for error: any Error) -> any Error {
+    /// The API error a database or pool failure is answered with, logged when it is ours.
+    /// The database's detail and hint may quote row values: debug level only.
+    static func apiError(for error: any Error, logger: Logger) -> any Error {
         switch error {
         case let error as PostgresError:
             let mapped = APIError(error)
-            if mapped.status >= 500 { logger.error("database error: \(error)") }
+            if mapped.status.kind == .serverError {
+                logger.error("database error: \(error)")
+                logger.debug("database error detail", metadata: [
+                    "detail": .string(error.detail ?? ""), "hint": .string(error.hint ?? ""),
+                ])
+            }
             return mapped
         case let error as ConnectionPool.PoolError:
             logger.error("\(error)")
             return APIError.unavailable
+        case let error as EndpointAnswerError:
+            logger.error("\(error)")
+            return APIError.internal
         default:
             return error
         }
@@ -140,7 +194,7 @@ struct APIResponder: HTTPResponder {
 
     // MARK: Operational routes
 
-    private func operational(_ request: Request, path: String) async throws -> Response? {
+    private func operational(_ request: Request, path: String, logger: Logger) async throws -> Response? {
         guard request.method == .get || request.method == .head else {
             if ["/healthz", "/readyz", "/metrics", "/openapi.json"].contains(path) {
                 throw APIError.methodNotAllowed(["GET"])
@@ -151,7 +205,7 @@ struct APIResponder: HTTPResponder {
         case "/healthz":
             return Self.json(#"{"status":"ok"}"#)
         case "/readyz":
-            return try await readiness()
+            return try await readiness(logger: logger)
         case "/metrics":
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: metrics.emit(pool: pool.statistics))))
@@ -163,13 +217,13 @@ struct APIResponder: HTTPResponder {
     }
 
     /// Ready when the database answers and every migration and function file is applied.
-    private func readiness() async throws -> Response {
+    private func readiness(logger: Logger) async throws -> Response {
         let migrator = self.migrator
-        let pending = try await database { connection in
+        let pending = try await database(logger: logger) { connection in
             migrator.pending(applied: try migrator.applied(on: connection)).map(\.name)
         }
         guard pending.isEmpty else {
-            throw APIError(status: 503, code: "migrations_pending",
+            throw APIError(status: .serviceUnavailable, code: "migrations_pending",
                            message: "Migrations are pending: \(pending.joined(separator: ", ")).")
         }
         return Self.json(#"{"status":"ready"}"#)
@@ -179,12 +233,6 @@ struct APIResponder: HTTPResponder {
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    static func errorResponse(_ error: APIError, requestID: String) -> Response {
-        var response = json(error.body(requestID: requestID), status: .init(code: error.status))
-        for (name, value) in error.headers { if let field = HTTPField.Name(name) { response.headers[field] = value } }
-        return response
     }
 
     static func bearerToken(_ request: Request) -> String? {
@@ -235,7 +283,7 @@ struct APIResponder: HTTPResponder {
 
     /// The client's X-Request-Id when it is a sane token, else a new random one.
     static func requestID(from request: Request) -> String {
-        if let given = request.headers[.init("X-Request-Id")!], (1...128).contains(given.utf8.count),
+        if let given = request.headers[.requestID], (1...128).contains(given.utf8.count),
            given.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) {
             return given
         }

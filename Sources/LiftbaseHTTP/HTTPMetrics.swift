@@ -1,12 +1,26 @@
+import Foundation
 import Metrics
 import PQ
 import Prometheus
 
 /// Request counts and latency by route and status, and the pool's load, as Prometheus text.
-/// Each application has its own registry (tests run several in one process).
-final class HTTPMetrics: Sendable {
+/// Each application has its own registry (tests run several in one process). The metric
+/// objects of a (method, route, status) are made once and kept: building them looks them up
+/// in the registry under its lock, work a request should not repeat.
+final class HTTPMetrics: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
+    private let poolSize: Metrics.Gauge
+    private let poolInUse: Metrics.Gauge
+    private let poolWaiting: Metrics.Gauge
+    private let lock = NSLock()
+    private var requestMetrics: [RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)] = [:]
+
+    struct RequestKey: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -16,19 +30,35 @@ final class HTTPMetrics: Sendable {
             .seconds(1), .seconds(2.5), .seconds(5),
         ]
         self.factory = factory
+        poolSize = Metrics.Gauge(label: "liftbase_db_pool_size", factory: factory)
+        poolInUse = Metrics.Gauge(label: "liftbase_db_pool_in_use", factory: factory)
+        poolWaiting = Metrics.Gauge(label: "liftbase_db_pool_waiting", factory: factory)
     }
 
     func record(method: String, route: String, status: Int, duration: Duration) {
-        let dimensions = [("method", method), ("route", route), ("status", String(status))]
-        Counter(label: "liftbase_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        Metrics.Timer(label: "liftbase_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(duration.nanosecondsClamped)
+        let metrics = metrics(for: RequestKey(method: method, route: route, status: status))
+        metrics.count.increment()
+        metrics.duration.recordNanoseconds(duration.nanosecondsClamped)
+    }
+
+    /// The counter and timer of one kind of request, made on its first request.
+    func metrics(for key: RequestKey) -> (count: Metrics.Counter, duration: Metrics.Timer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = requestMetrics[key] { return existing }
+        let dimensions = [("method", key.method), ("route", key.route), ("status", String(key.status))]
+        let made = (
+            Metrics.Counter(label: "liftbase_http_requests_total", dimensions: dimensions, factory: factory),
+            Metrics.Timer(label: "liftbase_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+        )
+        requestMetrics[key] = made
+        return made
     }
 
     func emit(pool: ConnectionPool.Statistics) -> String {
-        Gauge(label: "liftbase_db_pool_size", factory: factory).record(pool.size)
-        Gauge(label: "liftbase_db_pool_in_use", factory: factory).record(pool.inUse)
-        Gauge(label: "liftbase_db_pool_waiting", factory: factory).record(pool.waiting)
+        poolSize.record(pool.size)
+        poolInUse.record(pool.inUse)
+        poolWaiting.record(pool.waiting)
         return registry.emitToString()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LiftbaseCore
+import Logging
 import NIOPosix
 import PQ
 
@@ -15,7 +16,9 @@ extension APIResponder {
     /// response is then read from the file chunk by chunk. Neither the server nor libpq holds
     /// the whole body, and a slow or stalled client holds a file, never a database
     /// connection. Every error, 401 included, is known before the answer starts.
-    func stream(_ endpoint: Endpoint, contentType: String, parameters: [String?]) async throws -> Response {
+    func stream(
+        _ endpoint: Endpoint, contentType: String, parameters: [String?], logger: Logger
+    ) async throws -> Response {
         let statement = endpoint.statement
         let spool: FileHandle
         do {
@@ -26,7 +29,7 @@ extension APIResponder {
                 return file
             }
         } catch {
-            throw apiError(for: error)
+            throw Self.apiError(for: error, logger: logger)
         }
         var headers: HTTPFields = [.contentType: contentType]
         if let name = endpoint.pathSegments.last, name.hasSuffix(".csv") {

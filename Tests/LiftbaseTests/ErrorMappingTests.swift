@@ -20,7 +20,7 @@ struct ErrorMappingTests {
         ("40001", 503), ("40P01", 503), ("57014", 503), ("08006", 503), ("57P01", 503), ("42883", 500), ("XX000", 500),
     ])
     func standardCodes(sqlstate: String, status: Int) {
-        #expect(APIError(PostgresError(sqlstate: sqlstate, message: "internal detail")).status == status)
+        #expect(APIError(PostgresError(sqlstate: .init(rawValue: sqlstate), message: "internal detail")).status.code == status)
     }
 
     @Test("a constraint violation that slipped past validation is 422 without the constraint's name")

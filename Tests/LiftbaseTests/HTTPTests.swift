@@ -207,15 +207,22 @@ struct HTTPTests {
 
 // MARK: Helpers
 
-/// Runs `body` against a Liftbase application on the migrated test database.
-func withTestClient(poolSize: Int = 3, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-    var configuration = LiftbaseCore.Configuration(environment: [:])
+/// Runs `body` against a Liftbase application on the migrated test database: the real
+/// endpoint table unless `endpoints` is given, logging to `logger` when one is given.
+func withTestClient(
+    poolSize: Int = 3, endpoints: [Endpoint] = LiftbaseCore.endpoints, logger: Logger? = nil,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+) async throws {
+    var configuration = try LiftbaseCore.Configuration(environment: [:])
     configuration.databaseURL = try TestDatabase.url()
     configuration.sqlDirectory = TestDatabase.sqlDirectory
     configuration.poolSize = poolSize
-    var logger = Logger(label: "liftbase-test")
-    logger.logLevel = .warning
-    let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
+    let logger = logger ?? {
+        var quiet = Logger(label: "liftbase-test")
+        quiet.logLevel = .warning
+        return quiet
+    }()
+    let application = try LiftbaseServer.makeApplication(configuration: configuration, endpoints: endpoints, logger: logger)
     try await application.test(.router) { client in try await body(client) }
 }
 

@@ -1,0 +1,101 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LiftbaseCore
+@testable import LiftbaseHTTP
+import Logging
+import PQ
+import Testing
+
+/// Functions that break the statement's contract, and what the responder makes of them: a
+/// defect in SQL is a 500 with a request id and a log line that carries it, never a crash.
+@Suite("responder", .serialized)
+struct ResponderTests {
+    static let probes = [
+        Endpoint(.GET, "/probe/no-row", function: "probe_no_row", auth: false, summary: "Answers no row"),
+        Endpoint(.GET, "/probe/bad-headers", function: "probe_bad_headers", auth: false, summary: "Sets headers that are not an object"),
+        Endpoint(.GET, "/probe/failure", function: "probe_failure", auth: false, summary: "Raises an unmapped error"),
+    ]
+
+    /// Creates the probe functions for the test and drops them afterwards.
+    func withProbes(_ body: () async throws -> Void) async throws {
+        let admin = try TestDatabase.admin()
+        defer { admin.close() }
+        try admin.execute(
+            """
+            set role liftbase_owner;
+            create function api.probe_no_row(text, jsonb, jsonb) returns setof jsonb language sql
+              as 'select null::jsonb where false';
+            create function api.probe_bad_headers(text, jsonb, jsonb) returns jsonb language plpgsql
+              as $$ begin perform set_config('liftbase.response_headers', '["x"]', true); return '{}'; end $$;
+            create function api.probe_failure(text, jsonb, jsonb) returns jsonb language plpgsql
+              as $$ begin return to_jsonb(1 / 0); end $$;
+            grant execute on function api.probe_no_row(text, jsonb, jsonb), api.probe_bad_headers(text, jsonb, jsonb),
+              api.probe_failure(text, jsonb, jsonb) to liftbase_api;
+            reset role;
+            """)
+        do {
+            try await body()
+        } catch {
+            _ = try? admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
+            throw error
+        }
+        try admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
+    }
+
+    @Test("a function that answers no row is a 500 with a request id, and the server goes on")
+    func noRow() async throws {
+        try await withProbes {
+            try await withTestClient(endpoints: Self.probes) { client in
+                let answer = try await client.send(.get, "/probe/no-row")
+                #expect(answer.status == .internalServerError)
+                #expect(answer["error", "request_id"] as? String != nil)
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            }
+        }
+    }
+
+    @Test("headers set by SQL that are not an object of strings are a 500, not silently dropped")
+    func malformedHeaders() async throws {
+        try await withProbes {
+            try await withTestClient(endpoints: Self.probes) { client in
+                let answer = try await client.send(.get, "/probe/bad-headers")
+                #expect(answer.status == .internalServerError)
+            }
+        }
+        #expect(throws: EndpointAnswerError.self) {
+            try APIResponder.responseHeaders(#"{"Location": 3}"#, function: "f")
+        }
+        #expect(try APIResponder.responseHeaders(#"{"Location": "/x"}"#, function: "f")[.location] == "/x")
+    }
+
+    @Test("every line logged for a request carries its id, the database error's line included")
+    func requestIDOnEveryLine() async throws {
+        let log = RecordedLog()
+        try await withProbes {
+            try await withTestClient(endpoints: Self.probes, logger: log.logger()) { client in
+                let response = try await client.execute(
+                    uri: "/api/v1/probe/failure", method: .get, headers: [.init("X-Request-Id")!: "probe-42"])
+                #expect(response.status == .internalServerError)
+            }
+        }
+        let lines = log.lines.filter { $0.message.contains("probe") || $0.message.contains("division") }
+        #expect(lines.contains { $0.level == .error && $0.message.contains("division by zero") })
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(line.metadata["request_id"] == "probe-42", "no request id on: \(line.message)")
+        }
+    }
+
+    @Test("the metric objects of a route and status are made once and reused")
+    func metricsReused() {
+        let metrics = HTTPMetrics()
+        let key = HTTPMetrics.RequestKey(method: "GET", route: "/me", status: 200)
+        #expect(metrics.metrics(for: key).count === metrics.metrics(for: key).count)
+        metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
+        metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
+        #expect(metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0))
+            .contains(#"liftbase_http_requests_total{method="GET",route="/me",status="200"} 2"#))
+    }
+}
