@@ -7084,10 +7084,24 @@ $$;
 ALTER FUNCTION auth.authenticate(p_token text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.bcrypt_cost() RETURNS integer
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $_$
-  select case when c.value ~ '^\d{1,2}$' and c.value::integer between 4 and 15 then c.value::integer else 10 end
-  from (select coalesce(current_setting('liftbase.bcrypt_cost', true), '') as value) as c
+declare
+  v_value text := nullif(current_setting('liftbase.bcrypt_cost', true), '');
+  v_cost integer;
+begin
+  if v_value is null then
+    return 10;
+  end if;
+  if v_value ~ '^\s*\d{1,2}\s*$' then
+    v_cost := btrim(v_value)::integer;
+  end if;
+  if v_cost is null or v_cost not between 4 and 15 then
+    raise exception using errcode = 'invalid_parameter_value',
+      message = format('liftbase.bcrypt_cost = %s: must be a whole number from 4 to 15', v_value);
+  end if;
+  return v_cost;
+end
 $_$;
 
 ALTER FUNCTION auth.bcrypt_cost() OWNER TO liftbase_owner;

@@ -1,6 +1,9 @@
 import Foundation
+import Logging
 
-/// Settings read from the environment; command-line flags override them.
+/// Settings read from the environment; command-line flags override them. A setting that is
+/// set but malformed or out of range stops the start with one line naming it: a typo must
+/// never quietly become the default.
 public struct Configuration: Sendable {
     /// libpq conninfo or URI, passed to libpq untouched (multi-host, sslmode, pgpass...).
     public var databaseURL: String?
@@ -12,15 +15,39 @@ public struct Configuration: Sendable {
     public var apiRole: String
     /// Folder holding bootstrap.sql, migrations/ and functions/.
     public var sqlDirectory: String
+    public var logLevel: Logger.Level
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        databaseURL = environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        host = environment["LIFTBASE_HOST"] ?? "127.0.0.1"
-        port = environment["LIFTBASE_PORT"].flatMap(Int.init) ?? 8080
-        poolSize = environment["LIFTBASE_POOL_SIZE"].flatMap(Int.init) ?? 10
-        poolAcquireTimeout = .milliseconds(environment["LIFTBASE_POOL_TIMEOUT_MS"].flatMap(Int.init) ?? 5000)
-        apiRole = environment["LIFTBASE_DB_ROLE"] ?? "liftbase_api"
-        sqlDirectory = environment["LIFTBASE_SQL_DIR"] ?? Configuration.defaultSQLDirectory()
+    public static let portRange = 1...65535
+    public static let poolSizeRange = 1...1000
+    public static let poolTimeoutMillisecondsRange = 1...600_000
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func number(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+            guard let text = value(name) else { return fallback }
+            guard let number = Int(text), range.contains(number) else {
+                throw ConfigurationError.invalid(
+                    "\(name)=\(text): must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        databaseURL = value("DATABASE_URL")
+        host = value("LIFTBASE_HOST") ?? "127.0.0.1"
+        port = try number("LIFTBASE_PORT", in: Self.portRange, default: 8080)
+        poolSize = try number("LIFTBASE_POOL_SIZE", in: Self.poolSizeRange, default: 10)
+        poolAcquireTimeout = .milliseconds(
+            try number("LIFTBASE_POOL_TIMEOUT_MS", in: Self.poolTimeoutMillisecondsRange, default: 5000))
+        apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
+        sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
+        if let text = value("LOG_LEVEL") {
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError.invalid("LOG_LEVEL=\(text): must be one of \(levels)")
+            }
+            logLevel = level
+        } else {
+            logLevel = .info
+        }
     }
 
     public func requireDatabaseURL() throws -> String {
@@ -42,7 +69,11 @@ public struct Configuration: Sendable {
 
 public enum ConfigurationError: Error, CustomStringConvertible {
     case missing(String)
+    case invalid(String)
+
     public var description: String {
-        switch self { case .missing(let what): return what }
+        switch self {
+        case .missing(let what), .invalid(let what): return what
+        }
     }
 }

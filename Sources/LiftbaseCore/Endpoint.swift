@@ -28,9 +28,9 @@ public struct Endpoint: Sendable, Equatable {
     public let streamedContentType: String?
 
     public init(
-        _ method: Method, _ path: String, _ function: String, status: Int = 200, auth: Bool = true,
+        _ method: Method, _ path: String, function: String, status: Int = 200, auth: Bool = true,
         body: Body = .json, maximumBodySize: Int = defaultMaximumBodySize, streamed streamedContentType: String? = nil,
-        _ summary: String
+        summary: String
     ) {
         self.method = method
         self.path = path

@@ -13,7 +13,11 @@ public struct RouteTable: Sendable {
     private let literal: [String: [Endpoint]]
     private let parameterized: [Endpoint]
 
-    public init(_ endpoints: [Endpoint]) {
+    /// A table of the given rows, refused when `Endpoint.problems(in:)` finds any: a row
+    /// that would silently lose must stop the start, not a request.
+    public init(_ endpoints: [Endpoint]) throws {
+        let problems = Endpoint.problems(in: endpoints)
+        guard problems.isEmpty else { throw EndpointTableError(problems: problems) }
         literal = Dictionary(grouping: endpoints.filter { $0.parameterNames.isEmpty }, by: \.path)
         parameterized = endpoints.filter { !$0.parameterNames.isEmpty }
     }

@@ -21,8 +21,8 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("sql-dir"), help: "Folder with bootstrap.sql, migrations/ and functions/ (default: $LIFTBASE_SQL_DIR or ./sql).")
     var sqlDirectory: String?
 
-    func configuration() -> LiftbaseCore.Configuration {
-        var configuration = LiftbaseCore.Configuration()
+    func configuration() throws -> LiftbaseCore.Configuration {
+        var configuration = try LiftbaseCore.Configuration()
         if let databaseURL { configuration.databaseURL = databaseURL }
         if let sqlDirectory { configuration.sqlDirectory = sqlDirectory }
         return configuration
@@ -71,7 +71,6 @@ enum Main {
         if error is ExitCode { Foundation.exit(code.rawValue) }
         let reason: String
         switch error {
-        case let error as PostgresError: reason = error.description
         case let error as CustomStringConvertible: reason = error.description
         default: reason = "\(error)"
         }

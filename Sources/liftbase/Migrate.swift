@@ -26,7 +26,7 @@ struct Migrate: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = database.configuration()
+        let configuration = try database.configuration()
         let migrator = try Migrator(directory: configuration.sqlDirectory)
         let connection = try Connection(try configuration.requireDatabaseURL())
         defer { connection.close() }

@@ -1,8 +1,10 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import LiftbaseCore
 import LiftbaseHTTP
 import Logging
+import PQ
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the HTTP API (the default command).")
@@ -18,22 +20,72 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("pool-size"), help: "Database connections (default: $LIFTBASE_POOL_SIZE or 10).")
     var poolSize: Int?
 
+    func validate() throws {
+        if let port, !LiftbaseCore.Configuration.portRange.contains(port) {
+            throw ValidationError("--port must be 1 to 65535")
+        }
+        if let poolSize, !LiftbaseCore.Configuration.poolSizeRange.contains(poolSize) {
+            throw ValidationError("--pool-size must be 1 to 1000")
+        }
+    }
+
     func run() async throws {
-        var configuration = database.configuration()
+        var configuration = try database.configuration()
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let poolSize { configuration.poolSize = poolSize }
-        guard (1...1000).contains(configuration.poolSize) else { throw ValidationError("--pool-size must be 1 to 1000") }
         var logger = Logger(label: "liftbase")
-        logger.logLevel = ProcessInfoLogLevel.current
+        logger.logLevel = configuration.logLevel
         let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
+        try await StartupCheck.run(configuration: configuration, logger: logger)
         try await application.runService()
     }
 }
 
-enum ProcessInfoLogLevel {
-    /// LOG_LEVEL from the environment (trace ... critical), info by default.
-    static var current: Logger.Level {
-        Environment().get("LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+/// What the server checks of its database before it listens, on a thread of its own (libpq
+/// blocks). A database that cannot be reached yet, or is not migrated yet, is logged and
+/// served anyway (the pool reconnects; /readyz answers 503 until `liftbase migrate`). A
+/// migrated database that lacks a function of the endpoint table, or holds a malformed
+/// setting, stops the start with one line naming it.
+enum StartupCheck {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func run(configuration: LiftbaseCore.Configuration, logger: Logger) async throws {
+        let problem: String? = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try check(configuration: configuration, logger: logger) })
+            }
+        }
+        if let problem { throw Failure(description: problem) }
+    }
+
+    private static func check(configuration: LiftbaseCore.Configuration, logger: Logger) throws -> String? {
+        let migrator = try Migrator(directory: configuration.sqlDirectory)
+        let connection: Connection
+        do {
+            connection = try Connection(try configuration.requireDatabaseURL())
+        } catch let error as PostgresError {
+            logger.warning("database not reachable at start; serving and retrying: \(error.message)")
+            return nil
+        }
+        defer { connection.close() }
+        let pending = try migrator.pending(applied: try migrator.applied(on: connection))
+        guard pending.isEmpty else {
+            logger.warning("migrations pending (run liftbase migrate): \(pending.map(\.name).joined(separator: ", "))")
+            return nil
+        }
+        let missing = try Endpoint.missingFunctions(in: endpoints, on: connection)
+        if !missing.isEmpty {
+            return "the database lacks api functions of the endpoint table: " + missing.joined(separator: ", ")
+        }
+        do {
+            // An out-of-range liftbase.bcrypt_cost raises here rather than at the first sign-up.
+            try connection.query("select auth.bcrypt_cost()")
+        } catch let error as PostgresError where error.sqlstate == .invalidParameterValue {
+            return error.message
+        }
+        return nil
     }
 }

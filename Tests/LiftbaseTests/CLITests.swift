@@ -1,4 +1,5 @@
 import Foundation
+import LiftbaseCore
 import PQ
 import Testing
 
@@ -67,6 +68,28 @@ struct CLITests {
         let result = try runCLI(["user", "list"], environment: ["DATABASE_URL": ""])
         #expect(result.status == 1)
         #expect(result.stderr == "liftbase: DATABASE_URL is not set (or pass --database-url)\n")
+    }
+
+    @Test("serve refuses a malformed setting with one line naming it", arguments: [
+        ("LIFTBASE_PORT", "abc", "liftbase: LIFTBASE_PORT=abc: must be a whole number from 1 to 65535\n"),
+        ("LOG_LEVEL", "verbose", "liftbase: LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical\n"),
+    ])
+    func serveRefusesMalformedSettings(name: String, value: String, message: String) throws {
+        let result = try runCLI(["serve"], environment: [name: value, "DATABASE_URL": try TestDatabase.url()])
+        #expect(result.status == 1)
+        #expect(result.stderr == message)
+    }
+
+    @Test("serve refuses to start on a database whose liftbase.bcrypt_cost is out of range")
+    func serveRefusesBadBcryptCost() throws {
+        try TestDatabase.withFreshDatabase { url in
+            try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: try Connection(url))
+            let name = try #require(try Connection(url).query("select current_database()").scalar)
+            try TestDatabase.admin().execute("alter database \(name) set liftbase.bcrypt_cost = 16")
+            let result = try runCLI(["serve", "--port", "18799"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"])
+            #expect(result.status == 1)
+            #expect(result.stderr.hasSuffix("liftbase: liftbase.bcrypt_cost = 16: must be a whole number from 4 to 15\n"))
+        }
     }
 }
 

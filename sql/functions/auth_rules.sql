@@ -58,14 +58,30 @@ language sql
 immutable
 as $$ select interval '15 minutes' $$;
 
--- bcrypt cost: 10 unless the operator sets liftbase.bcrypt_cost (4..15) for the database.
+-- bcrypt cost: 10 unless the operator sets liftbase.bcrypt_cost (4..15) for the database. A
+-- setting that is not such a number is an operator's mistake: refused (and the server will
+-- not start on it), never quietly replaced by the default.
 create or replace function auth.bcrypt_cost()
 returns integer
-language sql
+language plpgsql
 stable
 as $$
-  select case when c.value ~ '^\d{1,2}$' and c.value::integer between 4 and 15 then c.value::integer else 10 end
-  from (select coalesce(current_setting('liftbase.bcrypt_cost', true), '') as value) as c
+declare
+  v_value text := nullif(current_setting('liftbase.bcrypt_cost', true), '');
+  v_cost integer;
+begin
+  if v_value is null then
+    return 10;
+  end if;
+  if v_value ~ '^\s*\d{1,2}\s*$' then
+    v_cost := btrim(v_value)::integer;
+  end if;
+  if v_cost is null or v_cost not between 4 and 15 then
+    raise exception using errcode = 'invalid_parameter_value',
+      message = format('liftbase.bcrypt_cost = %s: must be a whole number from 4 to 15', v_value);
+  end if;
+  return v_cost;
+end
 $$;
 
 create or replace function auth.hash_password(p_password text)
