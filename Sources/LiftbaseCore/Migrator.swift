@@ -50,13 +50,11 @@ public struct Migrator: Sendable {
     /// Serializes concurrent `liftbase migrate` runs: the second waits, then finds nothing to do.
     static let advisoryLockKey = 7_465_601_234_001
 
-    public let directory: String
     public let bootstrap: String
     public let versioned: [File]
     public let repeatable: [File]
 
     public init(directory: String) throws {
-        self.directory = directory
         let root = URL(fileURLWithPath: directory)
         guard let bootstrap = try? String(contentsOf: root.appendingPathComponent("bootstrap.sql"), encoding: .utf8) else {
             throw MigratorError.unreadable("no bootstrap.sql in \(directory) (set LIFTBASE_SQL_DIR)")
@@ -72,6 +70,16 @@ public struct Migrator: Sendable {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
             throw MigratorError.unreadable("cannot read \(folder.path): \(error.localizedDescription)")
+        }
+        // A file in a subfolder would never be applied: refuse the layout rather than skip it.
+        for name in names.sorted() {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder),
+                isFolder.boolValue
+            {
+                throw MigratorError.unreadable(
+                    "\(folder.path)/\(name) is a folder: \(kind == .versioned ? "migrations" : "function files") must sit directly in \(folder.lastPathComponent)/")
+            }
         }
         return try names.filter { $0.hasSuffix(".sql") }.sorted().map { name in
             let sql = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
@@ -119,6 +127,13 @@ public struct Migrator: Sendable {
         }.map(\.name)
     }
 
+    /// Records of function files that are gone (renamed or removed): a migrate run deletes
+    /// them, so the records list exactly the files there are.
+    public func vanishedFunctionFiles(applied: [Applied]) -> [String] {
+        let known = Set(repeatable.map(\.name))
+        return applied.filter { $0.kind == .repeatable && !known.contains($0.name) }.map(\.name)
+    }
+
     /// Files that a migrate run would apply now, in order.
     public func pending(applied: [Applied]) -> [File] {
         let byName = Dictionary(applied.map { ($0.name, $0.checksum) }, uniquingKeysWith: { first, _ in first })
@@ -156,6 +171,13 @@ public struct Migrator: Sendable {
         }
         let functions = due.filter { $0.kind == .repeatable }
         if !functions.isEmpty { try apply(functions, on: connection, progress: progress) }
+        let vanished = vanishedFunctionFiles(applied: applied)
+        if !vanished.isEmpty {
+            try connection.query(
+                "delete from liftbase_meta.migrations where kind = 'repeatable' and name = any($1::text[])",
+                ["{" + vanished.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
+            vanished.forEach { progress("forgot \($0) (no longer a function file)") }
+        }
         return due
     }
 

@@ -114,6 +114,33 @@ struct MigratorTests {
         }
     }
 
+    @Test("a renamed function file is applied under its new name and its old record is forgotten")
+    func renamedFunctionFileIsPruned() throws {
+        let copy = try copiedSQLDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try Connection(url)
+            try Migrator(directory: copy).migrate(on: connection)
+            let file = try #require(try Migrator(directory: copy).repeatable.first)
+            let renamed = "functions/zz_renamed.sql"
+            try FileManager.default.moveItem(atPath: copy + "/" + file.name, toPath: copy + "/" + renamed)
+            let migrator = try Migrator(directory: copy)
+            #expect(try migrator.migrate(on: connection).map(\.name) == [renamed])
+            let applied = try migrator.applied(on: connection)
+            #expect(!applied.contains { $0.name == file.name })
+            #expect(migrator.status(applied: applied).allSatisfy { $0.state == .applied })
+        }
+    }
+
+    @Test("a folder among the function files is refused, not skipped")
+    func subfolderIsRefused() throws {
+        let copy = try copiedSQLDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.createDirectory(atPath: copy + "/functions/nested", withIntermediateDirectories: false)
+        let error = try #require(throws: Migrator.MigratorError.self) { try Migrator(directory: copy) }
+        #expect(error.description.contains("functions/nested is a folder"))
+    }
+
     func copiedSQLDirectory() throws -> String {
         let copy = NSTemporaryDirectory() + "liftbase-sql-" + TestDatabase.uniqueSuffix()
         try FileManager.default.copyItem(atPath: TestDatabase.sqlDirectory, toPath: copy)
