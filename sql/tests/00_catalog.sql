@@ -1,4 +1,4 @@
--- Catalog rules every schema change must keep (ARCHITECTURE.md "Scale-out" and RLS):
+-- Catalog rules every schema change must keep (docs/architecture.md, scale-out and RLS):
 -- user-owned tables force row-level security, have a policy, and lead their primary key
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
