@@ -268,3 +268,20 @@ begin
                and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
 end
 $$;
+
+-- GET /analytics/timeline: every program (newest first) with its blocks and phases dated.
+create or replace function api.analytics_timeline(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((
+    select jsonb_agg(jsonb_build_object(
+             'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
+             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
+             order by p.created_at desc)
+      from app.programs as p where p.user_id = v_user_id), '[]'));
+end
+$$;

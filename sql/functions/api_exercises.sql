@@ -1,64 +1,4 @@
--- Exercise library, equipment selection, exclusions.
-
--- Problems with a JSON list of muscle names.
-create or replace function app.muscles_problem(p_value jsonb, p_required boolean)
-returns text
-language sql
-stable
-as $$
-  select case
-    when p_value is null or p_value = 'null' then case when p_required then 'is required' end
-    when jsonb_typeof(p_value) <> 'array' then 'must be a list of muscles'
-    when exists (select from jsonb_array_elements(p_value) as m where jsonb_typeof(m) <> 'string')
-      or not app.are_muscles(array(select jsonb_array_elements_text(p_value)))
-      then obj_description('app.muscle_list'::regtype, 'pg_type')
-  end
-$$;
-
-create or replace function app.exercise_problems(p_body jsonb, p_creating boolean)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object(
-    'name', case when p_creating or p_body ? 'name'
-                 then app.field_problem(jsonb_build_object('name', btrim(p_body ->> 'name')), 'name', 'app.exercise_name') end,
-    'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
-    'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
-    'equipment', case when p_body ->> 'equipment' is not null
-                       and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                      then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end,
-    'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
-    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
-$$;
-
-create or replace function app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid)
-returns boolean
-language sql
-stable
-as $$
-  select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
-      or exists (select from app.user_exercises as u
-                  where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
-$$;
-
-create or replace function app.user_exercise_json(p_exercise app.user_exercises)
-returns jsonb
-language sql
--- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
--- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
-stable
-as $$
-  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
-$$;
-
-grant execute on function
-  app.muscles_problem(jsonb, boolean),
-  app.exercise_problems(jsonb, boolean),
-  app.exercise_name_taken(uuid, text, uuid),
-  app.user_exercise_json(app.user_exercises)
-to liftbase_api;
+-- /exercises: the exercise library (catalog and own exercises) and substitutions.
 
 -- GET /exercises?q=&muscle=&equipment=&category=&limit=&cursor=: catalog plus the user's
 -- own; q matches names by trigram similarity (typos too), best first.
@@ -119,28 +59,6 @@ begin
 end
 $$;
 
-create or replace function app.find_user_exercise(p_user_id uuid, p_args jsonb)
-returns app.user_exercises
-language plpgsql
-stable
-as $$
-declare
-  v_exercise app.user_exercises;
-begin
-  if app.is_uuid(p_args ->> 'id') then
-    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
-    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
-      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
-    end if;
-  end if;
-  if v_exercise.id is null then
-    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
-  end if;
-  return v_exercise;
-end
-$$;
-grant execute on function app.find_user_exercise(uuid, jsonb) to liftbase_api;
-
 create or replace function api.exercise_update(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -183,68 +101,64 @@ begin
 end
 $$;
 
-create or replace function api.equipment_list(p_token text, p_body jsonb, p_args jsonb)
+-- GET /exercises/{id}/substitutions?goal=strength|hypertrophy: catalog and own exercises
+-- that share the movement pattern or a primary muscle, best first. Only exercises for the
+-- selected equipment (all equipment while none is selected) or for none (body only); never an excluded exercise or
+-- one that works an excluded muscle, as primary or secondary (an injured muscle should
+-- not be loaded at all). For a strength goal, replacing a competition lift with anything
+-- but another competition lift carries a warning: the lift itself is what is tested.
+create or replace function api.exercise_substitutions(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
+  v_limit integer := app.page_limit(p_args);
+  v_source record;
 begin
-  return (select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
-                   'id', e.id, 'name', e.name,
-                   'is_selected', exists (select from app.user_equipment as u
-                                           where u.user_id = v_user_id and u.equipment_id = e.id))
-                   order by e.name), 'next_cursor', null)
-            from app.equipment as e);
-end
-$$;
-
--- PUT /equipment/selection {equipment_ids}: the selection, replaced and persisted at once.
-create or replace function api.equipment_select(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-declare
-  v_user_id uuid := auth.authenticate(p_token);
-  v_ids jsonb := coalesce(p_body, '{}') -> 'equipment_ids';
-begin
-  perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
-    when v_ids is null or jsonb_typeof(v_ids) <> 'array' then 'must be a list of equipment ids'
-    when exists (select from jsonb_array_elements_text(v_ids) as i where not exists (select from app.equipment as e where e.id = i))
-      then 'unknown: ' || (select string_agg(i, ', ') from jsonb_array_elements_text(v_ids) as i
-                           where not exists (select from app.equipment as e where e.id = i)) end));
-  delete from app.user_equipment where user_id = v_user_id;
-  insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
-  return api.equipment_list(p_token, null, p_args);
-end
-$$;
-
--- PUT /user/exclusions {exercise_ids, muscles} (injuries).
-create or replace function api.exclusions_put(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-declare
-  v_user_id uuid := auth.authenticate(p_token);
-  v_body jsonb := coalesce(p_body, '{}');
-  v_ids jsonb := coalesce(v_body -> 'exercise_ids', '[]');
-  v_row app.user_exclusions;
-begin
-  perform app.raise_if_invalid(jsonb_build_object(
-    'exercise_ids', case
-      when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
-      when exists (select from jsonb_array_elements(v_ids) as i
-                    where jsonb_typeof(i) <> 'string'
-                       or not app.is_uuid(i #>> '{}')
-                       or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
-        then 'must list known exercises' end,
-    'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));
-  insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
-  values (v_user_id, array(select (jsonb_array_elements_text(v_ids))::uuid),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'muscles', '[]'))))
-  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
-  returning * into v_row;
-  return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
+  if v_goal not in ('strength', 'hypertrophy') then
+    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
+  end if;
+  select v.* into v_source from app.visible_exercises(v_user_id) as v
+   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
+  if v_source.id is null then
+    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
+  end if;
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
+                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+    'goal', v_goal,
+    'next_cursor', null,
+    'items', coalesce((
+      select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
+                                         c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
+                                         c.is_user_created)
+                       || jsonb_build_object(
+                            'specificity_score', c.score,
+                            'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
+                                            then jsonb_build_object('code', 'competition_lift_replaced',
+                                                   'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
+                                                                     v_source.name, c.name)) end)
+                       order by c.score desc, c.name)
+        from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
+                                                          and v.movement_pattern is not null,
+                                                app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
+                                                app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles),
+                                                v.equipment = v_source.equipment) as score
+                from app.visible_exercises(v_user_id) as v
+                left join app.user_exclusions as x on x.user_id = v_user_id
+               where v.id <> v_source.id
+                 and (v.movement_pattern = v_source.movement_pattern or v.primary_muscles && v_source.primary_muscles)
+                 -- A treadmill run shares the squat's primary muscle but replaces nothing.
+                 and (v.category not in ('cardio', 'stretching') or v.category = v_source.category)
+                 and (v.equipment = 'body_only'
+                      or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
+                      or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
+                 and not (v.id = any (coalesce(x.exercise_ids, '{}')))
+                 and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
+               order by score desc, v.name
+               limit v_limit) as c), '[]'));
 end
 $$;

@@ -1,4 +1,4 @@
--- Workout sessions, templates and the weekly summary.
+-- /training/*: workout sessions, templates and the weekly summary.
 
 -- POST /training/sessions. Repeating a create with the same client_id returns the first
 -- session (200) instead of a duplicate.
@@ -230,23 +230,6 @@ begin
       from days);
 end
 $$;
-
-create or replace function app.template_json(p_template app.templates)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
-    'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
-                           'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
-                                              from generate_series(1, t.sets)) as s)) order by t.position)
-                    from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
-                   where t.template_id = p_template.id))
-$$;
-grant execute on function app.template_json(app.templates) to liftbase_api;
 
 create or replace function api.templates_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb

@@ -1,40 +1,4 @@
--- Onboarding, profile, goals, body metrics and targets endpoints.
-
--- POST /onboarding/complete: profile, body-stats entry, goal, target snapshot and health
--- metrics in this one transaction, so the metrics exist the moment it commits. The goal
--- row is written first: of concurrent onboardings of one user exactly one succeeds.
-create or replace function api.onboarding_complete(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-declare
-  v_user_id uuid := auth.authenticate(p_token);
-  v_body jsonb := coalesce(p_body, '{}');
-  v_recorded jsonb;
-begin
-  if exists (select from app.goals as g where g.user_id = v_user_id) then
-    perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
-  end if;
-  perform app.raise_if_invalid(
-    app.profile_problems(v_body) || app.goal_problems(v_body) || app.body_metric_problems(v_body, true));
-
-  insert into app.goals (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
-  on conflict (user_id) do nothing;
-  if not found then
-    perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
-  end if;
-  perform app.save_profile(v_user_id, v_body);
-  perform app.add_body_metric(v_user_id, v_body);
-  v_recorded := app.record_targets(v_user_id, 'onboarding');
-
-  return jsonb_build_object(
-    'profile', app.profile_json(v_user_id),
-    'goals', app.goal_json(v_user_id),
-    'snapshot', v_recorded -> 'snapshot',
-    'metrics', v_recorded -> 'metrics');
-end
-$$;
+-- /user/*: goals, profile, body stats, targets and exclusions.
 
 create or replace function api.goals_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
@@ -140,35 +104,6 @@ begin
 end
 $$;
 
--- Effective daily targets: the user's override where set, else the latest snapshot.
-create or replace function app.effective_targets(p_user_id uuid)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object(
-    'calories', coalesce(o.calories, s.calories),
-    'protein_g', coalesce(o.protein_g, s.protein_g),
-    'carbs_g', coalesce(o.carbs_g, s.carbs_g),
-    'fat_g', coalesce(o.fat_g, s.fat_g),
-    'source', jsonb_build_object(
-      'calories', case when o.calories is not null then 'override' else 'computed' end,
-      'protein_g', case when o.protein_g is not null then 'override' else 'computed' end,
-      'carbs_g', case when o.carbs_g is not null then 'override' else 'computed' end,
-      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end),
-    'computed', case when s.id is not null then jsonb_build_object(
-      'snapshot_id', s.id, 'computed_at', s.computed_at, 'calories', s.calories, 'protein_g', s.protein_g,
-      'carbs_g', s.carbs_g, 'fat_g', s.fat_g, 'warnings', s.warnings) end,
-    'overrides', case when o.user_id is not null then jsonb_build_object(
-      'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
-      'updated_at', o.updated_at) end)
-    from (select p_user_id as user_id) as u
-    left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
-                        order by t.computed_at desc, t.id desc limit 1) as s on true
-    left join app.target_overrides as o on o.user_id = u.user_id
-   where s.id is not null or o.user_id is not null
-$$;
-
 create or replace function api.targets_get(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -211,5 +146,31 @@ begin
 end
 $$;
 
--- The reporting owner runs it for the nutrition adherence report (reporting_views.sql).
-grant execute on function app.effective_targets(uuid) to liftbase_api, liftbase_reporting_owner;
+-- PUT /user/exclusions {exercise_ids, muscles} (injuries).
+create or replace function api.exclusions_put(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_ids jsonb := coalesce(v_body -> 'exercise_ids', '[]');
+  v_row app.user_exclusions;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'exercise_ids', case
+      when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
+      when exists (select from jsonb_array_elements(v_ids) as i
+                    where jsonb_typeof(i) <> 'string'
+                       or not app.is_uuid(i #>> '{}')
+                       or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
+        then 'must list known exercises' end,
+    'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));
+  insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
+  values (v_user_id, array(select (jsonb_array_elements_text(v_ids))::uuid),
+          array(select jsonb_array_elements_text(coalesce(v_body -> 'muscles', '[]'))))
+  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
+  returning * into v_row;
+  return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
+end
+$$;

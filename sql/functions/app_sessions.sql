@@ -238,9 +238,6 @@ as $$
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
 
--- Replaced by the single query of api.sessions_list.
-drop function if exists app.session_summary_json(app.training_sessions);
-
 create or replace function app.find_session(p_user_id uuid, p_args jsonb)
 returns app.training_sessions
 language plpgsql
@@ -312,3 +309,20 @@ grant execute on function
   app.page_cursor_uuid(jsonb),
   app.date_parameter(jsonb, text, boolean)
 to liftbase_api;
+
+create or replace function app.template_json(p_template app.templates)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    'exercises', (select jsonb_agg(jsonb_build_object(
+                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'sets', (select jsonb_agg(s.one_set)
+                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
+                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                              from generate_series(1, t.sets)) as s)) order by t.position)
+                    from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
+                   where t.template_id = p_template.id))
+$$;
+grant execute on function app.template_json(app.templates) to liftbase_api;
