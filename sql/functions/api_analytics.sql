@@ -134,7 +134,7 @@ begin
          and s.status = 'completed'
          and (v_range.from_date is null or s.session_date >= v_range.from_date)
          and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and x.set_type <> 'warmup'
+         and app.counts_as_working_set(x.set_type)
        group by 1
     ),
     rated as (

@@ -215,8 +215,8 @@ begin
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (
-          select count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+          select count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
        group by d
     )

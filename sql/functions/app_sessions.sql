@@ -105,14 +105,14 @@ as $$
   update app.session_exercises as e
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
-                            and x.exercise_position = e.position and x.set_type <> 'warmup'),
+                            and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
              from app.session_sets as x
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
+              and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
@@ -120,8 +120,8 @@ as $$
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
          set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
-    from (select count(*) as sets, count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+    from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;

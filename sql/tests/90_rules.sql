@@ -1,0 +1,98 @@
+-- Rules that live in one named function each, with hand-worked examples: which sets are
+-- working sets and which ones progression reads.
+begin;
+select plan(7);
+
+create temporary table tokens (name text primary key, token text, user_id uuid);
+insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('rules-a@example.com', 'rules a pass', null) as u;
+insert into tokens select 'b', auth.start_session(u.id), u.id from auth.create_account('rules-b@example.com', 'rules b pass', null) as u;
+grant select on tokens to liftbase_api;
+
+create function pg_temp.call(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
+returns jsonb language plpgsql as $$
+declare
+  v_result jsonb;
+begin
+  perform set_config('liftbase.user_id', '', true);
+  perform set_config('liftbase.response_status', '', true);
+  execute format('select api.%I($1, $2, $3)', p_function) into v_result
+    using (select token from tokens where name = p_token_name), p_body, p_args;
+  return v_result;
+end $$;
+
+create function pg_temp.error_of(p_function text, p_token_name text, p_body jsonb, p_args jsonb default '{}')
+returns jsonb language plpgsql as $$
+declare
+  v_detail text;
+  v_state text;
+begin
+  perform pg_temp.call(p_function, p_token_name, p_body, p_args);
+  return null;
+exception when others then
+  get stacked diagnostics v_detail = pg_exception_detail, v_state = returned_sqlstate;
+  return jsonb_build_object('state', v_state) || coalesce(v_detail::jsonb, '{}');
+end $$;
+
+-- The status the last call set for its answer (null: the endpoint's own).
+create function pg_temp.status() returns text language sql as $$
+  select nullif(current_setting('liftbase.response_status', true), '')
+$$;
+
+-- The plan of a query, one text.
+create function pg_temp.plan_of(p_query text) returns text language plpgsql as $$
+declare
+  v_line text;
+  v_plan text := '';
+begin
+  for v_line in execute 'explain (verbose, costs off) ' || p_query loop
+    v_plan := v_plan || v_line || E'\n';
+  end loop;
+  return v_plan;
+end $$;
+
+-- Working sets and progression sets -----------------------------------------------------------
+
+select is(array(select t from unnest(array['warmup', 'working', 'dropset', 'failure']) as t where app.counts_as_working_set(t)),
+  array['working', 'dropset', 'failure'], 'a working set is any set but a warm-up');
+select is(array(select t from unnest(array['warmup', 'working', 'dropset', 'failure']) as t where app.counts_for_progression(t)),
+  array['working', 'failure'], 'progression reads working sets and sets to failure, not drop sets');
+
+select ok(pg_temp.plan_of('select count(*) from app.session_sets as x where app.counts_as_working_set(x.set_type)')
+            like '%<> ''warmup''%'
+          and pg_temp.plan_of('select count(*) from app.session_sets as x where app.counts_for_progression(x.set_type)')
+            like '%''{working,failure}''%',
+  'both rules are inlined into the queries that use them');
+
+select is(
+  (select array_agg(p.oid::regprocedure::text order by 1) from pg_proc as p
+     join pg_namespace as n on n.oid = p.pronamespace and n.nspname in ('api', 'app', 'auth', 'reporting')
+    where p.prosrc ~* $$set_type\s*(<>|!=)\s*'warmup'|set_type\s+(not\s+)?in\s*\($$
+      and p.oid not in ('app.counts_as_working_set(text)'::regprocedure, 'app.counts_for_progression(text)'::regprocedure)),
+  null,
+  'no other function decides by itself which sets are working sets');
+
+set local role liftbase_api;
+
+-- A Monday of bench press: warm-up 20 × 10 (RPE 5), working 60 × 5 (RPE 8), drop set 40 × 8
+-- (RPE 9), to failure 60 × 3 (RPE 10). Working sets: 3 of 4; volume 60·5 + 40·8 + 60·3 =
+-- 300 + 320 + 180 = 800 kg; RPE of the working sets 8, 9, 10: mean 9.
+create temporary table sessions as
+select 'monday' as name, pg_temp.call('sessions_create', 'a', jsonb_build_object(
+  'session_date', '2026-03-02',
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_name', 'Barbell Bench Press', 'sets', '[
+      {"reps": 10, "weight_kg": 20, "rpe": 5, "set_type": "warmup"}, {"reps": 5, "weight_kg": 60, "rpe": 8},
+      {"reps": 8, "weight_kg": 40, "rpe": 9, "set_type": "dropset"},
+      {"reps": 3, "weight_kg": 60, "rpe": 10, "set_type": "failure"}]'::jsonb)))) as session;
+select is((select jsonb_build_array(i -> 'set_count', i -> 'working_sets', i -> 'volume_kg')
+             from jsonb_array_elements(pg_temp.call('sessions_list', 'a', null) -> 'items') as i),
+  '[4, 3, 800]'::jsonb, 'the session''s totals: 4 sets, 3 working, 800 kg');
+select is((select jsonb_build_array(s -> 'working_sets', s -> 'volume_kg')
+             from pg_temp.call('weekly_summary', 'a', null, '{"week_start": "2026-03-02"}') as s),
+  '[3, 800]'::jsonb, 'the weekly summary counts the same 3 working sets and 800 kg');
+select is((select jsonb_build_array(r -> 'sets_with_rpe', r -> 'mean_rpe')
+             from pg_temp.call('analytics_rpe_distribution', 'a', null) as r),
+  '[3, 9.00]'::jsonb, 'the RPE distribution reads the 3 working sets: mean (8 + 9 + 10) / 3 = 9');
+reset role;
+
+select * from finish();
+rollback;
