@@ -149,3 +149,5 @@ grant execute on function
   app.weight_trend(numeric),
   app.daily_weights(uuid)
 to liftbase_api;
+-- Weekly volume (app.weekly_muscle_volume) buckets its weeks with it, for the report too.
+grant execute on function app.bucket_start(text, date) to liftbase_reporting_owner;

@@ -1,7 +1,8 @@
 -- Rules that live in one named function each, with hand-worked examples: which sets are
--- working sets and which ones progression reads.
+-- working sets and which ones progression reads, and weekly volume per muscle (the API and
+-- the report agree).
 begin;
-select plan(7);
+select plan(12);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('rules-a@example.com', 'rules a pass', null) as u;
@@ -92,6 +93,63 @@ select is((select jsonb_build_array(s -> 'working_sets', s -> 'volume_kg')
 select is((select jsonb_build_array(r -> 'sets_with_rpe', r -> 'mean_rpe')
              from pg_temp.call('analytics_rpe_distribution', 'a', null) as r),
   '[3, 9.00]'::jsonb, 'the RPE distribution reads the 3 working sets: mean (8 + 9 + 10) / 3 = 9');
+
+-- Weekly volume: the API and the report -------------------------------------------------------
+
+-- Own exercises with known muscles. Week of Monday 2026-03-09, user a: press (chest,
+-- triceps) 3 working sets + a warm-up on Monday, 2 drop sets on Wednesday; curl (biceps) 2
+-- sets. Press: 5 sets → chest 5, triceps 2.5; curl → biceps 2; working sets 7. User b: press
+-- 1 set → chest 1, triceps 0.5. The report sums users: chest 6 (2 users), triceps 3, biceps 2.
+create temporary table exercises as
+select 'a press' as name, pg_temp.call('exercise_create', 'a', '{"name": "Rule Press", "primary_muscles": ["chest"],
+                                                              "secondary_muscles": ["triceps"]}') ->> 'id' as id
+union all
+select 'a curl', pg_temp.call('exercise_create', 'a', '{"name": "Rule Curl", "primary_muscles": ["biceps"]}') ->> 'id'
+union all
+select 'b press', pg_temp.call('exercise_create', 'b', '{"name": "Rule Press", "primary_muscles": ["chest"],
+                                                      "secondary_muscles": ["triceps"]}') ->> 'id';
+insert into sessions select 'volume monday', pg_temp.call('sessions_create', 'a', jsonb_build_object(
+  'session_date', '2026-03-09',
+  'exercises', jsonb_build_array(
+    jsonb_build_object('exercise_id', (select id from exercises where name = 'a press'), 'sets', '[
+      {"reps": 10, "weight_kg": 20, "set_type": "warmup"}, {"reps": 5, "weight_kg": 60}, {"reps": 5, "weight_kg": 60},
+      {"reps": 5, "weight_kg": 60}]'::jsonb),
+    jsonb_build_object('exercise_id', (select id from exercises where name = 'a curl'), 'sets', '[
+      {"reps": 10, "weight_kg": 15}, {"reps": 10, "weight_kg": 15}]'::jsonb))));
+insert into sessions select 'volume wednesday', pg_temp.call('sessions_create', 'a', jsonb_build_object(
+  'session_date', '2026-03-11',
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_id', (select id from exercises where name = 'a press'), 'sets', '[
+      {"reps": 8, "weight_kg": 40, "set_type": "dropset"}, {"reps": 8, "weight_kg": 30, "set_type": "dropset"}]'::jsonb))));
+insert into sessions select 'volume b', pg_temp.call('sessions_create', 'b', jsonb_build_object(
+  'session_date', '2026-03-10',
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_id', (select id from exercises where name = 'b press'),
+    'sets', '[{"reps": 5, "weight_kg": 50}]'::jsonb))));
+
+select is(
+  (select w from jsonb_array_elements(pg_temp.call('analytics_volume', 'a', null, '{"from": "2026-03-09", "to": "2026-03-15"}')
+                                      -> 'weeks') as w),
+  '{"week_start": "2026-03-09", "week_end": "2026-03-15", "working_sets": 7,
+    "sets": {"biceps": 2, "chest": 5, "triceps": 2.5},
+    "flags": {"biceps": "below_target", "chest": "below_target", "triceps": "below_target"}}'::jsonb,
+  '/analytics/volume answers those rows, flagged below the 10–20 sets of a hypertrophy goal');
+select ok(pg_temp.plan_of($$select * from app.weekly_muscle_volume('00000000-0000-0000-0000-000000000000', '2026-03-09', '2026-03-15')$$)
+            not like '%Function Scan on app.weekly_muscle_volume%',
+  'app.weekly_muscle_volume is inlined into the query that calls it');
+reset role;
+select is(
+  (select array_agg(row(v.week, v.working_sets, v.muscle, v.sets)::text order by v.muscle)
+     from app.weekly_muscle_volume((select user_id from tokens where name = 'a'), '2026-03-09', '2026-03-15') as v),
+  array['(2026-03-09,7,biceps,2)', '(2026-03-09,7,chest,5)', '(2026-03-09,7,triceps,2.5)'],
+  'app.weekly_muscle_volume: press 5 sets → chest 5, triceps 2.5; curl 2 sets → biceps 2; 7 working sets');
+set local role liftbase_reporter;
+select is(
+  (select array_agg(v::text order by v.muscle) from reporting.weekly_training_volume as v where v.week = '2026-03-09'),
+  array['(2026-03-09,biceps,2.0,1)', '(2026-03-09,chest,6.0,2)', '(2026-03-09,triceps,3.0,2)'],
+  'the report sums each user''s weekly volume: chest 5 + 1, triceps 2.5 + 0.5, biceps 2');
+reset role;
+select ok(not has_function_privilege('liftbase_reporter', 'app.weekly_muscle_volume(uuid, date, date)', 'execute')
+          and not has_function_privilege('liftbase_reporter', 'app.muscle_credits(text[], text[])', 'execute'),
+  'the reporter reaches weekly volume through the report only');
 reset role;
 
 select * from finish();
