@@ -2,7 +2,7 @@
 
 -- POST /nutrition/entries. From a food: per-serving × servings; from a favorite: exactly
 -- its snapshot; from a custom meal: its totals × servings; else manual values. A repeated
--- client_id returns the first entry (200).
+-- client_id returns the first entry (200, app.replayed_id).
 create or replace function api.entry_create(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -10,19 +10,16 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
+  v_replayed uuid;
   v_entry app.food_entries;
   v_food record;
   v_favorite app.favorites;
   v_meal jsonb;
   v_problems jsonb;
 begin
-  if app.is_uuid(v_body ->> 'client_id') then
-    select e.* into v_entry from app.food_entries as e
-     where e.user_id = v_user_id and e.client_id = (v_body ->> 'client_id')::uuid;
-    if v_entry.id is not null then
-      perform app.set_response_status(200);
-      return app.entry_json(v_entry);
-    end if;
+  v_replayed := app.replayed_id('app.food_entries', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.entry_json(app.find_entry(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
   v_problems := jsonb_build_object(
     'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
@@ -102,9 +99,7 @@ begin
   returning * into v_entry;
   if not found then
     -- A retry raced the first upload of the same client_id: answer with the first.
-    select e.* into v_entry from app.food_entries as e
-     where e.user_id = v_user_id and e.client_id = (v_body ->> 'client_id')::uuid;
-    perform app.set_response_status(200);
+    v_entry := app.find_entry(v_user_id, jsonb_build_object('id', app.replayed_id('app.food_entries', v_user_id, v_body)));
   end if;
   return app.entry_json(v_entry);
 end

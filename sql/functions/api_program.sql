@@ -89,6 +89,11 @@ begin
                                   from unnest(v_session.templates) with ordinality as o (id, n)
                                   join app.templates as t on t.id = o.id))
     || v_body || '{"status": "completed"}');
+  if v_training_id is null then
+    -- The body's client_id names a session logged before (app.replayed_id): a planned
+    -- session is logged into a session of its own.
+    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
+  end if;
   update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
    where user_id = v_user_id and id = v_session.id;
   perform app.apply_program_log(v_user_id, v_session, v_training_id);

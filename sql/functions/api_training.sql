@@ -1,7 +1,7 @@
 -- /training/*: workout sessions, templates and the weekly summary.
 
 -- POST /training/sessions. Repeating a create with the same client_id returns the first
--- session (200) instead of a duplicate.
+-- session (200, app.replayed_id) instead of a duplicate.
 create or replace function api.sessions_create(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -9,31 +9,18 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_existing app.training_sessions;
   v_id uuid;
 begin
-  if app.is_uuid(v_body ->> 'client_id') then
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is not null then
-      perform app.set_response_status(200);
-      return app.session_json(v_existing);
+  v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
+  if v_id is null then
+    -- Two statements: the read must see what the write did (a stable function called in
+    -- the same statement would read the snapshot from before it).
+    v_id := app.save_session(v_user_id, null, v_body);
+    if v_id is null then
+      -- A retry raced the first upload of the same client_id: answer with the first.
+      v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
     end if;
   end if;
-  -- Two statements: the read must see what the write did (a stable function called in
-  -- the same statement would read the snapshot from before it).
-  begin
-    v_id := app.save_session(v_user_id, null, v_body);
-  exception when unique_violation then
-    -- A retry raced the first upload of the same client_id: answer with the first.
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is null then
-      raise;
-    end if;
-    perform app.set_response_status(200);
-    return app.session_json(v_existing);
-  end;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end
 $$;

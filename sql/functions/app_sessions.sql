@@ -160,6 +160,8 @@ $$;
 -- Creates (p_session_id null) or replaces a session from a request body. The rows are
 -- written first; only when the database refuses them is the body checked field by field,
 -- so the common, valid request pays for no validation beyond the column rules themselves.
+-- Returns the session's id, or null when a create's client_id is taken (a replay,
+-- app.replayed_id: nothing is written).
 create or replace function app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb)
 returns uuid
 language plpgsql
@@ -180,7 +182,11 @@ begin
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
               p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz);
+              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+      on conflict (user_id, client_id) do nothing;
+      if not found then
+        return null;
+      end if;
     else
       update app.training_sessions
          set session_date = coalesce((p_body ->> 'session_date')::date, session_date),

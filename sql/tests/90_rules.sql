@@ -1,8 +1,8 @@
 -- Rules that live in one named function each, with hand-worked examples: which sets are
--- working sets and which ones progression reads, and weekly volume per muscle (the API and
--- the report agree).
+-- working sets and which ones progression reads, weekly volume per muscle (the API and the
+-- report agree), and replaying a client_id.
 begin;
-select plan(12);
+select plan(21);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('rules-a@example.com', 'rules a pass', null) as u;
@@ -150,6 +150,52 @@ reset role;
 select ok(not has_function_privilege('liftbase_reporter', 'app.weekly_muscle_volume(uuid, date, date)', 'execute')
           and not has_function_privilege('liftbase_reporter', 'app.muscle_credits(text[], text[])', 'execute'),
   'the reporter reaches weekly volume through the report only');
+
+-- Replaying a client_id -----------------------------------------------------------------------
+
+set local role liftbase_api;
+create temporary table replays (name text primary key, answer jsonb, status text);
+insert into replays select 'entry first', pg_temp.call('entry_create', 'a',
+  '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201", "name": "Oats", "calories": 380, "source": "manual"}'), pg_temp.status();
+insert into replays select 'entry again', pg_temp.call('entry_create', 'a',
+  '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201", "name": "Other", "calories": 1, "source": "manual"}'), pg_temp.status();
+select is((select array_agg(status order by name desc) from replays where name like 'entry%'), array[null, '200'],
+  'a diary entry: created, then its replay answered 200');
+select ok((select count(distinct answer ->> 'id') = 1 and bool_and(answer ->> 'name' = 'Oats') from replays where name like 'entry%'),
+  'the replay answers the first entry as it was, and writes nothing');
+insert into replays select 'session first', pg_temp.call('sessions_create', 'a',
+  '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201", "session_date": "2026-03-16", "name": "First",
+    "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}'), pg_temp.status();
+insert into replays select 'session again', pg_temp.call('sessions_create', 'a',
+  '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201", "session_date": "2026-03-17", "name": "Other",
+    "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}'), pg_temp.status();
+select is((select array_agg(status order by name desc) from replays where name like 'session%'), array[null, '200'],
+  'a session: created, then its replay answered 200');
+select ok((select count(distinct answer ->> 'id') = 1 and bool_and(answer ->> 'name' = 'First') from replays where name like 'session%'),
+  'the replay answers the first session');
+-- A planned session is logged into a session of its own: a client_id used before is a 409.
+create temporary table programs as
+select pg_temp.call('program_create', 'a', '{"goal": "strength", "training_age": "novice", "days_per_week": 3}') as program;
+select is(pg_temp.error_of('program_session_log', 'a',
+            '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201",
+              "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}',
+            jsonb_build_object('id', pg_temp.call('program_next', 'a', null) ->> 'id')) ->> 'code',
+  'conflict', 'logging a planned session with a client_id used before: 409 conflict');
+-- A retry that raced the first upload reaches the insert: it inserts nothing and raises
+-- nothing, and the create answers the row found by app.replayed_id.
+reset role;
+select is(app.save_session((select user_id from tokens where name = 'a'), null,
+                           '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201", "session_date": "2026-03-18",
+                             "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}'),
+  null, 'a create whose client_id is taken writes nothing and says so (null), without a unique violation');
+select is(app.replayed_id('app.training_sessions', (select user_id from tokens where name = 'a'),
+                          '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201"}'),
+  (select (answer ->> 'id')::uuid from replays where name = 'session first'), 'and app.replayed_id finds the first');
+select is(app.replayed_id('app.food_entries', (select user_id from tokens where name = 'a'), '{"client_id": "not a uuid"}'),
+  null, 'a client_id that is not a UUID replays nothing (the create reports it)');
+select is(app.replayed_id('app.food_entries', (select user_id from tokens where name = 'b'),
+                          '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201"}'),
+  null, 'another user''s client_id is not a replay');
 reset role;
 
 select * from finish();
