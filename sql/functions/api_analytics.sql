@@ -47,7 +47,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
   v_items jsonb;
   v_method text;
 begin
@@ -87,7 +87,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     with counts as (
@@ -222,7 +222,7 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     select jsonb_build_object(

@@ -8,8 +8,9 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_offset integer := coalesce(app.page_cursor(p_args), 0);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_offset integer := coalesce(v_page.cursor_number, 0);
   v_q text := lower(btrim(p_args ->> 'q'));
   v_rows jsonb;
 begin
@@ -114,7 +115,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
-  v_limit integer := app.page_limit(p_args);
+  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
   v_source record;
 begin
   if v_goal not in ('strength', 'hypertrophy') then

@@ -105,23 +105,26 @@ begin
 end
 $$;
 
--- GET /nutrition/entries?date= or ?from=&to= (default: today in the user's zone).
+-- GET /nutrition/entries?date= (one day) or ?from=&to= (app.date_range_parameter: without
+-- to, today in the user's zone; without from, the day of `to`), at most a year.
 create or replace function api.entries_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_from date := coalesce(app.date_parameter(p_args, 'date'), app.date_parameter(p_args, 'from'), app.user_today(v_user_id));
-  v_to date := coalesce(app.date_parameter(p_args, 'date'), app.date_parameter(p_args, 'to'), v_from);
+  v_day date := app.date_parameter(p_args, 'date');
+  v_range record := app.date_range_parameter(case when v_day is null then p_args
+                                                  else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
 begin
-  if v_to - v_from > 366 then
+  if v_range.to_date - v_range.from_date > 366 then
     perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
   end if;
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
       from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_from and v_to), '[]'), 'next_cursor', null);
+     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
+    'next_cursor', null);
 end
 $$;
 

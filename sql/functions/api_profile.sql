@@ -67,8 +67,9 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor bigint := app.page_cursor(p_args);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_cursor bigint := v_page.cursor_number;
 begin
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)

@@ -32,10 +32,12 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor uuid := app.page_cursor_uuid(p_args);
-  v_from date := app.date_parameter(p_args, 'from');
-  v_to date := app.date_parameter(p_args, 'to');
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_limit integer := v_page.page_size;
+  v_cursor uuid := v_page.cursor_uuid;
+  v_range record := app.date_range_parameter(p_args);
+  v_from date := v_range.from_date;
+  v_to date := v_range.to_date;
 begin
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(

@@ -263,44 +263,6 @@ begin
 end
 $$;
 
-create or replace function app.page_cursor_uuid(p_args jsonb)
-returns uuid
-language plpgsql
-immutable
-as $$
-begin
-  if coalesce(p_args ->> 'cursor', '') = '' then
-    return null;
-  end if;
-  if not app.is_uuid(p_args ->> 'cursor') then
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
-  end if;
-  return (p_args ->> 'cursor')::uuid;
-end
-$$;
-
-create or replace function app.date_parameter(p_args jsonb, p_name text, p_required boolean default false)
-returns date
-language plpgsql
-immutable
-as $$
-begin
-  if p_args ->> p_name is null then
-    if p_required then
-      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
-    end if;
-    return null;
-  end if;
-  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
-    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  end if;
-  return (p_args ->> p_name)::date;
-exception when invalid_datetime_format or datetime_field_overflow then
-  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  return null;
-end
-$$;
-
 grant execute on function
   app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
@@ -311,9 +273,7 @@ grant execute on function
   app.save_session(uuid, uuid, jsonb),
   app.sets_json(uuid, uuid, integer),
   app.session_json(app.training_sessions),
-  app.find_session(uuid, jsonb),
-  app.page_cursor_uuid(jsonb),
-  app.date_parameter(jsonb, text, boolean)
+  app.find_session(uuid, jsonb)
 to liftbase_api;
 
 create or replace function app.template_json(p_template app.templates)

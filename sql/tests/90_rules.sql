@@ -1,8 +1,8 @@
 -- Rules that live in one named function each, with hand-worked examples: which sets are
 -- working sets and which ones progression reads, weekly volume per muscle (the API and the
--- report agree), and replaying a client_id.
+-- report agree), replaying a client_id, and date ranges and pages.
 begin;
-select plan(21);
+select plan(36);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('rules-a@example.com', 'rules a pass', null) as u;
@@ -196,6 +196,47 @@ select is(app.replayed_id('app.food_entries', (select user_id from tokens where 
 select is(app.replayed_id('app.food_entries', (select user_id from tokens where name = 'b'),
                           '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201"}'),
   null, 'another user''s client_id is not a replay');
+
+-- Date ranges and pages -----------------------------------------------------------------------
+
+select is((select row(r.from_date, r.to_date)::text from app.date_range_parameter('{"from": "2026-03-10"}') as r),
+  '(2026-03-10,)', 'an open range keeps an open end');
+select is((select row(r.from_date, r.to_date)::text
+             from app.date_range_parameter('{"to": "2026-03-10"}', (select user_id from tokens where name = 'a'), 6) as r),
+  '(2026-03-04,2026-03-10)', 'without from: p_default_days (6) before to');
+select is((select row(r.from_date = app.user_today(u.user_id), r.to_date = app.user_today(u.user_id))::text
+             from tokens as u, app.date_range_parameter('{}', u.user_id, 0) as r where u.name = 'a'),
+  '(t,t)', 'without from and to, 0 days: the user''s today');
+select is((select row(p.page_size, p.cursor_number, p.cursor_uuid)::text
+             from app.page_parameters('{"limit": "5", "cursor": "42"}', 'number') as p),
+  '(5,42,)', 'a page: limit and a number cursor');
+select is((select row(p.page_size, p.cursor_number, p.cursor_uuid)::text
+             from app.page_parameters('{"cursor": "0f0e0d0c-0b0a-4909-8807-060504030201"}', 'uuid') as p),
+  '(50,,0f0e0d0c-0b0a-4909-8807-060504030201)', 'the default limit, a UUID cursor');
+select is((select p.page_size from app.page_parameters('{"cursor": "whatever"}', 'none', 20) as p), 20,
+  'a list that gives out no cursor reads none');
+
+set local role liftbase_api;
+select is(pg_temp.error_of('entries_list', 'a', null, '{"from": "2026-03-10", "to": "2026-03-01"}') ->> 'code',
+  'invalid_parameter', 'GET /nutrition/entries with from after to: 400, not an empty list');
+select is(pg_temp.error_of('sessions_list', 'a', null, '{"from": "2026-03-10", "to": "2026-03-01"}') ->> 'code',
+  'invalid_parameter', 'GET /training/sessions with from after to: 400, not an empty list');
+select is(pg_temp.error_of('analytics_weight', 'a', null, '{"from": "2026-03-10", "to": "2026-03-01"}') ->> 'code',
+  'invalid_parameter', 'and analytics, as before');
+select is(pg_temp.error_of('entries_list', 'a', null, '{"date": "2026-13-01"}') ->> 'state', 'LB400',
+  'a bad ?date= is still a 400');
+select is(jsonb_array_length(pg_temp.call('entries_list', 'a', null,
+            jsonb_build_object('from', (select app.user_today(user_id) from tokens where name = 'a') - 1)) -> 'items'),
+  1, 'entries ?from= alone: from that day to today (the Oats logged today)');
+select is(jsonb_array_length(pg_temp.call('sessions_list', 'a', null, '{"from": "2026-03-09", "to": "2026-03-11"}') -> 'items'),
+  2, 'sessions ?from=&to=: the two sessions of those days');
+select is((select jsonb_build_array(jsonb_array_length(p -> 'items'), p ->> 'next_cursor' is not null)
+             from pg_temp.call('sessions_list', 'a', null, '{"limit": "2"}') as p),
+  '[2, true]'::jsonb, 'sessions page through the one reader: 2 of 4 and a cursor');
+select is(pg_temp.error_of('sessions_list', 'a', null, '{"cursor": "42"}') ->> 'code', 'invalid_parameter',
+  'a number is not a session cursor');
+select is(pg_temp.error_of('body_metrics_list', 'a', null, '{"limit": "201"}') ->> 'code', 'invalid_parameter',
+  'limit above 200 is a 400');
 reset role;
 
 select * from finish();
