@@ -25,12 +25,16 @@ begin
 end
 $$;
 
+-- DELETE /me {password}. The password is a required field like any other: without one the
+-- answer is 422 naming it, not 403 calling a password that was never sent incorrect.
 create or replace function api.me_delete(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
+  perform app.raise_if_invalid(jsonb_build_object(
+    'password', app.field_problem(coalesce(p_body, '{}'), 'password', 'text')));
   perform auth.delete_current_account(p_body ->> 'password');
   return null;
 end

@@ -1,8 +1,8 @@
 -- Rules that live in one named function each, with hand-worked examples: which sets are
 -- working sets and which ones progression reads, weekly volume per muscle (the API and the
--- report agree), replaying a client_id, and date ranges and pages.
+-- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
-select plan(36);
+select plan(41);
 
 create temporary table tokens (name text primary key, token text, user_id uuid);
 insert into tokens select 'a', auth.start_session(u.id), u.id from auth.create_account('rules-a@example.com', 'rules a pass', null) as u;
@@ -237,6 +237,19 @@ select is(pg_temp.error_of('sessions_list', 'a', null, '{"cursor": "42"}') ->> '
   'a number is not a session cursor');
 select is(pg_temp.error_of('body_metrics_list', 'a', null, '{"limit": "201"}') ->> 'code', 'invalid_parameter',
   'limit above 200 is a 400');
+
+-- DELETE /me ------------------------------------------------------------------------------------
+
+select is(pg_temp.error_of('me_delete', 'b', null),
+  '{"state": "LB422", "code": "validation_failed", "fields": {"password": "is required"}}'::jsonb,
+  'DELETE /me without a body: 422 naming password as required, not 403 invalid_password');
+select is(pg_temp.error_of('me_delete', 'b', '{}') -> 'fields', '{"password": "is required"}'::jsonb,
+  'nor with a body without password');
+select is(pg_temp.error_of('me_delete', 'b', '{"password": 12345678}') -> 'fields', '{"password": "must be a string"}'::jsonb,
+  'a password that is not a string is named too');
+select is(pg_temp.error_of('me_delete', 'b', '{"password": "not the password"}') ->> 'code', 'invalid_password',
+  'a wrong password is still 403 invalid_password');
+select is(pg_temp.error_of('me_delete', 'b', '{"password": "rules b pass"}'), null, 'the right password deletes the account');
 reset role;
 
 select * from finish();
