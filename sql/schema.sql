@@ -428,7 +428,7 @@ CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
   v_items jsonb;
   v_method text;
 begin
@@ -525,7 +525,7 @@ CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_arg
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     with counts as (
@@ -540,7 +540,7 @@ begin
          and s.status = 'completed'
          and (v_range.from_date is null or s.session_date >= v_range.from_date)
          and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and x.set_type <> 'warmup'
+         and app.counts_as_working_set(x.set_type)
        group by 1
     ),
     rated as (
@@ -589,50 +589,17 @@ begin
     'from', v_range.from_date, 'to', v_range.to_date, 'goal', v_goal,
     'target_sets', case when v_goal = 'hypertrophy' then jsonb_build_object('min', 10, 'max', 20) end,
     'weeks', coalesce((
-      with exercise_weeks as (
-        -- Working sets per exercise and week (kept per session exercise, migration 0011).
-        select app.bucket_start('week', s.session_date) as week, coalesce(e.exercise_id, e.user_exercise_id) as exercise,
-               sum(e.working_sets)::integer as sets
-          from app.training_sessions as s
-          join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
-         where s.user_id = v_user_id and s.status = 'completed'
-           and s.session_date between v_range.from_date and v_range.to_date
-         group by 1, 2
-      ),
-      -- The credits of each exercise trained, looked up once per exercise, not per week
-      -- (materialized: inlined, the plan may call app.muscle_credits per exercise-week).
-      exercise_credits as materialized (
-        -- Credits are 1 and 0.5: exact in float8, whose sums cost a fraction of numeric's.
-        select x.exercise, c.muscle, c.credit::float8 as credit
-          from (select distinct w.exercise from exercise_weeks as w) as x
-          left join app.exercises as ce on ce.id = x.exercise
-          left join app.user_exercises as ue on ue.user_id = v_user_id and ue.id = x.exercise
-         cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
-                                               coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
-      ),
-      muscle_weeks as (
-        select w.week, c.muscle, sum(c.credit * w.sets) as sets
-          from exercise_weeks as w
-          join exercise_credits as c on c.exercise = w.exercise
-         group by 1, 2
-      ),
-      muscle_lists as (
-        -- Objects keyed by muscle, what a chart per muscle reads. Built as json and parsed
-        -- into jsonb once: over years of weeks, half the cost of building jsonb piece by piece.
-        select m.week, json_object_agg(m.muscle, m.sets) as sets,
-               json_object_agg(m.muscle, case when m.sets < 10 then 'below_target' else 'above_target' end)
-                 filter (where v_goal = 'hypertrophy' and (m.sets < 10 or m.sets > 20)) as flags
-          from muscle_weeks as m
-         group by m.week
-      ),
-      weeks as (
-        select w.week, sum(w.sets) as working_sets from exercise_weeks as w group by 1
-      )
+      -- Objects keyed by muscle, what a chart per muscle reads. Built as json and parsed
+      -- into jsonb once: over years of weeks, half the cost of building jsonb piece by piece.
       select json_agg(json_build_object(
                'week_start', k.week, 'week_end', k.week + 6, 'working_sets', k.working_sets,
-               'sets', coalesce(l.sets, '{}'), 'flags', coalesce(l.flags, '{}')) order by k.week)::jsonb
-        from weeks as k
-        left join muscle_lists as l on l.week = k.week
+               'sets', coalesce(k.sets, '{}'), 'flags', coalesce(k.flags, '{}')) order by k.week)::jsonb
+        from (select v.week, max(v.working_sets) as working_sets,
+                     json_object_agg(v.muscle, v.sets) filter (where v.muscle is not null) as sets,
+                     json_object_agg(v.muscle, case when v.sets < 10 then 'below_target' else 'above_target' end)
+                       filter (where v_goal = 'hypertrophy' and (v.sets < 10 or v.sets > 20)) as flags
+                from app.weekly_muscle_volume(v_user_id, v_range.from_date, v_range.to_date) as v
+               group by v.week) as k
        where k.working_sets > 0), '[]'));
 end
 $$;
@@ -644,7 +611,7 @@ CREATE FUNCTION api.analytics_weight(p_token text, p_body jsonb, p_args jsonb) R
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     select jsonb_build_object(
@@ -772,8 +739,9 @@ CREATE FUNCTION api.body_metrics_list(p_token text, p_body jsonb, p_args jsonb) 
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor bigint := app.page_cursor(p_args);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_cursor bigint := v_page.cursor_number;
 begin
   return app.page(coalesce((
     select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
@@ -858,16 +826,18 @@ CREATE FUNCTION api.entries_list(p_token text, p_body jsonb, p_args jsonb) RETUR
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_from date := coalesce(app.date_parameter(p_args, 'date'), app.date_parameter(p_args, 'from'), app.user_today(v_user_id));
-  v_to date := coalesce(app.date_parameter(p_args, 'date'), app.date_parameter(p_args, 'to'), v_from);
+  v_day date := app.date_parameter(p_args, 'date');
+  v_range record := app.date_range_parameter(case when v_day is null then p_args
+                                                  else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
 begin
-  if v_to - v_from > 366 then
+  if v_range.to_date - v_range.from_date > 366 then
     perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
   end if;
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
       from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_from and v_to), '[]'), 'next_cursor', null);
+     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
+    'next_cursor', null);
 end
 $$;
 
@@ -879,19 +849,16 @@ CREATE FUNCTION api.entry_create(p_token text, p_body jsonb, p_args jsonb) RETUR
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
+  v_replayed uuid;
   v_entry app.food_entries;
   v_food record;
   v_favorite app.favorites;
   v_meal jsonb;
   v_problems jsonb;
 begin
-  if app.is_uuid(v_body ->> 'client_id') then
-    select e.* into v_entry from app.food_entries as e
-     where e.user_id = v_user_id and e.client_id = (v_body ->> 'client_id')::uuid;
-    if v_entry.id is not null then
-      perform app.set_response_status(200);
-      return app.entry_json(v_entry);
-    end if;
+  v_replayed := app.replayed_id('app.food_entries', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.entry_json(app.find_entry(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
   v_problems := jsonb_build_object(
     'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
@@ -971,9 +938,7 @@ begin
   returning * into v_entry;
   if not found then
     -- A retry raced the first upload of the same client_id: answer with the first.
-    select e.* into v_entry from app.food_entries as e
-     where e.user_id = v_user_id and e.client_id = (v_body ->> 'client_id')::uuid;
-    perform app.set_response_status(200);
+    v_entry := app.find_entry(v_user_id, jsonb_build_object('id', app.replayed_id('app.food_entries', v_user_id, v_body)));
   end if;
   return app.entry_json(v_entry);
 end
@@ -1048,12 +1013,7 @@ CREATE FUNCTION api.equipment_list(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return (select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
-                   'id', e.id, 'name', e.name,
-                   'is_selected', exists (select from app.user_equipment as u
-                                           where u.user_id = v_user_id and u.equipment_id = e.id))
-                   order by e.name), 'next_cursor', null)
-            from app.equipment as e);
+  return app.equipment_json(v_user_id);
 end
 $$;
 
@@ -1074,7 +1034,7 @@ begin
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
   select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
-  return api.equipment_list(p_token, null, p_args);
+  return app.equipment_json(v_user_id);
 end
 $$;
 
@@ -1153,7 +1113,7 @@ CREATE FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args js
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
-  v_limit integer := app.page_limit(p_args);
+  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
   v_source record;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
@@ -1239,8 +1199,9 @@ CREATE FUNCTION api.exercises_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_offset integer := coalesce(app.page_cursor(p_args), 0);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_offset integer := coalesce(v_page.cursor_number, 0);
   v_q text := lower(btrim(p_args ->> 'q'));
   v_rows jsonb;
 begin
@@ -1481,7 +1442,7 @@ CREATE FUNCTION api.food_search(p_token text, p_body jsonb, p_args jsonb) RETURN
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
-  v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
+  v_limit integer := least((app.page_parameters(p_args, 'none', 20)).page_size, 100);
   v_words tsquery;
   v_catalog app.food_search_results;
   v_logged uuid[];
@@ -1631,6 +1592,8 @@ CREATE FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS 
     AS $$
 begin
   perform auth.authenticate(p_token);
+  perform app.raise_if_invalid(jsonb_build_object(
+    'password', app.field_problem(coalesce(p_body, '{}'), 'password', 'text')));
   perform auth.delete_current_account(p_body ->> 'password');
   return null;
 end
@@ -1689,8 +1652,9 @@ CREATE FUNCTION api.metrics_history(p_token text, p_body jsonb, p_args jsonb) RE
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor bigint := app.page_cursor(p_args);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_cursor bigint := v_page.cursor_number;
 begin
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
@@ -2029,6 +1993,11 @@ begin
                                   from unnest(v_session.templates) with ordinality as o (id, n)
                                   join app.templates as t on t.id = o.id))
     || v_body || '{"status": "completed"}');
+  if v_training_id is null then
+    -- The body's client_id names a session logged before (app.replayed_id): a planned
+    -- session is logged into a session of its own.
+    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
+  end if;
   update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
    where user_id = v_user_id and id = v_session.id;
   perform app.apply_program_log(v_user_id, v_session, v_training_id);
@@ -2203,31 +2172,18 @@ CREATE FUNCTION api.sessions_create(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_existing app.training_sessions;
   v_id uuid;
 begin
-  if app.is_uuid(v_body ->> 'client_id') then
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is not null then
-      perform app.set_response_status(200);
-      return app.session_json(v_existing);
+  v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
+  if v_id is null then
+    -- Two statements: the read must see what the write did (a stable function called in
+    -- the same statement would read the snapshot from before it).
+    v_id := app.save_session(v_user_id, null, v_body);
+    if v_id is null then
+      -- A retry raced the first upload of the same client_id: answer with the first.
+      v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
     end if;
   end if;
-  -- Two statements: the read must see what the write did (a stable function called in
-  -- the same statement would read the snapshot from before it).
-  begin
-    v_id := app.save_session(v_user_id, null, v_body);
-  exception when unique_violation then
-    -- A retry raced the first upload of the same client_id: answer with the first.
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is null then
-      raise;
-    end if;
-    perform app.set_response_status(200);
-    return app.session_json(v_existing);
-  end;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end
 $$;
@@ -2239,10 +2195,12 @@ CREATE FUNCTION api.sessions_list(p_token text, p_body jsonb, p_args jsonb) RETU
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor uuid := app.page_cursor_uuid(p_args);
-  v_from date := app.date_parameter(p_args, 'from');
-  v_to date := app.date_parameter(p_args, 'to');
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_limit integer := v_page.page_size;
+  v_cursor uuid := v_page.cursor_uuid;
+  v_range record := app.date_range_parameter(p_args);
+  v_from date := v_range.from_date;
+  v_to date := v_range.to_date;
 begin
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
@@ -2300,7 +2258,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
   insert into app.user_setup (user_id) values (v_user_id) on conflict (user_id) do nothing;
-  return api.setup_get(p_token, null, p_args);
+  return app.setup_json(v_user_id);
 end
 $$;
 
@@ -2312,10 +2270,7 @@ CREATE FUNCTION api.setup_get(p_token text, p_body jsonb, p_args jsonb) RETURNS 
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return jsonb_build_object(
-    'has_completed_setup', exists (select from app.user_setup as s where s.user_id = v_user_id),
-    'equipment_count', (select count(*) from app.user_equipment as e where e.user_id = v_user_id),
-    'plan_count', (select count(*) from app.plans as p where p.user_id = v_user_id));
+  return app.setup_json(v_user_id);
 end
 $$;
 
@@ -2411,8 +2366,8 @@ begin
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (
-          select count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+          select count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
        group by d
     )
@@ -2557,7 +2512,7 @@ begin
               join app.session_sets as s
                 on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
              where e.user_id = p_user_id and e.session_id = p_training_session_id and e.exercise_id = v_plan.exercise_id
-               and s.set_type in ('working', 'failure')) as x;
+               and app.counts_for_progression(s.set_type)) as x;
     continue when v_reps is null;
     v_state := null;
     select st.* into v_state from app.program_exercise_state as st
@@ -2666,16 +2621,11 @@ CREATE FUNCTION app.bucket_range(p_user_id uuid, p_args jsonb, p_bucket text, p_
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_from date := app.date_parameter(p_args, 'from');
-  v_to date := coalesce(app.date_parameter(p_args, 'to'), app.user_today(p_user_id));
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
   v_buckets numeric;
 begin
-  v_from := coalesce(v_from, v_to - p_default_days);
-  if v_from > v_to then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
-  end if;
-  from_date := app.bucket_start(p_bucket, v_from);
-  to_date := (app.bucket_start(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
+  from_date := app.bucket_start(p_bucket, v_range.from_date);
+  to_date := (app.bucket_start(p_bucket, v_range.to_date) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
   -- Every bucket of the range is answered, data or not: a bound keeps one request from
   -- building an answer of millions of buckets (2,000 days is five and a half years).
   v_buckets := case p_bucket when 'day' then to_date - from_date + 1
@@ -2839,6 +2789,18 @@ $$;
 
 ALTER FUNCTION app.compute_targets(p_inputs jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.counts_as_working_set(p_set_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_set_type <> 'warmup' $$;
+
+ALTER FUNCTION app.counts_as_working_set(p_set_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.counts_for_progression(p_set_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_set_type in ('working', 'failure') $$;
+
+ALTER FUNCTION app.counts_for_progression(p_set_type text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.create_program(p_user_id uuid, p_body jsonb) RETURNS uuid
     LANGUAGE plpgsql
     AS $$
@@ -2882,7 +2844,7 @@ begin
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
        where se.user_id = p_user_id and se.exercise_id = e.id
-         and s.set_type in ('working', 'failure') and s.weight_kg > 0 and s.reps between 1 and 12
+         and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
    where e.id in (select t.exercise_id from app.template_exercises as t where t.template_id = any (v_split));
@@ -3018,19 +2980,23 @@ $_$;
 
 ALTER FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.date_range(p_args jsonb, OUT from_date date, OUT to_date date) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
+CREATE FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid DEFAULT NULL::uuid, p_default_days integer DEFAULT NULL::integer, OUT from_date date, OUT to_date date) RETURNS record
+    LANGUAGE plpgsql STABLE
     AS $$
 begin
   from_date := app.date_parameter(p_args, 'from');
   to_date := app.date_parameter(p_args, 'to');
+  if to_date is null and p_user_id is not null then
+    to_date := app.user_today(p_user_id);
+  end if;
+  from_date := coalesce(from_date, to_date - p_default_days);
   if from_date > to_date then
     perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
   end if;
 end
 $$;
 
-ALTER FUNCTION app.date_range(p_args jsonb, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
+ALTER FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.default_split(p_days_per_week integer) RETURNS text[]
     LANGUAGE sql IMMUTABLE
@@ -3146,6 +3112,21 @@ CREATE FUNCTION app.entry_json(p_entry app.food_entries) RETURNS jsonb
 $$;
 
 ALTER FUNCTION app.entry_json(p_entry app.food_entries) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.equipment_json(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
+                   'id', e.id, 'name', e.name,
+                   'is_selected', exists (select from app.user_equipment as u
+                                           where u.user_id = p_user_id and u.equipment_id = e.id))
+                   order by e.name), 'next_cursor', null)
+            from app.equipment as e);
+end
+$$;
+
+ALTER FUNCTION app.equipment_json(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.equivalent_load(p_load numeric, p_from_reps integer, p_to_reps integer, p_step numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
@@ -5561,57 +5542,34 @@ $$;
 
 ALTER FUNCTION app.page(p_rows jsonb, p_limit integer) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.page_cursor(p_args jsonb) RETURNS bigint
-    LANGUAGE plpgsql IMMUTABLE
-    AS $_$
-declare
-  v_cursor text := p_args ->> 'cursor';
-begin
-  if v_cursor is null or v_cursor = '' then
-    return null;
-  end if;
-  if v_cursor !~ '^\d{1,18}$' then
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
-  end if;
-  return v_cursor::bigint;
-end
-$_$;
-
-ALTER FUNCTION app.page_cursor(p_args jsonb) OWNER TO liftbase_owner;
-
-CREATE FUNCTION app.page_cursor_uuid(p_args jsonb) RETURNS uuid
-    LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-  if coalesce(p_args ->> 'cursor', '') = '' then
-    return null;
-  end if;
-  if not app.is_uuid(p_args ->> 'cursor') then
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
-  end if;
-  return (p_args ->> 'cursor')::uuid;
-end
-$$;
-
-ALTER FUNCTION app.page_cursor_uuid(p_args jsonb) OWNER TO liftbase_owner;
-
-CREATE FUNCTION app.page_limit(p_args jsonb) RETURNS integer
+CREATE FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer DEFAULT 50, p_max_limit integer DEFAULT 200, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) RETURNS record
     LANGUAGE plpgsql IMMUTABLE
     AS $_$
 declare
   v_limit text := p_args ->> 'limit';
+  v_cursor text := nullif(p_args ->> 'cursor', '');
 begin
   if v_limit is null then
-    return 50;
+    page_size := p_default_limit;
+  elsif v_limit !~ '^\d{1,3}$' or v_limit::integer not between 1 and p_max_limit then
+    perform app.raise_error(400, 'invalid_parameter', format('limit must be a whole number from 1 to %s.', p_max_limit));
+  else
+    page_size := v_limit::integer;
   end if;
-  if v_limit !~ '^\d{1,3}$' or v_limit::integer not between 1 and 200 then
-    perform app.raise_error(400, 'invalid_parameter', 'limit must be a whole number from 1 to 200.');
+  if v_cursor is null or p_cursor = 'none' then
+    return;
   end if;
-  return v_limit::integer;
+  if p_cursor = 'number' and v_cursor ~ '^\d{1,18}$' then
+    cursor_number := v_cursor::bigint;
+  elsif p_cursor = 'uuid' and app.is_uuid(v_cursor) then
+    cursor_uuid := v_cursor::uuid;
+  else
+    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
+  end if;
 end
 $_$;
 
-ALTER FUNCTION app.page_limit(p_args jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -6224,14 +6182,14 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
   update app.session_exercises as e
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
-                            and x.exercise_position = e.position and x.set_type <> 'warmup'),
+                            and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
              from app.session_sets as x
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
+              and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
@@ -6239,13 +6197,39 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
          set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
-    from (select count(*) as sets, count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+    from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
 
 ALTER FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  v_id uuid;
+begin
+  if v_client_id is null then
+    return null;
+  end if;
+  if p_table = 'app.food_entries'::regclass then
+    select e.id into v_id from app.food_entries as e where e.user_id = p_user_id and e.client_id = v_client_id;
+  elsif p_table = 'app.training_sessions'::regclass then
+    select s.id into v_id from app.training_sessions as s where s.user_id = p_user_id and s.client_id = v_client_id;
+  else
+    raise exception 'app.replayed_id: % has no client_id', p_table;
+  end if;
+  if v_id is not null then
+    perform app.set_response_status(200);
+  end if;
+  return v_id;
+end
+$$;
+
+ALTER FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
@@ -6410,7 +6394,11 @@ begin
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
               p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz);
+              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+      on conflict (user_id, client_id) do nothing;
+      if not found then
+        return null;
+      end if;
     else
       update app.training_sessions
          set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
@@ -6561,7 +6549,8 @@ CREATE FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_se
     AS $$
   select app.training_warnings(p_goal, count(*), count(*) filter (where app.eccentric_seconds(s.tempo) >= 5))
     from app.session_sets as s
-   where s.user_id = p_user_id and s.session_id = any (p_training_session_ids) and s.set_type <> 'warmup'
+   where s.user_id = p_user_id and s.session_id = any (p_training_session_ids)
+     and app.counts_as_working_set(s.set_type)
 $$;
 
 ALTER FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) OWNER TO liftbase_owner;
@@ -6668,6 +6657,19 @@ end
 $$;
 
 ALTER FUNCTION app.settings_problems(p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.setup_json(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return jsonb_build_object(
+    'has_completed_setup', exists (select from app.user_setup as s where s.user_id = p_user_id),
+    'equipment_count', (select count(*) from app.user_equipment as e where e.user_id = p_user_id),
+    'plan_count', (select count(*) from app.plans as p where p.user_id = p_user_id));
+end
+$$;
+
+ALTER FUNCTION app.setup_json(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.skip_program_session(p_user_id uuid, p_session app.program_sessions, p_combine boolean) RETURNS void
     LANGUAGE plpgsql
@@ -6885,6 +6887,45 @@ CREATE FUNCTION app.weekday_number(p_day text) RETURNS integer
     AS $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
 
 ALTER FUNCTION app.weekday_number(p_day text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) RETURNS TABLE(week date, working_sets bigint, muscle text, sets double precision)
+    LANGUAGE sql STABLE
+    AS $$
+  with exercise_weeks as (
+    select app.bucket_start('week', s.session_date) as week, coalesce(e.exercise_id, e.user_exercise_id) as exercise,
+           sum(e.working_sets)::integer as sets
+      from app.training_sessions as s
+      join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
+     where s.user_id = p_user_id and s.status = 'completed'
+       and s.session_date between p_from and p_to
+     group by 1, 2
+  ),
+  -- The credits of each exercise trained, looked up once per exercise, not per week
+  -- (materialized: inlined, the plan may call app.muscle_credits per exercise-week).
+  exercise_credits as materialized (
+    -- Credits are 1 and 0.5: exact in float8, whose sums cost a fraction of numeric's.
+    select x.exercise, c.muscle, c.credit::float8 as credit
+      from (select distinct w.exercise from exercise_weeks as w) as x
+      left join app.exercises as ce on ce.id = x.exercise
+      left join app.user_exercises as ue on ue.user_id = p_user_id and ue.id = x.exercise
+     cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
+                                           coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+  ),
+  muscle_weeks as (
+    select w.week, c.muscle, sum(c.credit * w.sets) as sets
+      from exercise_weeks as w
+      join exercise_credits as c on c.exercise = w.exercise
+     group by 1, 2
+  ),
+  weeks as (
+    select w.week, sum(w.sets) as working_sets from exercise_weeks as w group by 1
+  )
+  select k.week, k.working_sets, m.muscle, m.sets
+    from weeks as k
+    left join muscle_weeks as m on m.week = k.week
+$$;
+
+ALTER FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -7480,6 +7521,19 @@ CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, u
 $$;
 
 ALTER FUNCTION reporting.nutrition_adherence_by_day() OWNER TO liftbase_reporting_owner;
+
+CREATE FUNCTION reporting.training_volume_by_week() RETURNS TABLE(week date, muscle text, sets numeric, users bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select v.week, v.muscle, round(sum(v.sets)::numeric, 1), count(distinct u.user_id)
+    from (select distinct s.user_id from app.training_sessions as s where s.status = 'completed') as u
+   cross join lateral app.weekly_muscle_volume(u.user_id, '-infinity', 'infinity') as v
+   where v.muscle is not null
+   group by 1, 2
+$$;
+
+ALTER FUNCTION reporting.training_volume_by_week() OWNER TO liftbase_reporting_owner;
 
 CREATE AGGREGATE app.weight_trend(numeric) (
     SFUNC = app.weight_trend_step,
@@ -8085,32 +8139,16 @@ COMMENT ON COLUMN reporting.onboarding_funnel.logged_food IS 'Of those, logged a
 COMMENT ON COLUMN reporting.onboarding_funnel.logged_workout IS 'Of those, completed at least one training session';
 
 CREATE VIEW reporting.weekly_training_volume AS
- WITH working_sets AS (
-         SELECT (date_trunc('week'::text, (s.session_date)::timestamp with time zone))::date AS week,
-            s.user_id,
-            (COALESCE(catalog.primary_muscles, own.primary_muscles))::text[] AS primary_muscles,
-            (COALESCE(catalog.secondary_muscles, own.secondary_muscles))::text[] AS secondary_muscles,
-            count(*) AS sets
-           FROM ((((app.training_sessions s
-             JOIN app.session_sets x ON (((x.user_id = s.user_id) AND (x.session_id = s.id))))
-             JOIN app.session_exercises e ON (((e.user_id = x.user_id) AND (e.session_id = x.session_id) AND (e."position" = x.exercise_position))))
-             LEFT JOIN app.exercises catalog ON ((catalog.id = e.exercise_id)))
-             LEFT JOIN app.user_exercises own ON (((own.user_id = e.user_id) AND (own.id = e.user_exercise_id))))
-          WHERE (((s.status)::text = 'completed'::text) AND ((x.set_type)::text <> 'warmup'::text))
-          GROUP BY ((date_trunc('week'::text, (s.session_date)::timestamp with time zone))::date), s.user_id, (COALESCE(catalog.primary_muscles, own.primary_muscles))::text[], (COALESCE(catalog.secondary_muscles, own.secondary_muscles))::text[]
-        )
  SELECT w.week,
-    c.muscle,
-    sum(((w.sets)::numeric * c.credit)) AS sets,
-    count(DISTINCT w.user_id) AS users
-   FROM (working_sets w
-     CROSS JOIN LATERAL app.muscle_credits(w.primary_muscles, w.secondary_muscles) c(muscle, credit))
-  GROUP BY w.week, c.muscle;
+    w.muscle,
+    w.sets,
+    w.users
+   FROM reporting.training_volume_by_week() w(week, muscle, sets, users);
 
 ALTER TABLE reporting.weekly_training_volume OWNER TO liftbase_reporting_owner;
 
 COMMENT ON VIEW reporting.weekly_training_volume IS 'Working sets per muscle and ISO week (Monday), across completed sessions.
-Each non-warm-up set of a completed session credits its exercise''s muscles by app.muscle_credits(): 1 set per primary muscle, 0.5 per secondary. Sets of an exercise with no known muscles (a deleted custom exercise) credit nothing. --from/--to select weeks by their Monday.';
+Summed over users from app.weekly_muscle_volume() (as GET /analytics/volume): each working set (app.counts_as_working_set(): any set but a warm-up) of a completed session credits its exercise''s muscles by app.muscle_credits(): 1 set per primary muscle, 0.5 per secondary. Sets of an exercise with no known muscles (a deleted custom exercise) credit nothing. --from/--to select weeks by their Monday.';
 
 COMMENT ON COLUMN reporting.weekly_training_volume.week IS 'Monday of the week of the session date';
 
@@ -8959,6 +8997,7 @@ GRANT ALL ON FUNCTION app.bucket_range(p_user_id uuid, p_args jsonb, p_bucket te
 
 REVOKE ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_api;
+GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.bump_food_catalog_version() FROM PUBLIC;
 
@@ -8969,6 +9008,13 @@ GRANT ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer)
 
 REVOKE ALL ON FUNCTION app.compute_targets(p_inputs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.compute_targets(p_inputs jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.counts_as_working_set(p_set_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_api;
+GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.counts_for_progression(p_set_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.counts_for_progression(p_set_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.create_program(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.create_program(p_user_id uuid, p_body jsonb) TO liftbase_api;
@@ -9000,8 +9046,8 @@ GRANT ALL ON FUNCTION app.daily_weights(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.date_range(p_args jsonb, OUT from_date date, OUT to_date date) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.date_range(p_args jsonb, OUT from_date date, OUT to_date date) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
@@ -9030,6 +9076,9 @@ GRANT SELECT ON TABLE app.food_entries TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.entry_json(p_entry app.food_entries) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.entry_json(p_entry app.food_entries) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.equipment_json(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.equipment_json(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.equivalent_load(p_load numeric, p_from_reps integer, p_to_reps integer, p_step numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.equivalent_load(p_load numeric, p_from_reps integer, p_to_reps integer, p_step numeric) TO liftbase_api;
@@ -9272,7 +9321,7 @@ GRANT ALL ON FUNCTION app.metrics_json(p_metrics app.health_metrics) TO liftbase
 
 REVOKE ALL ON FUNCTION app.muscle_credits(p_primary text[], p_secondary text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.muscle_credits(p_primary text[], p_secondary text[]) TO liftbase_api;
-GRANT ALL ON FUNCTION app.muscle_credits(p_primary text[], p_secondary text[]) TO liftbase_reporter;
+GRANT ALL ON FUNCTION app.muscle_credits(p_primary text[], p_secondary text[]) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.muscle_overlap(p_a text[], p_b text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.muscle_overlap(p_a text[], p_b text[]) TO liftbase_api;
@@ -9300,14 +9349,8 @@ GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftba
 REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.page_cursor(p_args jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.page_cursor(p_args jsonb) TO liftbase_api;
-
-REVOKE ALL ON FUNCTION app.page_cursor_uuid(p_args jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.page_cursor_uuid(p_args jsonb) TO liftbase_api;
-
-REVOKE ALL ON FUNCTION app.page_limit(p_args jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.page_limit(p_args jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) TO liftbase_api;
@@ -9388,6 +9431,9 @@ GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_i
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.request_body(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
@@ -9441,6 +9487,9 @@ GRANT ALL ON FUNCTION app.settings_json(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.settings_problems(p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.settings_problems(p_body jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.setup_json(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.setup_json(p_user_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.skip_program_session(p_user_id uuid, p_session app.program_sessions, p_combine boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.skip_program_session(p_user_id uuid, p_session app.program_sessions, p_combine boolean) TO liftbase_api;
 
@@ -9483,6 +9532,10 @@ GRANT ALL ON FUNCTION app.visible_exercises(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weekday_number(p_day text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekday_number(p_day text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
+GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) TO liftbase_api;
@@ -9582,6 +9635,9 @@ REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;
+
+REVOKE ALL ON FUNCTION reporting.training_volume_by_week() FROM PUBLIC;
+GRANT ALL ON FUNCTION reporting.training_volume_by_week() TO liftbase_reporter;
 
 REVOKE ALL ON FUNCTION app.weight_trend(numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend(numeric) TO liftbase_api;

@@ -3,10 +3,11 @@
 -- sessions count; session dates are the user's local dates.
 
 -- GET /analytics/volume?from=&to=: working sets per muscle and week (Monday to Sunday),
--- by the overlap rule (app.muscle_credits): each week has `sets` {muscle: sets} and, for a
--- hypertrophy goal, `flags` {muscle: below_target | above_target} for trained muscles
--- outside 10–20 weekly sets (a muscle not trained that week is not listed: most of the
--- 17 are rarely trained directly). Default range: the 12 weeks up to today.
+-- by the overlap rule, as app.weekly_muscle_volume computes them for the weekly volume
+-- report too: each week has `sets` {muscle: sets} and, for a hypertrophy goal, `flags`
+-- {muscle: below_target | above_target} for trained muscles outside 10–20 weekly sets (a
+-- muscle not trained that week is not listed: most of the 17 are rarely trained
+-- directly). Default range: the 12 weeks up to today.
 create or replace function api.analytics_volume(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -20,50 +21,17 @@ begin
     'from', v_range.from_date, 'to', v_range.to_date, 'goal', v_goal,
     'target_sets', case when v_goal = 'hypertrophy' then jsonb_build_object('min', 10, 'max', 20) end,
     'weeks', coalesce((
-      with exercise_weeks as (
-        -- Working sets per exercise and week (kept per session exercise, migration 0011).
-        select app.bucket_start('week', s.session_date) as week, coalesce(e.exercise_id, e.user_exercise_id) as exercise,
-               sum(e.working_sets)::integer as sets
-          from app.training_sessions as s
-          join app.session_exercises as e on e.user_id = s.user_id and e.session_id = s.id
-         where s.user_id = v_user_id and s.status = 'completed'
-           and s.session_date between v_range.from_date and v_range.to_date
-         group by 1, 2
-      ),
-      -- The credits of each exercise trained, looked up once per exercise, not per week
-      -- (materialized: inlined, the plan may call app.muscle_credits per exercise-week).
-      exercise_credits as materialized (
-        -- Credits are 1 and 0.5: exact in float8, whose sums cost a fraction of numeric's.
-        select x.exercise, c.muscle, c.credit::float8 as credit
-          from (select distinct w.exercise from exercise_weeks as w) as x
-          left join app.exercises as ce on ce.id = x.exercise
-          left join app.user_exercises as ue on ue.user_id = v_user_id and ue.id = x.exercise
-         cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
-                                               coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
-      ),
-      muscle_weeks as (
-        select w.week, c.muscle, sum(c.credit * w.sets) as sets
-          from exercise_weeks as w
-          join exercise_credits as c on c.exercise = w.exercise
-         group by 1, 2
-      ),
-      muscle_lists as (
-        -- Objects keyed by muscle, what a chart per muscle reads. Built as json and parsed
-        -- into jsonb once: over years of weeks, half the cost of building jsonb piece by piece.
-        select m.week, json_object_agg(m.muscle, m.sets) as sets,
-               json_object_agg(m.muscle, case when m.sets < 10 then 'below_target' else 'above_target' end)
-                 filter (where v_goal = 'hypertrophy' and (m.sets < 10 or m.sets > 20)) as flags
-          from muscle_weeks as m
-         group by m.week
-      ),
-      weeks as (
-        select w.week, sum(w.sets) as working_sets from exercise_weeks as w group by 1
-      )
+      -- Objects keyed by muscle, what a chart per muscle reads. Built as json and parsed
+      -- into jsonb once: over years of weeks, half the cost of building jsonb piece by piece.
       select json_agg(json_build_object(
                'week_start', k.week, 'week_end', k.week + 6, 'working_sets', k.working_sets,
-               'sets', coalesce(l.sets, '{}'), 'flags', coalesce(l.flags, '{}')) order by k.week)::jsonb
-        from weeks as k
-        left join muscle_lists as l on l.week = k.week
+               'sets', coalesce(k.sets, '{}'), 'flags', coalesce(k.flags, '{}')) order by k.week)::jsonb
+        from (select v.week, max(v.working_sets) as working_sets,
+                     json_object_agg(v.muscle, v.sets) filter (where v.muscle is not null) as sets,
+                     json_object_agg(v.muscle, case when v.sets < 10 then 'below_target' else 'above_target' end)
+                       filter (where v_goal = 'hypertrophy' and (v.sets < 10 or v.sets > 20)) as flags
+                from app.weekly_muscle_volume(v_user_id, v_range.from_date, v_range.to_date) as v
+               group by v.week) as k
        where k.working_sets > 0), '[]'));
 end
 $$;
@@ -79,7 +47,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
   v_items jsonb;
   v_method text;
 begin
@@ -119,7 +87,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     with counts as (
@@ -134,7 +102,7 @@ begin
          and s.status = 'completed'
          and (v_range.from_date is null or s.session_date >= v_range.from_date)
          and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and x.set_type <> 'warmup'
+         and app.counts_as_working_set(x.set_type)
        group by 1
     ),
     rated as (
@@ -254,7 +222,7 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_range record := app.date_range(p_args);
+  v_range record := app.date_range_parameter(p_args);
 begin
   return (
     select jsonb_build_object(
@@ -266,5 +234,22 @@ begin
               from app.daily_weights(v_user_id) as d
              where (v_range.from_date is null or d.day >= v_range.from_date)
                and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+end
+$$;
+
+-- GET /analytics/timeline: every program (newest first) with its blocks and phases dated.
+create or replace function api.analytics_timeline(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((
+    select jsonb_agg(jsonb_build_object(
+             'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
+             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
+             order by p.created_at desc)
+      from app.programs as p where p.user_id = v_user_id), '[]'));
 end
 $$;

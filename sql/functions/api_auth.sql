@@ -58,39 +58,3 @@ begin
   return null;
 end
 $$;
-
--- GET /me: the account, its settings, and whether onboarding is still to do (no goal yet).
-create or replace function api.me(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-declare
-  v_user_id uuid := auth.authenticate(p_token);
-begin
-  return jsonb_build_object(
-    'user', auth.current_account(),
-    'settings', app.settings_json(v_user_id),
-    'needs_onboarding', not exists (select from app.goals as g where g.user_id = v_user_id));
-end
-$$;
-
-create or replace function api.me_update(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-begin
-  perform auth.authenticate(p_token);
-  return jsonb_build_object('user', auth.update_current_account(coalesce(p_body, '{}')));
-end
-$$;
-
-create or replace function api.me_delete(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-begin
-  perform auth.authenticate(p_token);
-  perform auth.delete_current_account(p_body ->> 'password');
-  return null;
-end
-$$;

@@ -21,7 +21,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_q text := lower(btrim(coalesce(p_args ->> 'q', '')));
-  v_limit integer := least(app.page_limit(p_args || jsonb_build_object('limit', coalesce(p_args ->> 'limit', '20'))), 100);
+  v_limit integer := least((app.page_parameters(p_args, 'none', 20)).page_size, 100);
   v_words tsquery;
   v_catalog app.food_search_results;
   v_logged uuid[];

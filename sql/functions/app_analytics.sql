@@ -42,24 +42,20 @@ immutable
 parallel safe
 as $$ select date_trunc(p_bucket, p_day::timestamp)::date $$;
 
--- The date range of ?from=&to=, widened to whole buckets (a week from Monday to Sunday, a
--- calendar month). Without from, p_default_days before `to`; without to, the user's today.
+-- The date range of ?from=&to= (app.date_range_parameter: without from, p_default_days
+-- before `to`; without to, the user's today), widened to whole buckets (a week from Monday
+-- to Sunday, a calendar month).
 create or replace function app.bucket_range(p_user_id uuid, p_args jsonb, p_bucket text, p_default_days integer,
   out from_date date, out to_date date)
 language plpgsql
 stable
 as $$
 declare
-  v_from date := app.date_parameter(p_args, 'from');
-  v_to date := coalesce(app.date_parameter(p_args, 'to'), app.user_today(p_user_id));
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
   v_buckets numeric;
 begin
-  v_from := coalesce(v_from, v_to - p_default_days);
-  if v_from > v_to then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
-  end if;
-  from_date := app.bucket_start(p_bucket, v_from);
-  to_date := (app.bucket_start(p_bucket, v_to) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
+  from_date := app.bucket_start(p_bucket, v_range.from_date);
+  to_date := (app.bucket_start(p_bucket, v_range.to_date) + ('1 ' || p_bucket)::interval - interval '1 day')::date;
   -- Every bucket of the range is answered, data or not: a bound keeps one request from
   -- building an answer of millions of buckets (2,000 days is five and a half years).
   v_buckets := case p_bucket when 'day' then to_date - from_date + 1
@@ -68,20 +64,6 @@ begin
                                   + extract(month from to_date) - extract(month from from_date) + 1 end;
   if v_buckets > 2000 then
     perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket));
-  end if;
-end
-$$;
-
--- An optional ?from=&to= range; null ends are open.
-create or replace function app.date_range(p_args jsonb, out from_date date, out to_date date)
-language plpgsql
-immutable
-as $$
-begin
-  from_date := app.date_parameter(p_args, 'from');
-  to_date := app.date_parameter(p_args, 'to');
-  if from_date > to_date then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
   end if;
 end
 $$;
@@ -143,9 +125,10 @@ grant execute on function
   app.bucket_parameter(jsonb),
   app.bucket_start(text, date),
   app.bucket_range(uuid, jsonb, text, integer),
-  app.date_range(jsonb),
   app.exercise_parameter(uuid, jsonb, boolean),
   app.weight_trend_step(numeric, numeric),
   app.weight_trend(numeric),
   app.daily_weights(uuid)
 to liftbase_api;
+-- Weekly volume (app.weekly_muscle_volume) buckets its weeks with it, for the report too.
+grant execute on function app.bucket_start(text, date) to liftbase_reporting_owner;

@@ -1,4 +1,5 @@
--- The exercise library: catalog and the user's own exercises, read as one.
+-- The exercise library: catalog and the user's own exercises read as one, their checks and
+-- shapes, and the equipment catalog.
 
 -- Catalog exercises and the current user's own, in one shape.
 create or replace function app.visible_exercises(p_user_id uuid)
@@ -171,3 +172,103 @@ grant execute on function
   app.resolve_exercise(uuid, jsonb),
   app.exercise_reference_problems(uuid, jsonb, text)
 to liftbase_api;
+
+-- Problems with a JSON list of muscle names.
+create or replace function app.muscles_problem(p_value jsonb, p_required boolean)
+returns text
+language sql
+stable
+as $$
+  select case
+    when p_value is null or p_value = 'null' then case when p_required then 'is required' end
+    when jsonb_typeof(p_value) <> 'array' then 'must be a list of muscles'
+    when exists (select from jsonb_array_elements(p_value) as m where jsonb_typeof(m) <> 'string')
+      or not app.are_muscles(array(select jsonb_array_elements_text(p_value)))
+      then obj_description('app.muscle_list'::regtype, 'pg_type')
+  end
+$$;
+
+create or replace function app.exercise_problems(p_body jsonb, p_creating boolean)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'name', case when p_creating or p_body ? 'name'
+                 then app.field_problem(jsonb_build_object('name', btrim(p_body ->> 'name')), 'name', 'app.exercise_name') end,
+    'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
+    'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
+    'equipment', case when p_body ->> 'equipment' is not null
+                       and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
+                      then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end,
+    'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
+    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
+$$;
+
+create or replace function app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid)
+returns boolean
+language sql
+stable
+as $$
+  select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
+      or exists (select from app.user_exercises as u
+                  where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+$$;
+
+create or replace function app.user_exercise_json(p_exercise app.user_exercises)
+returns jsonb
+language sql
+-- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
+-- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
+stable
+as $$
+  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
+                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
+$$;
+
+grant execute on function
+  app.muscles_problem(jsonb, boolean),
+  app.exercise_problems(jsonb, boolean),
+  app.exercise_name_taken(uuid, text, uuid),
+  app.user_exercise_json(app.user_exercises)
+to liftbase_api;
+
+create or replace function app.find_user_exercise(p_user_id uuid, p_args jsonb)
+returns app.user_exercises
+language plpgsql
+stable
+as $$
+declare
+  v_exercise app.user_exercises;
+begin
+  if app.is_uuid(p_args ->> 'id') then
+    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
+    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
+      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
+    end if;
+  end if;
+  if v_exercise.id is null then
+    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
+  end if;
+  return v_exercise;
+end
+$$;
+grant execute on function app.find_user_exercise(uuid, jsonb) to liftbase_api;
+
+-- The equipment catalog with the user's selection (GET /equipment, and the answer of
+-- PUT /equipment/selection).
+create or replace function app.equipment_json(p_user_id uuid)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return (select jsonb_build_object('items', jsonb_agg(jsonb_build_object(
+                   'id', e.id, 'name', e.name,
+                   'is_selected', exists (select from app.user_equipment as u
+                                           where u.user_id = p_user_id and u.equipment_id = e.id))
+                   order by e.name), 'next_cursor', null)
+            from app.equipment as e);
+end
+$$;
+grant execute on function app.equipment_json(uuid) to liftbase_api;

@@ -108,9 +108,10 @@ end
 $$;
 
 -- Creates the active program (ending the one there was): phases, every planned slot, and
--- starting loads from history. A starting load is the heaviest working set (1–12 reps)
--- of the latest completed session with the exercise, converted to the first phase's
--- target reps (Epley); without history the load is left for the first log to set.
+-- starting loads from history. A starting load is the heaviest set done as prescribed
+-- (app.counts_for_progression; 1–12 reps) of the latest completed session with the
+-- exercise, converted to the first phase's target reps (Epley); without history the load
+-- is left for the first log to set.
 create or replace function app.create_program(p_user_id uuid, p_body jsonb)
 returns uuid
 language plpgsql
@@ -155,7 +156,7 @@ begin
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
        where se.user_id = p_user_id and se.exercise_id = e.id
-         and s.set_type in ('working', 'failure') and s.weight_kg > 0 and s.reps between 1 and 12
+         and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
    where e.id in (select t.exercise_id from app.template_exercises as t where t.template_id = any (v_split));
@@ -332,7 +333,7 @@ as $$
               else '[]'::jsonb end
 $$;
 
--- Warnings over the working sets (not warm-ups) of the given training sessions.
+-- Warnings over the working sets (app.counts_as_working_set) of the given training sessions.
 create or replace function app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[])
 returns jsonb
 language sql
@@ -340,7 +341,8 @@ stable
 as $$
   select app.training_warnings(p_goal, count(*), count(*) filter (where app.eccentric_seconds(s.tempo) >= 5))
     from app.session_sets as s
-   where s.user_id = p_user_id and s.session_id = any (p_training_session_ids) and s.set_type <> 'warmup'
+   where s.user_id = p_user_id and s.session_id = any (p_training_session_ids)
+     and app.counts_as_working_set(s.set_type)
 $$;
 
 -- A planned session with its targets per set; in short_on_time mode trimmed, with what
@@ -432,7 +434,7 @@ end
 $$;
 
 -- Moves the progression state of each exercise of a planned session from the sets logged
--- for it (working and failure sets; exercises not logged keep their state). The load a
+-- for it (the sets app.counts_for_progression reads; exercises not logged keep their state). The load a
 -- rule starts from is the state's, or the heaviest logged set while none is known.
 -- Deload weeks never move the state.
 create or replace function app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid)
@@ -471,7 +473,7 @@ begin
               join app.session_sets as s
                 on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
              where e.user_id = p_user_id and e.session_id = p_training_session_id and e.exercise_id = v_plan.exercise_id
-               and s.set_type in ('working', 'failure')) as x;
+               and app.counts_for_progression(s.set_type)) as x;
     continue when v_reps is null;
     v_state := null;
     select st.* into v_state from app.program_exercise_state as st

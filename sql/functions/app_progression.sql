@@ -1,6 +1,19 @@
 -- Progression: loadable weights, per-exercise increments, the three strategies (each a
 -- function of its own, testable alone) and which one an exercise follows.
 
+-- The sets progression reads: those done as prescribed, working sets and sets taken to
+-- failure. Progression asks whether the prescribed load was lifted for the prescribed
+-- reps; a drop set deliberately lowers the load after that work, so its reps at a lower
+-- load would read as a miss (and its load would lower the top set). Warm-ups never count.
+-- Narrower than a working set for volume (app.counts_as_working_set), which counts drop
+-- sets as the real work they are. A SQL expression, so it is inlined into each query.
+create or replace function app.counts_for_progression(p_set_type text)
+returns boolean
+language sql
+immutable
+parallel safe
+as $$ select p_set_type in ('working', 'failure') $$;
+
 -- The smallest load change the equipment allows. Barbells (1.25 kg plates a side), EZ
 -- bars, machines, cables and everything else: 2.5 kg; dumbbells come in 2 kg steps,
 -- kettlebells in 4 kg steps.
@@ -50,10 +63,11 @@ as $$
               else app.loadable(app.e1rm_kg(p_load, p_from_reps, null) / app.e1rm_kg(1, p_to_reps, null), p_step) end
 $$;
 
--- Novice linear progression, applied after every session: when every working set reached
--- the target reps, the load goes up by the increment and misses reset; otherwise it is a
--- miss and the load holds, until the second miss in a row takes 10 % off (rounded down to
--- the equipment's step) and starts counting again.
+-- Novice linear progression, applied after every session: when every set done as
+-- prescribed (app.counts_for_progression) reached the target reps, the load goes up by the
+-- increment and misses reset; otherwise it is a miss and the load holds, until the second
+-- miss in a row takes 10 % off (rounded down to the equipment's step) and starts counting
+-- again.
 create or replace function app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[],
                                                p_increment numeric, p_step numeric,
                                                out load_kg numeric, out misses integer)
@@ -68,7 +82,7 @@ as $$
 $$;
 
 -- Intermediate (and advanced) weekly progression, applied once per week from the RPE of
--- the week's top sets (the working sets at the heaviest load of each session; the highest
+-- the week's top sets (the prescribed sets at the heaviest load of each session; the highest
 -- of them counts): below the target RPE the lifts moved faster than planned, so the load
 -- goes up one increment; at the target or half a point above it holds; a full point or
 -- more above the target takes one increment off. No RPE logged: the load holds.
@@ -139,6 +153,7 @@ as $$
 $$;
 
 grant execute on function
+  app.counts_for_progression(text),
   app.load_step(text),
   app.loadable(numeric, numeric, boolean),
   app.load_increment(text[], text, text),

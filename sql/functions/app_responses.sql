@@ -98,3 +98,35 @@ begin
 end
 $$;
 grant execute on function app.raise_error_with(integer, text, text, jsonb) to liftbase_api;
+
+-- The replay rule of creates that carry a client_id (POST /nutrition/entries, POST
+-- /training/sessions): a create whose client_id the user has used before is a retry after
+-- a lost answer, so it writes nothing and answers the first row, with status 200. Each
+-- create asks here before writing, and inserts with `on conflict (user_id, client_id) do
+-- nothing`: a retry racing the first upload inserts nothing and asks here again, so no
+-- path ends in a unique violation. Returns the first row's id (and sets 200), else null.
+create or replace function app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb)
+returns uuid
+language plpgsql
+as $$
+declare
+  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  v_id uuid;
+begin
+  if v_client_id is null then
+    return null;
+  end if;
+  if p_table = 'app.food_entries'::regclass then
+    select e.id into v_id from app.food_entries as e where e.user_id = p_user_id and e.client_id = v_client_id;
+  elsif p_table = 'app.training_sessions'::regclass then
+    select s.id into v_id from app.training_sessions as s where s.user_id = p_user_id and s.client_id = v_client_id;
+  else
+    raise exception 'app.replayed_id: % has no client_id', p_table;
+  end if;
+  if v_id is not null then
+    perform app.set_response_status(200);
+  end if;
+  return v_id;
+end
+$$;
+grant execute on function app.replayed_id(regclass, uuid, jsonb) to liftbase_api;

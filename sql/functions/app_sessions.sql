@@ -105,14 +105,14 @@ as $$
   update app.session_exercises as e
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
-                            and x.exercise_position = e.position and x.set_type <> 'warmup'),
+                            and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
              from app.session_sets as x
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and x.set_type <> 'warmup' and x.reps >= 1 and x.weight_kg > 0
+              and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
@@ -120,8 +120,8 @@ as $$
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
          set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
-    from (select count(*) as sets, count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+    from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
@@ -160,6 +160,8 @@ $$;
 -- Creates (p_session_id null) or replaces a session from a request body. The rows are
 -- written first; only when the database refuses them is the body checked field by field,
 -- so the common, valid request pays for no validation beyond the column rules themselves.
+-- Returns the session's id, or null when a create's client_id is taken (a replay,
+-- app.replayed_id: nothing is written).
 create or replace function app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb)
 returns uuid
 language plpgsql
@@ -180,7 +182,11 @@ begin
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
               p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz);
+              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+      on conflict (user_id, client_id) do nothing;
+      if not found then
+        return null;
+      end if;
     else
       update app.training_sessions
          set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
@@ -238,9 +244,6 @@ as $$
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
 
--- Replaced by the single query of api.sessions_list.
-drop function if exists app.session_summary_json(app.training_sessions);
-
 create or replace function app.find_session(p_user_id uuid, p_args jsonb)
 returns app.training_sessions
 language plpgsql
@@ -260,44 +263,6 @@ begin
 end
 $$;
 
-create or replace function app.page_cursor_uuid(p_args jsonb)
-returns uuid
-language plpgsql
-immutable
-as $$
-begin
-  if coalesce(p_args ->> 'cursor', '') = '' then
-    return null;
-  end if;
-  if not app.is_uuid(p_args ->> 'cursor') then
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
-  end if;
-  return (p_args ->> 'cursor')::uuid;
-end
-$$;
-
-create or replace function app.date_parameter(p_args jsonb, p_name text, p_required boolean default false)
-returns date
-language plpgsql
-immutable
-as $$
-begin
-  if p_args ->> p_name is null then
-    if p_required then
-      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
-    end if;
-    return null;
-  end if;
-  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
-    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  end if;
-  return (p_args ->> p_name)::date;
-exception when invalid_datetime_format or datetime_field_overflow then
-  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  return null;
-end
-$$;
-
 grant execute on function
   app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
@@ -308,7 +273,22 @@ grant execute on function
   app.save_session(uuid, uuid, jsonb),
   app.sets_json(uuid, uuid, integer),
   app.session_json(app.training_sessions),
-  app.find_session(uuid, jsonb),
-  app.page_cursor_uuid(jsonb),
-  app.date_parameter(jsonb, text, boolean)
+  app.find_session(uuid, jsonb)
 to liftbase_api;
+
+create or replace function app.template_json(p_template app.templates)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    'exercises', (select jsonb_agg(jsonb_build_object(
+                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'sets', (select jsonb_agg(s.one_set)
+                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
+                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                              from generate_series(1, t.sets)) as s)) order by t.position)
+                    from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
+                   where t.template_id = p_template.id))
+$$;
+grant execute on function app.template_json(app.templates) to liftbase_api;

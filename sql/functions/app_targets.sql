@@ -206,3 +206,98 @@ grant execute on function
   app.snapshot_json(app.target_snapshots),
   app.metrics_json(app.health_metrics)
 to liftbase_api;
+
+-- Sentences that quote the user's own numbers.
+create or replace function app.metrics_explanations(p_metrics app.health_metrics)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'bmi', format('BMI %s = %s kg / (%s m)².', p_metrics.bmi, i ->> 'weight_kg',
+                  round((i ->> 'height_cm')::numeric / 100, 2)),
+    'bmr', case i ->> 'bmr_formula'
+      when 'katch_mcardle' then format(
+        'Katch-McArdle: 370 + 21.6 × %s kg lean mass (%s kg at %s %% body fat) = %s kcal a day at rest.',
+        round((i ->> 'weight_kg')::numeric * (1 - (i ->> 'body_fat_pct')::numeric / 100), 1),
+        i ->> 'weight_kg', i ->> 'body_fat_pct', p_metrics.bmr)
+      else format(
+        'Mifflin-St Jeor for a %s-year-old %s, %s cm and %s kg: %s kcal a day at rest.',
+        i ->> 'age_years', i ->> 'sex', i ->> 'height_cm', i ->> 'weight_kg', p_metrics.bmr)
+      end,
+    'tdee', format('BMR %s kcal × %s for a %s activity level = %s kcal a day.',
+                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee))
+    from (select p_metrics.inputs as i) as inputs
+$$;
+
+-- The latest health metrics by computed_at, never filtered by date: they are found the
+-- moment onboarding commits, whatever the time zones.
+create or replace function app.latest_health_metrics(p_user_id uuid)
+returns app.health_metrics
+language sql
+stable
+as $$
+  select h.* from app.health_metrics as h
+   where h.user_id = p_user_id
+   order by h.computed_at desc, h.id desc
+   limit 1
+$$;
+
+grant execute on function
+  app.metrics_explanations(app.health_metrics),
+  app.latest_health_metrics(uuid)
+to liftbase_api;
+
+-- The daily job (`liftbase metrics recompute`): recomputes each user's targets and metrics
+-- (ages change) and appends only when a value changed. Returns how many users changed.
+-- Runs as the owner through the CLI, acting as each user in turn so RLS still applies.
+create or replace function app.recompute_targets(p_user_ids uuid[])
+returns integer
+language plpgsql
+as $$
+declare
+  v_user_id uuid;
+  v_changed integer := 0;
+begin
+  foreach v_user_id in array p_user_ids loop
+    perform auth.act_as(v_user_id);
+    if app.record_targets(v_user_id, 'recompute', true) is not null then
+      v_changed := v_changed + 1;
+    end if;
+  end loop;
+  perform set_config('liftbase.user_id', '', true);
+  return v_changed;
+end
+$$;
+
+-- Effective daily targets: the user's override where set, else the latest snapshot.
+create or replace function app.effective_targets(p_user_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'calories', coalesce(o.calories, s.calories),
+    'protein_g', coalesce(o.protein_g, s.protein_g),
+    'carbs_g', coalesce(o.carbs_g, s.carbs_g),
+    'fat_g', coalesce(o.fat_g, s.fat_g),
+    'source', jsonb_build_object(
+      'calories', case when o.calories is not null then 'override' else 'computed' end,
+      'protein_g', case when o.protein_g is not null then 'override' else 'computed' end,
+      'carbs_g', case when o.carbs_g is not null then 'override' else 'computed' end,
+      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end),
+    'computed', case when s.id is not null then jsonb_build_object(
+      'snapshot_id', s.id, 'computed_at', s.computed_at, 'calories', s.calories, 'protein_g', s.protein_g,
+      'carbs_g', s.carbs_g, 'fat_g', s.fat_g, 'warnings', s.warnings) end,
+    'overrides', case when o.user_id is not null then jsonb_build_object(
+      'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
+      'updated_at', o.updated_at) end)
+    from (select p_user_id as user_id) as u
+    left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
+                        order by t.computed_at desc, t.id desc limit 1) as s on true
+    left join app.target_overrides as o on o.user_id = u.user_id
+   where s.id is not null or o.user_id is not null
+$$;
+
+-- The reporting owner runs it for the nutrition adherence report (reporting_views.sql).
+grant execute on function app.effective_targets(uuid) to liftbase_api, liftbase_reporting_owner;

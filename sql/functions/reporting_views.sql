@@ -136,36 +136,34 @@ comment on column reporting.nutrition_target_adherence.within_target_pct is 'use
 
 -- Weekly training volume by muscle --------------------------------------------------------
 
--- Sets are counted per user, week and exercise first, so the credit rule runs once per
--- group rather than once per set.
+-- Weekly volume is the rule /analytics/volume answers by, app.weekly_muscle_volume, run for
+-- every user who completed a session. Like the adherence function above, it runs as
+-- liftbase_reporting_owner (the function reads tables) and returns only sums over users.
+-- Credits are 1 and 0.5, so one decimal holds every sum exactly.
+create or replace function reporting.training_volume_by_week()
+returns table (week date, muscle text, sets numeric, users bigint)
+language sql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+  select v.week, v.muscle, round(sum(v.sets)::numeric, 1), count(distinct u.user_id)
+    from (select distinct s.user_id from app.training_sessions as s where s.status = 'completed') as u
+   cross join lateral app.weekly_muscle_volume(u.user_id, '-infinity', 'infinity') as v
+   where v.muscle is not null
+   group by 1, 2
+$$;
+
+revoke all on function reporting.training_volume_by_week() from public;
+grant execute on function reporting.training_volume_by_week() to liftbase_reporter;
+
 create view reporting.weekly_training_volume as
-with working_sets as (
-  select date_trunc('week', s.session_date)::date as week,
-         s.user_id,
-         coalesce(catalog.primary_muscles, own.primary_muscles)::text[] as primary_muscles,
-         coalesce(catalog.secondary_muscles, own.secondary_muscles)::text[] as secondary_muscles,
-         count(*) as sets
-    from app.training_sessions as s
-    join app.session_sets as x on x.user_id = s.user_id and x.session_id = s.id
-    join app.session_exercises as e
-      on e.user_id = x.user_id and e.session_id = x.session_id and e.position = x.exercise_position
-    left join app.exercises as catalog on catalog.id = e.exercise_id
-    left join app.user_exercises as own on own.user_id = e.user_id and own.id = e.user_exercise_id
-   where s.status = 'completed'
-     and x.set_type <> 'warmup'
-   group by 1, 2, 3, 4
-)
-select w.week,
-       c.muscle,
-       sum(w.sets * c.credit) as sets,
-       count(distinct w.user_id) as users
-  from working_sets as w
- cross join lateral app.muscle_credits(w.primary_muscles, w.secondary_muscles) as c
- group by 1, 2;
+select w.week, w.muscle, w.sets, w.users
+  from reporting.training_volume_by_week() as w;
 
 comment on view reporting.weekly_training_volume is
 'Working sets per muscle and ISO week (Monday), across completed sessions.
-Each non-warm-up set of a completed session credits its exercise''s muscles by app.muscle_credits(): 1 set per primary muscle, 0.5 per secondary. Sets of an exercise with no known muscles (a deleted custom exercise) credit nothing. --from/--to select weeks by their Monday.';
+Summed over users from app.weekly_muscle_volume() (as GET /analytics/volume): each working set (app.counts_as_working_set(): any set but a warm-up) of a completed session credits its exercise''s muscles by app.muscle_credits(): 1 set per primary muscle, 0.5 per secondary. Sets of an exercise with no known muscles (a deleted custom exercise) credit nothing. --from/--to select weeks by their Monday.';
 comment on column reporting.weekly_training_volume.week is 'Monday of the week of the session date';
 comment on column reporting.weekly_training_volume.muscle is 'Muscle of the vocabulary (app.muscles)';
 comment on column reporting.weekly_training_volume.sets is 'Sets credited to the muscle';

@@ -3,7 +3,7 @@
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
 \ir support/helpers.psql
-select plan(11);
+select plan(12);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -71,6 +71,16 @@ select is(
       and (l.lanname = 'sql' or p.prosrc like '%(auth.authenticate(%')),
   null,
   'every api function authenticates in a statement of its own, never inside another call');
+
+-- One request, one authentication: an api function that called another would authenticate
+-- twice and tie two routes' answers together. Shared work is an app function.
+select is(
+  (select array_agg(distinct format('api.%s calls api.%s', p.proname, m[1]))
+     from pg_proc as p
+     join pg_namespace as n on n.oid = p.pronamespace and n.nspname = 'api'
+    cross join lateral regexp_matches(p.prosrc, '\mapi\.([a-z_0-9]+)\s*\(', 'g') as m),
+  null,
+  'no api function calls another api function');
 
 -- pg_restore creates domains before it loads table data in name order: a domain check that
 -- calls a function reading a table can fail a restore. Such functions are immutable; the

@@ -3,7 +3,7 @@
 -- expected load is worked out by hand in the comment next to it.
 begin;
 \ir support/helpers.psql
-select plan(44);
+select plan(46);
 
 -- Loadable weights and increments ------------------------------------------------------------------
 select is(app.loadable(101, 2.5), 100.0, '101 kg on a barbell: 100 (nearest 2.5)');
@@ -96,6 +96,18 @@ begin
   return pg_temp.call('program_session_log', p_token_name, pg_temp.actual(v_next, p_actual), jsonb_build_object('id', v_next ->> 'id')) -> 'next';
 end $$;
 
+-- Like log_next, with p_extra sets appended to one exercise's planned sets.
+create function pg_temp.log_next_with(p_token_name text, p_name text, p_extra jsonb) returns jsonb language plpgsql as $$
+declare
+  v_next jsonb := pg_temp.call('program_next', p_token_name, null);
+  v_body jsonb := pg_temp.actual(v_next, '{}');
+  v_index text := (select (i - 1)::text from jsonb_array_elements(v_next -> 'exercises') with ordinality as y (e, i)
+                    where e ->> 'exercise_name' = p_name);
+begin
+  v_body := jsonb_set(v_body, array['exercises', v_index, 'sets'], (v_body #> array['exercises', v_index, 'sets']) || p_extra);
+  return pg_temp.call('program_session_log', p_token_name, v_body, jsonb_build_object('id', v_next ->> 'id')) -> 'next';
+end $$;
+
 set local role liftbase_api;
 
 -- Novice strength, full body three days a week: squat, bench, row 3 sets; press 2; leg raise 3.
@@ -119,6 +131,16 @@ select is(pg_temp.targets((select next from novice where n = 3), 'Barbell Squat'
   'second miss in a row: 105 × 0.9 = 94.5 → rounded down 92.5');
 insert into novice values (4, pg_temp.log_next('novice', '{}'));
 select is(pg_temp.targets((select next from novice where n = 4), 'Barbell Squat'), '97.5×5,5,5', 'and a hit climbs again: 97.5');
+-- Progression reads the sets done as prescribed (app.counts_for_progression): 97.5 × 5, 5, 5
+-- and a drop set of 70 × 4 is a hit (the drop set is not read) → 97.5 + 5 = 102.5; read, its
+-- 4 reps would have been a miss. Then 102.5 × 5, 5, 5 and a set to failure of 102.5 × 3: read,
+-- so the 3 reps are a miss and the squat holds at 102.5 (a hit would make it 107.5).
+insert into novice values (5, pg_temp.log_next_with('novice', 'Barbell Squat', '[{"reps": 4, "weight_kg": 70, "set_type": "dropset"}]'));
+select is(pg_temp.targets((select next from novice where n = 5), 'Barbell Squat'), '102.5×5,5,5',
+  'a drop set after the prescribed sets is not a miss: 102.5');
+insert into novice values (6, pg_temp.log_next_with('novice', 'Barbell Squat', '[{"reps": 3, "weight_kg": 102.5, "set_type": "failure"}]'));
+select is(pg_temp.targets((select next from novice where n = 6), 'Barbell Squat'), '102.5×5,5,5',
+  'a set to failure short of the reps is: the squat holds at 102.5');
 
 -- Intermediate hypertrophy, two full-body days a week: bench 3 × 8 at RPE 7.5, weekly.
 select pg_temp.call('program_create', 'inter', '{"goal": "hypertrophy", "training_age": "intermediate", "days_per_week": 2}');

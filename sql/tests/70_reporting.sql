@@ -180,6 +180,8 @@ select t.user_id, t.id, s.exercise, s.position, 5, 50, s.kind
                ('00000000-0000-0000-0002-000000000003', 1, 3, 'working'), ('00000000-0000-0000-0002-000000000003', 1, 4, 'working'),
                ('00000000-0000-0000-0002-000000000003', 1, 5, 'working')) as s (session, exercise, position, kind)
     on s.session = t.id;
+-- The per-exercise totals weekly volume reads, kept as every writer of sets keeps them.
+select app.refresh_session_totals(t.user_id, t.id) from app.training_sessions as t;
 
 -- Imports: 2030-01-07 23:59:59 and 2030-01-08 00:00:01 UTC fall on two days.
 insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count, created_at)
@@ -230,7 +232,7 @@ select is(
   array['(2030-01-07,chest,4.0,1)', '(2030-01-07,glutes,1.0,1)', '(2030-01-07,quadriceps,2.0,1)',
         '(2030-01-07,shoulders,1.5,1)', '(2030-01-07,triceps,1.5,1)',
         '(2030-01-14,chest,2.0,1)', '(2030-01-14,triceps,1.0,1)'],
-  'weekly volume: app.muscle_credits, warm-ups and sessions in progress excluded');
+  'weekly volume: app.weekly_muscle_volume summed over users; warm-ups and sessions in progress excluded');
 
 select is(
   (select array_agg(v::text order by v.day, v.format) from reporting.import_outcomes as v),

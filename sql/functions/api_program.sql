@@ -1,4 +1,4 @@
--- Programs: create, where it stands, the next session, log, skip, and the timeline.
+-- /program/*: create a program, where it stands, the next session, log and skip.
 
 -- POST /program: a new active program (the previous one ends).
 create or replace function api.program_create(p_token text, p_body jsonb, p_args jsonb)
@@ -89,6 +89,11 @@ begin
                                   from unnest(v_session.templates) with ordinality as o (id, n)
                                   join app.templates as t on t.id = o.id))
     || v_body || '{"status": "completed"}');
+  if v_training_id is null then
+    -- The body's client_id names a session logged before (app.replayed_id): a planned
+    -- session is logged into a session of its own.
+    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
+  end if;
   update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
    where user_id = v_user_id and id = v_session.id;
   perform app.apply_program_log(v_user_id, v_session, v_training_id);
@@ -125,22 +130,5 @@ begin
     'outcome', (select case s.status when 'combined' then 'combined' else 'shifted' end
                   from app.program_sessions as s where s.user_id = v_user_id and s.id = v_session.id),
     'next', case when v_next.id is null then null else app.program_session_json(v_user_id, v_next) end);
-end
-$$;
-
--- GET /analytics/timeline: every program (newest first) with its blocks and phases dated.
-create or replace function api.analytics_timeline(p_token text, p_body jsonb, p_args jsonb)
-returns jsonb
-language plpgsql
-as $$
-declare
-  v_user_id uuid := auth.authenticate(p_token);
-begin
-  return jsonb_build_object('items', coalesce((
-    select jsonb_agg(jsonb_build_object(
-             'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
-             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
-             order by p.created_at desc)
-      from app.programs as p where p.user_id = v_user_id), '[]'));
 end
 $$;

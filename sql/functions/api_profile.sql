@@ -1,39 +1,5 @@
--- Health metrics: the latest by computed_at (never filtered by date, so they are found the
--- moment onboarding commits, whatever the time zones), acknowledgement, and history.
-
--- Sentences that quote the user's own numbers.
-create or replace function app.metrics_explanations(p_metrics app.health_metrics)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object(
-    'bmi', format('BMI %s = %s kg / (%s m)².', p_metrics.bmi, i ->> 'weight_kg',
-                  round((i ->> 'height_cm')::numeric / 100, 2)),
-    'bmr', case i ->> 'bmr_formula'
-      when 'katch_mcardle' then format(
-        'Katch-McArdle: 370 + 21.6 × %s kg lean mass (%s kg at %s %% body fat) = %s kcal a day at rest.',
-        round((i ->> 'weight_kg')::numeric * (1 - (i ->> 'body_fat_pct')::numeric / 100), 1),
-        i ->> 'weight_kg', i ->> 'body_fat_pct', p_metrics.bmr)
-      else format(
-        'Mifflin-St Jeor for a %s-year-old %s, %s cm and %s kg: %s kcal a day at rest.',
-        i ->> 'age_years', i ->> 'sex', i ->> 'height_cm', i ->> 'weight_kg', p_metrics.bmr)
-      end,
-    'tdee', format('BMR %s kcal × %s for a %s activity level = %s kcal a day.',
-                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee))
-    from (select p_metrics.inputs as i) as inputs
-$$;
-
-create or replace function app.latest_health_metrics(p_user_id uuid)
-returns app.health_metrics
-language sql
-stable
-as $$
-  select h.* from app.health_metrics as h
-   where h.user_id = p_user_id
-   order by h.computed_at desc, h.id desc
-   limit 1
-$$;
+-- /profile/metrics/*: the latest health metrics (app.latest_health_metrics), their
+-- acknowledgement, and their history.
 
 create or replace function api.metrics_today(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
@@ -101,8 +67,9 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor bigint := app.page_cursor(p_args);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_cursor bigint := v_page.cursor_number;
 begin
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
@@ -114,30 +81,3 @@ begin
              limit v_limit + 1) as h), '[]'), v_limit);
 end
 $$;
-
--- The daily job (`liftbase metrics recompute`): recomputes each user's targets and metrics
--- (ages change) and appends only when a value changed. Returns how many users changed.
--- Runs as the owner through the CLI, acting as each user in turn so RLS still applies.
-create or replace function app.recompute_targets(p_user_ids uuid[])
-returns integer
-language plpgsql
-as $$
-declare
-  v_user_id uuid;
-  v_changed integer := 0;
-begin
-  foreach v_user_id in array p_user_ids loop
-    perform auth.act_as(v_user_id);
-    if app.record_targets(v_user_id, 'recompute', true) is not null then
-      v_changed := v_changed + 1;
-    end if;
-  end loop;
-  perform set_config('liftbase.user_id', '', true);
-  return v_changed;
-end
-$$;
-
-grant execute on function
-  app.metrics_explanations(app.health_metrics),
-  app.latest_health_metrics(uuid)
-to liftbase_api;

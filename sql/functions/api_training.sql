@@ -1,7 +1,7 @@
--- Workout sessions, templates and the weekly summary.
+-- /training/*: workout sessions, templates and the weekly summary.
 
 -- POST /training/sessions. Repeating a create with the same client_id returns the first
--- session (200) instead of a duplicate.
+-- session (200, app.replayed_id) instead of a duplicate.
 create or replace function api.sessions_create(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -9,31 +9,18 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_existing app.training_sessions;
   v_id uuid;
 begin
-  if app.is_uuid(v_body ->> 'client_id') then
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is not null then
-      perform app.set_response_status(200);
-      return app.session_json(v_existing);
+  v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
+  if v_id is null then
+    -- Two statements: the read must see what the write did (a stable function called in
+    -- the same statement would read the snapshot from before it).
+    v_id := app.save_session(v_user_id, null, v_body);
+    if v_id is null then
+      -- A retry raced the first upload of the same client_id: answer with the first.
+      v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
     end if;
   end if;
-  -- Two statements: the read must see what the write did (a stable function called in
-  -- the same statement would read the snapshot from before it).
-  begin
-    v_id := app.save_session(v_user_id, null, v_body);
-  exception when unique_violation then
-    -- A retry raced the first upload of the same client_id: answer with the first.
-    select s.* into v_existing from app.training_sessions as s
-     where s.user_id = v_user_id and s.client_id = (v_body ->> 'client_id')::uuid;
-    if v_existing.id is null then
-      raise;
-    end if;
-    perform app.set_response_status(200);
-    return app.session_json(v_existing);
-  end;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end
 $$;
@@ -45,10 +32,12 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_limit integer := app.page_limit(p_args);
-  v_cursor uuid := app.page_cursor_uuid(p_args);
-  v_from date := app.date_parameter(p_args, 'from');
-  v_to date := app.date_parameter(p_args, 'to');
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_limit integer := v_page.page_size;
+  v_cursor uuid := v_page.cursor_uuid;
+  v_range record := app.date_range_parameter(p_args);
+  v_from date := v_range.from_date;
+  v_to date := v_range.to_date;
 begin
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
@@ -215,8 +204,8 @@ begin
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (
-          select count(*) filter (where x.set_type <> 'warmup') as working,
-                 sum(x.weight_kg * x.reps) filter (where x.set_type <> 'warmup') as volume
+          select count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
             from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
        group by d
     )
@@ -230,23 +219,6 @@ begin
       from days);
 end
 $$;
-
-create or replace function app.template_json(p_template app.templates)
-returns jsonb
-language sql
-stable
-as $$
-  select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
-    'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
-                           'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
-                                              from generate_series(1, t.sets)) as s)) order by t.position)
-                    from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
-                   where t.template_id = p_template.id))
-$$;
-grant execute on function app.template_json(app.templates) to liftbase_api;
 
 create or replace function api.templates_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb

@@ -1,0 +1,33 @@
+-- /equipment: the equipment catalog and the user's selection.
+
+create or replace function api.equipment_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.equipment_json(v_user_id);
+end
+$$;
+
+-- PUT /equipment/selection {equipment_ids}: the selection, replaced and persisted at once.
+create or replace function api.equipment_select(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_ids jsonb := coalesce(p_body, '{}') -> 'equipment_ids';
+begin
+  perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
+    when v_ids is null or jsonb_typeof(v_ids) <> 'array' then 'must be a list of equipment ids'
+    when exists (select from jsonb_array_elements_text(v_ids) as i where not exists (select from app.equipment as e where e.id = i))
+      then 'unknown: ' || (select string_agg(i, ', ') from jsonb_array_elements_text(v_ids) as i
+                           where not exists (select from app.equipment as e where e.id = i)) end));
+  delete from app.user_equipment where user_id = v_user_id;
+  insert into app.user_equipment (user_id, equipment_id)
+  select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
+  return app.equipment_json(v_user_id);
+end
+$$;

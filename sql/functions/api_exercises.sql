@@ -1,0 +1,165 @@
+-- /exercises: the exercise library (catalog and own exercises) and substitutions.
+
+-- GET /exercises?q=&muscle=&equipment=&category=&limit=&cursor=: catalog plus the user's
+-- own; q matches names by trigram similarity (typos too), best first.
+create or replace function api.exercises_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_limit integer := v_page.page_size;
+  v_offset integer := coalesce(v_page.cursor_number, 0);
+  v_q text := lower(btrim(p_args ->> 'q'));
+  v_rows jsonb;
+begin
+  if p_args ? 'muscle' and not app.are_muscles(array[p_args ->> 'muscle']) then
+    perform app.raise_error(400, 'invalid_parameter', 'muscle is not one of the 17 muscles.');
+  end if;
+  select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
+                                              x.secondary_muscles, x.priority_tier, x.competition_lift,
+                                              x.movement_pattern, x.is_user_created) order by x.rank desc, x.name), '[]')
+    into v_rows
+    from (select v.*, case when v_q is null then 0
+                           else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
+                                + case when lower(v.name) like v_q || '%' then 1 else 0 end end as rank
+            from app.visible_exercises(v_user_id) as v
+           where (v_q is null or lower(v.name) like '%' || v_q || '%' or v_q <% lower(v.name) or lower(v.name) % v_q)
+             and (p_args ->> 'muscle' is null or p_args ->> 'muscle' = any (v.primary_muscles || v.secondary_muscles))
+             and (p_args ->> 'equipment' is null or v.equipment = p_args ->> 'equipment')
+             and (p_args ->> 'category' is null or v.category = p_args ->> 'category')
+           order by rank desc, v.name
+           offset v_offset limit v_limit + 1) as x;
+  return jsonb_build_object(
+    'items', coalesce((select jsonb_agg(i) from jsonb_array_elements(v_rows) with ordinality as r (i, n) where n <= v_limit), '[]'),
+    'next_cursor', case when jsonb_array_length(v_rows) > v_limit then (v_offset + v_limit)::text end);
+end
+$$;
+
+create or replace function api.exercise_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_exercise app.user_exercises;
+begin
+  perform app.raise_if_invalid(app.exercise_problems(v_body, true));
+  if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
+    perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
+  end if;
+  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
+  values (v_user_id, btrim(v_body ->> 'name'), coalesce(v_body ->> 'category', 'strength'), v_body ->> 'mechanic',
+          coalesce(v_body ->> 'equipment', 'other'),
+          array(select jsonb_array_elements_text(v_body -> 'primary_muscles')),
+          array(select jsonb_array_elements_text(coalesce(v_body -> 'secondary_muscles', '[]'))))
+  returning * into v_exercise;
+  return app.user_exercise_json(v_exercise);
+end
+$$;
+
+create or replace function api.exercise_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+begin
+  perform app.raise_if_invalid(app.exercise_problems(v_body, false));
+  if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
+    perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
+  end if;
+  update app.user_exercises
+     set name = coalesce(btrim(v_body ->> 'name'), name),
+         category = coalesce(v_body ->> 'category', category),
+         mechanic = case when v_body ? 'mechanic' then v_body ->> 'mechanic' else mechanic end,
+         equipment = coalesce(v_body ->> 'equipment', equipment),
+         primary_muscles = case when v_body ? 'primary_muscles'
+                                then array(select jsonb_array_elements_text(v_body -> 'primary_muscles'))
+                                else primary_muscles end,
+         secondary_muscles = case when v_body ? 'secondary_muscles'
+                                  then array(select jsonb_array_elements_text(v_body -> 'secondary_muscles'))
+                                  else secondary_muscles end
+   where user_id = v_user_id and id = v_exercise.id;
+  return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
+end
+$$;
+
+create or replace function api.exercise_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
+begin
+  delete from app.user_exercises where user_id = v_user_id and id = v_exercise.id;
+  return null;
+end
+$$;
+
+-- GET /exercises/{id}/substitutions?goal=strength|hypertrophy: catalog and own exercises
+-- that share the movement pattern or a primary muscle, best first. Only exercises for the
+-- selected equipment (all equipment while none is selected) or for none (body only); never an excluded exercise or
+-- one that works an excluded muscle, as primary or secondary (an injured muscle should
+-- not be loaded at all). For a strength goal, replacing a competition lift with anything
+-- but another competition lift carries a warning: the lift itself is what is tested.
+create or replace function api.exercise_substitutions(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
+  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
+  v_source record;
+begin
+  if v_goal not in ('strength', 'hypertrophy') then
+    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
+  end if;
+  select v.* into v_source from app.visible_exercises(v_user_id) as v
+   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
+  if v_source.id is null then
+    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
+  end if;
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
+                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+    'goal', v_goal,
+    'next_cursor', null,
+    'items', coalesce((
+      select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
+                                         c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
+                                         c.is_user_created)
+                       || jsonb_build_object(
+                            'specificity_score', c.score,
+                            'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
+                                            then jsonb_build_object('code', 'competition_lift_replaced',
+                                                   'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
+                                                                     v_source.name, c.name)) end)
+                       order by c.score desc, c.name)
+        from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
+                                                          and v.movement_pattern is not null,
+                                                app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
+                                                app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles),
+                                                v.equipment = v_source.equipment) as score
+                from app.visible_exercises(v_user_id) as v
+                left join app.user_exclusions as x on x.user_id = v_user_id
+               where v.id <> v_source.id
+                 and (v.movement_pattern = v_source.movement_pattern or v.primary_muscles && v_source.primary_muscles)
+                 -- A treadmill run shares the squat's primary muscle but replaces nothing.
+                 and (v.category not in ('cardio', 'stretching') or v.category = v_source.category)
+                 and (v.equipment = 'body_only'
+                      or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
+                      or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
+                 and not (v.id = any (coalesce(x.exercise_ids, '{}')))
+                 and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
+               order by score desc, v.name
+               limit v_limit) as c), '[]'));
+end
+$$;

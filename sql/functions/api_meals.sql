@@ -1,0 +1,135 @@
+-- /meals/*: favorites and custom meals.
+
+create or replace function api.favorites_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
+                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
+                            'next_cursor', null);
+end
+$$;
+
+-- POST /meals/favorites {entry_id} or {name, calories, protein_g, carbs_g, fat_g,
+-- food_item_id?, servings?}.
+create or replace function api.favorite_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_entry app.food_entries;
+  v_favorite app.favorites;
+  v_food record;
+begin
+  if v_body ? 'entry_id' then
+    if app.is_uuid(v_body ->> 'entry_id') then
+      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = (v_body ->> 'entry_id')::uuid;
+    end if;
+    if v_entry.id is null then
+      perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
+    end if;
+  else
+    perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
+      'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
+      'food_item_id', case when v_body ->> 'food_item_id' is not null
+                            and (not app.is_uuid(v_body ->> 'food_item_id')
+                                 or (select f.id from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f) is null)
+                           then 'is not a known food' end));
+    select f.* into v_food from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f;
+    v_entry.name := btrim(v_body ->> 'name');
+    v_entry.calories := (v_body ->> 'calories')::numeric;
+    v_entry.protein_g := (v_body ->> 'protein_g')::numeric;
+    v_entry.carbs_g := (v_body ->> 'carbs_g')::numeric;
+    v_entry.fat_g := (v_body ->> 'fat_g')::numeric;
+    v_entry.servings := (v_body ->> 'servings')::numeric;
+    v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
+    v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
+  end if;
+  insert into app.favorites (user_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
+  values (v_user_id, v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
+          v_entry.food_id, v_entry.user_food_id, v_entry.servings)
+  returning * into v_favorite;
+  return app.favorite_json(v_favorite);
+end
+$$;
+
+create or replace function api.favorite_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  delete from app.favorites where user_id = v_user_id and app.is_uuid(p_args ->> 'id') and id = (p_args ->> 'id')::uuid;
+  if not found then
+    perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
+  end if;
+  return null;
+end
+$$;
+
+create or replace function api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
+                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
+                            'next_cursor', null);
+end
+$$;
+
+create or replace function api.custom_meal_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_meal app.custom_meals;
+begin
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
+  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_meal;
+  perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
+  return app.custom_meal_json(v_meal);
+end
+$$;
+
+create or replace function api.custom_meal_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+begin
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
+  update app.custom_meals set name = coalesce(btrim(v_body ->> 'name'), name), updated_at = now()
+   where user_id = v_user_id and id = v_meal.id;
+  if v_body ? 'items' then
+    perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
+  end if;
+  return app.custom_meal_json(app.find_custom_meal(v_user_id, p_args));
+end
+$$;
+
+create or replace function api.custom_meal_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
+begin
+  delete from app.custom_meals where user_id = v_user_id and id = v_meal.id;
+  return null;
+end
+$$;

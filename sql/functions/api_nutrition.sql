@@ -1,0 +1,224 @@
+-- /nutrition/*: the food diary and daily totals.
+
+-- POST /nutrition/entries. From a food: per-serving × servings; from a favorite: exactly
+-- its snapshot; from a custom meal: its totals × servings; else manual values. A repeated
+-- client_id returns the first entry (200, app.replayed_id).
+create or replace function api.entry_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_replayed uuid;
+  v_entry app.food_entries;
+  v_food record;
+  v_favorite app.favorites;
+  v_meal jsonb;
+  v_problems jsonb;
+begin
+  v_replayed := app.replayed_id('app.food_entries', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.entry_json(app.find_entry(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  v_problems := jsonb_build_object(
+    'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
+    'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
+    'source', app.field_problem(v_body, 'source', 'app.entry_source'),
+    'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
+    'client_id', app.field_problem(v_body, 'client_id', 'app.uuid_value', false),
+    'name', app.field_problem(v_body, 'name', 'app.food_name', false));
+  v_entry.user_id := v_user_id;
+
+  if v_body ->> 'favorite_id' is not null then
+    if app.is_uuid(v_body ->> 'favorite_id') then
+      select f.* into v_favorite from app.favorites as f where f.user_id = v_user_id and f.id = (v_body ->> 'favorite_id')::uuid;
+    end if;
+    if v_favorite.id is null then
+      v_problems := v_problems || '{"favorite_id": "is not one of your favorites"}';
+    end if;
+    v_entry.name := v_favorite.name;
+    v_entry.calories := v_favorite.calories;
+    v_entry.protein_g := v_favorite.protein_g;
+    v_entry.carbs_g := v_favorite.carbs_g;
+    v_entry.fat_g := v_favorite.fat_g;
+    v_entry.favorite_id := v_favorite.id;
+    v_entry.food_id := v_favorite.food_id;
+    v_entry.user_food_id := v_favorite.user_food_id;
+    v_entry.servings := v_favorite.servings;
+  elsif v_body ->> 'custom_meal_id' is not null then
+    v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
+    if app.is_uuid(v_body ->> 'custom_meal_id') then
+      select app.custom_meal_json(m) into v_meal from app.custom_meals as m
+       where m.user_id = v_user_id and m.id = (v_body ->> 'custom_meal_id')::uuid;
+    end if;
+    if v_meal is null then
+      v_problems := v_problems || '{"custom_meal_id": "is not one of your meals"}';
+    elsif app.field_problem(v_body, 'servings', 'app.servings', false) is null then
+      v_entry.servings := coalesce((v_body ->> 'servings')::numeric, 1);
+      v_entry.name := v_meal ->> 'name';
+      v_entry.calories := (v_meal -> 'totals' ->> 'calories')::numeric * v_entry.servings;
+      v_entry.protein_g := (v_meal -> 'totals' ->> 'protein_g')::numeric * v_entry.servings;
+      v_entry.carbs_g := (v_meal -> 'totals' ->> 'carbs_g')::numeric * v_entry.servings;
+      v_entry.fat_g := (v_meal -> 'totals' ->> 'fat_g')::numeric * v_entry.servings;
+      v_entry.custom_meal_id := (v_body ->> 'custom_meal_id')::uuid;
+    end if;
+  elsif v_body ->> 'food_item_id' is not null then
+    select f.* into v_food from app.food_item_values(v_user_id, v_body, '') as f;
+    v_problems := v_problems || v_food.problems;
+    v_entry.name := v_food.name;
+    v_entry.calories := v_food.calories;
+    v_entry.protein_g := v_food.protein_g;
+    v_entry.carbs_g := v_food.carbs_g;
+    v_entry.fat_g := v_food.fat_g;
+    v_entry.food_id := v_food.food_id;
+    v_entry.user_food_id := v_food.user_food_id;
+    v_entry.portion_seq := v_food.portion_seq;
+    v_entry.servings := v_food.servings;
+    v_entry.barcode := v_food.barcode;
+  else
+    v_problems := v_problems || app.food_values_problems(v_body, '', false);
+    if jsonb_strip_nulls(v_problems) = '{}' then
+      v_entry.calories := (v_body ->> 'calories')::numeric;
+      v_entry.protein_g := coalesce((v_body ->> 'protein_g')::numeric, 0);
+      v_entry.carbs_g := coalesce((v_body ->> 'carbs_g')::numeric, 0);
+      v_entry.fat_g := coalesce((v_body ->> 'fat_g')::numeric, 0);
+    end if;
+  end if;
+  perform app.raise_if_invalid(v_problems);
+
+  insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
+                                servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
+  values (v_user_id, (v_body ->> 'client_id')::uuid,
+          coalesce((v_body ->> 'entry_date')::date, app.user_today(v_user_id)),
+          coalesce(v_body ->> 'meal_type', 'snack'), coalesce(btrim(v_body ->> 'name'), v_entry.name),
+          v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
+          v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
+          v_body ->> 'source', coalesce(v_body ->> 'barcode', v_entry.barcode))
+  on conflict (user_id, client_id) do nothing
+  returning * into v_entry;
+  if not found then
+    -- A retry raced the first upload of the same client_id: answer with the first.
+    v_entry := app.find_entry(v_user_id, jsonb_build_object('id', app.replayed_id('app.food_entries', v_user_id, v_body)));
+  end if;
+  return app.entry_json(v_entry);
+end
+$$;
+
+-- GET /nutrition/entries?date= (one day) or ?from=&to= (app.date_range_parameter: without
+-- to, today in the user's zone; without from, the day of `to`), at most a year.
+create or replace function api.entries_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_day date := app.date_parameter(p_args, 'date');
+  v_range record := app.date_range_parameter(case when v_day is null then p_args
+                                                  else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+begin
+  if v_range.to_date - v_range.from_date > 366 then
+    perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
+  end if;
+  return jsonb_build_object('items', coalesce((
+    select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
+      from app.food_entries as e
+     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
+    'next_cursor', null);
+end
+$$;
+
+-- PATCH /nutrition/entries/{id}: meal, date, name; servings rescale an entry made from a
+-- food or meal; a manual entry's values can be edited directly.
+create or replace function api.entry_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.food_entries := app.find_entry(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_manual boolean := v_entry.food_id is null and v_entry.user_food_id is null and v_entry.custom_meal_id is null
+                      and v_entry.favorite_id is null;
+  v_scale numeric := 1;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
+    'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
+    'name', app.field_problem(v_body, 'name', 'app.food_name', false),
+    'servings', case when v_body ? 'servings' and (v_entry.servings is null or v_entry.favorite_id is not null)
+                     then 'can change only for entries made from a food or a meal'
+                     else app.field_problem(v_body, 'servings', 'app.servings', false) end,
+    'calories', case when v_body ? 'calories' and not v_manual then 'can change only on manual entries'
+                     else app.field_problem(v_body, 'calories', 'app.kcal', false) end,
+    'protein_g', case when v_body ? 'protein_g' and not v_manual then 'can change only on manual entries'
+                      else app.field_problem(v_body, 'protein_g', 'app.grams', false) end,
+    'carbs_g', case when v_body ? 'carbs_g' and not v_manual then 'can change only on manual entries'
+                    else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
+    'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
+                  else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
+  if v_body ? 'servings' then
+    v_scale := (v_body ->> 'servings')::numeric / v_entry.servings;
+  end if;
+  update app.food_entries
+     set entry_date = coalesce((v_body ->> 'entry_date')::date, entry_date),
+         meal_type = coalesce(v_body ->> 'meal_type', meal_type),
+         name = coalesce(btrim(v_body ->> 'name'), name),
+         servings = coalesce((v_body ->> 'servings')::numeric, servings),
+         calories = coalesce((v_body ->> 'calories')::numeric, calories * v_scale),
+         protein_g = coalesce((v_body ->> 'protein_g')::numeric, protein_g * v_scale),
+         carbs_g = coalesce((v_body ->> 'carbs_g')::numeric, carbs_g * v_scale),
+         fat_g = coalesce((v_body ->> 'fat_g')::numeric, fat_g * v_scale),
+         updated_at = now()
+   where user_id = v_user_id and id = v_entry.id
+  returning * into v_entry;
+  return app.entry_json(v_entry);
+end
+$$;
+
+create or replace function api.entry_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.food_entries := app.find_entry(v_user_id, p_args);
+begin
+  delete from app.food_entries where user_id = v_user_id and id = v_entry.id;
+  return null;
+end
+$$;
+
+-- GET /nutrition/daily?date=: totals against the effective targets, what remains, per meal.
+create or replace function api.nutrition_daily(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
+  v_targets jsonb := app.effective_targets(v_user_id);
+  v_totals jsonb := app.daily_totals(v_user_id, v_date);
+begin
+  return jsonb_build_object(
+    'date', v_date,
+    'totals', v_totals,
+    'targets', case when v_targets is not null then jsonb_build_object(
+      'calories', v_targets -> 'calories', 'protein_g', v_targets -> 'protein_g',
+      'carbs_g', v_targets -> 'carbs_g', 'fat_g', v_targets -> 'fat_g') end,
+    'remaining', case when v_targets is not null then jsonb_build_object(
+      'calories', (v_targets ->> 'calories')::numeric - (v_totals ->> 'calories')::numeric,
+      'protein_g', (v_targets ->> 'protein_g')::numeric - (v_totals ->> 'protein_g')::numeric,
+      'carbs_g', (v_targets ->> 'carbs_g')::numeric - (v_totals ->> 'carbs_g')::numeric,
+      'fat_g', (v_targets ->> 'fat_g')::numeric - (v_totals ->> 'fat_g')::numeric) end,
+    'meals', (select jsonb_object_agg(m.meal, jsonb_build_object(
+                       'calories', coalesce(t.calories, 0), 'protein_g', coalesce(t.protein_g, 0),
+                       'carbs_g', coalesce(t.carbs_g, 0), 'fat_g', coalesce(t.fat_g, 0), 'entries', coalesce(t.entries, 0)))
+                from unnest(array['breakfast', 'lunch', 'dinner', 'snack']) as m (meal)
+                left join (select e.meal_type, sum(e.calories) as calories, sum(e.protein_g) as protein_g,
+                                  sum(e.carbs_g) as carbs_g, sum(e.fat_g) as fat_g, count(*) as entries
+                             from app.food_entries as e
+                            where e.user_id = v_user_id and e.entry_date = v_date
+                            group by e.meal_type) as t on t.meal_type = m.meal));
+end
+$$;

@@ -1,0 +1,117 @@
+-- The food diary: entries as the API shows them, food given as values or from a food
+-- (entries and meal items alike), finding an entry, and a day's totals.
+
+create or replace function app.entry_json(p_entry app.food_entries)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'id', p_entry.id, 'client_id', p_entry.client_id, 'entry_date', p_entry.entry_date, 'meal_type', p_entry.meal_type,
+    'name', p_entry.name, 'food_item_id', coalesce(p_entry.food_id, p_entry.user_food_id),
+    'portion_id', p_entry.portion_seq, 'servings', p_entry.servings, 'favorite_id', p_entry.favorite_id,
+    'custom_meal_id', p_entry.custom_meal_id, 'calories', p_entry.calories, 'protein_g', p_entry.protein_g,
+    'carbs_g', p_entry.carbs_g, 'fat_g', p_entry.fat_g, 'source', p_entry.source, 'barcode', p_entry.barcode,
+    'created_at', p_entry.created_at, 'updated_at', p_entry.updated_at)
+$$;
+
+-- Problems with food given as values (a manual entry, a favorite, a meal item): a name,
+-- calories, and the three macros, which p_macros_required says whether to demand.
+create or replace function app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    p_path || 'name', app.field_problem(p_item, 'name', 'app.food_name'),
+    p_path || 'calories', app.field_problem(p_item, 'calories', 'app.kcal'),
+    p_path || 'protein_g', app.field_problem(p_item, 'protein_g', 'app.grams', p_macros_required),
+    p_path || 'carbs_g', app.field_problem(p_item, 'carbs_g', 'app.grams', p_macros_required),
+    p_path || 'fat_g', app.field_problem(p_item, 'fat_g', 'app.grams', p_macros_required))
+$$;
+
+-- Name and macros for an entry or a meal item from {food_item_id, portion_id?, servings?}:
+-- per-serving × servings. Problems are named under p_path.
+create or replace function app.food_item_values(p_user_id uuid, p_item jsonb, p_path text,
+  out problems jsonb, out name text, out food_id uuid, out user_food_id uuid, out portion_seq integer,
+  out servings numeric, out calories numeric, out protein_g numeric, out carbs_g numeric, out fat_g numeric,
+  out barcode text)
+language plpgsql
+stable
+as $$
+declare
+  v_macros record;
+begin
+  problems := jsonb_strip_nulls(jsonb_build_object(
+    p_path || 'servings', app.field_problem(p_item, 'servings', 'app.servings', false),
+    p_path || 'portion_id', case when p_item ->> 'portion_id' !~ '^\d{1,9}$' then 'is not a portion of this food' end,
+    p_path || 'food_item_id', case when not app.is_uuid(p_item ->> 'food_item_id') then 'is not a known food' end));
+  if problems <> '{}' then
+    return;
+  end if;
+  servings := coalesce((p_item ->> 'servings')::numeric, 1);
+  portion_seq := (p_item ->> 'portion_id')::integer;
+  select m.* into v_macros from app.food_macros(p_user_id, (p_item ->> 'food_item_id')::uuid, portion_seq, servings) as m;
+  if v_macros.name is null then
+    problems := case when portion_seq is not null
+                       and exists (select from app.find_food(p_user_id, (p_item ->> 'food_item_id')::uuid) as f where f.id is not null)
+                     then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
+                     else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
+    return;
+  end if;
+  name := v_macros.name;
+  calories := v_macros.calories;
+  protein_g := v_macros.protein_g;
+  carbs_g := v_macros.carbs_g;
+  fat_g := v_macros.fat_g;
+  barcode := v_macros.barcode;
+  if v_macros.is_user_food then
+    user_food_id := (p_item ->> 'food_item_id')::uuid;
+  else
+    food_id := (p_item ->> 'food_item_id')::uuid;
+  end if;
+end
+$$;
+
+grant execute on function
+  app.food_values_problems(jsonb, text, boolean),
+  app.entry_json(app.food_entries),
+  app.food_item_values(uuid, jsonb, text)
+to liftbase_api;
+
+create or replace function app.find_entry(p_user_id uuid, p_args jsonb)
+returns app.food_entries
+language plpgsql
+stable
+as $$
+declare
+  v_entry app.food_entries;
+begin
+  if app.is_uuid(p_args ->> 'id') then
+    select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = (p_args ->> 'id')::uuid;
+  end if;
+  if v_entry.id is null then
+    perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
+  end if;
+  return v_entry;
+end
+$$;
+grant execute on function app.find_entry(uuid, jsonb) to liftbase_api;
+
+-- A user's diary totals for one day: the sums /nutrition/daily shows and the nutrition
+-- adherence report compares with the target.
+-- PL/pgSQL, not SQL: a SQL function that reads a table is planned anew on every call, and
+-- this one runs on every /nutrition/daily and for every user-day of the adherence report.
+create or replace function app.daily_totals(p_user_id uuid, p_date date)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
+                                    'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
+            from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date);
+end
+$$;
+
+grant execute on function app.daily_totals(uuid, date) to liftbase_api, liftbase_reporting_owner;
