@@ -17,6 +17,11 @@ public struct Configuration: Sendable {
     public var sqlDirectory: String
     public var logLevel: Logger.Level
 
+    /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
+    /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
+    /// zone named).
+    public static let sessionSetup = "set timezone = 'UTC'"
+
     public static let portRange = 1...65535
     public static let poolSizeRange = 1...1000
     public static let poolTimeoutMillisecondsRange = 1...600_000

@@ -18,6 +18,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         /// Role to `SET ROLE` to right after connecting (row-level security then applies to
         /// it even when the login is an administrative one). `nil` keeps the login's role.
         public var role: String?
+        /// Statements run once on every new connection, after `SET ROLE` (session settings).
+        public var sessionSetup: String?
         public var acquireTimeout: Duration
         public var initialBackoff: Duration
         public var maximumBackoff: Duration
@@ -25,7 +27,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         public var threadNamePrefix: String
 
         public init(
-            conninfo: String, size: Int = 10, role: String? = nil,
+            conninfo: String, size: Int = 10, role: String? = nil, sessionSetup: String? = nil,
             acquireTimeout: Duration = .seconds(5),
             initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(5),
             threadNamePrefix: String = "pq-worker-"
@@ -33,6 +35,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             self.conninfo = conninfo
             self.size = size
             self.role = role
+            self.sessionSetup = sessionSetup
             self.acquireTimeout = acquireTimeout
             self.initialBackoff = initialBackoff
             self.maximumBackoff = maximumBackoff
@@ -285,6 +288,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 if let role = pool.configuration.role {
                     try fresh.execute("set role \(quoteIdentifier(role))")
                 }
+                if let setup = pool.configuration.sessionSetup { try fresh.execute(setup) }
                 connection = fresh
                 backoff = .zero
                 lastError = nil

@@ -31,7 +31,7 @@ struct DatabaseOptions: ParsableArguments {
     /// An administrative connection for CLI work, acting as the owner role.
     func ownerConnection() throws -> Connection {
         let connection = try Connection(try configuration().requireDatabaseURL())
-        try connection.execute("set role liftbase_owner")
+        try connection.execute("set role liftbase_owner; " + LiftbaseCore.Configuration.sessionSetup)
         return connection
     }
 }

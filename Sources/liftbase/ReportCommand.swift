@@ -39,7 +39,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let connection = try Connection(try database.configuration().requireDatabaseURL())
         defer { connection.close() }
-        try connection.execute("set role liftbase_reporter")
+        try connection.execute("set role liftbase_reporter; " + LiftbaseCore.Configuration.sessionSetup)
         if let name {
             print(try report(name, on: connection), terminator: "")
         } else {
