@@ -7138,7 +7138,7 @@ begin
     v_cost := btrim(v_value)::integer;
   end if;
   if v_cost is null or v_cost not between 4 and 15 then
-    raise exception using errcode = 'invalid_parameter_value',
+    raise exception using errcode = 'config_file_error',
       message = format('liftbase.bcrypt_cost = %s: must be a whole number from 4 to 15', v_value);
   end if;
   return v_cost;

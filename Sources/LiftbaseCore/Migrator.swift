@@ -176,7 +176,7 @@ public struct Migrator: Sendable {
             try connection.query(
                 "delete from liftbase_meta.migrations where kind = 'repeatable' and name = any($1::text[])",
                 ["{" + vanished.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
-            vanished.forEach { progress("forgot \($0) (no longer a function file)") }
+            for name in vanished { progress("forgot \(name) (no longer a function file)") }
         }
         return due
     }
@@ -214,7 +214,7 @@ public struct Migrator: Sendable {
             _ = try? connection.execute("rollback")
             throw MigratorError.failed(file: current, error)
         }
-        lines.forEach(progress)
+        for line in lines { progress(line) }
     }
 }
 

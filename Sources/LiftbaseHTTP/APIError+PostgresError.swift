@@ -14,17 +14,26 @@ extension APIError {
         switch error.sqlstate {
         case .uniqueViolation:
             self.init(status: .conflict, code: "conflict", message: "That conflicts with existing data.")
-        case .checkViolation, .invalidTextRepresentation, .notNullViolation, .numericValueOutOfRange,
-            .invalidDatetimeFormat, .datetimeFieldOverflow:
+        case .checkViolation, .notNullViolation:
             // SQL validates first and names the fields; a violation that still reaches here
             // would only name tables and constraints, so none of its words are passed on.
             self.init(status: .unprocessableContent, code: "validation_failed", message: "A value is missing, malformed or out of range.")
+        case .untranslatableCharacter:
+            // `\u0000` escaped inside a JSON body: text in PostgreSQL cannot hold it.
+            self = .invalidText
         case .insufficientPrivilege:
             self.init(status: .forbidden, code: "forbidden", message: "Not allowed.")
         case .serializationFailure, .deadlockDetected, .queryCanceled:
             self = .unavailable
         default:
             switch error.sqlstate.errorClass {
+            case PostgresError.Code.dataException.errorClass:
+                // A value SQL could not take (a number out of range, a malformed date...):
+                // bad input, never a server error; its words name no field, so none are passed on.
+                self.init(status: .unprocessableContent, code: "invalid_value", message: "A value is malformed or out of range.")
+            case PostgresError.Code.programLimitExceeded.errorClass:
+                // Input too large or too deeply nested for the server to take.
+                self.init(status: .badRequest, code: "too_complex", message: "The request is too large or too deeply nested.")
             case PostgresError.Code.invalidAuthorizationSpecification.errorClass:
                 self.init(status: .unauthorized, code: "unauthorized", message: "Not authenticated.")
             case PostgresError.Code.connectionException.errorClass:

@@ -55,6 +55,17 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(status: .badRequest, code: "malformed_csv", message: "The request body is not valid CSV: \(reason)")
     }
     static let malformedBody = APIError(status: .badRequest, code: "malformed_json", message: "The request body is not valid JSON.")
+    /// A NUL byte, which no text in PostgreSQL can hold, in the path, the query or the body.
+    static let invalidText = APIError(
+        status: .badRequest, code: "invalid_text", message: "The request holds a NUL character, which no text may contain.")
+    static func tooDeep(limit: Int) -> APIError {
+        APIError(status: .badRequest, code: "body_too_deep", message: "The JSON body nests deeper than \(limit) levels.")
+    }
+    static func unsupportedMediaType(expected: String) -> APIError {
+        APIError(
+            status: .unsupportedMediaType, code: "unsupported_media_type",
+            message: "This route takes a body of type \(expected).")
+    }
     static let unavailable = APIError(
         status: .serviceUnavailable, code: "database_unavailable", message: "The database is unavailable. Retry later.")
     static let `internal` = APIError(status: .internalServerError, code: "internal_error", message: "Something went wrong on our side.")

@@ -95,14 +95,10 @@ struct APIResponder: HTTPResponder {
     private func call(
         _ endpoint: Endpoint, parameters: [String: String], request: Request, logger: Logger
     ) async throws -> Response {
+        let argumentsJSON = try Self.argumentsJSON(parameters: parameters, query: request.uri.queryParameters)
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
         let body = try await Self.bodyText(request, for: endpoint)
-        var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
-            arguments.append((String(name), String(value)))
-        }
-        let argumentsJSON = JSONText.object(arguments)
         if let contentType = endpoint.streamedContentType {
             return try await stream(
                 endpoint, contentType: contentType, parameters: [token, body, argumentsJSON], logger: logger)
@@ -241,44 +237,6 @@ struct APIResponder: HTTPResponder {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
-    }
-
-    /// The body as text for `app.request_body` (which rejects malformed JSON), or nil. A CSV
-    /// route's body becomes the JSON document of `CSVImportDocument`, hashed as it was sent.
-    static func bodyText(_ request: Request, for endpoint: Endpoint) async throws -> String? {
-        let limit = endpoint.maximumBodySize
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError.tooLarge(limit: limit)
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: limit)
-        } catch let error as HTTPResponseError where error.status == .contentTooLarge {
-            throw APIError.tooLarge(limit: limit)
-        }
-        let bytes = buffer.readableBytesView
-        // libpq sends parameters as C strings: a NUL would cut the text short.
-        if bytes.contains(0) { throw endpoint.body == .csv ? APIError.malformedCSV("it contains a NUL byte") : APIError.malformedBody }
-        switch endpoint.body {
-        case .json:
-            guard buffer.readableBytes > 0 else { return nil }
-            guard buffer.readableBytes > Endpoint.defaultMaximumBodySize else { return String(decoding: bytes, as: UTF8.self) }
-            // A document of many MiB (a Liftbase export being imported) is decoded on NIO's
-            // blocking pool, like CSV, not on a cooperative thread.
-            let body = Array(bytes)
-            return try await NIOThreadPool.singleton.runIfActive { String(decoding: body, as: UTF8.self) }
-        case .csv:
-            // Up to 20 MiB of CSV takes a while to parse and hash: on NIO's blocking pool, so
-            // no cooperative thread (and no event loop) is held for it.
-            let body = Array(bytes)
-            do {
-                return try await NIOThreadPool.singleton.runIfActive {
-                    try CSVImportDocument.json(fromCSV: String(decoding: body, as: UTF8.self), fileSHA256: SHA256.hex(body))
-                }
-            } catch let error as CSVImportDocument.Malformed {
-                throw APIError.malformedCSV(error.reason)
-            }
-        }
     }
 
     /// The client's X-Request-Id when it is a sane token, else a new random one.

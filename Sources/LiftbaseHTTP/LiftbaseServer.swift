@@ -8,6 +8,7 @@ import ServiceLifecycle
 /// Builds the Hummingbird application: the API responder over a thread-owned connection
 /// pool, a service that starts with the application and drains on graceful shutdown.
 public enum LiftbaseServer {
+
     public static func makeApplication(
         configuration: LiftbaseCore.Configuration,
         endpoints: [Endpoint] = LiftbaseCore.endpoints,
@@ -18,7 +19,8 @@ public enum LiftbaseServer {
         let pool = ConnectionPool(
             .init(
                 conninfo: try configuration.requireDatabaseURL(), size: configuration.poolSize,
-                role: configuration.apiRole, acquireTimeout: configuration.poolAcquireTimeout,
+                role: configuration.apiRole, sessionSetup: LiftbaseCore.Configuration.sessionSetup,
+                acquireTimeout: configuration.poolAcquireTimeout,
                 threadNamePrefix: "liftbase-db-"),
             logger: logger
         )
@@ -28,6 +30,7 @@ public enum LiftbaseServer {
         )
         return Application(
             responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ParserErrorAnswer()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "liftbase"),
             services: [pool],
             logger: logger

@@ -196,6 +196,6 @@ private final class NoticeState {
 /// Calls `body` with C strings for `values` (NULL for nil) that live for the call only.
 func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = values.map { $0.map { strdup($0) } ?? nil }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }

@@ -11,11 +11,6 @@ extension PostgresError {
         public var errorClass: Substring { rawValue.prefix(2) }
         public var description: String { rawValue }
 
-        /// `code` is this code or, when `code` names a whole class (`"28"`), one of that class.
-        public func belongs(to code: Code) -> Bool {
-            code.rawValue.count == 2 ? errorClass == code.rawValue : self == code
-        }
-
         // Class 08: connection exception
         public static let connectionException: Code = "08000"
         public static let connectionDoesNotExist: Code = "08003"
@@ -53,6 +48,8 @@ extension PostgresError {
         public static let operatorIntervention: Code = "57000"
         public static let queryCanceled: Code = "57014"
         public static let adminShutdown: Code = "57P01"
+        // Class F0: configuration file error
+        public static let configFileError: Code = "F0000"
         // Class XX: internal error
         public static let internalError: Code = "XX000"
     }

@@ -71,7 +71,7 @@ enum StartupCheck {
             return nil
         }
         defer { connection.close() }
-        let pending = try migrator.pending(applied: try migrator.applied(on: connection))
+        let pending = migrator.pending(applied: try migrator.applied(on: connection))
         guard pending.isEmpty else {
             logger.warning("migrations pending (run liftbase migrate): \(pending.map(\.name).joined(separator: ", "))")
             return nil
@@ -83,7 +83,7 @@ enum StartupCheck {
         do {
             // An out-of-range liftbase.bcrypt_cost raises here rather than at the first sign-up.
             try connection.query("select auth.bcrypt_cost()")
-        } catch let error as PostgresError where error.sqlstate == .invalidParameterValue {
+        } catch let error as PostgresError where error.sqlstate == .configFileError {
             return error.message
         }
         return nil

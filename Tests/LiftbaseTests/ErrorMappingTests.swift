@@ -18,9 +18,17 @@ struct ErrorMappingTests {
     @Test("standard SQLSTATEs map like PostgREST", arguments: [
         ("23505", 409), ("23514", 422), ("22P02", 422), ("23502", 422), ("28P01", 401), ("42501", 403),
         ("40001", 503), ("40P01", 503), ("57014", 503), ("08006", 503), ("57P01", 503), ("42883", 500), ("XX000", 500),
+        ("22008", 422), ("22012", 422), ("22P05", 400), ("54001", 400), ("54000", 400), ("F0000", 500),
     ])
     func standardCodes(sqlstate: String, status: Int) {
         #expect(APIError(PostgresError(sqlstate: .init(rawValue: sqlstate), message: "internal detail")).status.code == status)
+    }
+
+    @Test("bad input SQL could not take is never a 500: class 22 is invalid_value, class 54 too_complex, NUL invalid_text")
+    func badInputCodes() {
+        #expect(APIError(PostgresError(sqlstate: .divisionByZero, message: "division by zero")).code == "invalid_value")
+        #expect(APIError(PostgresError(sqlstate: .statementTooComplex, message: "stack depth limit exceeded")).code == "too_complex")
+        #expect(APIError(PostgresError(sqlstate: .untranslatableCharacter, message: "unsupported Unicode escape sequence")).code == "invalid_text")
     }
 
     @Test("a constraint violation that slipped past validation is 422 without the constraint's name")

@@ -80,7 +80,8 @@ struct HTTPTests {
     func bodyTooLarge() async throws {
         try await withClient { client in
             let big = "{\"email\":\"" + String(repeating: "a", count: 1 << 20) + "\"}"
-            let response = try await client.execute(uri: "/api/v1/auth/register", method: .post, body: ByteBuffer(string: big))
+            let response = try await client.execute(
+                uri: "/api/v1/auth/register", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: big))
             #expect(response.status == .contentTooLarge)
             #expect(APIAnswer(response).errorCode == "body_too_large")
         }
@@ -106,7 +107,7 @@ struct HTTPTests {
     @Test("malformed JSON is 400 and nothing is written")
     func malformedJSON() async throws {
         try await withClient { client in
-            let response = try await client.execute(uri: "/api/v1/auth/register", method: .post,
+            let response = try await client.execute(uri: "/api/v1/auth/register", method: .post, headers: [.contentType: "application/json"],
                                                     body: ByteBuffer(string: #"{"email": "x@y.io", "password": "#))
             #expect(response.status == .badRequest)
             #expect(APIAnswer(response).errorCode == "malformed_json")
@@ -210,11 +211,11 @@ struct HTTPTests {
 /// Runs `body` against a Liftbase application on the migrated test database: the real
 /// endpoint table unless `endpoints` is given, logging to `logger` when one is given.
 func withTestClient(
-    poolSize: Int = 3, endpoints: [Endpoint] = LiftbaseCore.endpoints, logger: Logger? = nil,
-    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    poolSize: Int = 3, endpoints: [Endpoint] = LiftbaseCore.endpoints, logger: Logger? = nil, databaseURL: String? = nil,
+    mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     var configuration = try LiftbaseCore.Configuration(environment: [:])
-    configuration.databaseURL = try TestDatabase.url()
+    configuration.databaseURL = try databaseURL ?? TestDatabase.url()
     configuration.sqlDirectory = TestDatabase.sqlDirectory
     configuration.poolSize = poolSize
     let logger = logger ?? {
@@ -223,7 +224,7 @@ func withTestClient(
         return quiet
     }()
     let application = try LiftbaseServer.makeApplication(configuration: configuration, endpoints: endpoints, logger: logger)
-    try await application.test(.router) { client in try await body(client) }
+    try await application.test(mode) { client in try await body(client) }
 }
 
 /// Registers a new account and returns its token.
@@ -260,6 +261,7 @@ extension TestClientProtocol {
     func send(_ method: HTTPRequest.Method, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
         let buffer = try body.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
         return APIAnswer(try await execute(uri: apiBasePath + path, method: method, headers: headers, body: buffer))
     }

@@ -278,7 +278,7 @@ extension TestClientProtocol {
 
     /// Posts bytes as they are to an import route.
     func importBody(_ format: String, _ body: ByteBuffer, token: String?, query: String = "") async throws -> APIAnswer {
-        var headers: HTTPFields = [.contentType: "text/csv"]
+        var headers: HTTPFields = [.contentType: format == "liftbase" ? "application/json" : "text/csv"]
         if let token { headers[.authorization] = "Bearer \(token)" }
         return APIAnswer(try await execute(uri: apiBasePath + "/import/" + format + query, method: .post, headers: headers,
                                            body: body))

@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LiftbaseCore
+import NIOPosix
+
+/// What the transport owns of a request's input: bytes, encodings, media types and nesting,
+/// checked before SQL sees anything. Values and shapes are SQL's to judge.
+extension APIResponder {
+    /// JSON bodies may nest this deep (objects and arrays); deeper ones are refused before
+    /// parsing, since parsing them costs stack in PostgreSQL and no real body needs it.
+    static let maximumJSONDepth = 512
+
+    /// The path and query parameters as one JSON object of strings for SQL (path parameters
+    /// win over query parameters of the same name). A NUL in any of them is refused: no text
+    /// in PostgreSQL can hold it.
+    static func argumentsJSON(parameters: [String: String], query: Parameters) throws -> String {
+        var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        for (name, value) in query where parameters[String(name)] == nil {
+            arguments.append((String(name), String(value)))
+        }
+        for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
+            throw APIError.invalidText
+        }
+        return JSONText.object(arguments)
+    }
+
+    /// The body as text for `app.request_body`, or nil when there is none. A CSV route's body
+    /// becomes the JSON document of `CSVImportDocument`, hashed as it was sent.
+    static func bodyText(_ request: Request, for endpoint: Endpoint) async throws -> String? {
+        let limit = endpoint.maximumBodySize
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.tooLarge(limit: limit)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError.tooLarge(limit: limit)
+        }
+        guard buffer.readableBytes > 0 else { return nil }
+        try checkMediaType(request.headers[.contentType], for: endpoint.body)
+        let bytes = buffer.readableBytesView
+        // libpq sends parameters as C strings: a NUL would cut the text short.
+        if bytes.contains(0) { throw APIError.invalidText }
+        switch endpoint.body {
+        case .json:
+            try checkJSON(bytes, maximumDepth: maximumJSONDepth)
+            guard buffer.readableBytes > Endpoint.defaultMaximumBodySize else { return String(decoding: bytes, as: UTF8.self) }
+            // A document of many MiB (a Liftbase export being imported) is decoded on NIO's
+            // blocking pool, like CSV, not on a cooperative thread.
+            let body = Array(bytes)
+            return try await NIOThreadPool.singleton.runIfActive { String(decoding: body, as: UTF8.self) }
+        case .csv:
+            // Up to 20 MiB of CSV takes a while to parse and hash: on NIO's blocking pool, so
+            // no cooperative thread (and no event loop) is held for it.
+            let body = Array(bytes)
+            do {
+                return try await NIOThreadPool.singleton.runIfActive {
+                    try CSVImportDocument.json(fromCSV: String(decoding: body, as: UTF8.self), fileSHA256: SHA256.hex(body))
+                }
+            } catch let error as CSVImportDocument.Malformed {
+                throw APIError.malformedCSV(error.reason)
+            }
+        }
+    }
+
+    /// A body must say it is what the route takes: `application/json` for JSON routes,
+    /// `text/csv` for CSV ones (parameters such as charset allowed); anything else is 415.
+    static func checkMediaType(_ header: String?, for body: Endpoint.Body) throws {
+        let expected = body == .json ? "application/json" : "text/csv"
+        let mediaType = header?.split(separator: ";", maxSplits: 1).first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == expected else { throw APIError.unsupportedMediaType(expected: expected) }
+    }
+
+    /// Refuses, in one pass over the bytes, JSON whose objects and arrays nest deeper than
+    /// `maximumDepth` (brackets inside strings do not count) and strings holding the escape
+    /// `\u0000`, a NUL that no text in PostgreSQL can hold. Malformed JSON is left to SQL.
+    static func checkJSON(_ bytes: some Sequence<UInt8>, maximumDepth: Int) throws {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        // After `\u`, how many of the four hex digits were `0` so far (nil: not in one).
+        var zerosOfEscape: Int?
+        for byte in bytes {
+            if let zeros = zerosOfEscape {
+                if byte == UInt8(ascii: "0") {
+                    if zeros == 3 { throw APIError.invalidText }
+                    zerosOfEscape = zeros + 1
+                    continue
+                }
+                zerosOfEscape = nil
+            }
+            if inString {
+                if escaped {
+                    escaped = false
+                    if byte == UInt8(ascii: "u") { zerosOfEscape = 0 }
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                if depth > maximumDepth { throw APIError.tooDeep(limit: maximumDepth) }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+    }
+}
