@@ -5,7 +5,7 @@ let package = Package(
     name: "liftbase",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "liftbase", targets: ["liftbase"]),
+        .executable(name: "liftbase", targets: ["liftbase"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

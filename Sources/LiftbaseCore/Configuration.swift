@@ -32,7 +32,8 @@ public struct Configuration: Sendable {
             guard let text = value(name) else { return fallback }
             guard let number = Int(text), range.contains(number) else {
                 throw ConfigurationError.invalid(
-                    "\(name)=\(text): must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                    "\(name)=\(text): must be a whole number from \(range.lowerBound) to \(range.upperBound)"
+                )
             }
             return number
         }
@@ -41,7 +42,8 @@ public struct Configuration: Sendable {
         port = try number("LIFTBASE_PORT", in: Self.portRange, default: 8080)
         poolSize = try number("LIFTBASE_POOL_SIZE", in: Self.poolSizeRange, default: 10)
         poolAcquireTimeout = .milliseconds(
-            try number("LIFTBASE_POOL_TIMEOUT_MS", in: Self.poolTimeoutMillisecondsRange, default: 5000))
+            try number("LIFTBASE_POOL_TIMEOUT_MS", in: Self.poolTimeoutMillisecondsRange, default: 5000)
+        )
         apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
         sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
         if let text = value("LOG_LEVEL") {
@@ -56,7 +58,9 @@ public struct Configuration: Sendable {
     }
 
     public func requireDatabaseURL() throws -> String {
-        guard let databaseURL else { throw ConfigurationError.missing("DATABASE_URL is not set (or pass --database-url)") }
+        guard let databaseURL else {
+            throw ConfigurationError.missing("DATABASE_URL is not set (or pass --database-url)")
+        }
         return databaseURL
     }
 

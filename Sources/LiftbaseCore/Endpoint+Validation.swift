@@ -27,11 +27,13 @@ extension Endpoint {
                 problems.append(
                     earlier.path == endpoint.path
                         ? "\(row) is listed twice"
-                        : "\(row) is shadowed by \(earlier.method.rawValue) \(earlier.path)")
+                        : "\(row) is shadowed by \(earlier.method.rawValue) \(earlier.path)"
+                )
             } else {
                 seen[key] = endpoint
             }
-            let segmentsValid = endpoint.path.hasPrefix("/") && !endpoint.pathSegments.isEmpty
+            let segmentsValid =
+                endpoint.path.hasPrefix("/") && !endpoint.pathSegments.isEmpty
                 && endpoint.pathSegments.allSatisfy { segment in
                     !segment.contains("{") && !segment.contains("}")
                         || segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2
@@ -68,7 +70,8 @@ extension Endpoint {
                 or p.proretset <> e.streamed
                 or (e.streamed and p.prorettype <> 'text'::regtype)
             """,
-            [postgresArray(functions), postgresArray(streamed)])
+            [postgresArray(functions), postgresArray(streamed)]
+        )
         return missing.rows.compactMap { $0[0] }
     }
 

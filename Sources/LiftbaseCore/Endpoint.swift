@@ -28,8 +28,14 @@ public struct Endpoint: Sendable, Equatable {
     public let streamedContentType: String?
 
     public init(
-        _ method: Method, _ path: String, function: String, status: Int = 200, auth: Bool = true,
-        body: Body = .json, maximumBodySize: Int = defaultMaximumBodySize, streamed streamedContentType: String? = nil,
+        _ method: Method,
+        _ path: String,
+        function: String,
+        status: Int = 200,
+        auth: Bool = true,
+        body: Body = .json,
+        maximumBodySize: Int = defaultMaximumBodySize,
+        streamed streamedContentType: String? = nil,
         summary: String
     ) {
         self.method = method
@@ -56,10 +62,10 @@ public struct Endpoint: Sendable, Equatable {
             return "select chunk from api.\(function)($1, app.request_body($2), $3::jsonb) as chunk"
         }
         return """
-        select r::text, current_setting('liftbase.response_status', true), \
-        current_setting('liftbase.response_headers', true) \
-        from api.\(function)($1, app.request_body($2), $3::jsonb) as r
-        """
+            select r::text, current_setting('liftbase.response_status', true), \
+            current_setting('liftbase.response_headers', true) \
+            from api.\(function)($1, app.request_body($2), $3::jsonb) as r
+            """
     }
 }
 

@@ -41,8 +41,10 @@ public struct Migrator: Sendable {
             switch self {
             case .unreadable(let reason): return reason
             case .modified(let names):
-                return "applied migrations changed or vanished: \(names.joined(separator: ", ")) (add a new migration instead)"
-            case .failed(let file, let error): return "\(file): \(error.message)\(error.detail.map { " (\($0))" } ?? "")"
+                return
+                    "applied migrations changed or vanished: \(names.joined(separator: ", ")) (add a new migration instead)"
+            case .failed(let file, let error):
+                return "\(file): \(error.message)\(error.detail.map { " (\($0))" } ?? "")"
             }
         }
     }
@@ -56,7 +58,8 @@ public struct Migrator: Sendable {
 
     public init(directory: String) throws {
         let root = URL(fileURLWithPath: directory)
-        guard let bootstrap = try? String(contentsOf: root.appendingPathComponent("bootstrap.sql"), encoding: .utf8) else {
+        guard let bootstrap = try? String(contentsOf: root.appendingPathComponent("bootstrap.sql"), encoding: .utf8)
+        else {
             throw MigratorError.unreadable("no bootstrap.sql in \(directory) (set LIFTBASE_SQL_DIR)")
         }
         self.bootstrap = bootstrap
@@ -78,12 +81,18 @@ public struct Migrator: Sendable {
                 isFolder.boolValue
             {
                 throw MigratorError.unreadable(
-                    "\(folder.path)/\(name) is a folder: \(kind == .versioned ? "migrations" : "function files") must sit directly in \(folder.lastPathComponent)/")
+                    "\(folder.path)/\(name) is a folder: \(kind == .versioned ? "migrations" : "function files") must sit directly in \(folder.lastPathComponent)/"
+                )
             }
         }
         return try names.filter { $0.hasSuffix(".sql") }.sorted().map { name in
             let sql = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-            return File(name: "\(kind == .versioned ? "migrations" : "functions")/\(name)", kind: kind, sql: sql, checksum: SHA256.hex(sql))
+            return File(
+                name: "\(kind == .versioned ? "migrations" : "functions")/\(name)",
+                kind: kind,
+                sql: sql,
+                checksum: SHA256.hex(sql)
+            )
         }
     }
 
@@ -111,7 +120,12 @@ public struct Migrator: Sendable {
                 return Entry(name: file.name, kind: file.kind, state: .applied, appliedAt: record.appliedAt)
             }
             // A changed function file is simply due again; a changed migration is an error.
-            return Entry(name: file.name, kind: file.kind, state: file.kind == .versioned ? .changed : .pending, appliedAt: record.appliedAt)
+            return Entry(
+                name: file.name,
+                kind: file.kind,
+                state: file.kind == .versioned ? .changed : .pending,
+                appliedAt: record.appliedAt
+            )
         }
         let known = Set((versioned + repeatable).map(\.name))
         entries += applied.filter { !known.contains($0.name) }.map {
@@ -138,7 +152,8 @@ public struct Migrator: Sendable {
     public func pending(applied: [Applied]) -> [File] {
         let byName = Dictionary(applied.map { ($0.name, $0.checksum) }, uniquingKeysWith: { first, _ in first })
         let versionedDue = versioned.filter { byName[$0.name] == nil }
-        let repeatableDue = versionedDue.isEmpty
+        let repeatableDue =
+            versionedDue.isEmpty
             ? repeatable.filter { byName[$0.name] != $0.checksum }
             : repeatable
         return versionedDue + repeatableDue
@@ -175,7 +190,8 @@ public struct Migrator: Sendable {
         if !vanished.isEmpty {
             try connection.query(
                 "delete from liftbase_meta.migrations where kind = 'repeatable' and name = any($1::text[])",
-                ["{" + vanished.map { "\"\($0)\"" }.joined(separator: ",") + "}"])
+                ["{" + vanished.map { "\"\($0)\"" }.joined(separator: ",") + "}"]
+            )
             for name in vanished { progress("forgot \(name) (no longer a function file)") }
         }
         return due

@@ -44,7 +44,8 @@ public struct RouteTable: Sendable {
         var parameters: [String: String] = [:]
         for (expected, actual) in zip(pattern, segments) {
             if expected.hasPrefix("{") {
-                parameters[String(expected.dropFirst().dropLast())] = String(actual).removingPercentEncoding ?? String(actual)
+                parameters[String(expected.dropFirst().dropLast())] =
+                    String(actual).removingPercentEncoding ?? String(actual)
             } else if expected != actual {
                 return nil
             }

@@ -17,7 +17,11 @@ extension APIError {
         case .checkViolation, .notNullViolation:
             // SQL validates first and names the fields; a violation that still reaches here
             // would only name tables and constraints, so none of its words are passed on.
-            self.init(status: .unprocessableContent, code: "validation_failed", message: "A value is missing, malformed or out of range.")
+            self.init(
+                status: .unprocessableContent,
+                code: "validation_failed",
+                message: "A value is missing, malformed or out of range."
+            )
         case .untranslatableCharacter:
             // `\u0000` escaped inside a JSON body: text in PostgreSQL cannot hold it.
             self = .invalidText
@@ -30,10 +34,18 @@ extension APIError {
             case PostgresError.Code.dataException.errorClass:
                 // A value SQL could not take (a number out of range, a malformed date...):
                 // bad input, never a server error; its words name no field, so none are passed on.
-                self.init(status: .unprocessableContent, code: "invalid_value", message: "A value is malformed or out of range.")
+                self.init(
+                    status: .unprocessableContent,
+                    code: "invalid_value",
+                    message: "A value is malformed or out of range."
+                )
             case PostgresError.Code.programLimitExceeded.errorClass:
                 // Input too large or too deeply nested for the server to take.
-                self.init(status: .badRequest, code: "too_complex", message: "The request is too large or too deeply nested.")
+                self.init(
+                    status: .badRequest,
+                    code: "too_complex",
+                    message: "The request is too large or too deeply nested."
+                )
             case PostgresError.Code.invalidAuthorizationSpecification.errorClass:
                 self.init(status: .unauthorized, code: "unauthorized", message: "Not authenticated.")
             case PostgresError.Code.connectionException.errorClass:
@@ -59,7 +71,11 @@ extension APIError {
         let extra = (detail ?? [:]).filter { $0.key != "code" && $0.key != "fields" }.sorted { $0.key < $1.key }
             .compactMap { member in json(member.value).map { JSONText.string(member.key) + ":" + $0 } }
         self.init(
-            status: HTTPResponse.Status(code: code), code: detail?["code"] as? String ?? "error", message: error.message,
-            fields: (detail?["fields"]).flatMap(json), extra: extra)
+            status: HTTPResponse.Status(code: code),
+            code: detail?["code"] as? String ?? "error",
+            message: error.message,
+            fields: (detail?["fields"]).flatMap(json),
+            extra: extra
+        )
     }
 }

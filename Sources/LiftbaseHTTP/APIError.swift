@@ -16,7 +16,11 @@ struct APIError: HTTPResponseError, Sendable {
     var headers: HTTPFields = [:]
 
     init(
-        status: HTTPResponse.Status, code: String, message: String, fields: String? = nil, extra: [String] = [],
+        status: HTTPResponse.Status,
+        code: String,
+        message: String,
+        fields: String? = nil,
+        extra: [String] = [],
         headers: HTTPFields = [:]
     ) {
         self.status = status
@@ -47,33 +51,64 @@ struct APIError: HTTPResponseError, Sendable {
     }
 
     static let notFound = APIError(status: .notFound, code: "not_found", message: "No such route.")
-    static let missingToken = APIError(status: .unauthorized, code: "missing_token", message: "A bearer token is required.")
+    static let missingToken = APIError(
+        status: .unauthorized,
+        code: "missing_token",
+        message: "A bearer token is required."
+    )
     static func tooLarge(limit: Int) -> APIError {
-        APIError(status: .contentTooLarge, code: "body_too_large", message: "The request body exceeds \(limit >> 20) MiB.")
+        APIError(
+            status: .contentTooLarge,
+            code: "body_too_large",
+            message: "The request body exceeds \(limit >> 20) MiB."
+        )
     }
     static func malformedCSV(_ reason: String) -> APIError {
         APIError(status: .badRequest, code: "malformed_csv", message: "The request body is not valid CSV: \(reason)")
     }
-    static let malformedBody = APIError(status: .badRequest, code: "malformed_json", message: "The request body is not valid JSON.")
+    static let malformedBody = APIError(
+        status: .badRequest,
+        code: "malformed_json",
+        message: "The request body is not valid JSON."
+    )
     /// A NUL byte, which no text in PostgreSQL can hold, in the path, the query or the body.
     static let invalidText = APIError(
-        status: .badRequest, code: "invalid_text", message: "The request holds a NUL character, which no text may contain.")
+        status: .badRequest,
+        code: "invalid_text",
+        message: "The request holds a NUL character, which no text may contain."
+    )
     static func tooDeep(limit: Int) -> APIError {
-        APIError(status: .badRequest, code: "body_too_deep", message: "The JSON body nests deeper than \(limit) levels.")
+        APIError(
+            status: .badRequest,
+            code: "body_too_deep",
+            message: "The JSON body nests deeper than \(limit) levels."
+        )
     }
     static func unsupportedMediaType(expected: String) -> APIError {
         APIError(
-            status: .unsupportedMediaType, code: "unsupported_media_type",
-            message: "This route takes a body of type \(expected).")
+            status: .unsupportedMediaType,
+            code: "unsupported_media_type",
+            message: "This route takes a body of type \(expected)."
+        )
     }
     static let unavailable = APIError(
-        status: .serviceUnavailable, code: "database_unavailable", message: "The database is unavailable. Retry later.")
-    static let `internal` = APIError(status: .internalServerError, code: "internal_error", message: "Something went wrong on our side.")
+        status: .serviceUnavailable,
+        code: "database_unavailable",
+        message: "The database is unavailable. Retry later."
+    )
+    static let `internal` = APIError(
+        status: .internalServerError,
+        code: "internal_error",
+        message: "Something went wrong on our side."
+    )
 
     static func methodNotAllowed(_ allowed: [String]) -> APIError {
         APIError(
-            status: .methodNotAllowed, code: "method_not_allowed", message: "This route does not accept that method.",
-            headers: [.allow: allowed.joined(separator: ", ")])
+            status: .methodNotAllowed,
+            code: "method_not_allowed",
+            message: "This route does not accept that method.",
+            headers: [.allow: allowed.joined(separator: ", ")]
+        )
     }
 }
 

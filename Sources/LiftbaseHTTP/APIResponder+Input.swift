@@ -46,7 +46,9 @@ extension APIResponder {
         switch endpoint.body {
         case .json:
             try checkJSON(bytes, maximumDepth: maximumJSONDepth)
-            guard buffer.readableBytes > Endpoint.defaultMaximumBodySize else { return String(decoding: bytes, as: UTF8.self) }
+            guard buffer.readableBytes > Endpoint.defaultMaximumBodySize else {
+                return String(decoding: bytes, as: UTF8.self)
+            }
             // A document of many MiB (a Liftbase export being imported) is decoded on NIO's
             // blocking pool, like CSV, not on a cooperative thread.
             let body = Array(bytes)
@@ -57,7 +59,10 @@ extension APIResponder {
             let body = Array(bytes)
             do {
                 return try await NIOThreadPool.singleton.runIfActive {
-                    try CSVImportDocument.json(fromCSV: String(decoding: body, as: UTF8.self), fileSHA256: SHA256.hex(body))
+                    try CSVImportDocument.json(
+                        fromCSV: String(decoding: body, as: UTF8.self),
+                        fileSHA256: SHA256.hex(body)
+                    )
                 }
             } catch let error as CSVImportDocument.Malformed {
                 throw APIError.malformedCSV(error.reason)

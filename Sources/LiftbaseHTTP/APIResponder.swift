@@ -66,13 +66,19 @@ struct APIResponder: HTTPResponder {
             metadata: [
                 "route": .string(route), "status": .stringConvertible(response.status.code),
                 "duration_ms": .string(String(format: "%.2f", duration.milliseconds)),
-            ])
+            ]
+        )
         return response
     }
 
     /// Answers the request, naming its route (for metrics and the log) in `route` as soon as
     /// it is known; throws `APIError` for error answers.
-    private func dispatch(_ request: Request, path: String, route: inout String, logger: Logger) async throws -> Response {
+    private func dispatch(
+        _ request: Request,
+        path: String,
+        route: inout String,
+        logger: Logger
+    ) async throws -> Response {
         if !path.hasPrefix(apiBasePath + "/") {
             guard let operational = try await operational(request, path: path, logger: logger) else {
                 throw APIError.notFound
@@ -93,7 +99,10 @@ struct APIResponder: HTTPResponder {
     }
 
     private func call(
-        _ endpoint: Endpoint, parameters: [String: String], request: Request, logger: Logger
+        _ endpoint: Endpoint,
+        parameters: [String: String],
+        request: Request,
+        logger: Logger
     ) async throws -> Response {
         let argumentsJSON = try Self.argumentsJSON(parameters: parameters, query: request.uri.queryParameters)
         let token = Self.bearerToken(request)
@@ -101,7 +110,11 @@ struct APIResponder: HTTPResponder {
         let body = try await Self.bodyText(request, for: endpoint)
         if let contentType = endpoint.streamedContentType {
             return try await stream(
-                endpoint, contentType: contentType, parameters: [token, body, argumentsJSON], logger: logger)
+                endpoint,
+                contentType: contentType,
+                parameters: [token, body, argumentsJSON],
+                logger: logger
+            )
         }
 
         let answer = try await database(logger: logger) { connection in
@@ -111,7 +124,9 @@ struct APIResponder: HTTPResponder {
             else { throw EndpointAnswerError.noRow(function: endpoint.function) }
             return (row[0], row[1], row[2])
         }
-        let status = answer.1.flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) } ?? HTTPResponse.Status(code: endpoint.status)
+        let status =
+            answer.1.flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) }
+            ?? HTTPResponse.Status(code: endpoint.status)
         var headers = try Self.responseHeaders(answer.2, function: endpoint.function)
         guard let json = answer.0, status != .noContent else {
             return Response(status: status, headers: headers)
@@ -130,7 +145,10 @@ struct APIResponder: HTTPResponder {
         }
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
             guard let field = HTTPField.Name(name), let value = value as? String else {
-                throw EndpointAnswerError.malformedHeaders(function: function, reason: "header \(name) is not a valid name with a string value")
+                throw EndpointAnswerError.malformedHeaders(
+                    function: function,
+                    reason: "header \(name) is not a valid name with a string value"
+                )
             }
             headers[field] = value
         }
@@ -140,7 +158,8 @@ struct APIResponder: HTTPResponder {
     /// Runs `work` on a pooled connection; retries serialization failures and deadlocks,
     /// and turns database failures into API errors.
     private func database<T: Sendable>(
-        logger: Logger, _ work: @escaping @Sendable (Connection) throws -> T
+        logger: Logger,
+        _ work: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         do {
             return try await Self.retryingTransactionFailures { try await pool.withConnection(work) }
@@ -157,9 +176,12 @@ struct APIResponder: HTTPResponder {
             let mapped = APIError(error)
             if mapped.status.kind == .serverError {
                 logger.error("database error: \(error)")
-                logger.debug("database error detail", metadata: [
-                    "detail": .string(error.detail ?? ""), "hint": .string(error.hint ?? ""),
-                ])
+                logger.debug(
+                    "database error detail",
+                    metadata: [
+                        "detail": .string(error.detail ?? ""), "hint": .string(error.hint ?? ""),
+                    ]
+                )
             }
             return mapped
         case let error as ConnectionPool.PoolError:
@@ -176,7 +198,8 @@ struct APIResponder: HTTPResponder {
     /// Runs `transaction` again when it fails with a serialization failure or deadlock, up
     /// to `attempts` times in all; the last failure is rethrown (and answered 503).
     static func retryingTransactionFailures<T>(
-        attempts: Int = transactionAttempts, _ transaction: () async throws -> T
+        attempts: Int = transactionAttempts,
+        _ transaction: () async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {
@@ -203,8 +226,11 @@ struct APIResponder: HTTPResponder {
         case "/readyz":
             return try await readiness(logger: logger)
         case "/metrics":
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: metrics.emit(pool: pool.statistics))))
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.emit(pool: pool.statistics)))
+            )
         case "/openapi.json":
             return Self.json(openAPI)
         default:
@@ -219,8 +245,11 @@ struct APIResponder: HTTPResponder {
             migrator.pending(applied: try migrator.applied(on: connection)).map(\.name)
         }
         guard pending.isEmpty else {
-            throw APIError(status: .serviceUnavailable, code: "migrations_pending",
-                           message: "Migrations are pending: \(pending.joined(separator: ", ")).")
+            throw APIError(
+                status: .serviceUnavailable,
+                code: "migrations_pending",
+                message: "Migrations are pending: \(pending.joined(separator: ", "))."
+            )
         }
         return Self.json(#"{"status":"ready"}"#)
     }
@@ -228,7 +257,11 @@ struct APIResponder: HTTPResponder {
     // MARK: Helpers
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
     }
 
     static func bearerToken(_ request: Request) -> String? {
@@ -242,7 +275,10 @@ struct APIResponder: HTTPResponder {
     /// The client's X-Request-Id when it is a sane token, else a new random one.
     static func requestID(from request: Request) -> String {
         if let given = request.headers[.requestID], (1...128).contains(given.utf8.count),
-           given.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) {
+            given.utf8.allSatisfy({
+                $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
+            })
+        {
             return given
         }
         let value = UInt64.random(in: .min ... .max)

@@ -18,20 +18,30 @@ public enum LiftbaseServer {
         let routes = try RouteTable(endpoints)
         let pool = ConnectionPool(
             .init(
-                conninfo: try configuration.requireDatabaseURL(), size: configuration.poolSize,
-                role: configuration.apiRole, sessionSetup: LiftbaseCore.Configuration.sessionSetup,
+                conninfo: try configuration.requireDatabaseURL(),
+                size: configuration.poolSize,
+                role: configuration.apiRole,
+                sessionSetup: LiftbaseCore.Configuration.sessionSetup,
                 acquireTimeout: configuration.poolAcquireTimeout,
-                threadNamePrefix: "liftbase-db-"),
+                threadNamePrefix: "liftbase-db-"
+            ),
             logger: logger
         )
         let responder = APIResponder(
-            pool: pool, routes: routes, migrator: migrator, metrics: HTTPMetrics(),
-            openAPI: OpenAPIDocument.json(for: endpoints), logger: logger
+            pool: pool,
+            routes: routes,
+            migrator: migrator,
+            metrics: HTTPMetrics(),
+            openAPI: OpenAPIDocument.json(for: endpoints),
+            logger: logger
         )
         return Application(
             responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: [ParserErrorAnswer()])),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "liftbase"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "liftbase"
+            ),
             services: [pool],
             logger: logger
         )

@@ -27,7 +27,8 @@ enum OpenAPIDocument {
                 }
             }
             if [.POST, .PUT, .PATCH].contains(endpoint.method) || endpoint.function.hasSuffix("_delete") {
-                operation["requestBody"] = endpoint.body == .csv
+                operation["requestBody"] =
+                    endpoint.body == .csv
                     ? ["content": ["text/csv": ["schema": ["type": "string"]]]]
                     : ["content": ["application/json": ["schema": ["type": "object"]]]]
             }
@@ -37,8 +38,12 @@ enum OpenAPIDocument {
             ("/healthz", "The process is up"), ("/readyz", "The database is reachable and migrations are current"),
             ("/metrics", "Prometheus metrics"), ("/openapi.json", "This document"),
         ] {
-            paths[path] = ["get": ["operationId": String(path.dropFirst()), "summary": summary,
-                                   "responses": ["200": ["description": "OK"]]]]
+            paths[path] = [
+                "get": [
+                    "operationId": String(path.dropFirst()), "summary": summary,
+                    "responses": ["200": ["description": "OK"]],
+                ]
+            ]
         }
         let document: [String: Any] = [
             "openapi": "3.1.0",
@@ -46,19 +51,23 @@ enum OpenAPIDocument {
             "paths": paths,
             "components": [
                 "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]],
-                "schemas": ["Error": [
-                    "type": "object",
-                    "required": ["error"],
-                    "properties": ["error": [
+                "schemas": [
+                    "Error": [
                         "type": "object",
-                        "required": ["code", "message"],
+                        "required": ["error"],
                         "properties": [
-                            "code": ["type": "string"], "message": ["type": "string"],
-                            "fields": ["type": "object", "additionalProperties": ["type": "string"]],
-                            "request_id": ["type": "string"],
+                            "error": [
+                                "type": "object",
+                                "required": ["code", "message"],
+                                "properties": [
+                                    "code": ["type": "string"], "message": ["type": "string"],
+                                    "fields": ["type": "object", "additionalProperties": ["type": "string"]],
+                                    "request_id": ["type": "string"],
+                                ],
+                            ]
                         ],
-                    ]],
-                ]],
+                    ]
+                ],
             ],
         ]
         let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
@@ -67,7 +76,9 @@ enum OpenAPIDocument {
 
     /// What a successful answer holds: a JSON object, or the streamed type (a CSV is text).
     static func content(of endpoint: Endpoint) -> [String: Any] {
-        guard let type = endpoint.streamedContentType else { return ["application/json": ["schema": ["type": "object"]]] }
+        guard let type = endpoint.streamedContentType else {
+            return ["application/json": ["schema": ["type": "object"]]]
+        }
         let mediaType = String(type.prefix { $0 != ";" })
         return [mediaType: ["schema": ["type": mediaType == "application/json" ? "object" : "string"]]]
     }

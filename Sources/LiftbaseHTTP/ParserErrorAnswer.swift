@@ -14,7 +14,8 @@ final class ParserErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let body = #"{"error":{"code":"malformed_request","message":"The request is not valid HTTP/1.1 or exceeds its limits."}}"#
+    static let body =
+        #"{"error":{"code":"malformed_request","message":"The request is not valid HTTP/1.1 or exceeds its limits."}}"#
 
     private var responsesPending = 0
 
@@ -37,9 +38,11 @@ final class ParserErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
             status: .badRequest,
             headerFields: [
                 .contentType: "application/json", .contentLength: String(Self.body.utf8.count), .connection: "close",
-            ])
+            ]
+        )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(string: Self.body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -17,7 +17,10 @@ extension APIResponder {
     /// the whole body, and a slow or stalled client holds a file, never a database
     /// connection. Every error, 401 included, is known before the answer starts.
     func stream(
-        _ endpoint: Endpoint, contentType: String, parameters: [String?], logger: Logger
+        _ endpoint: Endpoint,
+        contentType: String,
+        parameters: [String?],
+        logger: Logger
     ) async throws -> Response {
         let statement = endpoint.statement
         let spool: FileHandle
@@ -38,8 +41,11 @@ extension APIResponder {
         let body = ResponseBody { writer in
             defer { try? spool.close() }
             // File reads block: on NIO's blocking pool, not on a cooperative thread.
-            while let chunk = try await NIOThreadPool.singleton.runIfActive({ try spool.read(upToCount: Self.streamChunkBytes) }),
-                  !chunk.isEmpty {
+            while let chunk = try await NIOThreadPool.singleton.runIfActive({
+                try spool.read(upToCount: Self.streamChunkBytes)
+            }),
+                !chunk.isEmpty
+            {
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
             try await writer.finish(nil)

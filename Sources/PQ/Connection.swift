@@ -1,4 +1,5 @@
 import CLibPQ
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,13 +27,17 @@ public final class Connection {
             throw error
         }
         self.handle = handle
-        PQsetNoticeReceiver(handle, { state, result in
-            guard let state, let result else { return }
-            let severity = PQresultErrorField(result, Int32(Character("V").asciiValue!)).map { String(cString: $0) }
-            if severity == "FATAL" || severity == "PANIC" {
-                Unmanaged<NoticeState>.fromOpaque(state).takeUnretainedValue().fatalReceived = true
-            }
-        }, Unmanaged.passUnretained(notices).toOpaque())
+        PQsetNoticeReceiver(
+            handle,
+            { state, result in
+                guard let state, let result else { return }
+                let severity = PQresultErrorField(result, Int32(Character("V").asciiValue!)).map { String(cString: $0) }
+                if severity == "FATAL" || severity == "PANIC" {
+                    Unmanaged<NoticeState>.fromOpaque(state).takeUnretainedValue().fatalReceived = true
+                }
+            },
+            Unmanaged.passUnretained(notices).toOpaque()
+        )
     }
 
     deinit { close() }

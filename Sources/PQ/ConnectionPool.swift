@@ -27,9 +27,13 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         public var threadNamePrefix: String
 
         public init(
-            conninfo: String, size: Int = 10, role: String? = nil, sessionSetup: String? = nil,
+            conninfo: String,
+            size: Int = 10,
+            role: String? = nil,
+            sessionSetup: String? = nil,
             acquireTimeout: Duration = .seconds(5),
-            initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(5),
+            initialBackoff: Duration = .milliseconds(50),
+            maximumBackoff: Duration = .seconds(5),
             threadNamePrefix: String = "pq-worker-"
         ) {
             self.conninfo = conninfo
@@ -294,7 +298,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 lastError = nil
                 return fresh
             } catch let error as PostgresError {
-                backoff = backoff == .zero
+                backoff =
+                    backoff == .zero
                     ? pool.configuration.initialBackoff
                     : min(backoff * 2, pool.configuration.maximumBackoff)
                 nextAttempt = now + backoff

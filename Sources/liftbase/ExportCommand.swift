@@ -9,13 +9,13 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export one account's data.",
         discussion: """
-        --format json (the default) writes the liftbase-export document (docs/export-format.md) \
-        to standard output, or to --output FILE.
-        --format csv with --type writes that one file (workouts in Strong's layout, nutrition, \
-        body_metrics) to standard output or --output FILE; without --type it writes all three \
-        as workouts.csv, nutrition.csv and body_metrics.csv into the folder --output DIR \
-        (created when missing).
-        """
+            --format json (the default) writes the liftbase-export document (docs/export-format.md) \
+            to standard output, or to --output FILE.
+            --format csv with --type writes that one file (workouts in Strong's layout, nutrition, \
+            body_metrics) to standard output or --output FILE; without --type it writes all three \
+            as workouts.csv, nutrition.csv and body_metrics.csv into the folder --output DIR \
+            (created when missing).
+            """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
@@ -42,9 +42,11 @@ struct ExportCommand: ParsableCommand {
         let connection = try database.ownerConnection()
         // Row-level security sees the account as the API would; timestamps in UTC as the
         // document promises.
-        let userID = try connection.query(
-            "select set_config('liftbase.user_id', (auth.admin_find_user($1)).id::text, false), set_config('TimeZone', 'UTC', false)",
-            [user]).scalar ?? ""
+        let userID =
+            try connection.query(
+                "select set_config('liftbase.user_id', (auth.admin_find_user($1)).id::text, false), set_config('TimeZone', 'UTC', false)",
+                [user]
+            ).scalar ?? ""
         switch (format, type) {
         case (.json, _):
             try write("select chunk from app.export_document($1::uuid) as chunk", userID, on: connection, to: output)

@@ -14,7 +14,8 @@ struct ImportCommand: ParsableCommand {
 
     struct Exercises: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Merge a free-exercise-db JSON file into the exercise catalog (by name, never duplicating).")
+            abstract: "Merge a free-exercise-db JSON file into the exercise catalog (by name, never duplicating)."
+        )
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "exercises.json") var file: String
 
@@ -32,7 +33,8 @@ struct ImportCommand: ParsableCommand {
             let connection = try database.ownerConnection()
             let result = try connection.query(
                 "select r ->> 'inserted', r ->> 'updated', r ->> 'skipped' from app.import_exercises($1::jsonb) as r",
-                [String(decoding: data, as: UTF8.self)]).rows[0]
+                [String(decoding: data, as: UTF8.self)]
+            ).rows[0]
             print("imported: \(result[0] ?? "0") new, \(result[1] ?? "0") updated, \(result[2] ?? "0") skipped")
         }
     }
@@ -40,17 +42,23 @@ struct ImportCommand: ParsableCommand {
     struct USDASR28: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "usda-sr28",
-            abstract: "Import the USDA SR28 ASCII files (FOOD_DES, FD_GROUP, NUT_DATA, WEIGHT) into the food catalog.")
+            abstract: "Import the USDA SR28 ASCII files (FOOD_DES, FD_GROUP, NUT_DATA, WEIGHT) into the food catalog."
+        )
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "Folder with the SR28 .txt files.") var directory: String
 
         func run() throws {
-            let files = ["FD_GROUP.txt": "usda_fd_group", "FOOD_DES.txt": "usda_food_des",
-                         "WEIGHT.txt": "usda_weight", "NUT_DATA.txt": "usda_nut_data"]
+            let files = [
+                "FD_GROUP.txt": "usda_fd_group", "FOOD_DES.txt": "usda_food_des",
+                "WEIGHT.txt": "usda_weight", "NUT_DATA.txt": "usda_nut_data",
+            ]
             try StagedImport(database: database, name: "usda-sr28").run(
-                files: files.keys.sorted().map { (URL(fileURLWithPath: directory).appendingPathComponent($0), files[$0]!) },
+                files: files.keys.sorted().map {
+                    (URL(fileURLWithPath: directory).appendingPathComponent($0), files[$0]!)
+                },
                 copyOptions: "format csv, delimiter '^', quote '~', encoding 'latin1'",
-                finish: "select app.finish_usda_import()::text")
+                finish: "select app.finish_usda_import()::text"
+            )
         }
     }
 }
@@ -59,30 +67,42 @@ extension ImportCommand {
     struct FDCCSV: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fdc-csv",
-            abstract: "Import FoodData Central CSV files (food, nutrient, food_nutrient; food_portion and branded_food when present).")
+            abstract:
+                "Import FoodData Central CSV files (food, nutrient, food_nutrient; food_portion and branded_food when present)."
+        )
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "Folder with the FoodData Central .csv files.") var directory: String
 
         func run() throws {
             let folder = URL(fileURLWithPath: directory)
-            let required = ["food.csv": "fdc_food", "nutrient.csv": "fdc_nutrient", "food_nutrient.csv": "fdc_food_nutrient"]
+            let required = [
+                "food.csv": "fdc_food", "nutrient.csv": "fdc_nutrient", "food_nutrient.csv": "fdc_food_nutrient",
+            ]
             let optional = ["food_portion.csv": "fdc_food_portion", "branded_food.csv": "fdc_branded_food"]
             var files = required.keys.sorted().map { (folder.appendingPathComponent($0), required[$0]!) }
             for name in optional.keys.sorted() {
                 let url = folder.appendingPathComponent(name)
-                if FileManager.default.fileExists(atPath: url.path) { files.append((url, optional[name]!)) }
-                else { print("\(name): not present, skipped") }
+                if FileManager.default.fileExists(atPath: url.path) {
+                    files.append((url, optional[name]!))
+                } else {
+                    print("\(name): not present, skipped")
+                }
             }
             try StagedImport(database: database, name: "fdc").run(
-                files: files, copyOptions: "format csv, header true", headerDelimiter: ",",
-                alsoEmpty: optional.values.sorted(), finish: "select app.finish_fdc_import()::text")
+                files: files,
+                copyOptions: "format csv, header true",
+                headerDelimiter: ",",
+                alsoEmpty: optional.values.sorted(),
+                finish: "select app.finish_fdc_import()::text"
+            )
         }
     }
 
     struct OFFCSV: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "off-csv",
-            abstract: "Import an Open Food Facts tab-separated export.")
+            abstract: "Import an Open Food Facts tab-separated export."
+        )
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "The .csv/.tsv export (tab-separated, with a header row).") var file: String
 
@@ -91,8 +111,10 @@ extension ImportCommand {
             // quotes in product names as they are.
             try StagedImport(database: database, name: "off").run(
                 files: [(URL(fileURLWithPath: file), "off_products")],
-                copyOptions: "format csv, header true, delimiter E'\\t', quote E'\\x01'", headerDelimiter: "\t",
-                finish: "select app.finish_off_import()::text")
+                copyOptions: "format csv, header true, delimiter E'\\t', quote E'\\x01'",
+                headerDelimiter: "\t",
+                finish: "select app.finish_off_import()::text"
+            )
         }
     }
 }
@@ -107,8 +129,13 @@ struct StagedImport {
     /// lacks are added (as text) and COPY maps columns by name, so files of other releases
     /// with more or fewer columns load. `alsoEmpty` lists staging tables to empty although
     /// no file fills them (optional files that are absent).
-    func run(files: [(URL, String)], copyOptions: String, headerDelimiter: Character? = nil,
-             alsoEmpty: [String] = [], finish: String) throws {
+    func run(
+        files: [(URL, String)],
+        copyOptions: String,
+        headerDelimiter: Character? = nil,
+        alsoEmpty: [String] = [],
+        finish: String
+    ) throws {
         for (file, _) in files where !FileManager.default.isReadableFile(atPath: file.path) {
             throw CommandFailure("cannot read \(file.path)")
         }
@@ -126,14 +153,25 @@ struct StagedImport {
                 if let headerDelimiter {
                     let names = try headerColumns(of: file, delimiter: headerDelimiter)
                     for name in names {
-                        try connection.execute("alter table staging.\(table) add column if not exists \(quoteIdentifier(name)) text")
+                        try connection.execute(
+                            "alter table staging.\(table) add column if not exists \(quoteIdentifier(name)) text"
+                        )
                     }
                     columns = " (" + names.map(quoteIdentifier).joined(separator: ", ") + ")"
                 }
                 let chunks = try FileChunks(url: file)
-                let rows = try connection.copyIn("copy staging.\(table)\(columns) from stdin with (\(copyOptions))",
-                                                 reading: chunks.next)
-                print(String(format: "%@: %d rows (%.1f s)", file.lastPathComponent, rows, Date().timeIntervalSince(fileStarted)))
+                let rows = try connection.copyIn(
+                    "copy staging.\(table)\(columns) from stdin with (\(copyOptions))",
+                    reading: chunks.next
+                )
+                print(
+                    String(
+                        format: "%@: %d rows (%.1f s)",
+                        file.lastPathComponent,
+                        rows,
+                        Date().timeIntervalSince(fileStarted)
+                    )
+                )
             }
             print("merging into the catalog...")
             let result = try connection.query(finish).scalar ?? "{}"
@@ -156,7 +194,9 @@ func headerColumns(of file: URL, delimiter: Character) throws -> [String] {
     guard let handle = try? FileHandle(forReadingFrom: file) else { throw CommandFailure("cannot read \(file.path)") }
     defer { try? handle.close() }
     let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
-    let firstLine = String(decoding: head.prefix { $0 != 10 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let firstLine = String(decoding: head.prefix { $0 != 10 }, as: UTF8.self).trimmingCharacters(
+        in: .whitespacesAndNewlines
+    )
     let names = firstLine.split(separator: delimiter, omittingEmptySubsequences: false).map {
         $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
     }
@@ -165,4 +205,3 @@ func headerColumns(of file: URL, delimiter: Character) throws -> [String] {
     }
     return names
 }
-

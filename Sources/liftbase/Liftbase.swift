@@ -7,8 +7,10 @@ struct Liftbase: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liftbase",
         abstract: "Liftbase: the backend for strength-training and nutrition apps.",
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, MetricsCommand.self, ImportCommand.self,
-                      ExportCommand.self, ReportCommand.self],
+        subcommands: [
+            Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, MetricsCommand.self, ImportCommand.self,
+            ExportCommand.self, ReportCommand.self,
+        ],
         defaultSubcommand: Serve.self
     )
 }
@@ -18,7 +20,10 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "libpq conninfo or URI (default: $DATABASE_URL).")
     var databaseURL: String?
 
-    @Option(name: .customLong("sql-dir"), help: "Folder with bootstrap.sql, migrations/ and functions/ (default: $LIFTBASE_SQL_DIR or ./sql).")
+    @Option(
+        name: .customLong("sql-dir"),
+        help: "Folder with bootstrap.sql, migrations/ and functions/ (default: $LIFTBASE_SQL_DIR or ./sql)."
+    )
     var sqlDirectory: String?
 
     func configuration() throws -> LiftbaseCore.Configuration {

@@ -27,26 +27,40 @@ struct MetricsCommand: ParsableCommand {
             let connection = try database.ownerConnection()
             if let user {
                 let changed = try connection.query(
-                    "select app.recompute_targets(array[(auth.admin_find_user($1)).id])", [user]).scalar
+                    "select app.recompute_targets(array[(auth.admin_find_user($1)).id])",
+                    [user]
+                ).scalar
                 print(changed == "1" ? "recomputed \(user): new metrics" : "recomputed \(user): unchanged")
                 return
             }
-            let total = Int(try connection.query("select count(*) from auth.users where disabled_at is null").scalar ?? "0") ?? 0
-            var done = 0, changed = 0
+            let total =
+                Int(try connection.query("select count(*) from auth.users where disabled_at is null").scalar ?? "0")
+                ?? 0
+            var done = 0
+            var changed = 0
             var after = "00000000-0000-0000-0000-000000000000"
             let started = Date()
             while true {
                 let ids = try connection.query(
                     "select id::text from auth.users where disabled_at is null and id > $1::uuid order by id limit $2",
-                    [after, String(batchSize)]).rows.compactMap { $0[0] }
+                    [after, String(batchSize)]
+                ).rows.compactMap { $0[0] }
                 guard let last = ids.last else { break }
                 let literal = "{" + ids.joined(separator: ",") + "}"
-                changed += Int(try connection.query("select app.recompute_targets($1::uuid[])", [literal]).scalar ?? "0") ?? 0
+                changed +=
+                    Int(try connection.query("select app.recompute_targets($1::uuid[])", [literal]).scalar ?? "0") ?? 0
                 done += ids.count
                 after = last
                 print("\(done)/\(total) accounts, \(changed) with new metrics")
             }
-            print(String(format: "done: %d accounts in %.1f s, %d with new metrics", done, Date().timeIntervalSince(started), changed))
+            print(
+                String(
+                    format: "done: %d accounts in %.1f s, %d with new metrics",
+                    done,
+                    Date().timeIntervalSince(started),
+                    changed
+                )
+            )
         }
     }
 }

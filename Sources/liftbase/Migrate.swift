@@ -33,8 +33,13 @@ struct Migrate: ParsableCommand {
 
         if status {
             for entry in migrator.status(applied: try migrator.applied(on: connection)) {
-                print([entry.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), entry.name, entry.appliedAt ?? ""]
-                    .joined(separator: "  "))
+                print(
+                    [
+                        entry.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), entry.name,
+                        entry.appliedAt ?? "",
+                    ]
+                    .joined(separator: "  ")
+                )
             }
         } else if dryRun {
             let applied = try migrator.applied(on: connection)

@@ -49,7 +49,8 @@ struct ReportCommand: ParsableCommand {
                   from pg_class as c join pg_namespace as n on n.oid = c.relnamespace
                  where n.nspname = 'reporting' and c.relkind = 'v' and has_table_privilege(c.oid, 'select')
                  order by 1
-                """)
+                """
+            )
             printTable(header: ["report", "description"], rows: reports.rows)
         }
     }
@@ -63,7 +64,9 @@ struct ReportCommand: ParsableCommand {
                      order by a.attnum limit 1)
               from pg_class as c join pg_namespace as n on n.oid = c.relnamespace
              where n.nspname = 'reporting' and c.relkind = 'v' and c.relname = $1
-            """, [name])
+            """,
+            [name]
+        )
         guard let row = view.rows.first, let relation = row[0] else {
             throw CommandFailure("no report named '\(name)' (run `liftbase report` for the list)")
         }
@@ -73,7 +76,8 @@ struct ReportCommand: ParsableCommand {
             guard let dateColumn = row[1] else {
                 throw ValidationError("report \(name) has no date column: drop --from/--to")
             }
-            sql += " where ($1::date is null or \(dateColumn) >= $1::date) and ($2::date is null or \(dateColumn) <= $2::date)"
+            sql +=
+                " where ($1::date is null or \(dateColumn) >= $1::date) and ($2::date is null or \(dateColumn) <= $2::date)"
             parameters = [from, to]
         }
         sql += " order by 1, 2"
@@ -94,8 +98,9 @@ struct ReportCommand: ParsableCommand {
     static func day(_ text: String) -> DateComponents? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return nil }
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let components = DateComponents(year: year, month: month, day: day)

@@ -11,7 +11,9 @@ struct UserCommand: ParsableCommand {
     )
 
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an account (prints a generated password when none is given).")
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account (prints a generated password when none is given)."
+        )
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "Email address.") var email: String
         @Option(help: "Password (default: generated and printed once).") var password: String?
@@ -20,7 +22,10 @@ struct UserCommand: ParsableCommand {
         func run() throws {
             let password = password ?? generatedPassword()
             let connection = try database.ownerConnection()
-            let user = try connection.query("select auth.admin_create_user($1, $2, $3)::text", [email, password, displayName]).scalar
+            let user = try connection.query(
+                "select auth.admin_create_user($1, $2, $3)::text",
+                [email, password, displayName]
+            ).scalar
             print(user ?? "")
             if self.password == nil { print("password: \(password)") }
         }
@@ -36,7 +41,8 @@ struct UserCommand: ParsableCommand {
                 select email, id::text, coalesce(display_name, ''), to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                        case when disabled_at is null then 'active' else 'disabled' end, active_sessions::text
                   from auth.admin_users()
-                """)
+                """
+            )
             printTable(header: ["email", "id", "display_name", "created_at", "state", "sessions"], rows: result.rows)
         }
     }
@@ -47,7 +53,10 @@ struct UserCommand: ParsableCommand {
         @Argument var email: String
 
         func run() throws {
-            print(try database.ownerConnection().query("select jsonb_pretty(auth.admin_show_user($1))", [email]).scalar ?? "")
+            print(
+                try database.ownerConnection().query("select jsonb_pretty(auth.admin_show_user($1))", [email]).scalar
+                    ?? ""
+            )
         }
     }
 
@@ -120,7 +129,8 @@ struct OutboxCommand: ParsableCommand {
 
         func run() throws {
             let result = try database.ownerConnection().query(
-                "select id::text, kind, recipient, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), payload::text from auth.outbox_pending()")
+                "select id::text, kind, recipient, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), payload::text from auth.outbox_pending()"
+            )
             printTable(header: ["id", "kind", "recipient", "created_at", "payload"], rows: result.rows)
         }
     }
@@ -158,7 +168,9 @@ func printTable(header: [String], rows: [[String?]]) {
     let cells = [header] + rows.map { $0.map { $0 ?? "" } }
     let widths = header.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
     for row in cells {
-        print(row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
-            .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        print(
+            row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        )
     }
 }

@@ -10,20 +10,31 @@ struct AnalyticsHTTPTests {
         try await withTestClient { client in
             let token = try await registerUser(client, "analytics")
             let session: [String: Any] = [
-                "session_date": "2026-03-02", "started_at": "2026-03-02T18:00:00Z", "finished_at": "2026-03-02T19:00:00Z",
-                "exercises": [["exercise_name": "Barbell Bench Press", "sets": [
-                    ["reps": 10, "weight_kg": 40, "set_type": "warmup"],
-                    ["reps": 5, "weight_kg": 100, "rpe": 8], ["reps": 5, "weight_kg": 100],
-                ]]],
+                "session_date": "2026-03-02", "started_at": "2026-03-02T18:00:00Z",
+                "finished_at": "2026-03-02T19:00:00Z",
+                "exercises": [
+                    [
+                        "exercise_name": "Barbell Bench Press",
+                        "sets": [
+                            ["reps": 10, "weight_kg": 40, "set_type": "warmup"],
+                            ["reps": 5, "weight_kg": 100, "rpe": 8], ["reps": 5, "weight_kg": 100],
+                        ],
+                    ]
+                ],
             ]
             let created = try await client.send(.post, "/training/sessions", session, token: token)
             #expect(created.status == .created)
             let exercises = try #require(created["exercises"] as? [[String: Any]])
             let bench = try #require(exercises.first?["exercise_id"] as? String)
-            _ = try await client.send(.post, "/nutrition/entries", [
-                "name": "Dinner", "source": "manual", "entry_date": "2026-03-02",
-                "calories": 800, "protein_g": 50, "carbs_g": 80, "fat_g": 30,
-            ], token: token)
+            _ = try await client.send(
+                .post,
+                "/nutrition/entries",
+                [
+                    "name": "Dinner", "source": "manual", "entry_date": "2026-03-02",
+                    "calories": 800, "protein_g": 50, "carbs_g": 80, "fat_g": 30,
+                ],
+                token: token
+            )
 
             let volume = try await client.send(.get, "/analytics/volume?from=2026-03-02&to=2026-03-08", token: token)
             #expect(volume.status == .ok)
@@ -42,10 +53,18 @@ struct AnalyticsHTTPTests {
             #expect(rpe["sets_with_rpe"] as? Int == 1)
             #expect(rpe["sets_without_rpe"] as? Int == 1)
 
-            let nutrition = try await client.send(.get, "/analytics/nutrition?bucket=week&from=2026-03-02&to=2026-03-08", token: token)
+            let nutrition = try await client.send(
+                .get,
+                "/analytics/nutrition?bucket=week&from=2026-03-02&to=2026-03-08",
+                token: token
+            )
             #expect((nutrition["items"] as? [[String: Any]])?.first?["logged_days"] as? Int == 1)
 
-            let workouts = try await client.send(.get, "/analytics/workouts?bucket=month&from=2026-03-01&to=2026-03-31", token: token)
+            let workouts = try await client.send(
+                .get,
+                "/analytics/workouts?bucket=month&from=2026-03-01&to=2026-03-31",
+                token: token
+            )
             let month = try #require((workouts["items"] as? [[String: Any]])?.first)
             #expect(month["sessions"] as? Int == 1)
             #expect(month["volume_kg"] as? Double == 1000)
@@ -67,10 +86,20 @@ struct AnalyticsHTTPTests {
             let first = try #require((swaps["items"] as? [[String: Any]])?.first)
             #expect(first["specificity_score"] as? Double == 1)
 
-            #expect(try await client.send(.get, "/analytics/workouts?bucket=year", token: token).errorCode == "invalid_bucket")
-            #expect(try await client.send(.get, "/analytics/volume?from=2026-02-30", token: token).status == .badRequest)
-            #expect(try await client.send(.get, "/analytics/e1rm?exercise_id=bench", token: token).status == .badRequest)
-            #expect(try await client.send(.get, "/exercises/\(bench)/substitutions?goal=power", token: token).errorCode == "invalid_goal")
+            #expect(
+                try await client.send(.get, "/analytics/workouts?bucket=year", token: token).errorCode
+                    == "invalid_bucket"
+            )
+            #expect(
+                try await client.send(.get, "/analytics/volume?from=2026-02-30", token: token).status == .badRequest
+            )
+            #expect(
+                try await client.send(.get, "/analytics/e1rm?exercise_id=bench", token: token).status == .badRequest
+            )
+            #expect(
+                try await client.send(.get, "/exercises/\(bench)/substitutions?goal=power", token: token).errorCode
+                    == "invalid_goal"
+            )
             let unknown = try await client.send(.get, "/exercises/\(UUID().uuidString)/substitutions", token: token)
             #expect(unknown.status == .notFound)
             #expect(unknown.errorCode == "exercise_not_found")

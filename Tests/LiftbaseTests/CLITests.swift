@@ -24,13 +24,18 @@ struct CLITests {
         #expect(shown.stdout.contains("\"display_name\": \"Cli User\""))
 
         #expect(try liftbase("user", "disable", email).status == 0)
-        let disabled = try TestDatabase.admin().query("select disabled_at is not null from auth.users where email = $1", [email]).scalar
+        let disabled = try TestDatabase.admin().query(
+            "select disabled_at is not null from auth.users where email = $1",
+            [email]
+        ).scalar
         #expect(disabled == "t")
         #expect(try liftbase("user", "enable", email).status == 0)
 
         #expect(try liftbase("user", "reset-password", email, "--password", "operator set 1").status == 0)
         let matches = try TestDatabase.admin().query(
-            "select auth.password_matches('operator set 1', password_hash) from auth.users where email = $1", [email]).scalar
+            "select auth.password_matches('operator set 1', password_hash) from auth.users where email = $1",
+            [email]
+        ).scalar
         #expect(matches == "t")
         let weak = try liftbase("user", "reset-password", email, "--password", "short")
         #expect(weak.status == 1)
@@ -70,10 +75,16 @@ struct CLITests {
         #expect(result.stderr == "liftbase: DATABASE_URL is not set (or pass --database-url)\n")
     }
 
-    @Test("serve refuses a malformed setting with one line naming it", arguments: [
-        ("LIFTBASE_PORT", "abc", "liftbase: LIFTBASE_PORT=abc: must be a whole number from 1 to 65535\n"),
-        ("LOG_LEVEL", "verbose", "liftbase: LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical\n"),
-    ])
+    @Test(
+        "serve refuses a malformed setting with one line naming it",
+        arguments: [
+            ("LIFTBASE_PORT", "abc", "liftbase: LIFTBASE_PORT=abc: must be a whole number from 1 to 65535\n"),
+            (
+                "LOG_LEVEL", "verbose",
+                "liftbase: LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical\n"
+            ),
+        ]
+    )
     func serveRefusesMalformedSettings(name: String, value: String, message: String) throws {
         let result = try runCLI(["serve"], environment: [name: value, "DATABASE_URL": try TestDatabase.url()])
         #expect(result.status == 1)
@@ -86,9 +97,14 @@ struct CLITests {
             try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: try Connection(url))
             let name = try #require(try Connection(url).query("select current_database()").scalar)
             try TestDatabase.admin().execute("alter database \(name) set liftbase.bcrypt_cost = 16")
-            let result = try runCLI(["serve", "--port", "18799"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"])
+            let result = try runCLI(
+                ["serve", "--port", "18799"],
+                environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"]
+            )
             #expect(result.status == 1)
-            #expect(result.stderr.hasSuffix("liftbase: liftbase.bcrypt_cost = 16: must be a whole number from 4 to 15\n"))
+            #expect(
+                result.stderr.hasSuffix("liftbase: liftbase.bcrypt_cost = 16: must be a whole number from 4 to 15\n")
+            )
         }
     }
 }

@@ -4,13 +4,19 @@ import Testing
 
 @Suite("configuration")
 struct ConfigurationTests {
-    @Test("a malformed or out-of-range setting stops the start with one line naming it", arguments: [
-        ("LIFTBASE_PORT", "abc", "LIFTBASE_PORT=abc: must be a whole number from 1 to 65535"),
-        ("LIFTBASE_PORT", "70000", "LIFTBASE_PORT=70000: must be a whole number from 1 to 65535"),
-        ("LIFTBASE_POOL_SIZE", "0", "LIFTBASE_POOL_SIZE=0: must be a whole number from 1 to 1000"),
-        ("LIFTBASE_POOL_TIMEOUT_MS", "-5", "LIFTBASE_POOL_TIMEOUT_MS=-5: must be a whole number from 1 to 600000"),
-        ("LOG_LEVEL", "verbose", "LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical"),
-    ])
+    @Test(
+        "a malformed or out-of-range setting stops the start with one line naming it",
+        arguments: [
+            ("LIFTBASE_PORT", "abc", "LIFTBASE_PORT=abc: must be a whole number from 1 to 65535"),
+            ("LIFTBASE_PORT", "70000", "LIFTBASE_PORT=70000: must be a whole number from 1 to 65535"),
+            ("LIFTBASE_POOL_SIZE", "0", "LIFTBASE_POOL_SIZE=0: must be a whole number from 1 to 1000"),
+            ("LIFTBASE_POOL_TIMEOUT_MS", "-5", "LIFTBASE_POOL_TIMEOUT_MS=-5: must be a whole number from 1 to 600000"),
+            (
+                "LOG_LEVEL", "verbose",
+                "LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical"
+            ),
+        ]
+    )
     func malformedSettings(name: String, value: String, message: String) {
         let error = #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
         #expect(error?.description == message)

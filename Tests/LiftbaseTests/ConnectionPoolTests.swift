@@ -23,9 +23,14 @@ struct ConnectionPoolTests {
         let name = "pooltest_" + TestDatabase.uniqueSuffix()
         let pool = ConnectionPool(
             .init(
-                conninfo: try TestDatabase.url() + " application_name=\(name)", size: size, role: "liftbase_api",
-                acquireTimeout: timeout, initialBackoff: .milliseconds(10)),
-            logger: Logger(label: "pool-test"))
+                conninfo: try TestDatabase.url() + " application_name=\(name)",
+                size: size,
+                role: "liftbase_api",
+                acquireTimeout: timeout,
+                initialBackoff: .milliseconds(10)
+            ),
+            logger: Logger(label: "pool-test")
+        )
         return (pool, name)
     }
 
@@ -50,11 +55,17 @@ struct ConnectionPoolTests {
 
             let admin = try TestDatabase.admin()
             let killed = try admin.query(
-                "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1", [name])
+                "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1",
+                [name]
+            )
             #expect(killed.scalar == "2")
             // pg_terminate_backend only signals: wait until the backends are gone.
             for _ in 0..<100 {
-                if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar == "0" { break }
+                if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar
+                    == "0"
+                {
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
 
@@ -93,16 +104,24 @@ struct ConnectionPoolTests {
             async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(3)") }
             while pool.statistics.inUse == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let waiting = Task {
-                try await pool.withConnection { try $0.query("select set_config('application_name', $1, false)", [marker]).scalar }
+                try await pool.withConnection {
+                    try $0.query("select set_config('application_name', $1, false)", [marker]).scalar
+                }
             }
             while pool.statistics.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
             waiting.cancel()
             await #expect(throws: CancellationError.self) { try await waiting.value }
-            #expect(pool.statistics.inUse == 1, "the busy job still holds the connection: the cancelled one did not wait for it")
+            #expect(
+                pool.statistics.inUse == 1,
+                "the busy job still holds the connection: the cancelled one did not wait for it"
+            )
             #expect(pool.statistics.waiting == 0)
             try await busy
             // The one connection runs the next job: the cancelled one never ran on it.
-            #expect(try await pool.withConnection { try $0.query("select current_setting('application_name')").scalar } != marker)
+            #expect(
+                try await pool.withConnection { try $0.query("select current_setting('application_name')").scalar }
+                    != marker
+            )
         }
     }
 
@@ -140,14 +159,19 @@ struct ConnectionPoolTests {
     @Test("an unreachable database fails fast as unavailable")
     func unavailable() async throws {
         let pool = ConnectionPool(
-            .init(conninfo: "host=/nonexistent-liftbase-socket connect_timeout=1", size: 1), logger: Logger(label: "pool-test"))
+            .init(conninfo: "host=/nonexistent-liftbase-socket connect_timeout=1", size: 1),
+            logger: Logger(label: "pool-test")
+        )
         try await withRunningPool(pool) {
             for _ in 0..<2 {
                 do {
                     _ = try await pool.withConnection { try $0.query("select 1").scalar }
                     Issue.record("expected the pool to report the database unavailable")
                 } catch let error as ConnectionPool.PoolError {
-                    guard case .unavailable(let cause) = error else { Issue.record("unexpected \(error)"); continue }
+                    guard case .unavailable(let cause) = error else {
+                        Issue.record("unexpected \(error)")
+                        continue
+                    }
                     #expect(cause.isConnectionFailure)
                 }
             }
@@ -160,7 +184,11 @@ struct ConnectionPoolTests {
         try await withRunningPool(pool) {
             let sum = try await withThrowingTaskGroup(of: Int.self) { group in
                 for value in 1...200 {
-                    group.addTask { try await pool.withConnection { Int(try $0.query("select $1::integer", [String(value)]).scalar!)! } }
+                    group.addTask {
+                        try await pool.withConnection {
+                            Int(try $0.query("select $1::integer", [String(value)]).scalar!)!
+                        }
+                    }
                 }
                 return try await group.reduce(0, +)
             }

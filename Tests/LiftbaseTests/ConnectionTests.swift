@@ -10,7 +10,8 @@ struct ConnectionTests {
         let connection = try TestDatabase.admin()
         do {
             try connection.execute(
-                "do $$ begin raise exception using errcode = 'LB422', message = 'bad input', detail = '{\"code\":\"x\"}', hint = 'try again'; end $$")
+                "do $$ begin raise exception using errcode = 'LB422', message = 'bad input', detail = '{\"code\":\"x\"}', hint = 'try again'; end $$"
+            )
             Issue.record("the statement should have failed")
         } catch let error as PostgresError {
             #expect(error.sqlstate == "LB422")
@@ -75,10 +76,13 @@ struct ConnectionTests {
         try connection.execute("create temporary table numbers (n integer)")
         var chunksLeft = [Array("1\n2\n".utf8)]
         #expect(throws: ReadFailure.self) {
-            try connection.copyIn("copy numbers from stdin", reading: {
-                guard !chunksLeft.isEmpty else { throw ReadFailure() }
-                return chunksLeft.removeFirst()
-            })
+            try connection.copyIn(
+                "copy numbers from stdin",
+                reading: {
+                    guard !chunksLeft.isEmpty else { throw ReadFailure() }
+                    return chunksLeft.removeFirst()
+                }
+            )
         }
         #expect(try connection.query("select count(*) from numbers").scalar == "0")
     }

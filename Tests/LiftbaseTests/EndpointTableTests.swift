@@ -21,12 +21,14 @@ struct EndpointTableTests {
             Endpoint(.PUT, "/plans", function: "plans; drop table x", summary: "injection"),
             Endpoint(.GET, "/plans/last", function: "plan_last", summary: "a literal beside {id} is fine"),
         ]
-        #expect(Endpoint.problems(in: table) == [
-            "GET /plans/{id} is listed twice",
-            "GET /plans/{plan} is shadowed by GET /plans/{id}",
-            "POST /plans/{id has a malformed path",
-            "PUT /plans names the function \"plans; drop table x\", not a plain identifier",
-        ])
+        #expect(
+            Endpoint.problems(in: table) == [
+                "GET /plans/{id} is listed twice",
+                "GET /plans/{plan} is shadowed by GET /plans/{id}",
+                "POST /plans/{id has a malformed path",
+                "PUT /plans names the function \"plans; drop table x\", not a plain identifier",
+            ]
+        )
         #expect(throws: EndpointTableError.self) { try RouteTable(table) }
     }
 
@@ -53,8 +55,10 @@ struct EndpointTableTests {
         }
         for endpoint in endpoints {
             let group = endpoint.pathSegments[0].replacingOccurrences(of: "-", with: "_")
-            #expect(fileOfFunction[endpoint.function] == "api_\(group).sql",
-                    "\(endpoint.method.rawValue) \(endpoint.path): api.\(endpoint.function) is in \(fileOfFunction[endpoint.function] ?? "no api file")")
+            #expect(
+                fileOfFunction[endpoint.function] == "api_\(group).sql",
+                "\(endpoint.method.rawValue) \(endpoint.path): api.\(endpoint.function) is in \(fileOfFunction[endpoint.function] ?? "no api file")"
+            )
         }
     }
 }

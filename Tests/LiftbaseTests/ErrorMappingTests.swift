@@ -1,47 +1,76 @@
-@testable import LiftbaseHTTP
 import PQ
 import Testing
+
+@testable import LiftbaseHTTP
 
 @Suite("error mapping")
 struct ErrorMappingTests {
     @Test("LBnnn maps to status nnn with code and fields from DETAIL")
     func customCodes() {
-        let error = APIError(PostgresError(
-            sqlstate: "LB422", message: "Some fields are invalid.",
-            detail: #"{"code": "validation_failed", "fields": {"height_cm": "must be between 100 and 250"}}"#))
+        let error = APIError(
+            PostgresError(
+                sqlstate: "LB422",
+                message: "Some fields are invalid.",
+                detail: #"{"code": "validation_failed", "fields": {"height_cm": "must be between 100 and 250"}}"#
+            )
+        )
         #expect(error.status == 422)
         #expect(error.code == "validation_failed")
-        #expect(error.body(requestID: "r1")
-            == #"{"error":{"code":"validation_failed","message":"Some fields are invalid.","fields":{"height_cm":"must be between 100 and 250"}}}"#)
+        #expect(
+            error.body(requestID: "r1")
+                == #"{"error":{"code":"validation_failed","message":"Some fields are invalid.","fields":{"height_cm":"must be between 100 and 250"}}}"#
+        )
     }
 
-    @Test("standard SQLSTATEs map like PostgREST", arguments: [
-        ("23505", 409), ("23514", 422), ("22P02", 422), ("23502", 422), ("28P01", 401), ("42501", 403),
-        ("40001", 503), ("40P01", 503), ("57014", 503), ("08006", 503), ("57P01", 503), ("42883", 500), ("XX000", 500),
-        ("22008", 422), ("22012", 422), ("22P05", 400), ("54001", 400), ("54000", 400), ("F0000", 500),
-    ])
+    @Test(
+        "standard SQLSTATEs map like PostgREST",
+        arguments: [
+            ("23505", 409), ("23514", 422), ("22P02", 422), ("23502", 422), ("28P01", 401), ("42501", 403),
+            ("40001", 503), ("40P01", 503), ("57014", 503), ("08006", 503), ("57P01", 503), ("42883", 500),
+            ("XX000", 500),
+            ("22008", 422), ("22012", 422), ("22P05", 400), ("54001", 400), ("54000", 400), ("F0000", 500),
+        ]
+    )
     func standardCodes(sqlstate: String, status: Int) {
-        #expect(APIError(PostgresError(sqlstate: .init(rawValue: sqlstate), message: "internal detail")).status.code == status)
+        #expect(
+            APIError(PostgresError(sqlstate: .init(rawValue: sqlstate), message: "internal detail")).status.code
+                == status
+        )
     }
 
-    @Test("bad input SQL could not take is never a 500: class 22 is invalid_value, class 54 too_complex, NUL invalid_text")
+    @Test(
+        "bad input SQL could not take is never a 500: class 22 is invalid_value, class 54 too_complex, NUL invalid_text"
+    )
     func badInputCodes() {
         #expect(APIError(PostgresError(sqlstate: .divisionByZero, message: "division by zero")).code == "invalid_value")
-        #expect(APIError(PostgresError(sqlstate: .statementTooComplex, message: "stack depth limit exceeded")).code == "too_complex")
-        #expect(APIError(PostgresError(sqlstate: .untranslatableCharacter, message: "unsupported Unicode escape sequence")).code == "invalid_text")
+        #expect(
+            APIError(PostgresError(sqlstate: .statementTooComplex, message: "stack depth limit exceeded")).code
+                == "too_complex"
+        )
+        #expect(
+            APIError(PostgresError(sqlstate: .untranslatableCharacter, message: "unsupported Unicode escape sequence"))
+                .code == "invalid_text"
+        )
     }
 
     @Test("a constraint violation that slipped past validation is 422 without the constraint's name")
     func constraintWords() {
-        let body = APIError(PostgresError(sqlstate: "23514", message: "new row for relation \"session_sets\" violates check constraint \"reps_check\""))
-            .body(requestID: "abc")
+        let body = APIError(
+            PostgresError(
+                sqlstate: "23514",
+                message: "new row for relation \"session_sets\" violates check constraint \"reps_check\""
+            )
+        )
+        .body(requestID: "abc")
         #expect(body.contains("validation_failed"))
         #expect(!body.contains("reps_check") && !body.contains("session_sets"))
     }
 
     @Test("a 500 carries the request id and none of the database's words")
     func internalErrors() {
-        let body = APIError(PostgresError(sqlstate: "42P01", message: "relation \"app.secret\" does not exist")).body(requestID: "abc")
+        let body = APIError(PostgresError(sqlstate: "42P01", message: "relation \"app.secret\" does not exist")).body(
+            requestID: "abc"
+        )
         #expect(body.contains("\"request_id\":\"abc\""))
         #expect(!body.contains("secret"))
     }
@@ -61,7 +90,9 @@ struct TransactionRetryTests {
         let flaky = Counter()
         let value = try await APIResponder.retryingTransactionFailures {
             flaky.calls += 1
-            if flaky.calls < 3 { throw PostgresError(sqlstate: flaky.calls == 1 ? "40001" : "40P01", message: "retry me") }
+            if flaky.calls < 3 {
+                throw PostgresError(sqlstate: flaky.calls == 1 ? "40001" : "40P01", message: "retry me")
+            }
             return "done"
         }
         #expect(value == "done" && flaky.calls == 3)

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-@testable import LiftbaseHTTP
 import PQ
 import Testing
+
+@testable import LiftbaseHTTP
 
 /// The export as the SQL functions produce it, read by an administrative connection: what
 /// the HTTP answer and the CLI output must equal.
@@ -31,14 +32,18 @@ enum ExportFixture {
             select e.user_id, e.session_id, e.position, p, 5, 60 + p * 2.5, case when p > 1 then 7 + p * 0.5 end,
                    case when p = 1 then 'warmup' else 'working' end
               from exercises as e, generate_series(1, 4) as p
-            """, [id])
+            """,
+            [id]
+        )
         try admin.query(
             """
             insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source)
             select $1::uuid, date '2024-01-01' + n / 4, (array['breakfast', 'lunch', 'dinner', 'snack'])[n % 4 + 1],
                    'Food ' || n || ', with "quotes"', 100 + n, 10, 12.5, 3, 'manual'
               from generate_series(1, 400) as n
-            """, [id])
+            """,
+            [id]
+        )
         return id
     }
 
@@ -46,10 +51,16 @@ enum ExportFixture {
     static func sqlDocument(userID: String) throws -> String {
         let admin = try TestDatabase.admin()
         defer { admin.close() }
-        try admin.query("select set_config('liftbase.user_id', $1, false), set_config('TimeZone', 'UTC', false)", [userID])
-        return try #require(try admin.query(
-            "select string_agg(chunk, '' order by n) from app.export_document($1::uuid) with ordinality as c (chunk, n)",
-            [userID]).scalar)
+        try admin.query(
+            "select set_config('liftbase.user_id', $1, false), set_config('TimeZone', 'UTC', false)",
+            [userID]
+        )
+        return try #require(
+            try admin.query(
+                "select string_agg(chunk, '' order by n) from app.export_document($1::uuid) with ordinality as c (chunk, n)",
+                [userID]
+            ).scalar
+        )
     }
 
     static func withoutExportedAt(_ document: String) -> String {
@@ -63,10 +74,24 @@ struct ExportHTTPTests {
     func streamedJSON() async throws {
         try await withTestClient { client in
             let email = TestDatabase.uniqueEmail("export")
-            let registered = try await client.send(.post, "/auth/register", ["email": email, "password": "a good password"])
+            let registered = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email, "password": "a good password"]
+            )
             let token = try #require(registered["token"] as? String)
-            _ = try await client.send(.patch, "/settings", ["reminders": ["meals": ["enabled": true, "times": ["08:00"]]]], token: token)
-            _ = try await client.send(.post, "/training/sessions", TrainingHTTPTests.session(date: "2026-05-01"), token: token)
+            _ = try await client.send(
+                .patch,
+                "/settings",
+                ["reminders": ["meals": ["enabled": true, "times": ["08:00"]]]],
+                token: token
+            )
+            _ = try await client.send(
+                .post,
+                "/training/sessions",
+                TrainingHTTPTests.session(date: "2026-05-01"),
+                token: token
+            )
             let userID = try ExportFixture.fillHistory(email: email)
 
             let answer = try await client.send(.get, "/export?format=json", token: token)
@@ -79,10 +104,17 @@ struct ExportHTTPTests {
             #expect(parsed["format"] as? String == "liftbase-export")
             #expect((parsed["training_sessions"] as? [Any])?.count == 121)
             #expect((parsed["food_entries"] as? [Any])?.count == 400)
-            #expect(ExportFixture.withoutExportedAt(answer.text) == ExportFixture.withoutExportedAt(try ExportFixture.sqlDocument(userID: userID)))
+            #expect(
+                ExportFixture.withoutExportedAt(answer.text)
+                    == ExportFixture.withoutExportedAt(try ExportFixture.sqlDocument(userID: userID))
+            )
 
             // The pool is free again: a normal request still answers.
-            #expect(try await client.send(.get, "/settings", token: token)["reminders", "meals", "times"] as? [String] == ["08:00"])
+            #expect(
+                try await client.send(.get, "/settings", token: token)["reminders", "meals", "times"] as? [String] == [
+                    "08:00"
+                ]
+            )
         }
     }
 
@@ -107,7 +139,11 @@ struct ExportHTTPTests {
     func csv() async throws {
         try await withTestClient { client in
             let email = TestDatabase.uniqueEmail("export-csv")
-            let registered = try await client.send(.post, "/auth/register", ["email": email, "password": "a good password"])
+            let registered = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email, "password": "a good password"]
+            )
             let token = try #require(registered["token"] as? String)
             _ = try ExportFixture.fillHistory(email: email)
 
@@ -116,7 +152,10 @@ struct ExportHTTPTests {
             #expect(workouts.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(workouts.headers[.contentDisposition] == "attachment; filename=\"workouts.csv\"")
             let lines = workouts.text.components(separatedBy: "\r\n")
-            #expect(lines.first == "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE")
+            #expect(
+                lines.first
+                    == "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
+            )
             // Day 1 starts 2024-01-02 17:00 UTC (the account keeps the default zone, UTC) and lasts 70 minutes.
             #expect(lines[1] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,W,62.5,5,0,0,,,")
             #expect(lines[2] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,1,65.0,5,0,0,,,8.0")
@@ -124,7 +163,9 @@ struct ExportHTTPTests {
             #expect(lines.count == 1 + 1440 + 1)
 
             let nutrition = try await client.send(.get, "/export/nutrition.csv", token: token)
-            #expect(nutrition.text.hasPrefix("Date,Meal,Name,Calories,Protein (g),Carbs (g),Fat (g),Servings,Source\r\n"))
+            #expect(
+                nutrition.text.hasPrefix("Date,Meal,Name,Calories,Protein (g),Carbs (g),Fat (g),Servings,Source\r\n")
+            )
             #expect(nutrition.text.components(separatedBy: "\r\n").count == 1 + 400 + 1)
             let metrics = try await client.send(.get, "/export/body_metrics.csv", token: token)
             #expect(metrics.text == "Date,Time,Weight (kg),Body Fat (%),Height (cm)\r\n")
@@ -138,30 +179,49 @@ struct ExportCLITests {
     func export() throws {
         let email = TestDatabase.uniqueEmail("export-cli")
         let url = try TestDatabase.url()
-        #expect(try runCLI(["user", "create", email, "--password", "export password", "--database-url", url]).status == 0)
+        #expect(
+            try runCLI(["user", "create", email, "--password", "export password", "--database-url", url]).status == 0
+        )
         let userID = try ExportFixture.fillHistory(email: email)
 
         let json = try runCLI(["export", "--user", email, "--database-url", url])
         #expect(json.status == 0)
-        #expect(ExportFixture.withoutExportedAt(json.stdout) == ExportFixture.withoutExportedAt(try ExportFixture.sqlDocument(userID: userID)))
-        #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["version"] as? Int == 1)
+        #expect(
+            ExportFixture.withoutExportedAt(json.stdout)
+                == ExportFixture.withoutExportedAt(try ExportFixture.sqlDocument(userID: userID))
+        )
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["version"] as? Int == 1
+        )
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liftbase-export-\(TestDatabase.uniqueSuffix())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liftbase-export-\(TestDatabase.uniqueSuffix())"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
-        let csv = try runCLI(["export", "--user", email, "--format", "csv", "--output", folder.path, "--database-url", url])
+        let csv = try runCLI([
+            "export", "--user", email, "--format", "csv", "--output", folder.path, "--database-url", url,
+        ])
         #expect(csv.status == 0)
         let workouts = try String(contentsOf: folder.appendingPathComponent("workouts.csv"), encoding: .utf8)
-        #expect(workouts.hasPrefix("Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n"))
+        #expect(
+            workouts.hasPrefix(
+                "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n"
+            )
+        )
         #expect(workouts.components(separatedBy: "\r\n").count == 1 + 1440 + 1)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("nutrition.csv").path))
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("body_metrics.csv").path))
 
-        let one = try runCLI(["export", "--user", email, "--format", "csv", "--type", "body_metrics", "--database-url", url])
+        let one = try runCLI([
+            "export", "--user", email, "--format", "csv", "--type", "body_metrics", "--database-url", url,
+        ])
         #expect(one.stdout == "Date,Time,Weight (kg),Body Fat (%),Height (cm)\r\n")
 
         #expect(try runCLI(["export", "--user", email, "--format", "csv", "--database-url", url]).status == 2)
         #expect(try runCLI(["export", "--user", email, "--type", "workouts", "--database-url", url]).status == 2)
-        let unknown = try runCLI(["export", "--user", "nobody-\(TestDatabase.uniqueSuffix())@example.com", "--database-url", url])
+        let unknown = try runCLI([
+            "export", "--user", "nobody-\(TestDatabase.uniqueSuffix())@example.com", "--database-url", url,
+        ])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.split(separator: "\n").count == 1)
     }

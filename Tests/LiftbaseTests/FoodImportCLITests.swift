@@ -16,7 +16,9 @@ struct FoodImportCLITests {
                    coalesce(sodium_mg::text, ''), serving_label, serving_g::text,
                    (select count(*) from app.food_portions p where p.food_id = f.id)::text
               from app.foods f where source = $1 order by name
-            """, [source]).rows
+            """,
+            [source]
+        ).rows
     }
 
     @Test("fdc-csv: energy 1008 else Atwater, portions, branded barcode; idempotent")
@@ -65,7 +67,8 @@ struct FoodImportCLITests {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let files = [
                 "FD_GROUP.txt": "~0900~^~Fruits and Fruit Juices~\r\n",
-                "FOOD_DES.txt": "~09040~^~0900~^~Bananas, raw~^~BANANAS,RAW~^^^~Y~^~Skin~^36^~Musa acuminata~^6.25^3.36^8.37^3.60\r\n"
+                "FOOD_DES.txt":
+                    "~09040~^~0900~^~Bananas, raw~^~BANANAS,RAW~^^^~Y~^~Skin~^36^~Musa acuminata~^6.25^3.36^8.37^3.60\r\n"
                     + "~09999~^~0900~^~Pi\u{F1}a colada mix~^~PINA COLADA~^^^^^0^^^^^",
                 "NUT_DATA.txt": "~09040~^~208~^89^^^~4~^^^^^^^^^^^^\r\n~09040~^~203~^1.09^^^~1~^^^^^^^^^^^^\r\n"
                     + "~09040~^~307~^1^^^~1~^^^^^^^^^^^^\r\n~09999~^~208~^120^^^~4~^^^^^^^^^^^^\r\n",

@@ -20,11 +20,19 @@ struct HTTPTests {
     func sessionFlow() async throws {
         let email = TestDatabase.uniqueEmail("flow")
         try await withClient { client in
-            let registered = try await client.send(.post, "/auth/register", ["email": email, "password": "s3cret-pass", "display_name": "Flo"])
+            let registered = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email, "password": "s3cret-pass", "display_name": "Flo"]
+            )
             #expect(registered.status == .created)
             #expect(registered["user", "email"] as? String == email)
 
-            let login = try await client.send(.post, "/auth/login", ["email": email.uppercased(), "password": "s3cret-pass"])
+            let login = try await client.send(
+                .post,
+                "/auth/login",
+                ["email": email.uppercased(), "password": "s3cret-pass"]
+            )
             #expect(login.status == .ok)
             let token = try #require(login["token"] as? String)
 
@@ -48,11 +56,20 @@ struct HTTPTests {
         try await withClient { client in
             let invalid = try await client.send(.post, "/auth/register", ["email": "nope", "password": "short"])
             #expect(invalid.status == .unprocessableContent)
-            #expect(invalid["error", "fields"] as? [String: String] == [
-                "email": "must be an email address", "password": "must be at least 8 characters",
-            ])
-            #expect(try await client.send(.post, "/auth/register", ["email": email, "password": "long enough"]).status == .created)
-            let taken = try await client.send(.post, "/auth/register", ["email": email.uppercased(), "password": "long enough"])
+            #expect(
+                invalid["error", "fields"] as? [String: String] == [
+                    "email": "must be an email address", "password": "must be at least 8 characters",
+                ]
+            )
+            #expect(
+                try await client.send(.post, "/auth/register", ["email": email, "password": "long enough"]).status
+                    == .created
+            )
+            let taken = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email.uppercased(), "password": "long enough"]
+            )
             #expect(taken.status == .conflict)
             #expect(taken.errorCode == "email_taken")
         }
@@ -64,7 +81,11 @@ struct HTTPTests {
         try await withClient { client in
             _ = try await client.send(.post, "/auth/register", ["email": email, "password": "right password"])
             for _ in 0..<5 {
-                let failed = try await client.send(.post, "/auth/login", ["email": email, "password": "wrong password"])
+                let failed = try await client.send(
+                    .post,
+                    "/auth/login",
+                    ["email": email, "password": "wrong password"]
+                )
                 #expect(failed.status == .unauthorized)
                 #expect(failed.errorCode == "invalid_credentials")
             }
@@ -81,7 +102,11 @@ struct HTTPTests {
         try await withClient { client in
             let big = "{\"email\":\"" + String(repeating: "a", count: 1 << 20) + "\"}"
             let response = try await client.execute(
-                uri: "/api/v1/auth/register", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: big))
+                uri: "/api/v1/auth/register",
+                method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: big)
+            )
             #expect(response.status == .contentTooLarge)
             #expect(APIAnswer(response).errorCode == "body_too_large")
         }
@@ -93,7 +118,11 @@ struct HTTPTests {
             let wrongMethod = try await client.send(.put, "/me")
             #expect(wrongMethod.status == .methodNotAllowed)
             #expect(wrongMethod.errorCode == "method_not_allowed")
-            let allow = Set((wrongMethod.headers[.allow] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            let allow = Set(
+                (wrongMethod.headers[.allow] ?? "").split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+            )
             #expect(allow == ["GET", "PATCH", "DELETE"])
 
             let unknown = try await client.send(.get, "/no/such/route")
@@ -107,8 +136,12 @@ struct HTTPTests {
     @Test("malformed JSON is 400 and nothing is written")
     func malformedJSON() async throws {
         try await withClient { client in
-            let response = try await client.execute(uri: "/api/v1/auth/register", method: .post, headers: [.contentType: "application/json"],
-                                                    body: ByteBuffer(string: #"{"email": "x@y.io", "password": "#))
+            let response = try await client.execute(
+                uri: "/api/v1/auth/register",
+                method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"email": "x@y.io", "password": "#)
+            )
             #expect(response.status == .badRequest)
             #expect(APIAnswer(response).errorCode == "malformed_json")
         }
@@ -118,20 +151,42 @@ struct HTTPTests {
     func passwordReset() async throws {
         let email = TestDatabase.uniqueEmail("reset")
         try await withClient { client in
-            let registered = try await client.send(.post, "/auth/register", ["email": email, "password": "first password"])
+            let registered = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email, "password": "first password"]
+            )
             let oldToken = try #require(registered["token"] as? String)
             #expect(try await client.send(.post, "/auth/password/forgot", ["email": email]).status == .accepted)
-            #expect(try await client.send(.post, "/auth/password/forgot", ["email": TestDatabase.uniqueEmail("ghost")]).status == .accepted)
+            #expect(
+                try await client.send(.post, "/auth/password/forgot", ["email": TestDatabase.uniqueEmail("ghost")])
+                    .status == .accepted
+            )
 
-            let resetToken = try #require(try TestDatabase.admin().query(
-                "select payload ->> 'token' from auth.outbox where recipient = $1 and kind = 'password_reset'", [email]).scalar)
-            let reset = try await client.send(.post, "/auth/password/reset", ["token": resetToken, "new_password": "second password"])
+            let resetToken = try #require(
+                try TestDatabase.admin().query(
+                    "select payload ->> 'token' from auth.outbox where recipient = $1 and kind = 'password_reset'",
+                    [email]
+                ).scalar
+            )
+            let reset = try await client.send(
+                .post,
+                "/auth/password/reset",
+                ["token": resetToken, "new_password": "second password"]
+            )
             #expect(reset.status == .noContent)
             #expect(try await client.send(.get, "/me", token: oldToken).status == .unauthorized)
-            let reused = try await client.send(.post, "/auth/password/reset", ["token": resetToken, "new_password": "third password"])
+            let reused = try await client.send(
+                .post,
+                "/auth/password/reset",
+                ["token": resetToken, "new_password": "third password"]
+            )
             #expect(reused.status == .badRequest)
             #expect(reused.errorCode == "invalid_or_expired_token")
-            #expect(try await client.send(.post, "/auth/login", ["email": email, "password": "second password"]).status == .ok)
+            #expect(
+                try await client.send(.post, "/auth/login", ["email": email, "password": "second password"]).status
+                    == .ok
+            )
         }
     }
 
@@ -139,11 +194,27 @@ struct HTTPTests {
     func passwordChange() async throws {
         let email = TestDatabase.uniqueEmail("change")
         try await withClient { client in
-            let first = try #require(try await client.send(.post, "/auth/register", ["email": email, "password": "first password"])["token"] as? String)
-            let second = try #require(try await client.send(.post, "/auth/login", ["email": email, "password": "first password"])["token"] as? String)
-            let wrong = try await client.send(.post, "/auth/password/change", ["current_password": "nope nope", "new_password": "second password"], token: first)
+            let first = try #require(
+                try await client.send(.post, "/auth/register", ["email": email, "password": "first password"])["token"]
+                    as? String
+            )
+            let second = try #require(
+                try await client.send(.post, "/auth/login", ["email": email, "password": "first password"])["token"]
+                    as? String
+            )
+            let wrong = try await client.send(
+                .post,
+                "/auth/password/change",
+                ["current_password": "nope nope", "new_password": "second password"],
+                token: first
+            )
             #expect(wrong.status == .forbidden)
-            let changed = try await client.send(.post, "/auth/password/change", ["current_password": "first password", "new_password": "second password"], token: first)
+            let changed = try await client.send(
+                .post,
+                "/auth/password/change",
+                ["current_password": "first password", "new_password": "second password"],
+                token: first
+            )
             #expect(changed.status == .noContent)
             #expect(try await client.send(.get, "/me", token: first).status == .ok)
             #expect(try await client.send(.get, "/me", token: second).status == .unauthorized)
@@ -154,17 +225,28 @@ struct HTTPTests {
     func updateAndDelete() async throws {
         let email = TestDatabase.uniqueEmail("delete")
         try await withClient { client in
-            let registered = try await client.send(.post, "/auth/register", ["email": email, "password": "delete me please"])
+            let registered = try await client.send(
+                .post,
+                "/auth/register",
+                ["email": email, "password": "delete me please"]
+            )
             let token = try #require(registered["token"] as? String)
             let userID = try #require(registered["user", "id"] as? String)
             let patched = try await client.send(.patch, "/me", ["display_name": "  New Name "], token: token)
             #expect(patched.status == .ok)
             #expect(patched["user", "display_name"] as? String == "New Name")
-            #expect(try await client.send(.patch, "/me", ["display_name": ""], token: token).status == .unprocessableContent)
+            #expect(
+                try await client.send(.patch, "/me", ["display_name": ""], token: token).status == .unprocessableContent
+            )
 
             _ = try await client.send(.post, "/auth/password/forgot", ["email": email])
-            #expect(try await client.send(.delete, "/me", ["password": "wrong one!"], token: token).status == .forbidden)
-            #expect(try await client.send(.delete, "/me", ["password": "delete me please"], token: token).status == .noContent)
+            #expect(
+                try await client.send(.delete, "/me", ["password": "wrong one!"], token: token).status == .forbidden
+            )
+            #expect(
+                try await client.send(.delete, "/me", ["password": "delete me please"], token: token).status
+                    == .noContent
+            )
 
             let remaining = try TestDatabase.admin().query(
                 """
@@ -173,7 +255,9 @@ struct HTTPTests {
                      + (select count(*) from auth.password_resets where user_id = $1::uuid)
                      + (select count(*) from auth.outbox where user_id = $1::uuid)
                      + (select count(*) from app.user_settings where user_id = $1::uuid)
-                """, [userID]).scalar
+                """,
+                [userID]
+            ).scalar
             #expect(remaining == "0")
         }
     }
@@ -185,14 +269,23 @@ struct HTTPTests {
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
 
             let openAPI = try await client.execute(uri: "/openapi.json", method: .get)
-            let document = try #require(try JSONSerialization.jsonObject(with: Data(buffer: openAPI.body)) as? [String: Any])
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(buffer: openAPI.body)) as? [String: Any]
+            )
             #expect(document["openapi"] as? String == "3.1.0")
             let paths = try #require(document["paths"] as? [String: [String: Any]])
             for endpoint in endpoints {
-                #expect(paths[apiBasePath + endpoint.path]?[endpoint.method.rawValue.lowercased()] != nil, "\(endpoint.method) \(endpoint.path)")
+                #expect(
+                    paths[apiBasePath + endpoint.path]?[endpoint.method.rawValue.lowercased()] != nil,
+                    "\(endpoint.method) \(endpoint.path)"
+                )
             }
 
-            let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "abc-123"])
+            let echoed = try await client.execute(
+                uri: "/healthz",
+                method: .get,
+                headers: [HTTPField.Name("X-Request-Id")!: "abc-123"]
+            )
             #expect(echoed.headers[HTTPField.Name("X-Request-Id")!] == "abc-123")
             let generated = try await client.execute(uri: "/healthz", method: .get)
             #expect((generated.headers[HTTPField.Name("X-Request-Id")!] ?? "").count == 16)
@@ -211,25 +304,39 @@ struct HTTPTests {
 /// Runs `body` against a Liftbase application on the migrated test database: the real
 /// endpoint table unless `endpoints` is given, logging to `logger` when one is given.
 func withTestClient(
-    poolSize: Int = 3, endpoints: [Endpoint] = LiftbaseCore.endpoints, logger: Logger? = nil, databaseURL: String? = nil,
-    mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    poolSize: Int = 3,
+    endpoints: [Endpoint] = LiftbaseCore.endpoints,
+    logger: Logger? = nil,
+    databaseURL: String? = nil,
+    mode: TestingSetup = .router,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     var configuration = try LiftbaseCore.Configuration(environment: [:])
     configuration.databaseURL = try databaseURL ?? TestDatabase.url()
     configuration.sqlDirectory = TestDatabase.sqlDirectory
     configuration.poolSize = poolSize
-    let logger = logger ?? {
-        var quiet = Logger(label: "liftbase-test")
-        quiet.logLevel = .warning
-        return quiet
-    }()
-    let application = try LiftbaseServer.makeApplication(configuration: configuration, endpoints: endpoints, logger: logger)
+    let logger =
+        logger
+        ?? {
+            var quiet = Logger(label: "liftbase-test")
+            quiet.logLevel = .warning
+            return quiet
+        }()
+    let application = try LiftbaseServer.makeApplication(
+        configuration: configuration,
+        endpoints: endpoints,
+        logger: logger
+    )
     try await application.test(mode) { client in try await body(client) }
 }
 
 /// Registers a new account and returns its token.
 func registerUser(_ client: any TestClientProtocol, _ label: String = "user") async throws -> String {
-    let answer = try await client.send(.post, "/auth/register", ["email": TestDatabase.uniqueEmail(label), "password": "a good password"])
+    let answer = try await client.send(
+        .post,
+        "/auth/register",
+        ["email": TestDatabase.uniqueEmail(label), "password": "a good password"]
+    )
     return try #require(answer["token"] as? String)
 }
 
@@ -258,7 +365,12 @@ struct APIAnswer {
 }
 
 extension TestClientProtocol {
-    func send(_ method: HTTPRequest.Method, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> APIAnswer {
+    func send(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        _ body: [String: Any]? = nil,
+        token: String? = nil
+    ) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }

@@ -16,10 +16,14 @@ struct ImportHTTPTests {
         try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
     }
 
-    @Test("each format and layout imports every row; the same file again adds nothing", arguments: [
-        ("strong", "strong-2025.csv", 8), ("strong", "strong-2019-pounds.csv", 3), ("strong", "strong-2019-kg.csv", 2),
-        ("hevy", "hevy-2026.csv", 5), ("hevy", "hevy-pounds.csv", 2), ("cronometer", "cronometer-servings.csv", 5),
-    ])
+    @Test(
+        "each format and layout imports every row; the same file again adds nothing",
+        arguments: [
+            ("strong", "strong-2025.csv", 8), ("strong", "strong-2019-pounds.csv", 3),
+            ("strong", "strong-2019-kg.csv", 2),
+            ("hevy", "hevy-2026.csv", 5), ("hevy", "hevy-pounds.csv", 2), ("cronometer", "cronometer-servings.csv", 5),
+        ]
+    )
     func importsEachLayout(format: String, file: String, rows: Int) async throws {
         let csv = try Self.fixture(file)
         try await withTestClient { client in
@@ -50,7 +54,9 @@ struct ImportHTTPTests {
             #expect((push["started_at"] as? String)?.hasPrefix("2025-03-03T07:15:00") == true)
             #expect((push["finished_at"] as? String)?.hasPrefix("2025-03-03T08:20:00") == true)
             let exercises = try #require(push["exercises"] as? [[String: Any]])
-            #expect(exercises.compactMap { $0["exercise_name"] as? String } == ["Bench Press (Barbell)", "Overhead Press"])
+            #expect(
+                exercises.compactMap { $0["exercise_name"] as? String } == ["Bench Press (Barbell)", "Overhead Press"]
+            )
             #expect(exercises[0]["notes"] as? String == "Pause on chest,\none second")
             // "Overhead Press" is the catalog's; "Bench Press (Barbell)" (Strong's name) became the user's own.
             let catalog = try await client.send(.get, "/exercises?q=Overhead%20Press", token: token)
@@ -81,10 +87,16 @@ struct ImportHTTPTests {
             let items = try #require(list["items"] as? [[String: Any]])
             var weights: [String: [Double]] = [:]
             for item in items {
-                let session = try await client.send(.get, "/training/sessions/\(try #require(item["id"] as? String))", token: token)
+                let session = try await client.send(
+                    .get,
+                    "/training/sessions/\(try #require(item["id"] as? String))",
+                    token: token
+                )
                 let exercises = try #require(session["exercises"] as? [[String: Any]])
                 let sets = try #require(exercises.first?["sets"] as? [[String: Any]])
-                weights[try #require(session["name"] as? String)] = sets.compactMap { ($0["weight_kg"] as? NSNumber)?.doubleValue }
+                weights[try #require(session["name"] as? String)] = sets.compactMap {
+                    ($0["weight_kg"] as? NSNumber)?.doubleValue
+                }
             }
             // 135 lb × 0.45359237 = 61.2350 kg (61.23497),  225 lb = 102.0583 kg, 315 lb = 142.8816 kg; 35 lb = 15.8757 kg.
             #expect(weights["Garage"] == [61.23, 102.06, 142.88])
@@ -121,7 +133,9 @@ struct ImportHTTPTests {
             #expect(answer.status == .ok)
             #expect(answer["imported"] as? Int == 2)
             let list = try await client.send(.get, "/training/sessions", token: token)
-            #expect((list["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Saved by a spreadsheet"])
+            #expect(
+                (list["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Saved by a spreadsheet"]
+            )
         }
     }
 
@@ -148,7 +162,11 @@ struct ImportHTTPTests {
             let answer = try await client.importCSV("strong", broken, token: token)
             #expect(answer.status == .badRequest)
             #expect(answer.errorCode == "malformed_csv")
-            let unclosed = try await client.importCSV("strong", "Date,Workout Name\n2025-01-01 10:00:00,\"Open\n", token: token)
+            let unclosed = try await client.importCSV(
+                "strong",
+                "Date,Workout Name\n2025-01-01 10:00:00,\"Open\n",
+                token: token
+            )
             #expect(unclosed.status == .badRequest)
             #expect(unclosed.errorCode == "malformed_csv")
             #expect(try await client.importCSV("strong", "Date\n", token: nil).status == .unauthorized)
@@ -166,7 +184,8 @@ struct ImportHTTPTests {
             #expect(tooLarge.errorCode == "body_too_large")
             // 2 MiB is over the generic limit but fine for an import: it reaches SQL (and its
             // one malformed row is named).
-            let underLimit = header + "2025-01-01 10:00:00,Big,Squat,1,100,5," + String(repeating: "n", count: 2 << 20) + "\n"
+            let underLimit =
+                header + "2025-01-01 10:00:00,Big,Squat,1,100,5," + String(repeating: "n", count: 2 << 20) + "\n"
             let accepted = try await client.importCSV("strong", underLimit, token: token)
             #expect(accepted.status == .unprocessableContent)
             #expect((accepted["errors"] as? [[String: Any]])?.first?["line"] as? Int == 2)
@@ -198,35 +217,65 @@ struct ImportHTTPTests {
     @Test("a Liftbase document referring to an own exercise nobody holds: 422 in words, no database text")
     func liftbaseErrorInWords() async throws {
         let session: [String: Any] = [
-            "id": UUID().uuidString.lowercased(), "session_date": "2025-06-01", "name": "Dangling", "status": "completed",
-            "exercises": [["position": 1, "user_exercise_id": UUID().uuidString.lowercased(), "exercise_name": "Sled Drag",
-                           "sets": [["position": 1, "reps": 5, "weight_kg": 100, "set_type": "working"]]]],
+            "id": UUID().uuidString.lowercased(), "session_date": "2025-06-01", "name": "Dangling",
+            "status": "completed",
+            "exercises": [
+                [
+                    "position": 1, "user_exercise_id": UUID().uuidString.lowercased(), "exercise_name": "Sled Drag",
+                    "sets": [["position": 1, "reps": 5, "weight_kg": 100, "set_type": "working"]],
+                ]
+            ],
         ]
-        let document = String(decoding: try JSONSerialization.data(withJSONObject: [
-            "format": "liftbase-export", "version": 1, "training_sessions": [session]] as [String: Any]), as: UTF8.self)
+        let document = String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: [
+                    "format": "liftbase-export", "version": 1, "training_sessions": [session],
+                ] as [String: Any]
+            ),
+            as: UTF8.self
+        )
         try await withTestClient { client in
             let token = try await registerUser(client, "import-liftbase-words")
             let answer = try await client.importCSV("liftbase", document, token: token)
             #expect(answer.status == .unprocessableContent)
             #expect(answer.errorCode == "import_invalid")
             let errors = try #require(answer["errors"] as? [[String: Any]])
-            #expect(errors.first?["message"] as? String
-                == "training_sessions: user_exercise_id names a row that is neither in the document nor in this account")
+            #expect(
+                errors.first?["message"] as? String
+                    == "training_sessions: user_exercise_id names a row that is neither in the document nor in this account"
+            )
         }
     }
 
     @Test("a Liftbase export document imports over HTTP, once")
     func liftbaseDocument() async throws {
         let session: [String: Any] = [
-            "id": UUID().uuidString.lowercased(), "client_id": NSNull(), "session_date": "2025-06-01", "name": "From backup",
+            "id": UUID().uuidString.lowercased(), "client_id": NSNull(), "session_date": "2025-06-01",
+            "name": "From backup",
             "notes": NSNull(), "status": "completed", "started_at": NSNull(), "finished_at": NSNull(),
             "created_at": "2025-06-01T10:00:00+00:00",
-            "exercises": [["position": 1, "exercise_id": NSNull(), "user_exercise_id": NSNull(), "exercise_name": "Barbell Squat",
-                           "notes": NSNull(), "sets": [["position": 1, "reps": 5, "weight_kg": 100, "rpe": NSNull(), "rir": NSNull(),
-                                                        "set_type": "working", "tempo": NSNull(), "rest_seconds": NSNull()]]]],
+            "exercises": [
+                [
+                    "position": 1, "exercise_id": NSNull(), "user_exercise_id": NSNull(),
+                    "exercise_name": "Barbell Squat",
+                    "notes": NSNull(),
+                    "sets": [
+                        [
+                            "position": 1, "reps": 5, "weight_kg": 100, "rpe": NSNull(), "rir": NSNull(),
+                            "set_type": "working", "tempo": NSNull(), "rest_seconds": NSNull(),
+                        ]
+                    ],
+                ]
+            ],
         ]
-        let document = String(decoding: try JSONSerialization.data(withJSONObject: [
-            "format": "liftbase-export", "version": 1, "training_sessions": [session]] as [String: Any]), as: UTF8.self)
+        let document = String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: [
+                    "format": "liftbase-export", "version": 1, "training_sessions": [session],
+                ] as [String: Any]
+            ),
+            as: UTF8.self
+        )
         try await withTestClient { client in
             let token = try await registerUser(client, "import-liftbase")
             let first = try await client.importCSV("liftbase", document, token: token)
@@ -241,7 +290,8 @@ struct ImportHTTPTests {
 
     @Test("a generated Strong file of 20,000 sets imports whole (the time is printed, not asserted)")
     func twentyThousandSets() async throws {
-        var generated = "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+        var generated =
+            "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
         let exercises = ["Barbell Squat", "Barbell Bench Press", "Barbell Row", "Generated Cable Move"]
         // 1,000 workouts, one a day, of 4 exercises × 5 sets (a warm-up and 4 working sets).
         let start = Date(timeIntervalSince1970: 1_577_862_000)  // 2020-01-01 07:00 UTC
@@ -252,7 +302,8 @@ struct ImportHTTPTests {
             let date = formatter.string(from: start.addingTimeInterval(Double(workout) * 86_400))
             for (index, exercise) in exercises.enumerated() {
                 for set in 0..<5 {
-                    generated += "\(date),Workout \(workout % 7),1h 5m,\(exercise),\(set == 0 ? "W" : String(set)),\(40 + index * 10 + set),5,0,0,,,8\n"
+                    generated +=
+                        "\(date),Workout \(workout % 7),1h 5m,\(exercise),\(set == 0 ? "W" : String(set)),\(40 + index * 10 + set),5,0,0,,,8\n"
                 }
             }
         }
@@ -277,10 +328,17 @@ extension TestClientProtocol {
     }
 
     /// Posts bytes as they are to an import route.
-    func importBody(_ format: String, _ body: ByteBuffer, token: String?, query: String = "") async throws -> APIAnswer {
+    func importBody(_ format: String, _ body: ByteBuffer, token: String?, query: String = "") async throws -> APIAnswer
+    {
         var headers: HTTPFields = [.contentType: format == "liftbase" ? "application/json" : "text/csv"]
         if let token { headers[.authorization] = "Bearer \(token)" }
-        return APIAnswer(try await execute(uri: apiBasePath + "/import/" + format + query, method: .post, headers: headers,
-                                           body: body))
+        return APIAnswer(
+            try await execute(
+                uri: apiBasePath + "/import/" + format + query,
+                method: .post,
+                headers: headers,
+                body: body
+            )
+        )
     }
 }

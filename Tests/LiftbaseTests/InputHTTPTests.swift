@@ -1,26 +1,40 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LiftbaseCore
 import Logging
-@testable import LiftbaseHTTP
 import PQ
 import Testing
+
+@testable import LiftbaseHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the transport refuses before SQL sees a request: NUL characters, bodies nested too
 /// deep, bodies of the wrong media type. None of them may reach a 500.
 @Suite("input the transport refuses")
 struct InputHTTPTests {
-    func post(_ client: any TestClientProtocol, _ path: String, _ body: String,
-              contentType: String? = "application/json", token: String? = nil) async throws -> APIAnswer {
+    func post(
+        _ client: any TestClientProtocol,
+        _ path: String,
+        _ body: String,
+        contentType: String? = "application/json",
+        token: String? = nil
+    ) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let contentType { headers[.contentType] = contentType }
         if let token { headers[.authorization] = "Bearer \(token)" }
-        return APIAnswer(try await client.execute(uri: apiBasePath + path, method: .post, headers: headers, body: ByteBuffer(string: body)))
+        return APIAnswer(
+            try await client.execute(
+                uri: apiBasePath + path,
+                method: .post,
+                headers: headers,
+                body: ByteBuffer(string: body)
+            )
+        )
     }
 
     @Test("a NUL in a query parameter or a path segment is 400 invalid_text, with a token or without")
@@ -43,10 +57,18 @@ struct InputHTTPTests {
     @Test("a NUL in a body, raw or escaped as \\u0000, is 400 invalid_text and writes nothing")
     func nulInBody() async throws {
         try await withTestClient { client in
-            let raw = try await post(client, "/auth/register", "{\"email\": \"nul@example.com\u{0}\", \"password\": \"a good password\"}")
+            let raw = try await post(
+                client,
+                "/auth/register",
+                "{\"email\": \"nul@example.com\u{0}\", \"password\": \"a good password\"}"
+            )
             #expect(raw.status == .badRequest && raw.errorCode == "invalid_text")
             let email = TestDatabase.uniqueEmail("nul")
-            let escaped = try await post(client, "/auth/register", #"{"email": "\#(email)", "password": "a good\u0000password"}"#)
+            let escaped = try await post(
+                client,
+                "/auth/register",
+                #"{"email": "\#(email)", "password": "a good\u0000password"}"#
+            )
             #expect(escaped.status == .badRequest && escaped.errorCode == "invalid_text")
             let login = try await client.send(.post, "/auth/login", ["email": email, "password": "a good password"])
             #expect(login.status == .unauthorized, "the refused registration created no account")
@@ -63,12 +85,20 @@ struct InputHTTPTests {
             }
             let limit = APIResponder.maximumJSONDepth - 1  // the object itself is one level
             let atLimit = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
-            let answer = try await post(client, "/auth/register", #"{"email": \#(atLimit), "password": "a good password"}"#)
+            let answer = try await post(
+                client,
+                "/auth/register",
+                #"{"email": \#(atLimit), "password": "a good password"}"#
+            )
             #expect(answer.status == .unprocessableContent, "a body at the limit is judged by SQL: \(answer.text)")
         }
-        #expect(throws: Never.self) { try APIResponder.checkJSON(Array(#"{"a": "[[[[[[", "b": [1, {"c": "\"[["}]}"#.utf8), maximumDepth: 3) }
+        #expect(throws: Never.self) {
+            try APIResponder.checkJSON(Array(#"{"a": "[[[[[[", "b": [1, {"c": "\"[["}]}"#.utf8), maximumDepth: 3)
+        }
         #expect(throws: APIError.self) { try APIResponder.checkJSON(Array(#"{"a": [[1]]}"#.utf8), maximumDepth: 2) }
-        #expect(throws: Never.self) { try APIResponder.checkJSON(Array(#"{"a": "\\u0000 is text, \u0030 a zero"}"#.utf8), maximumDepth: 2) }
+        #expect(throws: Never.self) {
+            try APIResponder.checkJSON(Array(#"{"a": "\\u0000 is text, \u0030 a zero"}"#.utf8), maximumDepth: 2)
+        }
         #expect(throws: APIError.self) { try APIResponder.checkJSON(Array(#"{"a": "x\u0000"}"#.utf8), maximumDepth: 2) }
     }
 
@@ -79,20 +109,32 @@ struct InputHTTPTests {
             let body = #"{"email": "media@example.com", "password": "a good password"}"#
             for contentType in ["text/plain", nil, "application/x-www-form-urlencoded"] as [String?] {
                 let answer = try await post(client, "/auth/login", body, contentType: contentType)
-                #expect(answer.status == .unsupportedMediaType && answer.errorCode == "unsupported_media_type", "\(contentType ?? "none")")
+                #expect(
+                    answer.status == .unsupportedMediaType && answer.errorCode == "unsupported_media_type",
+                    "\(contentType ?? "none")"
+                )
             }
             let charset = try await post(client, "/auth/login", body, contentType: "application/json; charset=utf-8")
             #expect(charset.status == .unauthorized, "a charset parameter is fine")
-            let csvAsJSON = try await post(client, "/import/strong", "Date,Exercise Name\n", contentType: "application/json", token: token)
+            let csvAsJSON = try await post(
+                client,
+                "/import/strong",
+                "Date,Exercise Name\n",
+                contentType: "application/json",
+                token: token
+            )
             #expect(csvAsJSON.status == .unsupportedMediaType)
         }
     }
 
-    @Test("requests HTTP parsing refuses get a JSON error, not a bare 400", arguments: [
-        "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
-        "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
-        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
-    ])
+    @Test(
+        "requests HTTP parsing refuses get a JSON error, not a bare 400",
+        arguments: [
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+            "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
+        ]
+    )
     func parserErrors(request: String) async throws {
         var configuration = try LiftbaseCore.Configuration(environment: [:])
         configuration.databaseURL = try TestDatabase.url()
@@ -118,7 +160,9 @@ struct InputHTTPTests {
         defer { _ = try? admin.execute("drop database if exists \(name) with (force)") }
         let url = try TestDatabase.url(database: name)
         try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: try Connection(url))
-        try admin.execute("alter database \(name) set timezone = 'Pacific/Kiritimati'; alter database \(name) set liftbase.bcrypt_cost = 4")
+        try admin.execute(
+            "alter database \(name) set timezone = 'Pacific/Kiritimati'; alter database \(name) set liftbase.bcrypt_cost = 4"
+        )
         try await withTestClient(databaseURL: url) { client in
             let token = try await registerUser(client, "tz")
             let me = try await client.send(.get, "/me", token: token)
@@ -151,7 +195,9 @@ enum RawHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw SocketError() }
         let bytes = Array(request.utf8)

@@ -14,7 +14,9 @@ struct MigratorTests {
             #expect(first.count == migrator.versioned.count + migrator.repeatable.count)
             #expect(try migrator.migrate(on: connection).isEmpty)
             #expect(migrator.pending(applied: try migrator.applied(on: connection)).isEmpty)
-            let owner = try connection.query("select tableowner from pg_tables where schemaname = 'auth' and tablename = 'users'").scalar
+            let owner = try connection.query(
+                "select tableowner from pg_tables where schemaname = 'auth' and tablename = 'users'"
+            ).scalar
             #expect(owner == "liftbase_owner")
         }
     }
@@ -42,7 +44,8 @@ struct MigratorTests {
             #expect(applied.count == 2)
             // One run applied everything, the other waited on the lock and found nothing.
             #expect(applied.map(\.count).sorted() == [0, migrator.versioned.count + migrator.repeatable.count])
-            let rows = try Connection(url).query("select count(*), count(distinct name) from liftbase_meta.migrations").rows[0]
+            let rows = try Connection(url).query("select count(*), count(distinct name) from liftbase_meta.migrations")
+                .rows[0]
             #expect(rows[0] == rows[1])
             #expect(rows[0] == String(migrator.versioned.count + migrator.repeatable.count))
         }
@@ -58,7 +61,11 @@ struct MigratorTests {
 
             let first = try #require(try Migrator(directory: copy).versioned.first)
             let path = copy + "/" + first.name
-            try (first.sql + "\n-- edited after it was applied\n").write(toFile: path, atomically: true, encoding: .utf8)
+            try (first.sql + "\n-- edited after it was applied\n").write(
+                toFile: path,
+                atomically: true,
+                encoding: .utf8
+            )
             let changed = try Migrator(directory: copy)
             #expect(changed.modified(applied: try changed.applied(on: connection)) == [first.name])
             #expect(throws: Migrator.MigratorError.self) { try changed.migrate(on: connection) }
@@ -75,7 +82,9 @@ struct MigratorTests {
 
     @Test("an unchanged database passes --verify with exit 0; bad usage exits 2")
     func verifyPasses() throws {
-        let ok = try runCLI(["migrate", "--verify", "--database-url", try TestDatabase.url(), "--sql-dir", TestDatabase.sqlDirectory])
+        let ok = try runCLI([
+            "migrate", "--verify", "--database-url", try TestDatabase.url(), "--sql-dir", TestDatabase.sqlDirectory,
+        ])
         #expect(ok.status == 0)
         let usage = try runCLI(["migrate", "--status", "--verify"])
         #expect(usage.status == 2)
@@ -89,7 +98,11 @@ struct MigratorTests {
             let connection = try Connection(url)
             try Migrator(directory: copy).migrate(on: connection)
             let file = try #require(try Migrator(directory: copy).repeatable.first)
-            try (file.sql + "\n-- a harmless change\n").write(toFile: copy + "/" + file.name, atomically: true, encoding: .utf8)
+            try (file.sql + "\n-- a harmless change\n").write(
+                toFile: copy + "/" + file.name,
+                atomically: true,
+                encoding: .utf8
+            )
             let applied = try Migrator(directory: copy).migrate(on: connection)
             #expect(applied.map(\.name) == [file.name])
         }
@@ -103,12 +116,17 @@ struct MigratorTests {
             let connection = try Connection(url)
             try Migrator(directory: copy).migrate(on: connection)
             let files = try Migrator(directory: copy).repeatable
-            let first = try #require(files.first), last = try #require(files.last)
+            let first = try #require(files.first)
+            let last = try #require(files.last)
             // A change early in the order, which would have committed on its own, and a
             // broken file after it.
             try (first.sql + "\ncreate function app.migrator_probe() returns integer language sql as 'select 1';\n")
                 .write(toFile: copy + "/" + first.name, atomically: true, encoding: .utf8)
-            try (last.sql + "\nthis is not sql;\n").write(toFile: copy + "/" + last.name, atomically: true, encoding: .utf8)
+            try (last.sql + "\nthis is not sql;\n").write(
+                toFile: copy + "/" + last.name,
+                atomically: true,
+                encoding: .utf8
+            )
             #expect(throws: Migrator.MigratorError.self) { try Migrator(directory: copy).migrate(on: connection) }
             #expect(try connection.query("select to_regprocedure('app.migrator_probe()') is null").scalar == "t")
         }
@@ -156,7 +174,10 @@ final class LockedResults: @unchecked Sendable {
 }
 
 /// Runs the built `liftbase` executable (beside the test bundle) and captures its output.
-func runCLI(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+func runCLI(
+    _ arguments: [String],
+    environment: [String: String] = [:]
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let binary = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/debug/liftbase")
@@ -164,7 +185,8 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:]) throws -
     process.executableURL = binary
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()

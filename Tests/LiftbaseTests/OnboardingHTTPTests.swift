@@ -42,18 +42,25 @@ struct OnboardingHTTPTests {
         try await withTestClient { client in
             let token = try await registerUser(client, "ack")
             let metrics = try await client.send(.post, "/onboarding/complete", Self.validBody, token: token)
-            let body: [String: Any] = ["version": 1, "metrics_computed_at": try #require(metrics["metrics", "computed_at"] as? String)]
+            let body: [String: Any] = [
+                "version": 1, "metrics_computed_at": try #require(metrics["metrics", "computed_at"] as? String),
+            ]
             let first = try await client.send(.post, "/profile/metrics/acknowledge", body, token: token)
             #expect(first.status == .ok)
             try await Task.sleep(for: .milliseconds(20))
             let second = try await client.send(.post, "/profile/metrics/acknowledge", body, token: token)
-            #expect(second["acknowledgement", "acknowledged_at"] as? String == first["acknowledgement", "acknowledged_at"] as? String)
+            #expect(
+                second["acknowledgement", "acknowledged_at"] as? String == first["acknowledgement", "acknowledged_at"]
+                    as? String
+            )
 
             _ = try await client.send(.post, "/user/metrics", ["weight_kg": 79], token: token)
             let stale = try await client.send(.post, "/profile/metrics/acknowledge", body, token: token)
             #expect(stale.status == .conflict)
             #expect(stale.errorCode == "metrics_changed")
-            #expect(try await client.send(.get, "/profile/metrics/today", token: token)["acknowledged"] as? Bool == false)
+            #expect(
+                try await client.send(.get, "/profile/metrics/today", token: token)["acknowledged"] as? Bool == false
+            )
         }
     }
 
@@ -67,11 +74,15 @@ struct OnboardingHTTPTests {
             body["timezone"] = "Moon/Base"
             let answer = try await client.send(.post, "/onboarding/complete", body, token: token)
             #expect(answer.status == .unprocessableContent)
-            #expect(answer["error", "fields"] as? [String: String] == [
-                "height_cm": "must be between 100 and 250", "weight_kg": "must be between 30 and 300",
-                "timezone": "must be an IANA time zone name such as Europe/Berlin",
-            ])
-            #expect(try await client.send(.get, "/profile/metrics/today", token: token).errorCode == "metrics_not_found")
+            #expect(
+                answer["error", "fields"] as? [String: String] == [
+                    "height_cm": "must be between 100 and 250", "weight_kg": "must be between 30 and 300",
+                    "timezone": "must be an IANA time zone name such as Europe/Berlin",
+                ]
+            )
+            #expect(
+                try await client.send(.get, "/profile/metrics/today", token: token).errorCode == "metrics_not_found"
+            )
             #expect(try await client.send(.get, "/user/metrics", token: token)["items"] as? [Any] != nil)
             #expect((try await client.send(.get, "/user/metrics", token: token)["items"] as? [Any])?.isEmpty == true)
         }
@@ -83,7 +94,9 @@ struct OnboardingHTTPTests {
             let token = try await registerUser(client, "race")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<6 {
-                    group.addTask { try await client.send(.post, "/onboarding/complete", Self.validBody, token: token).status.code }
+                    group.addTask {
+                        try await client.send(.post, "/onboarding/complete", Self.validBody, token: token).status.code
+                    }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
@@ -93,7 +106,9 @@ struct OnboardingHTTPTests {
                 select (select count(*) from app.health_metrics h where h.user_id = s.user_id),
                        (select count(*) from app.body_metrics b where b.user_id = s.user_id)
                   from auth.sessions s where s.token_hash = sha256(convert_to($1, 'UTF8'))
-                """, [token]).rows
+                """,
+                [token]
+            ).rows
             #expect(counts == [["1", "1"]])
         }
     }
@@ -103,20 +118,28 @@ struct OnboardingHTTPTests {
         try await withTestClient { client in
             let token = try await registerUser(client, "pages")
             _ = try await client.send(.post, "/onboarding/complete", Self.validBody, token: token)
-            for weight in [79, 78, 77, 76] { _ = try await client.send(.post, "/user/metrics", ["weight_kg": weight], token: token) }
+            for weight in [79, 78, 77, 76] {
+                _ = try await client.send(.post, "/user/metrics", ["weight_kg": weight], token: token)
+            }
             let first = try await client.send(.get, "/user/metrics?limit=2", token: token)
             #expect((first["items"] as? [[String: Any]])?.compactMap { $0["weight_kg"] as? Int } == [76, 77])
             let cursor = try #require(first["next_cursor"] as? String)
             let second = try await client.send(.get, "/user/metrics?limit=2&cursor=\(cursor)", token: token)
             #expect((second["items"] as? [[String: Any]])?.compactMap { $0["weight_kg"] as? Int } == [78, 79])
-            let third = try await client.send(.get, "/user/metrics?limit=2&cursor=\(try #require(second["next_cursor"] as? String))", token: token)
+            let third = try await client.send(
+                .get,
+                "/user/metrics?limit=2&cursor=\(try #require(second["next_cursor"] as? String))",
+                token: token
+            )
             #expect((third["items"] as? [[String: Any]])?.compactMap { $0["weight_kg"] as? Int } == [80])
             #expect(third["next_cursor"] is NSNull)
 
             let bad = try await client.send(.get, "/user/metrics?limit=500", token: token)
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "invalid_parameter")
-            #expect((try await client.send(.get, "/profile/metrics/history", token: token)["items"] as? [Any])?.count == 5)
+            #expect(
+                (try await client.send(.get, "/profile/metrics/history", token: token)["items"] as? [Any])?.count == 5
+            )
         }
     }
 

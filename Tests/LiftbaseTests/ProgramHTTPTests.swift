@@ -16,7 +16,10 @@ struct ProgramHTTPTests {
                 return [
                     "exercise_id": try #require(exercise["exercise_id"] as? String),
                     "sets": sets.map { set in
-                        ["reps": set["reps"] ?? 5, "weight_kg": (set["weight_kg"] as? Double) ?? weight, "rpe": 7, "set_type": "working"]
+                        [
+                            "reps": set["reps"] ?? 5, "weight_kg": (set["weight_kg"] as? Double) ?? weight, "rpe": 7,
+                            "set_type": "working",
+                        ]
                     },
                 ]
             },
@@ -29,11 +32,25 @@ struct ProgramHTTPTests {
             let token = try await registerUser(client, "program")
             #expect(try await client.send(.get, "/program", token: token).errorCode == "program_not_found")
 
-            let invalid = try await client.send(.post, "/program", ["goal": "power", "days_per_week": 9, "split": ["arms"]], token: token)
+            let invalid = try await client.send(
+                .post,
+                "/program",
+                ["goal": "power", "days_per_week": 9, "split": ["arms"]],
+                token: token
+            )
             #expect(invalid.status == .unprocessableContent)
-            #expect((invalid["error", "fields"] as? [String: String])?.keys.sorted() == ["days_per_week", "goal", "split", "training_age"])
+            #expect(
+                (invalid["error", "fields"] as? [String: String])?.keys.sorted() == [
+                    "days_per_week", "goal", "split", "training_age",
+                ]
+            )
 
-            let created = try await client.send(.post, "/program", ["goal": "strength", "training_age": "novice", "days_per_week": 3], token: token)
+            let created = try await client.send(
+                .post,
+                "/program",
+                ["goal": "strength", "training_age": "novice", "days_per_week": 3],
+                token: token
+            )
             #expect(created.status == .created)
             #expect(created["split"] as? [String] == ["full_body"])
             #expect((created["blocks"] as? [[String: Any]])?.first?["name"] as? String == "Linear progression")
@@ -42,18 +59,34 @@ struct ProgramHTTPTests {
             let next = try await client.send(.get, "/program/next", token: token)
             #expect(next.status == .ok)
             let sessionID = try #require(next["id"] as? String)
-            let squat = try #require((next["exercises"] as? [[String: Any]])?.first { $0["exercise_name"] as? String == "Barbell Squat" })
+            let squat = try #require(
+                (next["exercises"] as? [[String: Any]])?.first { $0["exercise_name"] as? String == "Barbell Squat" }
+            )
             #expect(squat["strategy"] as? String == "linear")
             #expect((squat["sets"] as? [[String: Any]])?.allSatisfy { $0["reps"] as? Int == 5 } == true)
 
-            let logged = try await client.send(.post, "/program/sessions/\(sessionID)/log", try Self.logBody(next, weight: 100), token: token)
+            let logged = try await client.send(
+                .post,
+                "/program/sessions/\(sessionID)/log",
+                try Self.logBody(next, weight: 100),
+                token: token
+            )
             #expect(logged.status == .created)
             #expect(logged["session", "status"] as? String == "completed")
             // Every target hit at 100 kg: the squat (lower body) goes up 5 kg next session.
             let following = try #require(logged["next"] as? [String: Any])
-            let nextSquat = try #require((following["exercises"] as? [[String: Any]])?.first { $0["exercise_name"] as? String == "Barbell Squat" })
+            let nextSquat = try #require(
+                (following["exercises"] as? [[String: Any]])?.first {
+                    $0["exercise_name"] as? String == "Barbell Squat"
+                }
+            )
             #expect((nextSquat["sets"] as? [[String: Any]])?.first?["weight_kg"] as? Double == 105)
-            let again = try await client.send(.post, "/program/sessions/\(sessionID)/log", try Self.logBody(next, weight: 100), token: token)
+            let again = try await client.send(
+                .post,
+                "/program/sessions/\(sessionID)/log",
+                try Self.logBody(next, weight: 100),
+                token: token
+            )
             #expect(again.status == .conflict)
 
             let second = try await client.send(.get, "/program/next", token: token)
@@ -73,8 +106,13 @@ struct ProgramHTTPTests {
             #expect((timeline["items"] as? [[String: Any]])?.count == 1)
 
             let stranger = try await registerUser(client, "stranger")
-            #expect(try await client.send(.post, "/program/sessions/\(secondID)/skip", token: stranger).errorCode == "program_session_not_found")
-            #expect(try await client.send(.post, "/program/sessions/not-an-id/log", [:], token: token).status == .notFound)
+            #expect(
+                try await client.send(.post, "/program/sessions/\(secondID)/skip", token: stranger).errorCode
+                    == "program_session_not_found"
+            )
+            #expect(
+                try await client.send(.post, "/program/sessions/not-an-id/log", [:], token: token).status == .notFound
+            )
             #expect(try await client.send(.get, "/program/next?mode=lazy", token: token).status == .badRequest)
             #expect(try await client.send(.get, "/program/next", token: "not-a-token").status == .unauthorized)
         }

@@ -17,17 +17,23 @@ struct ReportCLITests {
         let admin = try TestDatabase.admin()
         defer { admin.close() }
         let days = try admin.query(
-            "select d::text, (d + 1)::text from (select date '1901-01-01' + (random() * 30000)::integer as d) as x").rows[0]
-        let user = try #require(try admin.query(
-            "insert into auth.users (email, password_hash) values ($1, 'x') returning id::text",
-            [TestDatabase.uniqueEmail("report")]).scalar)
+            "select d::text, (d + 1)::text from (select date '1901-01-01' + (random() * 30000)::integer as d) as x"
+        ).rows[0]
+        let user = try #require(
+            try admin.query(
+                "insert into auth.users (email, password_hash) values ($1, 'x') returning id::text",
+                [TestDatabase.uniqueEmail("report")]
+            ).scalar
+        )
         try admin.query(
             """
             insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count, created_at)
             values ($1::uuid, 'strong', 'a', false, 7, 1, 0, $2::date + time '12:00' at time zone 'UTC'),
                    ($1::uuid, 'strong', 'b', true, 7, 0, 2, $2::date + time '13:00' at time zone 'UTC'),
                    ($1::uuid, 'hevy', 'c', false, 3, 0, 0, $3::date + time '00:00' at time zone 'UTC')
-            """, [user, days[0], days[1]])
+            """,
+            [user, days[0], days[1]]
+        )
         return (days[0]!, days[1]!)
     }
 
@@ -58,17 +64,21 @@ struct ReportCLITests {
 
         let table = try liftbase("import_outcomes", "--from", day, "--to", day)
         #expect(table.status == 0)
-        #expect(table.stdout == """
-            day         format  runs  dry_runs  rows_imported  rows_skipped  errors  runs_with_errors
-            ----------  ------  ----  --------  -------------  ------------  ------  ----------------
-            \(day)  strong     2         1              7             1       2                 1
+        #expect(
+            table.stdout == """
+                day         format  runs  dry_runs  rows_imported  rows_skipped  errors  runs_with_errors
+                ----------  ------  ----  --------  -------------  ------------  ------  ----------------
+                \(day)  strong     2         1              7             1       2                 1
 
-            """)
+                """
+        )
 
         let csv = try liftbase("import_outcomes", "--from", day, "--to", next, "--format", "csv")
         #expect(csv.status == 0)
-        #expect(csv.stdout == "day,format,runs,dry_runs,rows_imported,rows_skipped,errors,runs_with_errors\r\n"
-            + "\(day),strong,2,1,7,1,2,1\r\n\(next),hevy,1,0,3,0,0,0\r\n")
+        #expect(
+            csv.stdout == "day,format,runs,dry_runs,rows_imported,rows_skipped,errors,runs_with_errors\r\n"
+                + "\(day),strong,2,1,7,1,2,1\r\n\(next),hevy,1,0,3,0,0,0\r\n"
+        )
 
         let json = try liftbase("import_outcomes", "--from", next, "--to", next, "--format", "json")
         #expect(json.status == 0)
@@ -89,9 +99,11 @@ struct ReportCLITests {
         #expect(unknown.status == 1)
         #expect(unknown.stderr == "liftbase: no report named 'no_such_report' (run `liftbase report` for the list)\n")
 
-        for arguments in [["import_outcomes", "--from", "2026-02-30"], ["import_outcomes", "--to", "yesterday"],
-                          ["import_outcomes", "--from", "2026-03-02", "--to", "2026-03-01"],
-                          ["import_outcomes", "--format", "xml"], ["--from", "2026-03-01"]] {
+        for arguments in [
+            ["import_outcomes", "--from", "2026-02-30"], ["import_outcomes", "--to", "yesterday"],
+            ["import_outcomes", "--from", "2026-03-02", "--to", "2026-03-01"],
+            ["import_outcomes", "--format", "xml"], ["--from", "2026-03-01"],
+        ] {
             let result = try runCLI(["report"] + arguments + ["--database-url", try TestDatabase.url()])
             #expect(result.status == 2, "\(arguments) is a usage error")
             #expect(result.stdout.isEmpty)
@@ -118,7 +130,10 @@ struct ReportCLITests {
 struct ReportOutputTests {
     @Test("CSV quotes commas, quotes and line breaks, doubles inner quotes, ends records with CRLF")
     func csv() {
-        let text = ReportOutput.csv(columns: ["name", "note"], rows: [["a,b", "say \"hi\""], [nil, "two\nlines"], ["plain", ""]])
+        let text = ReportOutput.csv(
+            columns: ["name", "note"],
+            rows: [["a,b", "say \"hi\""], [nil, "two\nlines"], ["plain", ""]]
+        )
         #expect(text == "name,note\r\n\"a,b\",\"say \"\"hi\"\"\"\r\n,\"two\nlines\"\r\nplain,\r\n")
     }
 

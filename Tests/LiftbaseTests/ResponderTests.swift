@@ -3,10 +3,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LiftbaseCore
-@testable import LiftbaseHTTP
 import Logging
 import PQ
 import Testing
+
+@testable import LiftbaseHTTP
 
 /// Functions that break the statement's contract, and what the responder makes of them: a
 /// defect in SQL is a 500 with a request id and a log line that carries it, never a crash.
@@ -14,7 +15,13 @@ import Testing
 struct ResponderTests {
     static let probes = [
         Endpoint(.GET, "/probe/no-row", function: "probe_no_row", auth: false, summary: "Answers no row"),
-        Endpoint(.GET, "/probe/bad-headers", function: "probe_bad_headers", auth: false, summary: "Sets headers that are not an object"),
+        Endpoint(
+            .GET,
+            "/probe/bad-headers",
+            function: "probe_bad_headers",
+            auth: false,
+            summary: "Sets headers that are not an object"
+        ),
         Endpoint(.GET, "/probe/failure", function: "probe_failure", auth: false, summary: "Raises an unmapped error"),
     ]
 
@@ -34,7 +41,8 @@ struct ResponderTests {
             grant execute on function api.probe_no_row(text, jsonb, jsonb), api.probe_bad_headers(text, jsonb, jsonb),
               api.probe_failure(text, jsonb, jsonb) to liftbase_api;
             reset role;
-            """)
+            """
+        )
         do {
             try await body()
         } catch {
@@ -76,7 +84,10 @@ struct ResponderTests {
         try await withProbes {
             try await withTestClient(endpoints: Self.probes, logger: log.logger()) { client in
                 let response = try await client.execute(
-                    uri: "/api/v1/probe/failure", method: .get, headers: [.init("X-Request-Id")!: "probe-42"])
+                    uri: "/api/v1/probe/failure",
+                    method: .get,
+                    headers: [.init("X-Request-Id")!: "probe-42"]
+                )
                 #expect(response.status == .internalServerError)
             }
         }
@@ -95,7 +106,9 @@ struct ResponderTests {
         #expect(metrics.metrics(for: key).count === metrics.metrics(for: key).count)
         metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
         metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
-        #expect(metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0))
-            .contains(#"liftbase_http_requests_total{method="GET",route="/me",status="200"} 2"#))
+        #expect(
+            metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0))
+                .contains(#"liftbase_http_requests_total{method="GET",route="/me",status="200"} 2"#)
+        )
     }
 }

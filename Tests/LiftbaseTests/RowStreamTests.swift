@@ -1,15 +1,21 @@
-@testable import LiftbaseHTTP
 import Foundation
 import PQ
 import Testing
 
+@testable import LiftbaseHTTP
+
 @Suite("streamed rows")
 struct RowStreamTests {
-    @Test("single-row mode hands every row in order; a handler that throws stops the statement and leaves the connection usable")
+    @Test(
+        "single-row mode hands every row in order; a handler that throws stops the statement and leaves the connection usable"
+    )
     func rowsInOrderAndStopOnError() throws {
         let connection = try TestDatabase.admin()
         var rows: [String?] = []
-        try connection.streamRows("select case when n = 3 then null else n::text end from generate_series(1, $1::integer) as n", ["5"]) {
+        try connection.streamRows(
+            "select case when n = 3 then null else n::text end from generate_series(1, $1::integer) as n",
+            ["5"]
+        ) {
             rows.append($0)
         }
         #expect(rows == ["1", "2", nil, "4", "5"])
@@ -29,12 +35,16 @@ struct RowStreamTests {
     @Test("writeRows writes every row, in order, across many 64 KiB writes")
     func writeRowsToFile() throws {
         let connection = try TestDatabase.admin()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("liftbase-rows-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("liftbase-rows-\(UUID().uuidString)")
+            .path
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try #require(FileHandle(forWritingAtPath: path))
         // 200,000 lines of 7 bytes: about 21 writes of 64 KiB and a short last one.
-        try connection.writeRows("select lpad(n::text, 6, '0') || E'\\n' from generate_series(1, 200000) as n", to: file)
+        try connection.writeRows(
+            "select lpad(n::text, 6, '0') || E'\\n' from generate_series(1, 200000) as n",
+            to: file
+        )
         try file.close()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 200_000)

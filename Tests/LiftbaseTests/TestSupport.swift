@@ -34,8 +34,13 @@ final class RecordedLog: @unchecked Sendable {
         }
 
         func log(event: LogEvent) {
-            log.append(Line(level: event.level, message: event.message.description,
-                            metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+            log.append(
+                Line(
+                    level: event.level,
+                    message: event.message.description,
+                    metadata: metadata.merging(event.metadata ?? [:]) { $1 }
+                )
+            )
         }
     }
 }

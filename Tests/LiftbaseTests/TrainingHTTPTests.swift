@@ -9,8 +9,14 @@ struct TrainingHTTPTests {
         var body: [String: Any] = [
             "session_date": date, "name": "Heavy day",
             "exercises": [
-                ["exercise_name": "Barbell Squat", "sets": [["reps": 5, "weight_kg": 140, "rpe": 8], ["reps": 5, "weight_kg": 140]]],
-                ["exercise_name": "My Sled Drag", "sets": [["reps": 1, "weight_kg": 80, "set_type": "working", "tempo": "1-0-1-0"]]],
+                [
+                    "exercise_name": "Barbell Squat",
+                    "sets": [["reps": 5, "weight_kg": 140, "rpe": 8], ["reps": 5, "weight_kg": 140]],
+                ],
+                [
+                    "exercise_name": "My Sled Drag",
+                    "sets": [["reps": 1, "weight_kg": 80, "set_type": "working", "tempo": "1-0-1-0"]],
+                ],
             ],
         ]
         if let clientID { body["client_id"] = clientID }
@@ -22,9 +28,19 @@ struct TrainingHTTPTests {
         try await withTestClient { client in
             let token = try await registerUser(client, "sessions")
             let clientID = UUID().uuidString.lowercased()
-            let first = try await client.send(.post, "/training/sessions", Self.session(date: "2026-05-01", clientID: clientID), token: token)
+            let first = try await client.send(
+                .post,
+                "/training/sessions",
+                Self.session(date: "2026-05-01", clientID: clientID),
+                token: token
+            )
             #expect(first.status == .created)
-            let second = try await client.send(.post, "/training/sessions", Self.session(date: "2026-05-01", clientID: clientID), token: token)
+            let second = try await client.send(
+                .post,
+                "/training/sessions",
+                Self.session(date: "2026-05-01", clientID: clientID),
+                token: token
+            )
             #expect(second.status == .ok)
             #expect(second["id"] as? String == first["id"] as? String)
             let exercises = try #require(first["exercises"] as? [[String: Any]])
@@ -44,7 +60,11 @@ struct TrainingHTTPTests {
                 _ = try await client.send(.post, "/training/sessions", Self.session(date: day), token: token)
             }
             let page = try await client.send(.get, "/training/sessions?limit=2", token: token)
-            #expect((page["items"] as? [[String: Any]])?.compactMap { $0["session_date"] as? String } == ["2026-05-03", "2026-05-02"])
+            #expect(
+                (page["items"] as? [[String: Any]])?.compactMap { $0["session_date"] as? String } == [
+                    "2026-05-03", "2026-05-02",
+                ]
+            )
             let cursor = try #require(page["next_cursor"] as? String)
             let rest = try await client.send(.get, "/training/sessions?limit=2&cursor=\(cursor)", token: token)
             #expect((rest["items"] as? [[String: Any]])?.compactMap { $0["session_date"] as? String } == ["2026-05-01"])
@@ -54,7 +74,10 @@ struct TrainingHTTPTests {
             let resumable = try await client.send(.get, "/training/sessions/in-progress", token: token)
             #expect(resumable["id"] as? String == started["id"] as? String)
             #expect(resumable["resume_timestamp"] is String)
-            #expect(try await client.send(.get, "/training/sessions/in-progress", token: "not-a-token").status == .unauthorized)
+            #expect(
+                try await client.send(.get, "/training/sessions/in-progress", token: "not-a-token").status
+                    == .unauthorized
+            )
             let blocked = try await client.send(.post, "/training/sessions", ["status": "in_progress"], token: token)
             #expect(blocked.status == .conflict)
             #expect(blocked.errorCode == "session_in_progress")
@@ -62,13 +85,24 @@ struct TrainingHTTPTests {
 
             let last = try await client.send(.get, "/training/sessions/last", token: token)
             #expect(last["session_date"] as? String == "2026-05-03")
-            let copy = try await client.send(.post, "/training/sessions/\(try #require(last["id"] as? String))/duplicate", token: token)
+            let copy = try await client.send(
+                .post,
+                "/training/sessions/\(try #require(last["id"] as? String))/duplicate",
+                token: token
+            )
             #expect(copy.status == .created)
             #expect((copy["exercises"] as? [Any])?.count == 2)
-            #expect(try await client.send(.get, "/training/templates/nope", token: token).errorCode == "template_not_found")
+            #expect(
+                try await client.send(.get, "/training/templates/nope", token: token).errorCode == "template_not_found"
+            )
             #expect((try await client.send(.get, "/training/templates", token: token)["items"] as? [Any])?.count == 6)
 
-            let plan = try await client.send(.post, "/plans", ["name": "Garage", "exercises": [["name": "Goblet Squat", "sets": 3, "reps": 10]]], token: token)
+            let plan = try await client.send(
+                .post,
+                "/plans",
+                ["name": "Garage", "exercises": [["name": "Goblet Squat", "sets": 3, "reps": 10]]],
+                token: token
+            )
             #expect(plan.status == .created)
             let plans = try await client.send(.get, "/plans", token: token)
             #expect((plans["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Garage"])
