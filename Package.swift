@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // zlib, to read the gzip files of the built-in catalogs.
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // Swift over libpq: connections, results, errors, COPY, the thread-owned pool.
         .target(
             name: "PQ",
@@ -39,6 +44,7 @@ let package = Package(
         .target(
             name: "LiftbaseCore",
             dependencies: [
+                "CZlib",
                 "PQ",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -57,5 +57,5 @@ pg_cluster_stop() {
 
 # The Debian packages the project needs on a new machine (pgcrypto and pg_trgm ship
 # with postgresql-15 itself; postgresql-contrib-15 is only a name for it).
-LIFTBASE_PACKAGES=(libpq-dev pkg-config postgresql-$PG_VERSION
+LIFTBASE_PACKAGES=(libpq-dev zlib1g-dev pkg-config postgresql-$PG_VERSION
   postgresql-$PG_VERSION-pgtap postgresql-$PG_VERSION-plpgsql-check libtap-parser-sourcehandler-pgtap-perl)

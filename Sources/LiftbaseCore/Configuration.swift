@@ -16,6 +16,9 @@ public struct Configuration: Sendable {
     /// Folder holding bootstrap.sql, migrations/ and functions/.
     public var sqlDirectory: String
     public var logLevel: Logger.Level
+    /// Whether `liftbase migrate` loads the catalogs shipped in sql/data (USDA SR28 foods,
+    /// free-exercise-db exercises); an operator with a catalog of their own turns it off.
+    public var loadsBuiltinCatalogs: Bool
 
     /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
     /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
@@ -46,6 +49,11 @@ public struct Configuration: Sendable {
         )
         apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
         sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
+        switch value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
+        case nil, "on": loadsBuiltinCatalogs = true
+        case "off": loadsBuiltinCatalogs = false
+        case let other?: throw ConfigurationError.invalid("LIFTBASE_BUILTIN_CATALOGS=\(other): must be on or off")
+        }
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")

@@ -159,10 +159,9 @@ struct StagedImport {
                     }
                     columns = " (" + names.map(quoteIdentifier).joined(separator: ", ") + ")"
                 }
-                let chunks = try FileChunks(url: file)
                 let rows = try connection.copyIn(
                     "copy staging.\(table)\(columns) from stdin with (\(copyOptions))",
-                    reading: chunks.next
+                    reading: try chunkReader(for: file)
                 )
                 print(
                     String(
@@ -189,11 +188,15 @@ struct StagedImport {
     }
 }
 
+/// The file's bytes in chunks, inflated when its name ends in `.gz` (the shipped catalogs).
+func chunkReader(for file: URL) throws -> () throws -> [UInt8]? {
+    if file.pathExtension == "gz" { return try GzipChunks(url: file).next }
+    return try FileChunks(url: file).next
+}
+
 /// The column names in a file's first line.
 func headerColumns(of file: URL, delimiter: Character) throws -> [String] {
-    guard let handle = try? FileHandle(forReadingFrom: file) else { throw CommandFailure("cannot read \(file.path)") }
-    defer { try? handle.close() }
-    let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+    let head = try chunkReader(for: file)() ?? []
     let firstLine = String(decoding: head.prefix { $0 != 10 }, as: UTF8.self).trimmingCharacters(
         in: .whitespacesAndNewlines
     )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LiftbaseCore
 import PQ
 
@@ -18,6 +19,12 @@ struct Migrate: ParsableCommand {
 
     @Flag(help: "Exit 1 naming any applied migration whose file changed or vanished.")
     var verify = false
+
+    @Flag(
+        name: .customLong("without-builtin-catalogs"),
+        help: "Do not load the shipped USDA foods and exercises (default: $LIFTBASE_BUILTIN_CATALOGS, on)."
+    )
+    var withoutBuiltinCatalogs = false
 
     func validate() throws {
         if [status, dryRun, verify].filter({ $0 }).count > 1 {
@@ -55,6 +62,10 @@ struct Migrate: ParsableCommand {
         } else {
             let applied = try migrator.migrate(on: connection) { print($0) }
             print(applied.isEmpty ? "nothing to apply" : "applied \(applied.count) file(s)")
+            if configuration.loadsBuiltinCatalogs && !withoutBuiltinCatalogs {
+                let folder = URL(fileURLWithPath: configuration.sqlDirectory).appendingPathComponent("data")
+                try BuiltinCatalogs(database: database, folder: folder).load()
+            }
         }
     }
 }

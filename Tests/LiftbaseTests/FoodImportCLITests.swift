@@ -24,7 +24,12 @@ struct FoodImportCLITests {
     @Test("fdc-csv: energy 1008 else Atwater, portions, branded barcode; idempotent")
     func fdc() throws {
         try TestDatabase.withFreshDatabase { url in
-            #expect(try runCLI(["migrate", "--database-url", url, "--sql-dir", TestDatabase.sqlDirectory]).status == 0)
+            #expect(
+                try runCLI([
+                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
+                    TestDatabase.sqlDirectory,
+                ]).status == 0
+            )
             let folder = Self.fixtures.appendingPathComponent("fdc").path
             let first = try runCLI(["import", "fdc-csv", folder, "--database-url", url])
             #expect(first.status == 0)
@@ -43,7 +48,12 @@ struct FoodImportCLITests {
     @Test("off-csv: per 100 g, sodium in grams, serving quantity, duplicates and no-energy rows skipped; idempotent")
     func off() throws {
         try TestDatabase.withFreshDatabase { url in
-            #expect(try runCLI(["migrate", "--database-url", url, "--sql-dir", TestDatabase.sqlDirectory]).status == 0)
+            #expect(
+                try runCLI([
+                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
+                    TestDatabase.sqlDirectory,
+                ]).status == 0
+            )
             let file = Self.fixtures.appendingPathComponent("off/products.tsv").path
             let first = try runCLI(["import", "off-csv", file, "--database-url", url])
             #expect(first.status == 0)
@@ -61,7 +71,12 @@ struct FoodImportCLITests {
     @Test("usda-sr28 on a fixture in the SR28 format (^-separated, ~-quoted, Latin-1, CRLF)")
     func usda() throws {
         try TestDatabase.withFreshDatabase { url in
-            #expect(try runCLI(["migrate", "--database-url", url, "--sql-dir", TestDatabase.sqlDirectory]).status == 0)
+            #expect(
+                try runCLI([
+                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
+                    TestDatabase.sqlDirectory,
+                ]).status == 0
+            )
             let folder = NSTemporaryDirectory() + "sr28-" + TestDatabase.uniqueSuffix()
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -120,7 +120,12 @@ struct ExerciseImportCLITests {
     @Test("imports a free-exercise-db file and adds nothing when re-run")
     func importTwice() throws {
         try TestDatabase.withFreshDatabase { url in
-            #expect(try runCLI(["migrate", "--database-url", url, "--sql-dir", TestDatabase.sqlDirectory]).status == 0)
+            #expect(
+                try runCLI([
+                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
+                    TestDatabase.sqlDirectory,
+                ]).status == 0
+            )
             let file = NSTemporaryDirectory() + "exercises-\(TestDatabase.uniqueSuffix()).json"
             try """
             [{"id": "Landmine_Row", "name": "Landmine Row", "force": "pull", "level": "beginner", "mechanic": "compound",
