@@ -351,6 +351,14 @@ public let endpoints: [Endpoint] = [
     ),
     Endpoint(
         .POST,
+        "/import/myfitnesspal",
+        function: "import_myfitnesspal",
+        body: .csv,
+        maximumBodySize: importMaximumBodySize,
+        summary: "Import a MyFitnessPal nutrition summary (CSV): one diary entry per day and meal"
+    ),
+    Endpoint(
+        .POST,
         "/import/liftbase",
         function: "import_liftbase",
         maximumBodySize: liftbaseImportMaximumBodySize,

@@ -290,6 +290,24 @@ to liftbase_api;
 -- {"error": {"code": "import_invalid", ...}, "imported": 0, "skipped_duplicates": 0,
 --  "errors": [{"line", "message"}]}. The answer is returned rather than raised so that the
 -- run record survives.
+-- The cells of a file's nutrient columns that the source app left blank, one warning per
+-- line naming them: such a row is imported with those values counted as 0 (a blank is
+-- unknown, not invalid).
+create or replace function app.import_blank_warnings(p_document jsonb, p_columns text[])
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object('line', w.line, 'message', w.blank || ' blank: counted as 0')
+                            order by w.line), '[]')
+    from (select (x.item ->> 'line')::integer as line, string_agg(c.name, ', ' order by c.n) as blank
+            from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)
+           cross join lateral (select c.name, c.n, app.import_column(p_document -> 'header', array[c.name]) as idx
+                                 from unnest(p_columns) with ordinality as c (name, n)) as c
+           where c.idx is not null and app.import_cell(x.item -> 'fields', c.idx) is null
+           group by x.item ->> 'line') as w
+$$;
+
 create or replace function app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -299,6 +317,8 @@ declare
   v_dry_run boolean;
   v_result record;
   v_rows app.import_set_row[];
+  -- Cells the source app left blank and the import read as unknown: {line, message}.
+  v_warnings jsonb := '[]';
 begin
   if v_dry_run_text not in ('true', 'false', '1', '0') then
     perform app.raise_error(400, 'invalid_parameter', 'dry_run must be true or false.');
@@ -314,8 +334,11 @@ begin
   end if;
   if p_format = 'liftbase' then
     v_result := app.import_liftbase(p_user_id, p_document, v_dry_run);
-  elsif p_format = 'cronometer' then
-    v_result := app.import_cronometer(p_user_id, p_document, v_dry_run);
+  elsif p_format in ('cronometer', 'myfitnesspal') then
+    v_result := app.import_diary(p_user_id, p_format, app.import_diary_columns(p_format), p_document, v_dry_run);
+    v_warnings := app.import_blank_warnings(p_document, array(
+      select c.name from jsonb_each_text(app.import_diary_columns(p_format)) as c (key, name)
+       where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name));
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -331,11 +354,13 @@ begin
     return jsonb_build_object(
       'error', jsonb_build_object('code', 'import_invalid',
                                   'message', 'The file has problems; nothing was imported.'),
-      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors);
+      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors, 'warnings', v_warnings);
   end if;
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'errors', '[]'::jsonb);
+                            'errors', '[]'::jsonb, 'warnings', v_warnings);
 end
 $$;
 
 grant execute on function app.import_run(uuid, text, jsonb, jsonb) to liftbase_api;
+
+grant execute on function app.import_blank_warnings(jsonb, text[]) to liftbase_api;

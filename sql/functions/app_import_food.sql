@@ -1,24 +1,30 @@
--- Importing Cronometer's servings export into the food diary: one diary row (source
--- 'import') per serving row: Day, Time?, Group, Food Name, Amount, Energy (kcal),
--- Protein (g), Carbs (g), Fat (g) (empty macros are 0). Groups Breakfast, Lunch and Dinner
--- keep their meal; every other group (Snacks, Drinks, custom groups) is a snack. Values
--- are stored without trailing zeros (Cronometer writes 6.00 for 6).
-create or replace function app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean,
-  out imported integer, out skipped_duplicates integer, out errors jsonb)
+-- Importing another app's food diary: one diary row (source 'import') per row of the file.
+-- p_columns names the file's columns for each value (a format's layout; absent keys are
+-- columns the format lacks): day (YYYY-MM-DD), time, group (the meal: Breakfast, Lunch and
+-- Dinner keep theirs; Snacks, Drinks and custom groups are a snack), name, amount, energy
+-- (kcal), protein, carbs, fat (g). Apps leave a nutrient cell blank when they have no value
+-- (supplements, custom foods): blank is unknown, not invalid, and counts as 0 in the diary,
+-- which keeps no "unknown"; app.import_blank_warnings lists each one. A cell that holds
+-- something else than a number is an error, and the file is refused whole. Values are
+-- stored without trailing zeros (6.00 is 6). Rows are told apart by their values (identical
+-- rows of one file by their occurrence), so importing a file again adds nothing.
+create or replace function app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb,
+  p_dry_run boolean, out imported integer, out skipped_duplicates integer, out errors jsonb)
 language plpgsql
 as $$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing text := (app.import_missing_columns(v_header, array['Day', 'Food Name', 'Energy (kcal)'])).problem;
-  c_day integer := app.import_column(v_header, array['Day']);
-  c_time integer := app.import_column(v_header, array['Time']);
-  c_group integer := app.import_column(v_header, array['Group']);
-  c_name integer := app.import_column(v_header, array['Food Name']);
-  c_amount integer := app.import_column(v_header, array['Amount']);
-  c_energy integer := app.import_column(v_header, array['Energy (kcal)']);
-  c_protein integer := app.import_column(v_header, array['Protein (g)']);
-  c_carbs integer := app.import_column(v_header, array['Carbs (g)']);
-  c_fat integer := app.import_column(v_header, array['Fat (g)']);
+  v_missing text := (app.import_missing_columns(v_header, array[p_columns ->> 'day', p_columns ->> 'name',
+                                                                p_columns ->> 'energy'])).problem;
+  c_day integer := app.import_column(v_header, array[p_columns ->> 'day']);
+  c_time integer := app.import_column(v_header, array[p_columns ->> 'time']);
+  c_group integer := app.import_column(v_header, array[p_columns ->> 'group']);
+  c_name integer := app.import_column(v_header, array[p_columns ->> 'name']);
+  c_amount integer := app.import_column(v_header, array[p_columns ->> 'amount']);
+  c_energy integer := app.import_column(v_header, array[p_columns ->> 'energy']);
+  c_protein integer := app.import_column(v_header, array[p_columns ->> 'protein']);
+  c_carbs integer := app.import_column(v_header, array[p_columns ->> 'carbs']);
+  c_fat integer := app.import_column(v_header, array[p_columns ->> 'fat']);
   v_rows jsonb;
   v_state text;
   v_schema text;
@@ -48,19 +54,23 @@ begin
            app.import_cell(x.item -> 'fields', c_fat) as fat
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
   select coalesce(jsonb_agg(jsonb_build_object(
-           'line', r.line, 'key', 'cronometer|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
+           'line', r.line, 'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
            'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', r.energy, 'protein_g', coalesce(r.protein, '0'),
+           'name', r.name, 'calories', coalesce(r.energy, '0'), 'protein_g', coalesce(r.protein, '0'),
            'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
            'problem', case
-             when r.entry_date is null then 'Day must be a date like 2020-07-15'
-             when r.name is null then 'Food Name is required'
-             when r.energy is null or not app.import_is_number(r.energy) then 'Energy (kcal) must be a number'
-             when r.protein is not null and not app.import_is_number(r.protein) then 'Protein (g) must be a number'
-             when r.carbs is not null and not app.import_is_number(r.carbs) then 'Carbs (g) must be a number'
-             when r.fat is not null and not app.import_is_number(r.fat) then 'Fat (g) must be a number'
+             when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
+             when r.name is null then format('%s is required', p_columns ->> 'name')
+             when r.energy is not null and not app.import_is_number(r.energy)
+               then format('%s must be a number', p_columns ->> 'energy')
+             when r.protein is not null and not app.import_is_number(r.protein)
+               then format('%s must be a number', p_columns ->> 'protein')
+             when r.carbs is not null and not app.import_is_number(r.carbs)
+               then format('%s must be a number', p_columns ->> 'carbs')
+             when r.fat is not null and not app.import_is_number(r.fat)
+               then format('%s must be a number', p_columns ->> 'fat')
            end) order by r.line), '[]')
     into v_rows
     from (select c.*, d.entry_date, row_number() over (
@@ -102,11 +112,11 @@ begin
         into errors
         from jsonb_array_elements(v_rows) as r
        cross join lateral (values
-         (1, 'Food Name: ' || app.field_problem(r, 'name', 'app.food_name')),
-         (2, 'Energy (kcal): ' || app.field_problem(r, 'calories', 'app.kcal')),
-         (3, 'Protein (g): ' || app.field_problem(r, 'protein_g', 'app.grams')),
-         (4, 'Carbs (g): ' || app.field_problem(r, 'carbs_g', 'app.grams')),
-         (5, 'Fat (g): ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
+         (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
+         (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
+         (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
+         (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
+         (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
        where p.message is not null;
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
@@ -121,4 +131,24 @@ begin
 end
 $$;
 
-grant execute on function app.import_cronometer(uuid, jsonb, boolean) to liftbase_api;
+grant execute on function app.import_diary(uuid, text, jsonb, jsonb, boolean) to liftbase_api;
+
+-- The layouts of the diaries Liftbase imports, by format: which column holds which value
+-- (app.import_diary). Cronometer's servings export has a row per food; MyFitnessPal's
+-- "Nutrition Summary" a row per day and meal (named after the meal), with more nutrient
+-- columns than the diary keeps.
+create or replace function app.import_diary_columns(p_format text)
+returns jsonb
+language sql
+immutable
+as $$
+  select case p_format
+    when 'cronometer' then '{"day": "Day", "time": "Time", "group": "Group", "name": "Food Name", "amount": "Amount",
+                             "energy": "Energy (kcal)", "protein": "Protein (g)", "carbs": "Carbs (g)",
+                             "fat": "Fat (g)"}'::jsonb
+    when 'myfitnesspal' then '{"day": "Date", "group": "Meal", "name": "Meal", "energy": "Calories",
+                               "protein": "Protein (g)", "carbs": "Carbohydrates (g)", "fat": "Fat (g)"}'::jsonb
+  end
+$$;
+
+grant execute on function app.import_diary_columns(text) to liftbase_api;

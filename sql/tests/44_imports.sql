@@ -26,13 +26,13 @@ set local role liftbase_api;
 
 -- Strong, current layout -----------------------------------------------------------------------------
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current), '{"dry_run": "true"}'),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": []}', 'a dry run reports what it would import');
+  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a dry run reports what it would import');
 select is((select count(*) from app.training_sessions), 0::bigint, 'a dry run writes no session');
 select is((select count(*) from app.user_exercises), 0::bigint, 'a dry run creates no exercise');
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current)),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": []}', 'Strong: every set row is imported');
+  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'Strong: every set row is imported');
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current)),
-  '{"imported": 0, "skipped_duplicates": 7, "errors": []}', 'importing the same file again adds nothing');
+  '{"imported": 0, "skipped_duplicates": 7, "errors": [], "warnings": []}', 'importing the same file again adds nothing');
 select is((select count(*) from app.training_sessions), 2::bigint, 'one session per workout, also after a re-import');
 select is((select jsonb_agg(jsonb_build_object('date', s.session_date, 'name', s.name, 'notes', s.notes,
                  'started', to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'),
@@ -61,7 +61,7 @@ select is((select x.weight_kg from app.session_sets as x join app.training_sessi
 -- Strong, an older layout: no Duration, Notes or RPE; weights in pounds ----------------------------------
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'lb', 'Reps'],
     '2023-03-01 07:00|Old Day|Deadlift (Barbell)|1|135|5', '2023-03-01 07:00|Old Day|Deadlift (Barbell)|2|225.5|3')),
-  '{"imported": 2, "skipped_duplicates": 0, "errors": []}', 'an older Strong layout imports');
+  '{"imported": 2, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'an older Strong layout imports');
 -- 135 lb × 0.45359237 = 61.2349699… → 61.23 kg; 225.5 lb × 0.45359237 = 102.285079… → 102.29 kg.
 select is((select array_agg(x.weight_kg::numeric order by x.position) from app.session_sets as x
              join app.training_sessions as s on s.id = x.session_id where s.name = 'Old Day'),
@@ -76,7 +76,7 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout 
     "imported": 0, "skipped_duplicates": 0, "errors": [
      {"line": 3, "message": "Set Order must be a number, or W (warm-up), D (drop set) or F (failure)"},
      {"line": 4, "message": "Date must be a date and time like 2024-05-01 06:30:00"},
-     {"line": 5, "message": "the weight must be a number"}]}',
+     {"line": 5, "message": "the weight must be a number"}], "warnings": []}',
   'every bad row is named by its line');
 select is(pg_temp.status(), '422', 'a file with problems is answered 422');
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'RPE'],
@@ -98,7 +98,7 @@ select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Pull Up||strict|0|warmup||8|||',
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Barbell Row|||0|dropset|100|10||| 7',
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Barbell Row|||1|failure|45|8|||')),
-  '{"imported": 4, "skipped_duplicates": 0, "errors": []}', 'Hevy: every set row is imported');
+  '{"imported": 4, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'Hevy: every set row is imported');
 select is((select jsonb_build_object('date', s.session_date, 'started', to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'),
                                      'finished', to_char(s.finished_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'), 'notes', s.notes)
              from app.training_sessions as s where s.name = '"Pull day"'),
@@ -137,9 +137,11 @@ create temporary table cronometer as select pg_temp.csv(
 grant select on cronometer to liftbase_api;
 set local role liftbase_api;
 select is(pg_temp.call('import_cronometer', 'a', (select d from cronometer)),
-  '{"imported": 6, "skipped_duplicates": 0, "errors": []}', 'Cronometer: one diary row per serving row, identical rows too');
+  '{"imported": 6, "skipped_duplicates": 0, "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
+  'Cronometer: one diary row per serving row, identical rows too; a blank nutrient is a warning');
 select is(pg_temp.call('import_cronometer', 'a', (select d from cronometer)),
-  '{"imported": 0, "skipped_duplicates": 6, "errors": []}', 'importing the same servings again adds nothing');
+  '{"imported": 0, "skipped_duplicates": 6, "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
+  'importing the same servings again adds nothing');
 select is((select array_agg(f.entry_date || ':' || f.meal_type || ':' || f.name || ':' || f.calories || '/' || f.protein_g || '/'
                             || f.carbs_g || '/' || f.fat_g || ':' || f.source order by f.entry_date, f.meal_type, f.name)
              from app.food_entries as f),
@@ -157,7 +159,7 @@ select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food 
 select is((select count(*) from app.food_entries where entry_date = '2020-07-17'), 0::bigint, 'a refused Cronometer file writes nothing');
 select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)'], '2020-07-18|Pear|57'),
                        '{"dry_run": "1"}'),
-  '{"imported": 1, "skipped_duplicates": 0, "errors": []}', 'a Cronometer dry run reports the rows');
+  '{"imported": 1, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a Cronometer dry run reports the rows');
 select is((select count(*) from app.food_entries where entry_date = '2020-07-18'), 0::bigint, '… and writes none');
 
 -- Runs, isolation -----------------------------------------------------------------------------------
@@ -169,7 +171,7 @@ select is((select jsonb_agg(jsonb_build_array(r.format, r.dry_run, r.imported, r
 -- Hevy: first, bad rows, end before start (3); Cronometer: the five above.
 select is((select count(*) from app.import_runs), 15::bigint, 'fifteen runs so far');
 select is(pg_temp.call('import_strong', 'b', (select d from strong_current)),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": []}', 'another user imports the same file as new');
+  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'another user imports the same file as new');
 select is((select count(*) from app.training_sessions), 2::bigint, 'and sees only their own sessions');
 select throws_ok($$ select pg_temp.call('import_strong', 'a', (select d from strong_current), '{"dry_run": "maybe"}') $$,
   'LB400', 'dry_run must be true or false.', 'dry_run takes true or false');
