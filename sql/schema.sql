@@ -1559,6 +1559,19 @@ $$;
 
 ALTER FUNCTION api.import_liftbase(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.import_myfitnesspal(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid;
+begin
+  v_user_id := auth.authenticate(p_token);
+  return app.import_run(v_user_id, 'myfitnesspal', p_body, p_args);
+end
+$$;
+
+ALTER FUNCTION api.import_myfitnesspal(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.import_strong(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -4157,6 +4170,21 @@ $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object('line', w.line, 'message', w.blank || ' blank: counted as 0')
+                            order by w.line), '[]')
+    from (select (x.item ->> 'line')::integer as line, string_agg(c.name, ', ' order by c.n) as blank
+            from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)
+           cross join lateral (select c.name, c.n, app.import_column(p_document -> 'header', array[c.name]) as idx
+                                 from unnest(p_columns) with ordinality as c (name, n)) as c
+           where c.idx is not null and app.import_cell(x.item -> 'fields', c.idx) is null
+           group by x.item ->> 'line') as w
+$$;
+
+ALTER FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_cell(p_fields jsonb, p_index integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$ select nullif(btrim(p_fields ->> p_index), '') $$;
@@ -4175,21 +4203,22 @@ $$;
 
 ALTER FUNCTION app.import_column(p_header jsonb, p_names text[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
+CREATE FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql
     AS $_$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing text := (app.import_missing_columns(v_header, array['Day', 'Food Name', 'Energy (kcal)'])).problem;
-  c_day integer := app.import_column(v_header, array['Day']);
-  c_time integer := app.import_column(v_header, array['Time']);
-  c_group integer := app.import_column(v_header, array['Group']);
-  c_name integer := app.import_column(v_header, array['Food Name']);
-  c_amount integer := app.import_column(v_header, array['Amount']);
-  c_energy integer := app.import_column(v_header, array['Energy (kcal)']);
-  c_protein integer := app.import_column(v_header, array['Protein (g)']);
-  c_carbs integer := app.import_column(v_header, array['Carbs (g)']);
-  c_fat integer := app.import_column(v_header, array['Fat (g)']);
+  v_missing text := (app.import_missing_columns(v_header, array[p_columns ->> 'day', p_columns ->> 'name',
+                                                                p_columns ->> 'energy'])).problem;
+  c_day integer := app.import_column(v_header, array[p_columns ->> 'day']);
+  c_time integer := app.import_column(v_header, array[p_columns ->> 'time']);
+  c_group integer := app.import_column(v_header, array[p_columns ->> 'group']);
+  c_name integer := app.import_column(v_header, array[p_columns ->> 'name']);
+  c_amount integer := app.import_column(v_header, array[p_columns ->> 'amount']);
+  c_energy integer := app.import_column(v_header, array[p_columns ->> 'energy']);
+  c_protein integer := app.import_column(v_header, array[p_columns ->> 'protein']);
+  c_carbs integer := app.import_column(v_header, array[p_columns ->> 'carbs']);
+  c_fat integer := app.import_column(v_header, array[p_columns ->> 'fat']);
   v_rows jsonb;
   v_state text;
   v_schema text;
@@ -4219,19 +4248,23 @@ begin
            app.import_cell(x.item -> 'fields', c_fat) as fat
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
   select coalesce(jsonb_agg(jsonb_build_object(
-           'line', r.line, 'key', 'cronometer|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
+           'line', r.line, 'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
            'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', r.energy, 'protein_g', coalesce(r.protein, '0'),
+           'name', r.name, 'calories', coalesce(r.energy, '0'), 'protein_g', coalesce(r.protein, '0'),
            'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
            'problem', case
-             when r.entry_date is null then 'Day must be a date like 2020-07-15'
-             when r.name is null then 'Food Name is required'
-             when r.energy is null or not app.import_is_number(r.energy) then 'Energy (kcal) must be a number'
-             when r.protein is not null and not app.import_is_number(r.protein) then 'Protein (g) must be a number'
-             when r.carbs is not null and not app.import_is_number(r.carbs) then 'Carbs (g) must be a number'
-             when r.fat is not null and not app.import_is_number(r.fat) then 'Fat (g) must be a number'
+             when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
+             when r.name is null then format('%s is required', p_columns ->> 'name')
+             when r.energy is not null and not app.import_is_number(r.energy)
+               then format('%s must be a number', p_columns ->> 'energy')
+             when r.protein is not null and not app.import_is_number(r.protein)
+               then format('%s must be a number', p_columns ->> 'protein')
+             when r.carbs is not null and not app.import_is_number(r.carbs)
+               then format('%s must be a number', p_columns ->> 'carbs')
+             when r.fat is not null and not app.import_is_number(r.fat)
+               then format('%s must be a number', p_columns ->> 'fat')
            end) order by r.line), '[]')
     into v_rows
     from (select c.*, d.entry_date, row_number() over (
@@ -4273,11 +4306,11 @@ begin
         into errors
         from jsonb_array_elements(v_rows) as r
        cross join lateral (values
-         (1, 'Food Name: ' || app.field_problem(r, 'name', 'app.food_name')),
-         (2, 'Energy (kcal): ' || app.field_problem(r, 'calories', 'app.kcal')),
-         (3, 'Protein (g): ' || app.field_problem(r, 'protein_g', 'app.grams')),
-         (4, 'Carbs (g): ' || app.field_problem(r, 'carbs_g', 'app.grams')),
-         (5, 'Fat (g): ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
+         (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
+         (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
+         (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
+         (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
+         (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
        where p.message is not null;
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
@@ -4292,7 +4325,21 @@ begin
 end
 $_$;
 
-ALTER FUNCTION app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_diary_columns(p_format text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_format
+    when 'cronometer' then '{"day": "Day", "time": "Time", "group": "Group", "name": "Food Name", "amount": "Amount",
+                             "energy": "Energy (kcal)", "protein": "Protein (g)", "carbs": "Carbs (g)",
+                             "fat": "Fat (g)"}'::jsonb
+    when 'myfitnesspal' then '{"day": "Date", "group": "Meal", "name": "Meal", "energy": "Calories",
+                               "protein": "Protein (g)", "carbs": "Carbohydrates (g)", "fat": "Fat (g)"}'::jsonb
+  end
+$$;
+
+ALTER FUNCTION app.import_diary_columns(p_format text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_duration(p_text text) RETURNS interval
     LANGUAGE sql IMMUTABLE
@@ -5043,6 +5090,8 @@ declare
   v_dry_run boolean;
   v_result record;
   v_rows app.import_set_row[];
+  -- Cells the source app left blank and the import read as unknown: {line, message}.
+  v_warnings jsonb := '[]';
 begin
   if v_dry_run_text not in ('true', 'false', '1', '0') then
     perform app.raise_error(400, 'invalid_parameter', 'dry_run must be true or false.');
@@ -5058,8 +5107,11 @@ begin
   end if;
   if p_format = 'liftbase' then
     v_result := app.import_liftbase(p_user_id, p_document, v_dry_run);
-  elsif p_format = 'cronometer' then
-    v_result := app.import_cronometer(p_user_id, p_document, v_dry_run);
+  elsif p_format in ('cronometer', 'myfitnesspal') then
+    v_result := app.import_diary(p_user_id, p_format, app.import_diary_columns(p_format), p_document, v_dry_run);
+    v_warnings := app.import_blank_warnings(p_document, array(
+      select c.name from jsonb_each_text(app.import_diary_columns(p_format)) as c (key, name)
+       where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name));
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -5075,10 +5127,10 @@ begin
     return jsonb_build_object(
       'error', jsonb_build_object('code', 'import_invalid',
                                   'message', 'The file has problems; nothing was imported.'),
-      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors);
+      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors, 'warnings', v_warnings);
   end if;
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'errors', '[]'::jsonb);
+                            'errors', '[]'::jsonb, 'warnings', v_warnings);
 end
 $$;
 
@@ -7692,7 +7744,7 @@ CREATE TABLE app.import_runs (
     error_count integer NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT import_runs_error_count_check CHECK ((error_count >= 0)),
-    CONSTRAINT import_runs_format_check CHECK ((format = ANY (ARRAY['strong'::text, 'hevy'::text, 'cronometer'::text, 'liftbase'::text]))),
+    CONSTRAINT import_runs_format_check CHECK ((format = ANY (ARRAY['strong'::text, 'hevy'::text, 'cronometer'::text, 'liftbase'::text, 'myfitnesspal'::text, 'fitnotes'::text]))),
     CONSTRAINT import_runs_imported_check CHECK ((imported >= 0)),
     CONSTRAINT import_runs_skipped_duplicates_check CHECK ((skipped_duplicates >= 0))
 );
@@ -7972,6 +8024,14 @@ CREATE TABLE auth.sessions (
 );
 
 ALTER TABLE auth.sessions OWNER TO liftbase_owner;
+
+CREATE TABLE liftbase_meta.builtin_catalogs (
+    name text NOT NULL,
+    checksum text NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE liftbase_meta.builtin_catalogs OWNER TO liftbase_owner;
 
 CREATE TABLE liftbase_meta.migrations (
     name text NOT NULL,
@@ -8295,6 +8355,9 @@ ALTER TABLE ONLY auth.sessions
 
 ALTER TABLE ONLY auth.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY liftbase_meta.builtin_catalogs
+    ADD CONSTRAINT builtin_catalogs_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY liftbase_meta.migrations
     ADD CONSTRAINT migrations_pkey PRIMARY KEY (name);
@@ -8835,6 +8898,9 @@ GRANT ALL ON FUNCTION api.import_hevy(p_token text, p_body jsonb, p_args jsonb) 
 REVOKE ALL ON FUNCTION api.import_liftbase(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.import_liftbase(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.import_myfitnesspal(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.import_myfitnesspal(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.import_strong(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.import_strong(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -9203,14 +9269,20 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_cronometer(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_diary_columns(p_format text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_diary_columns(p_format text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_duration(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_duration(p_text text) TO liftbase_api;

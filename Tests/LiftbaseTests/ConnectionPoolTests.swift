@@ -16,7 +16,7 @@ func withRunningPool<T: Sendable>(_ pool: ConnectionPool, _ body: () async throw
     }
 }
 
-@Suite("connection pool")
+@Suite("connection pool", .timeLimit(.minutes(2)))
 struct ConnectionPoolTests {
     /// A pool whose connections carry a unique application_name, so a test can find them.
     func makePool(size: Int, timeout: Duration = .seconds(5)) throws -> (ConnectionPool, String) {
@@ -98,30 +98,37 @@ struct ConnectionPoolTests {
     func cancellationWhileWaiting() async throws {
         let (pool, _) = try makePool(size: 1)
         let marker = "cancelled_" + TestDatabase.uniqueSuffix()
+        // The one connection stays busy until the test opens the gate: nothing is timed.
+        let gate = DispatchSemaphore(value: 0)
         try await withRunningPool(pool) {
-            // The one connection is busy for long enough that a cancelled caller who waited
-            // for it would still be waiting when its error arrives.
-            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(3)") }
-            while pool.statistics.inUse == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            async let busy: Void = pool.withConnection { _ in gate.wait() }
+            try await waitUntil { pool.statistics.inUse == 1 }
             let waiting = Task {
                 try await pool.withConnection {
                     try $0.query("select set_config('application_name', $1, false)", [marker]).scalar
                 }
             }
-            while pool.statistics.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            try await waitUntil { pool.statistics.waiting == 1 }
             waiting.cancel()
             await #expect(throws: CancellationError.self) { try await waiting.value }
-            #expect(
-                pool.statistics.inUse == 1,
-                "the busy job still holds the connection: the cancelled one did not wait for it"
-            )
+            #expect(pool.statistics.inUse == 1, "the cancelled caller did not wait for the busy connection")
             #expect(pool.statistics.waiting == 0)
+            gate.signal()
             try await busy
             // The one connection runs the next job: the cancelled one never ran on it.
-            #expect(
-                try await pool.withConnection { try $0.query("select current_setting('application_name')").scalar }
-                    != marker
-            )
+            let applicationName = try await pool.withConnection {
+                try $0.query("select current_setting('application_name')").scalar
+            }
+            #expect(applicationName != marker)
+        }
+    }
+
+    /// Waits for `condition`, checking every 10 ms, for 30 s at most (then the test fails).
+    func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "the condition never held")
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -15,7 +15,7 @@ import Glibc
 
 /// What the transport refuses before SQL sees a request: NUL characters, bodies nested too
 /// deep, bodies of the wrong media type. None of them may reach a 500.
-@Suite("input the transport refuses")
+@Suite("input the transport refuses", .timeLimit(.minutes(2)))
 struct InputHTTPTests {
     func post(
         _ client: any TestClientProtocol,
@@ -127,15 +127,21 @@ struct InputHTTPTests {
         }
     }
 
+    /// Requests no HTTP client would send, by name (the bytes are made here, not printed).
+    static let malformedRequests: [String: String] = [
+        "a negative Content-Length": "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        "both Content-Length and Transfer-Encoding":
+            "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+        "a 100 KB header": "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 100_000)
+            + "\r\n\r\n",
+    ]
+
     @Test(
         "requests HTTP parsing refuses get a JSON error, not a bare 400",
-        arguments: [
-            "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
-            "POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
-            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
-        ]
+        arguments: ["a negative Content-Length", "both Content-Length and Transfer-Encoding", "a 100 KB header"]
     )
-    func parserErrors(request: String) async throws {
+    func parserErrors(name: String) async throws {
+        let request = try #require(Self.malformedRequests[name])
         var configuration = try LiftbaseCore.Configuration(environment: [:])
         configuration.databaseURL = try TestDatabase.url()
         configuration.sqlDirectory = TestDatabase.sqlDirectory
@@ -190,6 +196,7 @@ enum RawHTTP {
         defer { close(socket) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -11,7 +11,7 @@ import Testing
 
 /// Functions that break the statement's contract, and what the responder makes of them: a
 /// defect in SQL is a 500 with a request id and a log line that carries it, never a crash.
-@Suite("responder", .serialized)
+@Suite("responder", .serialized, .timeLimit(.minutes(2)))
 struct ResponderTests {
     static let probes = [
         Endpoint(.GET, "/probe/no-row", function: "probe_no_row", auth: false, summary: "Answers no row"),
