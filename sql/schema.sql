@@ -1916,9 +1916,6 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
@@ -1984,9 +1981,6 @@ declare
   v_training_id uuid;
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
   v_training_id := app.save_session(v_user_id, null,
     jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
@@ -6234,11 +6228,26 @@ ALTER FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) O
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
+declare
+  v_body jsonb;
 begin
-  return p_text::jsonb;
-exception when invalid_text_representation or untranslatable_character or character_not_in_repertoire then
-  perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
-  return null;
+  if p_text is null then
+    return null;
+  end if;
+  begin
+    v_body := p_text::jsonb;
+  exception
+    when untranslatable_character then
+      perform app.raise_error(400, 'invalid_text', 'The request body holds a NUL character (\u0000).');
+    when invalid_text_representation or character_not_in_repertoire or numeric_value_out_of_range then
+      perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
+    when statement_too_complex then
+      perform app.raise_error(400, 'body_too_deep', 'The request body is nested too deeply.');
+  end;
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'body_must_be_object', 'The request body must be a JSON object.');
+  end if;
+  return v_body;
 end
 $$;
 
