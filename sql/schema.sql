@@ -2992,6 +2992,17 @@ $$;
 
 ALTER FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.days_in_month(p_year integer, p_month integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case p_month
+    when 2 then case when p_year % 4 = 0 and (p_year % 100 <> 0 or p_year % 400 = 0) then 29 else 28 end
+    when 4 then 30 when 6 then 30 when 9 then 30 when 11 then 30
+    else 31 end
+$$;
+
+ALTER FUNCTION app.days_in_month(p_year integer, p_month integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.default_split(p_days_per_week integer) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3553,23 +3564,33 @@ CREATE FUNCTION app.field_problem(p_body jsonb, p_field text, p_domain regtype, 
     AS $_$
 declare
   v_value jsonb := p_body -> p_field;
-  v_base regtype := (select t.typbasetype::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
-  v_numeric boolean := v_base in ('numeric'::regtype, 'integer'::regtype);
+  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_kind text := app.input_kind(p_domain);
+  v_problem text;
 begin
+  if v_kind is null then
+    raise exception 'app.field_problem: no request member is read as %', p_domain;
+  end if;
   if v_value is null or v_value = 'null'::jsonb then
     return case when p_required then 'is required' end;
   end if;
-  if v_numeric and jsonb_typeof(v_value) not in ('number', 'string') then
-    return 'must be a number';
+  v_problem := app.input_problem(v_value, v_kind);
+  if v_problem is not null then
+    -- A number with a fraction for a whole-number domain: the domain says which numbers.
+    if v_kind = 'integer' and jsonb_typeof(v_value) = 'number' and v_base <> p_domain then
+      return obj_description(p_domain, 'pg_type');
+    end if;
+    return v_problem;
   end if;
-  if not v_numeric and jsonb_typeof(v_value) <> 'string' then
-    return 'must be a string';
+  if v_base = p_domain then
+    return null;
   end if;
   begin
-    execute format('select $1::%s', p_domain) using v_value #>> '{}';
+    -- The text of a value of its kind casts exactly (whole numbers through numeric).
+    execute format('select $1::%s::%s', case when v_kind = 'integer' then 'numeric' else v_base::text end, p_domain)
+      using v_value #>> '{}';
   exception
-    when check_violation or invalid_text_representation or numeric_value_out_of_range
-      or invalid_datetime_format or datetime_field_overflow then
+    when check_violation or numeric_value_out_of_range then
       return obj_description(p_domain, 'pg_type');
   end;
   return null;
@@ -4134,7 +4155,7 @@ CREATE FUNCTION app.goal_problems(p_body jsonb) RETURNS jsonb
     'goal_rate_per_week', coalesce(
       app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
       case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
-           then app.goal_rate_problem(p_body ->> 'goal_type', (p_body ->> 'goal_rate_per_week')::numeric) end))
+           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'), app.read_number(p_body, 'goal_rate_per_week')) end))
 $$;
 
 ALTER FUNCTION app.goal_problems(p_body jsonb) OWNER TO liftbase_owner;
@@ -4201,7 +4222,7 @@ begin
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_day) as day,
            app.import_cell(x.item -> 'fields', c_time) as time,
            app.import_cell(x.item -> 'fields', c_group) as grp,
@@ -4217,8 +4238,8 @@ begin
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
            'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', r.energy, 'protein_g', coalesce(r.protein, '0'),
-           'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
+           'name', r.name, 'calories', app.import_number(r.energy), 'protein_g', coalesce(app.import_number(r.protein), 0),
+           'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
              when r.entry_date is null then 'Day must be a date like 2020-07-15'
              when r.name is null then 'Food Name is required'
@@ -4239,8 +4260,8 @@ begin
                          from (select distinct c.day from cells as c
                                 where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
-  select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', r ->> 'problem')
-                            order by (r ->> 'line')::integer), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', r ->> 'problem')
+                            order by app.read_integer(r, 'line')), '[]')
     into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
   if errors <> '[]' then
     return;
@@ -4248,9 +4269,8 @@ begin
   begin
     insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
                                   import_key)
-    select p_user_id, (r ->> 'entry_date')::date, r ->> 'meal_type', r ->> 'name', trim_scale((r ->> 'calories')::numeric),
-           trim_scale((r ->> 'protein_g')::numeric), trim_scale((r ->> 'carbs_g')::numeric),
-           trim_scale((r ->> 'fat_g')::numeric), 'import', r ->> 'key'
+    select p_user_id, app.read_date(r, 'entry_date'), r ->> 'meal_type', r ->> 'name', app.read_number(r, 'calories'),
+           app.read_number(r, 'protein_g'), app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), 'import', r ->> 'key'
       from jsonb_array_elements(v_rows) as r
      where not exists (select from app.food_entries as f where f.user_id = p_user_id and f.import_key = r ->> 'key');
     get diagnostics imported = row_count;
@@ -4262,8 +4282,8 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', p.message)
-                                order by (r ->> 'line')::integer, p.k), '[]')
+      select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
+                                order by app.read_integer(r, 'line'), p.k), '[]')
         into errors
         from jsonb_array_elements(v_rows) as r
        cross join lateral (values
@@ -5009,6 +5029,9 @@ CREATE FUNCTION app.import_local_time(p_year integer, p_month integer, p_day int
     LANGUAGE plpgsql IMMUTABLE
     AS $$
 begin
+  if p_year not between 1900 and 2999 then
+    return null;
+  end if;
   return make_timestamp(p_year, p_month, p_day, p_hour, p_minute, p_second);
 exception when datetime_field_overflow or invalid_datetime_format then
   return null;
@@ -5028,6 +5051,12 @@ CREATE FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) RE
 $$;
 
 ALTER FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_number(p_text text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+
+ALTER FUNCTION app.import_number(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -5291,6 +5320,153 @@ end
 $$;
 
 ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_boolean_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('boolean', 'null') then 'must be true or false' end $$;
+
+ALTER FUNCTION app.input_boolean_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_date_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_input_date(p_value #>> '{}')
+      then 'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31'
+  end
+$$;
+
+ALTER FUNCTION app.input_date_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_integer_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'number' then 'must be a whole number'
+    when (p_value #>> '{}')::numeric <> trunc((p_value #>> '{}')::numeric)
+      or abs((p_value #>> '{}')::numeric) > 2147483647 then 'must be a whole number'
+  end
+$$;
+
+ALTER FUNCTION app.input_integer_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_kind(p_type regtype) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select case coalesce(nullif(t.typbasetype, 0), t.oid)
+    when 'text'::regtype then 'string' when 'character varying'::regtype then 'string'
+    when 'numeric'::regtype then 'number'
+    when 'integer'::regtype then 'integer' when 'smallint'::regtype then 'integer' when 'bigint'::regtype then 'integer'
+    when 'boolean'::regtype then 'boolean'
+    when 'date'::regtype then 'date'
+    when 'timestamp with time zone'::regtype then 'timestamp'
+    when 'uuid'::regtype then 'uuid'
+    when 'text[]'::regtype then 'string[]'
+    when 'uuid[]'::regtype then 'uuid[]'
+  end
+    from pg_catalog.pg_type as t
+   where t.oid = p_type
+$$;
+
+ALTER FUNCTION app.input_kind(p_type regtype) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_number_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('number', 'null') then 'must be a number' end $$;
+
+ALTER FUNCTION app.input_number_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_problem(p_value jsonb, p_kind text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+  v_item jsonb;
+  v_problem text;
+begin
+  if p_kind like '%[]' then
+    if jsonb_typeof(p_value) is null or jsonb_typeof(p_value) = 'null' then
+      return null;
+    end if;
+    if jsonb_typeof(p_value) <> 'array' then
+      return 'must be a list';
+    end if;
+    for v_item in select e from jsonb_array_elements(p_value) as e loop
+      v_problem := coalesce(app.input_problem(v_item, left(p_kind, -2)),
+                            case when jsonb_typeof(v_item) = 'null' then app.input_problem('{}', left(p_kind, -2)) end);
+      if v_problem is not null then
+        return 'each item ' || v_problem;
+      end if;
+    end loop;
+    return null;
+  end if;
+  return case p_kind
+    when 'string' then app.input_string_problem(p_value)
+    when 'number' then app.input_number_problem(p_value)
+    when 'integer' then app.input_integer_problem(p_value)
+    when 'boolean' then app.input_boolean_problem(p_value)
+    when 'date' then app.input_date_problem(p_value)
+    when 'timestamp' then app.input_timestamp_problem(p_value)
+    when 'uuid' then app.input_uuid_problem(p_value)
+  end;
+end
+$$;
+
+ALTER FUNCTION app.input_problem(p_value jsonb, p_kind text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_string_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('string', 'null') then 'must be a string' end $$;
+
+ALTER FUNCTION app.input_string_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_timestamp_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_input_timestamp(p_value #>> '{}')
+      then 'must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999'
+  end
+$$;
+
+ALTER FUNCTION app.input_timestamp_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_uuid_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_uuid(p_value #>> '{}') then 'must be a UUID'
+  end
+$$;
+
+ALTER FUNCTION app.input_uuid_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.is_input_date(p_text text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  select case
+    when p_text is null or p_text !~ '^(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' then false
+    else substr(p_text, 9, 2)::integer <= app.days_in_month(substr(p_text, 1, 4)::integer, substr(p_text, 6, 2)::integer)
+  end
+$_$;
+
+ALTER FUNCTION app.is_input_date(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.is_input_timestamp(p_text text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  select case
+    when p_text is null
+      or p_text !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-4]):[0-5][0-9])$'
+      then false
+    else app.is_input_date(left(p_text, 10))
+  end
+$_$;
+
+ALTER FUNCTION app.is_input_timestamp(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
@@ -5646,7 +5822,8 @@ declare
     'activity_level', app.field_problem(p_body, 'activity_level', 'app.activity_level'),
     'timezone', app.field_problem(p_body, 'timezone', 'app.timezone_name', false),
     'unit_system', app.field_problem(p_body, 'unit_system', 'app.unit_system', false),
-    'display_name', auth.display_name_problem(p_body ->> 'display_name'));
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name'))));
   v_zone text := coalesce(p_body ->> 'timezone', 'UTC');
   v_birth_problem text;
 begin
@@ -5656,7 +5833,7 @@ begin
       v_zone := 'UTC';
     end if;
     if v_birth_problem is null
-       and app.field_problem(jsonb_build_object('age', app.age_on((p_body ->> 'date_of_birth')::date, null, null,
+       and app.field_problem(jsonb_build_object('age', app.age_on(app.read_date(p_body, 'date_of_birth'), null, null,
              (now() at time zone v_zone)::date)), 'age', 'app.age_years') is not null then
       v_birth_problem := 'must give an age between 13 and 120';
     end if;
@@ -6054,6 +6231,128 @@ end
 $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(p_field, app.input_problem(p_value, p_kind)));
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_boolean(p_object jsonb, p_field text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_boolean_problem(p_object -> p_field) is null then (p_object ->> p_field)::boolean
+              else app.raise_input_problem(p_field, p_object -> p_field, 'boolean')::boolean end
+$$;
+
+ALTER FUNCTION app.read_boolean(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_date(p_object jsonb, p_field text) RETURNS date
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_date_problem(p_object -> p_field) is null then (p_object ->> p_field)::date
+              else app.raise_input_problem(p_field, p_object -> p_field, 'date')::date end
+$$;
+
+ALTER FUNCTION app.read_date(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_integer(p_object jsonb, p_field text) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_integer_problem(p_object -> p_field) is null then (p_object ->> p_field)::numeric::integer
+              else app.raise_input_problem(p_field, p_object -> p_field, 'integer')::integer end
+$$;
+
+ALTER FUNCTION app.read_integer(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_integer_list(p_object jsonb, p_field text) RETURNS integer[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'integer[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'integer[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select e::numeric::integer from jsonb_array_elements_text(p_object -> p_field) as e);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_integer_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_number(p_object jsonb, p_field text) RETURNS numeric
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_number_problem(p_object -> p_field) is null then (p_object ->> p_field)::numeric
+              else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
+$$;
+
+ALTER FUNCTION app.read_number(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_text(p_object jsonb, p_field text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_string_problem(p_object -> p_field) is null then p_object ->> p_field
+              else app.raise_input_problem(p_field, p_object -> p_field, 'string') end
+$$;
+
+ALTER FUNCTION app.read_text(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_text_list(p_object jsonb, p_field text) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'string[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'string[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select jsonb_array_elements_text(p_object -> p_field));
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_text_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_timestamp(p_object jsonb, p_field text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_timestamp_problem(p_object -> p_field) is null then (p_object ->> p_field)::timestamptz
+              else app.raise_input_problem(p_field, p_object -> p_field, 'timestamp')::timestamptz end
+$$;
+
+ALTER FUNCTION app.read_timestamp(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_uuid(p_object jsonb, p_field text) RETURNS uuid
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_uuid_problem(p_object -> p_field) is null then (p_object ->> p_field)::uuid
+              else app.raise_input_problem(p_field, p_object -> p_field, 'uuid')::uuid end
+$$;
+
+ALTER FUNCTION app.read_uuid(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_uuid_list(p_object jsonb, p_field text) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'uuid[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'uuid[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select e::uuid from jsonb_array_elements_text(p_object -> p_field) as e);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_uuid_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.recompute_targets(p_user_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql
@@ -9058,6 +9357,9 @@ GRANT ALL ON FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required b
 REVOKE ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
 
@@ -9277,6 +9579,9 @@ GRANT ALL ON FUNCTION app.import_local_time(p_year integer, p_month integer, p_d
 REVOKE ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_number(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) TO liftbase_api;
 
@@ -9297,6 +9602,39 @@ GRANT ALL ON FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) T
 
 REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_date_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_date_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_integer_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_integer_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_kind(p_type regtype) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_kind(p_type regtype) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_number_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_number_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_problem(p_value jsonb, p_kind text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_problem(p_value jsonb, p_kind text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_string_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_string_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_timestamp_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_timestamp_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_uuid_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_uuid_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.is_input_date(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_input_date(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.is_input_timestamp(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_input_timestamp(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
@@ -9425,6 +9763,39 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_date(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_date(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_integer(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_integer(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_integer_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_integer_list(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_number(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_number(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_text(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_text(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_text_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_text_list(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
 

@@ -31,7 +31,15 @@ language sql
 immutable
 as $$ select p_text ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $$;
 
--- A wall-clock time from its parts, or null when there is no such date or time.
+-- A plain decimal number cell as a number (no trailing zeros: a file's 6.00 is 6), or null.
+create or replace function app.import_number(p_text text)
+returns numeric
+language sql
+immutable
+as $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+
+-- A wall-clock time from its parts, or null when there is no such date or time, or its
+-- year is outside 1900–2999 (the dates every request takes, app_input.sql).
 create or replace function app.import_local_time(p_year integer, p_month integer, p_day integer,
   p_hour integer, p_minute integer, p_second integer)
 returns timestamp
@@ -39,6 +47,9 @@ language plpgsql
 immutable
 as $$
 begin
+  if p_year not between 1900 and 2999 then
+    return null;
+  end if;
   return make_timestamp(p_year, p_month, p_day, p_hour, p_minute, p_second);
 exception when datetime_field_overflow or invalid_datetime_format then
   return null;
@@ -268,6 +279,7 @@ end
 $$;
 
 grant execute on function
+  app.import_number(text),
   app.import_column(jsonb, text[]),
   app.import_cell(jsonb, integer),
   app.import_is_number(text),
