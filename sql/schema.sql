@@ -660,8 +660,15 @@ $$;
 ALTER FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
-    LANGUAGE sql
-    AS $$ select auth.login(p_body ->> 'email', p_body ->> 'password') $$;
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', app.field_problem(p_body, 'email', 'text', false),
+    'password', app.field_problem(p_body, 'password', 'text', false)));
+  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'));
+end
+$$;
 
 ALTER FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
@@ -680,7 +687,10 @@ CREATE FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_change(p_token, p_body ->> 'current_password', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'current_password', app.field_problem(p_body, 'current_password', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -691,7 +701,8 @@ CREATE FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_forgot(p_body ->> 'email');
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
+  perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
 $$;
@@ -702,7 +713,10 @@ CREATE FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_reset(p_body ->> 'token', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'token', app.field_problem(p_body, 'token', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -710,8 +724,19 @@ $$;
 ALTER FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
-    LANGUAGE sql
-    AS $$ select auth.register(p_body ->> 'email', p_body ->> 'password', p_body ->> 'display_name') $$;
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', coalesce(app.field_problem(p_body, 'email', 'text', false), auth.email_problem(app.read_text(p_body, 'email'))),
+    'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
+                         auth.password_problem(app.read_text(p_body, 'password'))),
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name')))));
+  return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
+                       app.read_text(p_body, 'display_name'));
+end
+$$;
 
 ALTER FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
@@ -765,7 +790,7 @@ declare
   v_meal app.custom_meals;
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_meal;
+  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -796,7 +821,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(v_body ->> 'name'), name), updated_at = now()
+  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
@@ -870,8 +895,9 @@ begin
   v_entry.user_id := v_user_id;
 
   if v_body ->> 'favorite_id' is not null then
-    if app.is_uuid(v_body ->> 'favorite_id') then
-      select f.* into v_favorite from app.favorites as f where f.user_id = v_user_id and f.id = (v_body ->> 'favorite_id')::uuid;
+    if app.input_problem(v_body -> 'favorite_id', 'uuid') is null then
+      select f.* into v_favorite from app.favorites as f
+       where f.user_id = v_user_id and f.id = app.read_uuid(v_body, 'favorite_id');
     end if;
     if v_favorite.id is null then
       v_problems := v_problems || '{"favorite_id": "is not one of your favorites"}';
@@ -887,20 +913,20 @@ begin
     v_entry.servings := v_favorite.servings;
   elsif v_body ->> 'custom_meal_id' is not null then
     v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
-    if app.is_uuid(v_body ->> 'custom_meal_id') then
+    if app.input_problem(v_body -> 'custom_meal_id', 'uuid') is null then
       select app.custom_meal_json(m) into v_meal from app.custom_meals as m
-       where m.user_id = v_user_id and m.id = (v_body ->> 'custom_meal_id')::uuid;
+       where m.user_id = v_user_id and m.id = app.read_uuid(v_body, 'custom_meal_id');
     end if;
     if v_meal is null then
       v_problems := v_problems || '{"custom_meal_id": "is not one of your meals"}';
     elsif app.field_problem(v_body, 'servings', 'app.servings', false) is null then
-      v_entry.servings := coalesce((v_body ->> 'servings')::numeric, 1);
+      v_entry.servings := coalesce(app.read_number(v_body, 'servings'), 1);
       v_entry.name := v_meal ->> 'name';
       v_entry.calories := (v_meal -> 'totals' ->> 'calories')::numeric * v_entry.servings;
       v_entry.protein_g := (v_meal -> 'totals' ->> 'protein_g')::numeric * v_entry.servings;
       v_entry.carbs_g := (v_meal -> 'totals' ->> 'carbs_g')::numeric * v_entry.servings;
       v_entry.fat_g := (v_meal -> 'totals' ->> 'fat_g')::numeric * v_entry.servings;
-      v_entry.custom_meal_id := (v_body ->> 'custom_meal_id')::uuid;
+      v_entry.custom_meal_id := app.read_uuid(v_body, 'custom_meal_id');
     end if;
   elsif v_body ->> 'food_item_id' is not null then
     select f.* into v_food from app.food_item_values(v_user_id, v_body, '') as f;
@@ -918,22 +944,22 @@ begin
   else
     v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
-      v_entry.calories := (v_body ->> 'calories')::numeric;
-      v_entry.protein_g := coalesce((v_body ->> 'protein_g')::numeric, 0);
-      v_entry.carbs_g := coalesce((v_body ->> 'carbs_g')::numeric, 0);
-      v_entry.fat_g := coalesce((v_body ->> 'fat_g')::numeric, 0);
+      v_entry.calories := app.read_number(v_body, 'calories');
+      v_entry.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
+      v_entry.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
+      v_entry.fat_g := coalesce(app.read_number(v_body, 'fat_g'), 0);
     end if;
   end if;
   perform app.raise_if_invalid(v_problems);
 
   insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
                                 servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
-  values (v_user_id, (v_body ->> 'client_id')::uuid,
-          coalesce((v_body ->> 'entry_date')::date, app.user_today(v_user_id)),
-          coalesce(v_body ->> 'meal_type', 'snack'), coalesce(btrim(v_body ->> 'name'), v_entry.name),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'),
+          coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id)),
+          coalesce(app.read_text(v_body, 'meal_type'), 'snack'), coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name),
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          v_body ->> 'source', coalesce(v_body ->> 'barcode', v_entry.barcode))
+          app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
   on conflict (user_id, client_id) do nothing
   returning * into v_entry;
   if not found then
@@ -986,18 +1012,18 @@ begin
                     else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
     'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
                   else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
-  if v_body ? 'servings' then
-    v_scale := (v_body ->> 'servings')::numeric / v_entry.servings;
+  if app.read_number(v_body, 'servings') is not null then
+    v_scale := app.read_number(v_body, 'servings') / v_entry.servings;
   end if;
   update app.food_entries
-     set entry_date = coalesce((v_body ->> 'entry_date')::date, entry_date),
-         meal_type = coalesce(v_body ->> 'meal_type', meal_type),
-         name = coalesce(btrim(v_body ->> 'name'), name),
-         servings = coalesce((v_body ->> 'servings')::numeric, servings),
-         calories = coalesce((v_body ->> 'calories')::numeric, calories * v_scale),
-         protein_g = coalesce((v_body ->> 'protein_g')::numeric, protein_g * v_scale),
-         carbs_g = coalesce((v_body ->> 'carbs_g')::numeric, carbs_g * v_scale),
-         fat_g = coalesce((v_body ->> 'fat_g')::numeric, fat_g * v_scale),
+     set entry_date = coalesce(app.read_date(v_body, 'entry_date'), entry_date),
+         meal_type = coalesce(app.read_text(v_body, 'meal_type'), meal_type),
+         name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         servings = coalesce(app.read_number(v_body, 'servings'), servings),
+         calories = coalesce(app.read_number(v_body, 'calories'), calories * v_scale),
+         protein_g = coalesce(app.read_number(v_body, 'protein_g'), protein_g * v_scale),
+         carbs_g = coalesce(app.read_number(v_body, 'carbs_g'), carbs_g * v_scale),
+         fat_g = coalesce(app.read_number(v_body, 'fat_g'), fat_g * v_scale),
          updated_at = now()
    where user_id = v_user_id and id = v_entry.id
   returning * into v_entry;
@@ -1024,16 +1050,20 @@ CREATE FUNCTION api.equipment_select(p_token text, p_body jsonb, p_args jsonb) R
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_ids jsonb := coalesce(p_body, '{}') -> 'equipment_ids';
+  v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
-    when v_ids is null or jsonb_typeof(v_ids) <> 'array' then 'must be a list of equipment ids'
-    when exists (select from jsonb_array_elements_text(v_ids) as i where not exists (select from app.equipment as e where e.id = i))
-      then 'unknown: ' || (select string_agg(i, ', ') from jsonb_array_elements_text(v_ids) as i
+    when v_body -> 'equipment_ids' is null or jsonb_typeof(v_body -> 'equipment_ids') <> 'array'
+      then 'must be a list of equipment ids'
+    when app.input_problem(v_body -> 'equipment_ids', 'string[]') is not null
+      then app.input_problem(v_body -> 'equipment_ids', 'string[]')
+    when exists (select from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
+                  where not exists (select from app.equipment as e where e.id = i))
+      then 'unknown: ' || (select string_agg(i, ', ') from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
                            where not exists (select from app.equipment as e where e.id = i)) end));
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
+  select distinct v_user_id, i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i;
   return app.equipment_json(v_user_id);
 end
 $$;
@@ -1046,21 +1076,18 @@ CREATE FUNCTION api.exclusions_put(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_ids jsonb := coalesce(v_body -> 'exercise_ids', '[]');
+  v_ids_problem text := app.input_problem(v_body -> 'exercise_ids', 'uuid[]');
   v_row app.user_exclusions;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'exercise_ids', case
-      when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
-      when exists (select from jsonb_array_elements(v_ids) as i
-                    where jsonb_typeof(i) <> 'string'
-                       or not app.is_uuid(i #>> '{}')
-                       or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
-        then 'must list known exercises' end,
-    'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));
+    'exercise_ids', coalesce(v_ids_problem, case
+      when exists (select from unnest(app.read_uuid_list(v_body, 'exercise_ids')) as i
+                    where (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
+        then 'must list known exercises' end),
+    'muscles', app.muscles_problem(v_body -> 'muscles', false)));
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
-  values (v_user_id, array(select (jsonb_array_elements_text(v_ids))::uuid),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'muscles', '[]'))))
+  values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
+          coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
   on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
@@ -1082,10 +1109,9 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
-  values (v_user_id, btrim(v_body ->> 'name'), coalesce(v_body ->> 'category', 'strength'), v_body ->> 'mechanic',
-          coalesce(v_body ->> 'equipment', 'other'),
-          array(select jsonb_array_elements_text(v_body -> 'primary_muscles')),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'secondary_muscles', '[]'))))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+          app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -1177,15 +1203,13 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   update app.user_exercises
-     set name = coalesce(btrim(v_body ->> 'name'), name),
-         category = coalesce(v_body ->> 'category', category),
-         mechanic = case when v_body ? 'mechanic' then v_body ->> 'mechanic' else mechanic end,
-         equipment = coalesce(v_body ->> 'equipment', equipment),
-         primary_muscles = case when v_body ? 'primary_muscles'
-                                then array(select jsonb_array_elements_text(v_body -> 'primary_muscles'))
-                                else primary_muscles end,
+     set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         category = coalesce(app.read_text(v_body, 'category'), category),
+         mechanic = case when v_body ? 'mechanic' then app.read_text(v_body, 'mechanic') else mechanic end,
+         equipment = coalesce(app.read_text(v_body, 'equipment'), equipment),
+         primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
-                                  then array(select jsonb_array_elements_text(v_body -> 'secondary_muscles'))
+                                  then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
                                   else secondary_muscles end
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
@@ -1297,8 +1321,8 @@ declare
   v_food record;
 begin
   if v_body ? 'entry_id' then
-    if app.is_uuid(v_body ->> 'entry_id') then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = (v_body ->> 'entry_id')::uuid;
+    if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
+      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -1306,17 +1330,17 @@ begin
   else
     perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
-      'food_item_id', case when v_body ->> 'food_item_id' is not null
-                            and (not app.is_uuid(v_body ->> 'food_item_id')
-                                 or (select f.id from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f) is null)
-                           then 'is not a known food' end));
-    select f.* into v_food from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f;
-    v_entry.name := btrim(v_body ->> 'name');
-    v_entry.calories := (v_body ->> 'calories')::numeric;
-    v_entry.protein_g := (v_body ->> 'protein_g')::numeric;
-    v_entry.carbs_g := (v_body ->> 'carbs_g')::numeric;
-    v_entry.fat_g := (v_body ->> 'fat_g')::numeric;
-    v_entry.servings := (v_body ->> 'servings')::numeric;
+      'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
+                               case when app.read_uuid(v_body, 'food_item_id') is not null
+                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                    then 'is not a known food' end)));
+    select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
+    v_entry.name := btrim(app.read_text(v_body, 'name'));
+    v_entry.calories := app.read_number(v_body, 'calories');
+    v_entry.protein_g := app.read_number(v_body, 'protein_g');
+    v_entry.carbs_g := app.read_number(v_body, 'carbs_g');
+    v_entry.fat_g := app.read_number(v_body, 'fat_g');
+    v_entry.servings := app.read_number(v_body, 'servings');
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
@@ -1400,15 +1424,18 @@ begin
     'sugars_g', app.field_problem(v_body, 'sugars_g', 'app.grams', false),
     'saturated_fat_g', app.field_problem(v_body, 'saturated_fat_g', 'app.grams', false),
     'sodium_mg', app.field_problem(v_body, 'sodium_mg', 'app.kcal', false),
-    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false)));
+    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
+    'brand', app.field_problem(v_body, 'brand', 'text', false),
+    'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
   insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, btrim(v_body ->> 'name'), v_body ->> 'brand', v_body ->> 'barcode', (v_body ->> 'calories')::numeric,
-          coalesce((v_body ->> 'protein_g')::numeric, 0), coalesce((v_body ->> 'carbs_g')::numeric, 0),
-          coalesce((v_body ->> 'fat_g')::numeric, 0), (v_body ->> 'fiber_g')::numeric, (v_body ->> 'sugars_g')::numeric,
-          (v_body ->> 'sodium_mg')::numeric, (v_body ->> 'saturated_fat_g')::numeric,
-          coalesce(v_body ->> 'serving_label', coalesce((v_body ->> 'serving_g')::numeric, 100)::text || ' g'),
-          coalesce((v_body ->> 'serving_g')::numeric, 100))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
+          app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
+          coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
+          app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
+          app.read_number(v_body, 'saturated_fat_g'),
+          coalesce(app.read_text(v_body, 'serving_label'), coalesce(app.read_number(v_body, 'serving_g'), 100)::text || ' g'),
+          coalesce(app.read_number(v_body, 'serving_g'), 100))
   returning id into v_id;
   return app.food_json(v_user_id, v_id);
 end
@@ -1509,7 +1536,7 @@ begin
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
+  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do update
     set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = now();
   v_recorded := app.record_targets(v_user_id, 'goal');
@@ -1593,8 +1620,8 @@ CREATE FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS 
 begin
   perform auth.authenticate(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
-    'password', app.field_problem(coalesce(p_body, '{}'), 'password', 'text')));
-  perform auth.delete_current_account(p_body ->> 'password');
+    'password', app.field_problem(p_body, 'password', 'text')));
+  perform auth.delete_current_account(app.read_text(p_body, 'password'));
   return null;
 end
 $$;
@@ -1622,19 +1649,15 @@ declare
   v_ack app.metrics_acknowledgements;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'version', case when jsonb_typeof(v_body -> 'version') is distinct from 'number' then 'is required (a number)' end,
-    'metrics_computed_at', case when v_body ->> 'metrics_computed_at' is null then 'is required' end));
+    'version', app.field_problem(v_body, 'version', 'integer'),
+    'metrics_computed_at', app.field_problem(v_body, 'metrics_computed_at', 'timestamptz')));
   if v_metrics.id is null then
     perform app.raise_error(404, 'metrics_not_found', 'No health metrics yet: complete onboarding first.');
   end if;
-  begin
-    if (v_body ->> 'version')::numeric <> v_metrics.version
-       or (v_body ->> 'metrics_computed_at')::timestamptz <> v_metrics.computed_at then
-      perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
-    end if;
-  exception when invalid_datetime_format or datetime_field_overflow then
-    perform app.raise_if_invalid(jsonb_build_object('metrics_computed_at', 'must be a timestamp'));
-  end;
+  if app.read_integer(v_body, 'version') <> v_metrics.version
+     or app.read_timestamp(v_body, 'metrics_computed_at') <> v_metrics.computed_at then
+    perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
+  end if;
   insert into app.metrics_acknowledgements (user_id, health_metric_id, version)
   values (v_user_id, v_metrics.id, v_metrics.version)
   on conflict (user_id, health_metric_id) do nothing;
@@ -1742,7 +1765,7 @@ begin
     app.profile_problems(v_body) || app.goal_problems(v_body) || app.body_metric_problems(v_body, true));
 
   insert into app.goals (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
+  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do nothing;
   if not found then
     perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
@@ -1770,11 +1793,12 @@ declare
   v_plan app.plans;
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_plan;
+  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   weight_kg, rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, (x.item ->> 'sets')::integer,
-         (x.item ->> 'reps')::integer, coalesce((x.item ->> 'weight_kg')::numeric, 0), (x.item ->> 'rest_seconds')::integer
+  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
+         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -1816,8 +1840,8 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
-  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(coalesce(p_body, '{}'), 'name', 'app.plan_name')));
-  update app.plans set name = btrim(p_body ->> 'name') where user_id = v_user_id and id = v_plan.id;
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
+  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;
@@ -2015,12 +2039,8 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
-  perform app.raise_if_invalid(jsonb_build_object('combine',
-    case when v_body ? 'combine' and jsonb_typeof(v_body -> 'combine') <> 'boolean' then 'must be true or false' end));
-  perform app.skip_program_session(v_user_id, v_session, coalesce((v_body ->> 'combine')::boolean, false));
+  perform app.raise_if_invalid(jsonb_build_object('combine', app.field_problem(v_body, 'combine', 'boolean', false)));
+  perform app.skip_program_session(v_user_id, v_session, coalesce(app.read_boolean(v_body, 'combine'), false));
   v_next := app.next_program_session(v_user_id, v_session.program_id);
   return jsonb_build_object(
     'skipped_session_id', v_session.id,
@@ -2146,12 +2166,12 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(v_body ->> 'status', status),
-         name = case when v_body ? 'name' then v_body ->> 'name' else name end,
-         notes = case when v_body ? 'notes' then v_body ->> 'notes' else notes end,
+     set status = coalesce(app.read_text(v_body, 'status'), status),
+         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
+         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
          finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce((v_body ->> 'finished_at')::timestamptz, finished_at, now())
-                            else coalesce((v_body ->> 'finished_at')::timestamptz, finished_at) end,
+                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
+                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
          updated_at = now()
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));
@@ -2299,8 +2319,8 @@ begin
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
     'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
   insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
-  values (v_user_id, (v_body ->> 'calories')::integer, (v_body ->> 'protein_g')::integer,
-          (v_body ->> 'carbs_g')::integer, (v_body ->> 'fat_g')::integer)
+  values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
+          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
   on conflict (user_id) do update
     set calories = case when v_body ? 'calories' then excluded.calories else o.calories end,
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
@@ -2410,8 +2430,8 @@ declare
   v_entry app.body_metrics;
 begin
   insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
-  values (p_user_id, (p_body ->> 'weight_kg')::numeric, (p_body ->> 'body_fat_pct')::numeric,
-          (p_body ->> 'height_cm')::numeric)
+  values (p_user_id, app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
+          app.read_number(p_body, 'height_cm'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
     update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()
@@ -2579,8 +2599,8 @@ declare
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
-    select concat_ws(',', to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'),
-                     to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'),
+    select concat_ws(',', coalesce(to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'), ''),
+                     coalesce(to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'), ''),
                      m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text)) || E'\r\n'
       from app.body_metrics as m
      where m.user_id = p_user_id
@@ -2800,10 +2820,8 @@ CREATE FUNCTION app.create_program(p_user_id uuid, p_body jsonb) RETURNS uuid
     AS $$
 declare
   v_id uuid := gen_random_uuid();
-  v_days integer := (p_body ->> 'days_per_week')::integer;
-  v_split text[] := coalesce(array(select jsonb_array_elements_text(
-                                     case when jsonb_typeof(p_body -> 'split') = 'array' then p_body -> 'split' end)),
-                             '{}');
+  v_days integer := app.read_integer(p_body, 'days_per_week');
+  v_split text[] := coalesce(app.read_text_list(p_body, 'split'), '{}');
   v_first app.program_phases;
 begin
   if cardinality(v_split) = 0 then
@@ -3203,12 +3221,15 @@ CREATE FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) RETURNS 
     AS $$
   select jsonb_build_object(
     'name', case when p_creating or p_body ? 'name'
-                 then app.field_problem(jsonb_build_object('name', btrim(p_body ->> 'name')), 'name', 'app.exercise_name') end,
+                 then coalesce(app.field_problem(p_body, 'name', 'text', false),
+                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))), 'name',
+                                                 'app.exercise_name')) end,
     'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
     'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
-    'equipment', case when p_body ->> 'equipment' is not null
-                       and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                      then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end,
+    'equipment', coalesce(app.field_problem(p_body, 'equipment', 'text', false),
+                          case when p_body ->> 'equipment' is not null
+                                and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
+                               then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
     'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
 $$;
@@ -3229,8 +3250,10 @@ begin
     return jsonb_build_object(p_path || '.exercise_id', v_problem);
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(jsonb_build_object('v', btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'))),
-                               'v', 'app.exercise_name'), null));
+    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false), app.field_problem(p_item, 'name', 'text', false),
+             app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
+                                                                      app.read_text(p_item, 'name')))),
+                               'v', 'app.exercise_name')));
 end
 $$;
 
@@ -3964,23 +3987,23 @@ ALTER FUNCTION app.finish_usda_import() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) RETURNS record
     LANGUAGE plpgsql STABLE
-    AS $_$
+    AS $$
 declare
   v_macros record;
 begin
   problems := jsonb_strip_nulls(jsonb_build_object(
     p_path || 'servings', app.field_problem(p_item, 'servings', 'app.servings', false),
-    p_path || 'portion_id', case when p_item ->> 'portion_id' !~ '^\d{1,9}$' then 'is not a portion of this food' end,
-    p_path || 'food_item_id', case when not app.is_uuid(p_item ->> 'food_item_id') then 'is not a known food' end));
+    p_path || 'portion_id', app.field_problem(p_item, 'portion_id', 'integer', false),
+    p_path || 'food_item_id', app.field_problem(p_item, 'food_item_id', 'uuid')));
   if problems <> '{}' then
     return;
   end if;
-  servings := coalesce((p_item ->> 'servings')::numeric, 1);
-  portion_seq := (p_item ->> 'portion_id')::integer;
-  select m.* into v_macros from app.food_macros(p_user_id, (p_item ->> 'food_item_id')::uuid, portion_seq, servings) as m;
+  servings := coalesce(app.read_number(p_item, 'servings'), 1);
+  portion_seq := app.read_integer(p_item, 'portion_id');
+  select m.* into v_macros from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
   if v_macros.name is null then
     problems := case when portion_seq is not null
-                       and exists (select from app.find_food(p_user_id, (p_item ->> 'food_item_id')::uuid) as f where f.id is not null)
+                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f where f.id is not null)
                      then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
                      else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
     return;
@@ -3992,12 +4015,12 @@ begin
   fat_g := v_macros.fat_g;
   barcode := v_macros.barcode;
   if v_macros.is_user_food then
-    user_food_id := (p_item ->> 'food_item_id')::uuid;
+    user_food_id := app.read_uuid(p_item, 'food_item_id');
   else
-    food_id := (p_item ->> 'food_item_id')::uuid;
+    food_id := app.read_uuid(p_item, 'food_item_id');
   end if;
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) OWNER TO liftbase_owner;
 
@@ -4457,7 +4480,7 @@ begin
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_title) as title,
            app.import_cell(x.item -> 'fields', c_start) as start_text,
            app.import_cell(x.item -> 'fields', c_end) as end_text,
@@ -5167,7 +5190,7 @@ begin
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_date) as date,
            app.import_cell(x.item -> 'fields', c_workout) as workout,
            app.import_cell(x.item -> 'fields', c_duration) as duration,
@@ -6048,20 +6071,16 @@ CREATE FUNCTION app.program_problems(p_body jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_split jsonb := p_body -> 'split';
   v_problem text;
 begin
-  if v_split is not null and v_split <> 'null'::jsonb then
-    if jsonb_typeof(v_split) <> 'array'
-       or exists (select from jsonb_array_elements(v_split) as e where jsonb_typeof(e) <> 'string') then
+  if app.input_problem(p_body -> 'split', 'string[]') is not null then
+    v_problem := obj_description('app.program_split'::regtype, 'pg_type');
+  elsif app.read_text_list(p_body, 'split') is not null then
+    begin
+      perform app.read_text_list(p_body, 'split')::app.program_split;
+    exception when check_violation then
       v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-    else
-      begin
-        perform array(select jsonb_array_elements_text(v_split))::app.program_split;
-      exception when check_violation then
-        v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-      end;
-    end if;
+    end;
   end if;
   return jsonb_build_object(
     'goal', app.field_problem(p_body, 'goal', 'app.program_goal'),
@@ -6502,7 +6521,9 @@ CREATE FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) 
     LANGUAGE plpgsql
     AS $$
 declare
-  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  -- A client_id that is no UUID is the create's validation to name (a 422), not a replay.
+  v_client_id uuid := case when app.input_problem(p_body -> 'client_id', 'uuid') is null
+                           then app.read_uuid(p_body, 'client_id') end;
   v_id uuid;
 begin
   if v_client_id is null then
@@ -6560,7 +6581,7 @@ declare
   v_name text;
 begin
   if p_item ->> 'exercise_id' is not null then
-    v_id := (p_item ->> 'exercise_id')::uuid;
+    v_id := app.read_uuid(p_item, 'exercise_id');
     select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
     if exercise_name is null then
       select u.id, u.name into user_exercise_id, exercise_name
@@ -6568,7 +6589,7 @@ begin
     end if;
     return;
   end if;
-  exercise_name := btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'));
+  exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
   select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
@@ -6631,7 +6652,9 @@ begin
   for i in 0 .. jsonb_array_length(p_items) - 1 loop
     v_item := p_items -> i;
     v_path := format('items[%s].', i);
-    if v_item ? 'food_item_id' then
+    if jsonb_typeof(v_item) <> 'object' then
+      v_problems := v_problems || jsonb_build_object(format('items[%s]', i), 'must be an object');
+    elsif v_item ? 'food_item_id' then
       select f.* into v_food from app.food_item_values(p_user_id, v_item, v_path) as f;
       v_problems := v_problems || v_food.problems;
       if v_food.problems = '{}' then
@@ -6644,8 +6667,8 @@ begin
       v_problems := v_problems || app.food_values_problems(v_item, v_path, true);
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
-        values (p_user_id, p_meal_id, i, btrim(v_item ->> 'name'), (v_item ->> 'calories')::numeric,
-                (v_item ->> 'protein_g')::numeric, (v_item ->> 'carbs_g')::numeric, (v_item ->> 'fat_g')::numeric);
+        values (p_user_id, p_meal_id, i, btrim(app.read_text(v_item, 'name')), app.read_number(v_item, 'calories'),
+                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'), app.read_number(v_item, 'fat_g'));
       end if;
     end if;
   end loop;
@@ -6659,21 +6682,21 @@ CREATE FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
 declare
-  v_birth date := (p_body ->> 'date_of_birth')::date;
+  v_birth date := app.read_date(p_body, 'date_of_birth');
 begin
   update app.user_settings
-     set timezone = coalesce(p_body ->> 'timezone', timezone),
-         unit_system = coalesce(p_body ->> 'unit_system', unit_system),
+     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
+         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
   end if;
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
-  values (p_user_id, p_body ->> 'sex', v_birth,
-          case when v_birth is null then (p_body ->> 'age_years')::integer end,
+  values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
+          case when v_birth is null then app.read_integer(p_body, 'age_years') end,
           case when v_birth is null then app.user_today(p_user_id) end,
-          (p_body ->> 'height_cm')::numeric, p_body ->> 'activity_level')
+          app.read_number(p_body, 'height_cm'), app.read_text(p_body, 'activity_level'))
   on conflict (user_id) do update
     set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
         age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
@@ -6688,31 +6711,36 @@ CREATE FUNCTION app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb
     AS $$
 declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
-  v_status text := coalesce(p_body ->> 'status', 'completed');
+  v_status text;
 begin
+  -- The status decides what is checked below: a bad one is named with every other problem.
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  v_status := coalesce(app.read_text(p_body, 'status'), 'completed');
   if v_status = 'in_progress' then
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
   end if;
   begin
     if p_session_id is null then
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, (p_body ->> 'client_id')::uuid,
-              coalesce((p_body ->> 'session_date')::date,
-                       ((p_body ->> 'started_at')::timestamptz at time zone
+      values (p_user_id, v_id, app.read_uuid(p_body, 'client_id'),
+              coalesce(app.read_date(p_body, 'session_date'),
+                       (app.read_timestamp(p_body, 'started_at') at time zone
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
-              p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+              app.read_text(p_body, 'name'), app.read_text(p_body, 'notes'), v_status,
+              app.read_timestamp(p_body, 'started_at'), app.read_timestamp(p_body, 'finished_at'))
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
       end if;
     else
       update app.training_sessions
-         set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
-             name = p_body ->> 'name', notes = p_body ->> 'notes', status = v_status,
-             started_at = coalesce((p_body ->> 'started_at')::timestamptz, started_at),
-             finished_at = coalesce((p_body ->> 'finished_at')::timestamptz, finished_at),
+         set session_date = coalesce(app.read_date(p_body, 'session_date'), session_date),
+             name = app.read_text(p_body, 'name'), notes = app.read_text(p_body, 'notes'), status = v_status,
+             started_at = coalesce(app.read_timestamp(p_body, 'started_at'), started_at),
+             finished_at = coalesce(app.read_timestamp(p_body, 'finished_at'), finished_at),
              updated_at = now()
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
@@ -6723,10 +6751,11 @@ begin
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
   exception
-    when unique_violation or sqlstate 'LB422' then
+    when unique_violation then
       raise;
     when others then
-      -- Name every bad field; if the checks find none, the original error stands.
+      -- Name every bad field (a reader refusing one value above names only that one); if
+      -- the checks find none, the original error stands.
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
       raise;
   end;
@@ -6745,21 +6774,21 @@ declare
   v_sync jsonb := coalesce(p_body -> 'health_sync', '{}');
 begin
   update app.user_settings as s
-     set unit_system = coalesce(p_body ->> 'unit_system', s.unit_system),
-         timezone = coalesce(p_body ->> 'timezone', s.timezone),
-         meal_reminders_enabled = coalesce((v_meals ->> 'enabled')::boolean, s.meal_reminders_enabled),
+     set unit_system = coalesce(app.read_text(p_body, 'unit_system'), s.unit_system),
+         timezone = coalesce(app.read_text(p_body, 'timezone'), s.timezone),
+         meal_reminders_enabled = coalesce(app.read_boolean(v_meals, 'enabled'), s.meal_reminders_enabled),
          meal_reminder_times = case when v_meals ? 'times'
-           then array(select distinct t from jsonb_array_elements_text(v_meals -> 'times') as t order by t)::app.clock_time[]
+           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t order by t)::app.clock_time[]
            else s.meal_reminder_times end,
-         workout_reminders_enabled = coalesce((v_workouts ->> 'enabled')::boolean, s.workout_reminders_enabled),
+         workout_reminders_enabled = coalesce(app.read_boolean(v_workouts, 'enabled'), s.workout_reminders_enabled),
          workout_reminder_days = case when v_workouts ? 'days'
-           then array(select d from (select distinct d from jsonb_array_elements_text(v_workouts -> 'days') as d) as days
+           then array(select d from (select distinct d from unnest(app.read_text_list(v_workouts, 'days')) as d) as days
                       order by app.weekday_number(d))::app.weekday[]
            else s.workout_reminder_days end,
-         workout_reminder_time = case when v_workouts ? 'time' then v_workouts ->> 'time' else s.workout_reminder_time end,
-         biometric_enabled = coalesce((p_body ->> 'biometric_enabled')::boolean, s.biometric_enabled),
-         apple_health_sync = coalesce((v_sync ->> 'apple_health')::boolean, s.apple_health_sync),
-         google_fit_sync = coalesce((v_sync ->> 'google_fit')::boolean, s.google_fit_sync),
+         workout_reminder_time = case when v_workouts ? 'time' then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
+         biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
+         apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
+         google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
          updated_at = now()
    where s.user_id = p_user_id;
 end
@@ -6843,8 +6872,10 @@ begin
       v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
     end loop;
   end loop;
-  if jsonb_strip_nulls(v_problems) = '{}' and (p_body ->> 'finished_at')::timestamptz < (p_body ->> 'started_at')::timestamptz then
-    v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+  if jsonb_strip_nulls(v_problems) = '{}' then
+    if app.read_timestamp(p_body, 'finished_at') < app.read_timestamp(p_body, 'started_at') then
+      v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+    end if;
   end if;
   return v_problems;
 end
@@ -7253,8 +7284,10 @@ begin
     with workouts as materialized (
       -- What every row of a session repeats, formatted once per session.
       select t.id, t.session_date, t.started_at, t.created_at, t.name,
+             -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
+             -- request can give any more) stays an empty field, so every row keeps 12 fields.
              concat_ws(',',
-               to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'),
+               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
              app.csv_field(t.notes) as notes
         from app.training_sessions as t
@@ -7281,14 +7314,14 @@ CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p
     LANGUAGE sql
     AS $$
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, x.item ->> 'notes'
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds)
-  select p_user_id, p_session_id, x.n, s.m, (s.item ->> 'reps')::integer, (s.item ->> 'weight_kg')::numeric,
-         (s.item ->> 'rpe')::numeric, (s.item ->> 'rir')::integer, coalesce(s.item ->> 'set_type', 'working'),
-         s.item ->> 'tempo', (s.item ->> 'rest_seconds')::integer
+  select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+         app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
@@ -7787,10 +7820,11 @@ declare
   v_user auth.users;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'display_name', auth.display_name_problem(p_changes ->> 'display_name')));
+    'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
   update auth.users
      set display_name = case when p_changes ? 'display_name'
-                             then btrim(p_changes ->> 'display_name') else display_name end,
+                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;

@@ -51,10 +51,9 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
-  values (v_user_id, btrim(v_body ->> 'name'), coalesce(v_body ->> 'category', 'strength'), v_body ->> 'mechanic',
-          coalesce(v_body ->> 'equipment', 'other'),
-          array(select jsonb_array_elements_text(v_body -> 'primary_muscles')),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'secondary_muscles', '[]'))))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+          app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -74,15 +73,13 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   update app.user_exercises
-     set name = coalesce(btrim(v_body ->> 'name'), name),
-         category = coalesce(v_body ->> 'category', category),
-         mechanic = case when v_body ? 'mechanic' then v_body ->> 'mechanic' else mechanic end,
-         equipment = coalesce(v_body ->> 'equipment', equipment),
-         primary_muscles = case when v_body ? 'primary_muscles'
-                                then array(select jsonb_array_elements_text(v_body -> 'primary_muscles'))
-                                else primary_muscles end,
+     set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         category = coalesce(app.read_text(v_body, 'category'), category),
+         mechanic = case when v_body ? 'mechanic' then app.read_text(v_body, 'mechanic') else mechanic end,
+         equipment = coalesce(app.read_text(v_body, 'equipment'), equipment),
+         primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
-                                  then array(select jsonb_array_elements_text(v_body -> 'secondary_muscles'))
+                                  then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
                                   else secondary_muscles end
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));

@@ -27,8 +27,8 @@ declare
   v_food record;
 begin
   if v_body ? 'entry_id' then
-    if app.is_uuid(v_body ->> 'entry_id') then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = (v_body ->> 'entry_id')::uuid;
+    if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
+      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -36,17 +36,17 @@ begin
   else
     perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
-      'food_item_id', case when v_body ->> 'food_item_id' is not null
-                            and (not app.is_uuid(v_body ->> 'food_item_id')
-                                 or (select f.id from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f) is null)
-                           then 'is not a known food' end));
-    select f.* into v_food from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f;
-    v_entry.name := btrim(v_body ->> 'name');
-    v_entry.calories := (v_body ->> 'calories')::numeric;
-    v_entry.protein_g := (v_body ->> 'protein_g')::numeric;
-    v_entry.carbs_g := (v_body ->> 'carbs_g')::numeric;
-    v_entry.fat_g := (v_body ->> 'fat_g')::numeric;
-    v_entry.servings := (v_body ->> 'servings')::numeric;
+      'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
+                               case when app.read_uuid(v_body, 'food_item_id') is not null
+                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                    then 'is not a known food' end)));
+    select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
+    v_entry.name := btrim(app.read_text(v_body, 'name'));
+    v_entry.calories := app.read_number(v_body, 'calories');
+    v_entry.protein_g := app.read_number(v_body, 'protein_g');
+    v_entry.carbs_g := app.read_number(v_body, 'carbs_g');
+    v_entry.fat_g := app.read_number(v_body, 'fat_g');
+    v_entry.servings := app.read_number(v_body, 'servings');
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
@@ -96,7 +96,7 @@ declare
   v_meal app.custom_meals;
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_meal;
+  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -112,7 +112,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(v_body ->> 'name'), name), updated_at = now()
+  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');

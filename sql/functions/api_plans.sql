@@ -24,11 +24,12 @@ declare
   v_plan app.plans;
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_plan;
+  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   weight_kg, rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, (x.item ->> 'sets')::integer,
-         (x.item ->> 'reps')::integer, coalesce((x.item ->> 'weight_kg')::numeric, 0), (x.item ->> 'rest_seconds')::integer
+  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
+         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -54,8 +55,8 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
-  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(coalesce(p_body, '{}'), 'name', 'app.plan_name')));
-  update app.plans set name = btrim(p_body ->> 'name') where user_id = v_user_id and id = v_plan.id;
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
+  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;

@@ -105,12 +105,12 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(v_body ->> 'status', status),
-         name = case when v_body ? 'name' then v_body ->> 'name' else name end,
-         notes = case when v_body ? 'notes' then v_body ->> 'notes' else notes end,
+     set status = coalesce(app.read_text(v_body, 'status'), status),
+         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
+         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
          finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce((v_body ->> 'finished_at')::timestamptz, finished_at, now())
-                            else coalesce((v_body ->> 'finished_at')::timestamptz, finished_at) end,
+                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
+                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
          updated_at = now()
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));

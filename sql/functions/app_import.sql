@@ -158,7 +158,7 @@ begin
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_date) as date,
            app.import_cell(x.item -> 'fields', c_workout) as workout,
            app.import_cell(x.item -> 'fields', c_duration) as duration,
@@ -232,7 +232,7 @@ begin
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_title) as title,
            app.import_cell(x.item -> 'fields', c_start) as start_text,
            app.import_cell(x.item -> 'fields', c_end) as end_text,

@@ -132,7 +132,9 @@ returns uuid
 language plpgsql
 as $$
 declare
-  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  -- A client_id that is no UUID is the create's validation to name (a 422), not a replay.
+  v_client_id uuid := case when app.input_problem(p_body -> 'client_id', 'uuid') is null
+                           then app.read_uuid(p_body, 'client_id') end;
   v_id uuid;
 begin
   if v_client_id is null then

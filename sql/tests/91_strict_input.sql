@@ -1,12 +1,18 @@
--- Bad input never reaches a table and never fails as a 500: a request body is a JSON object
--- or nothing (app.request_body), whichever api function the statement calls. Run as the
+-- Bad input never reaches a table and never fails as a 500: a body is a JSON object
+-- (app.request_body), each member is read as its kind by the readers of app_input.sql (a
+-- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input). Run as the
 -- API role.
 begin;
 \ir support/helpers.psql
-select plan(10);
+select plan(28);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
+
+-- The sessions of a user, as rows.
+create function pg_temp.session_count(p_token_name text) returns bigint language sql as $$
+  select count(*) from app.training_sessions where user_id = (select user_id from tokens where name = p_token_name)
+$$;
 
 set local role liftbase_api;
 
@@ -72,5 +78,65 @@ select is((select muscles::text[] from app.user_exclusions where user_id = (sele
   array['biceps'], 'and the exclusions stay as they were');
 select is(pg_temp.call('exclusions_put', 'b', null) - 'exercise_ids', '{"muscles": []}',
   '(a body of no members at all clears them: that is what PUT means)');
+select is(pg_temp.error_of('exclusions_put', 'a', '{"exercise_ids": [null, null]}') -> 'fields',
+  '{"exercise_ids": "each item must be a UUID"}', 'a list of nulls is no list of exercise ids');
+
+-- Wrong JSON types are refused, not coerced ------------------------------------------------------
+select is(pg_temp.error_of('me_update', 'a', '{"display_name": [1, 2]}') -> 'fields', '{"display_name": "must be a string"}',
+  'PATCH /me {"display_name": [1, 2]} is 422');
+select is(pg_temp.error_of('me_update', 'a', '{"display_name": true}') -> 'fields', '{"display_name": "must be a string"}',
+  'and true');
+select is(pg_temp.call('me', 'a', null) #>> '{user,display_name}', 'Ann', 'the name stays as it was');
+select is(pg_temp.error_of('sessions_create', 'a', '{"name": 5, "notes": {"a": 1}, "status": true, "exercises": [
+            {"exercise_name": ["Squat"], "notes": 1, "sets": [{"reps": "5", "weight_kg": "100", "rpe": 8.3, "set_type": 1, "tempo": 3}]}]}')
+          -> 'fields',
+  '{"name": "must be a string", "notes": "must be a string", "status": "must be a string",
+    "exercises[0].notes": "must be a string", "exercises[0].exercise_name": "must be a string",
+    "exercises[0].sets[0].reps": "must be a whole number", "exercises[0].sets[0].weight_kg": "must be a number",
+    "exercises[0].sets[0].rpe": "must be 1 to 10 in steps of 0.5", "exercises[0].sets[0].set_type": "must be a string",
+    "exercises[0].sets[0].tempo": "must be a string"}',
+  'a session names every member of the wrong type at once');
+select is(pg_temp.error_of('entry_create', 'a', '{"name": true, "calories": "500", "protein_g": [1], "meal_type": 3, "source": "manual"}')
+          -> 'fields',
+  '{"name": "must be a string", "calories": "must be a number", "protein_g": "must be a number", "meal_type": "must be a string"}',
+  'so does a diary entry');
+select is(pg_temp.error_of('targets_put', 'a', '{"calories": "2000", "protein_g": 150.5}') -> 'fields',
+  '{"calories": "must be a whole number", "protein_g": "must be a whole number between 0 and 2000"}',
+  'targets are whole numbers, not strings');
+select is(pg_temp.error_of('settings_update', 'a', '{"timezone": 5, "biometric_enabled": "true"}') -> 'fields',
+  '{"timezone": "must be a string", "biometric_enabled": "must be true or false"}', 'settings take JSON types only');
+select is(pg_temp.error_of('auth_login', null, '{"email": ["strict-a@example.com"], "password": 12345678}') -> 'fields',
+  '{"email": "must be a string", "password": "must be a string"}', 'a login of the wrong types is 422, not a failed login');
+select is(pg_temp.error_of('metrics_acknowledge', 'a', '{"version": 1, "metrics_computed_at": "now"}') -> 'fields',
+  '{"metrics_computed_at": "must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999"}',
+  'a timestamp is RFC 3339, never "now"');
+
+-- Dates: YYYY-MM-DD of the calendar, 1900 to 2999 -----------------------------------------------
+select is((select array_agg(pg_temp.error_of('sessions_create', 'a', jsonb_build_object('session_date', d, 'status', 'in_progress'))
+                              #>> '{fields,session_date}' order by d)
+             from unnest(array['infinity', '-infinity', 'epoch', 'today', 'January 8, 1999', '294276-01-01', '2023-02-29',
+                               '1899-12-31', '3000-01-01', '2024-1-5', '20240105', ' 2024-01-05']) as d),
+  array_fill('must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31'::text, array[12]),
+  'session_date refuses PostgreSQL''s free-form dates, impossible days and years outside 1900–2999');
+select is(pg_temp.session_count('a'), 0::bigint, 'and no session was written');
+select is((select array_agg(pg_temp.error_of('entry_create', 'a', jsonb_build_object('entry_date', d, 'name', 'Oats',
+                              'calories', 300, 'source', 'manual')) #>> '{fields,entry_date}' order by d)
+             from unnest(array['infinity', 'epoch', 'today', 'January 8, 1999', '294276-01-01']) as d),
+  array_fill('must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31'::text, array[5]), 'so does entry_date');
+select is(pg_temp.call('entry_create', 'a', '{"entry_date": "2024-02-29", "name": "Oats", "calories": 300, "source": "manual"}')
+          ->> 'entry_date', '2024-02-29', 'a leap day is a date');
+select is(pg_temp.error_of('entry_update', 'a', '{"entry_date": "infinity"}',
+            jsonb_build_object('id', (select id from app.food_entries limit 1))) #>> '{fields,entry_date}',
+  'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31', 'and an edit of one');
+select is((select array_agg(pg_temp.error_of('sessions_create', 'a', jsonb_build_object('started_at', t, 'status', 'in_progress'))
+                              #>> '{fields,started_at}' order by t)
+             from unnest(array['now', 'infinity', '2024-05-01 06:30:00+00', '2024-05-01T06:30:00', '2024-05-01T24:00:00Z',
+                               '1899-12-31T23:00:00Z']) as t),
+  array_fill('must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999'::text, array[6]),
+  'timestamps are RFC 3339 with an offset');
+select is(pg_temp.call('sessions_create', 'a', '{"status": "in_progress", "started_at": "2024-05-01T06:30:00.25+02:00"}')
+          ->> 'started_at', '2024-05-01T04:30:00.25+00:00', 'one with a fraction and an offset is read exactly');
+select is(pg_temp.error_of('session_get', 'a', null, '{"id": "infinity"}') ->> 'code', 'session_not_found',
+  'a path id that is not a UUID names no session: 404');
 select * from finish();
 rollback;
