@@ -1,10 +1,10 @@
 -- Bad input never reaches a table and never fails as a 500: a body is a JSON object
 -- (app.request_body), each member is read as its kind by the readers of app_input.sql (a
--- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input). Run as the
--- API role.
+-- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), a Liftbase
+-- document included. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(28);
+select plan(30);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
@@ -138,5 +138,22 @@ select is(pg_temp.call('sessions_create', 'a', '{"status": "in_progress", "start
           ->> 'started_at', '2024-05-01T04:30:00.25+00:00', 'one with a fraction and an offset is read exactly');
 select is(pg_temp.error_of('session_get', 'a', null, '{"id": "infinity"}') ->> 'code', 'session_not_found',
   'a path id that is not a UUID names no session: 404');
+-- A Liftbase document, read by the same readers
+select is(pg_temp.call('import_liftbase', 'a', jsonb_build_object('format', 'liftbase-export', 'version', 1,
+            'training_sessions', jsonb_build_array(jsonb_build_object('id', '77777777-7777-7777-7777-777777777777',
+              'session_date', 'infinity', 'name', 'Forever', 'status', 'completed', 'started_at', 'epoch',
+              'exercises', jsonb_build_array(jsonb_build_object('position', 1, 'exercise_name', 'Row',
+                'sets', jsonb_build_array(jsonb_build_object('position', 1, 'reps', '5', 'weight_kg', 60)))))),
+            'food_entries', jsonb_build_array(jsonb_build_object('id', '88888888-8888-8888-8888-888888888888',
+              'entry_date', 'January 8, 1999', 'name', 'Oats', 'calories', 300, 'source', 'manual')),
+            'profile', '[]'::jsonb)) -> 'errors',
+  '[{"line": null, "message": "food_entries[0].entry_date: must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31"},
+    {"line": null, "message": "profile: must be an object"},
+    {"line": null, "message": "training_sessions[0].exercises[0].sets[0].reps: must be a whole number"},
+    {"line": null, "message": "training_sessions[0].session_date: must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31"},
+    {"line": null, "message": "training_sessions[0].started_at: must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999"}]',
+  'a Liftbase document names every value of the wrong kind by its path');
+select is(pg_temp.session_count('a'), 1::bigint, 'and imports nothing (the one session is the one in progress above)');
+
 select * from finish();
 rollback;
