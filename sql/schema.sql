@@ -768,6 +768,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e
@@ -837,10 +840,22 @@ CREATE FUNCTION api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb) 
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.custom_meals;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
-                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select m.* into v_after from app.custom_meals as m where m.user_id = v_user_id and m.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+      from (select * from app.custom_meals as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))
+             order by x.name, x.id
+             limit v_page.page_size + 1) as m), '[]'), v_page.page_size);
 end
 $$;
 
@@ -854,15 +869,25 @@ declare
   v_day date := app.date_parameter(p_args, 'date');
   v_range record := app.date_range_parameter(case when v_day is null then p_args
                                                   else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.food_entries;
 begin
   if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
+    perform app.raise_parameter_problem('from', 'must be at most a year before to');
   end if;
-  return jsonb_build_object('items', coalesce((
+  if v_page.cursor_uuid is not null then
+    select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
-      from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
-    'next_cursor', null);
+      from (select * from app.food_entries as x
+             where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
+               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+             order by x.entry_date, x.created_at, x.id
+             limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end
 $$;
 
@@ -1039,7 +1064,7 @@ CREATE FUNCTION api.equipment_list(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.equipment_json(v_user_id);
+  return app.page_of_list(app.equipment_json(v_user_id) -> 'items', p_args);
 end
 $$;
 
@@ -1139,24 +1164,20 @@ CREATE FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args js
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
-  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_source record;
+  v_items jsonb;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
     perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
   end if;
   select v.* into v_source from app.visible_exercises(v_user_id) as v
-   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
+   where v.id = app.id_parameter(p_args, 'id');
   if v_source.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
-  return jsonb_build_object(
-    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
-                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
-    'goal', v_goal,
-    'next_cursor', null,
-    'items', coalesce((
+  v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
                                          c.is_user_created)
@@ -1166,7 +1187,7 @@ begin
                                             then jsonb_build_object('code', 'competition_lift_replaced',
                                                    'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
                                                                      v_source.name, c.name)) end)
-                       order by c.score desc, c.name)
+                       order by c.score desc, c.name, c.id)
         from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
                                                           and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
@@ -1183,8 +1204,15 @@ begin
                       or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
                  and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
-               order by score desc, v.name
-               limit v_limit) as c), '[]'));
+               order by score desc, v.name, v.id
+               offset v_offset limit v_page.page_size + 1) as c), '[]');
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
+                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+    'goal', v_goal,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
+    'items', v_items - v_page.page_size);
 end
 $$;
 
@@ -1225,7 +1253,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_page record := app.page_parameters(p_args, 'number');
   v_limit integer := v_page.page_size;
-  v_offset integer := coalesce(v_page.cursor_number, 0);
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_q text := lower(btrim(p_args ->> 'q'));
   v_rows jsonb;
 begin
@@ -1360,7 +1388,7 @@ CREATE FUNCTION api.favorite_delete(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  delete from app.favorites where user_id = v_user_id and app.is_uuid(p_args ->> 'id') and id = (p_args ->> 'id')::uuid;
+  delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
   end if;
@@ -1375,10 +1403,22 @@ CREATE FUNCTION api.favorites_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.favorites;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
-                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select f.* into v_after from app.favorites as f where f.user_id = v_user_id and f.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+      from (select * from app.favorites as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
+             order by x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as f), '[]'), v_page.page_size);
 end
 $$;
 
@@ -1450,9 +1490,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_food jsonb;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
-  end if;
+  v_food := app.food_json(v_user_id, app.id_parameter(p_args, 'id'));
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
   end if;
@@ -1679,6 +1717,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m
@@ -1877,11 +1918,26 @@ CREATE FUNCTION api.plans_list(p_token text, p_body jsonb, p_args jsonb) RETURNS
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.plans;
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc)
-                         from app.plans as p where p.user_id = v_user_id), '[]'),
-    'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select p.* into v_after from app.plans as p where p.user_id = v_user_id and p.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  -- Never used sorts as used at -infinity: last in this descending order, like nulls last.
+  return app.page(coalesce((
+    select jsonb_agg(app.plan_json(p, false)
+                     order by coalesce(p.last_used_at, '-infinity') desc, p.created_at desc, p.id desc)
+      from (select * from app.plans as x
+             where x.user_id = v_user_id
+               and (v_after.id is null
+                    or (coalesce(x.last_used_at, '-infinity'), x.created_at, x.id)
+                       < (coalesce(v_after.last_used_at, '-infinity'), v_after.created_at, v_after.id))
+             order by coalesce(x.last_used_at, '-infinity') desc, x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as p), '[]'), v_page.page_size);
 end
 $$;
 
@@ -2216,6 +2272,10 @@ declare
   v_from date := v_range.from_date;
   v_to date := v_range.to_date;
 begin
+  if v_cursor is not null
+     and not exists (select from app.training_sessions as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
              'id', s.id, 'session_date', s.session_date, 'name', s.name, 'status', s.status,
@@ -2355,8 +2415,8 @@ CREATE FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
-                            'next_cursor', null);
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+                          p_args);
 end
 $$;
 
@@ -2971,24 +3031,21 @@ $$;
 ALTER FUNCTION app.daily_weights(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean DEFAULT false) RETURNS date
-    LANGUAGE plpgsql IMMUTABLE
-    AS $_$
+    LANGUAGE plpgsql STABLE
+    AS $$
 begin
   if p_args ->> p_name is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
+      perform app.raise_parameter_problem(p_name, 'is required (YYYY-MM-DD)');
     end if;
     return null;
   end if;
-  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
-    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
+  if not app.is_input_date(p_args ->> p_name) then
+    perform app.raise_parameter_problem(p_name, 'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31');
   end if;
   return (p_args ->> p_name)::date;
-exception when invalid_datetime_format or datetime_field_overflow then
-  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  return null;
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean) OWNER TO liftbase_owner;
 
@@ -3003,7 +3060,7 @@ begin
   end if;
   from_date := coalesce(from_date, to_date - p_default_days);
   if from_date > to_date then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
+    perform app.raise_parameter_problem('from', 'must not be after to');
   end if;
 end
 $$;
@@ -3199,15 +3256,15 @@ CREATE FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required 
 begin
   if p_args ->> 'exercise_id' is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', 'exercise_id is required.');
+      perform app.raise_parameter_problem('exercise_id', 'is required');
     end if;
     return;
   end if;
   if not app.is_uuid(p_args ->> 'exercise_id') then
-    perform app.raise_error(400, 'invalid_parameter', 'exercise_id must be a UUID.');
+    perform app.raise_parameter_problem('exercise_id', 'must be a UUID');
   end if;
   select v.id, v.name into exercise_id, exercise_name
-    from app.visible_exercises(p_user_id) as v where v.id = (p_args ->> 'exercise_id')::uuid;
+    from app.visible_exercises(p_user_id) as v where v.id = app.id_parameter(p_args, 'exercise_id');
   if exercise_id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
@@ -3644,9 +3701,7 @@ CREATE FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) RETURNS app.c
 declare
   v_meal app.custom_meals;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = (p_args ->> 'id')::uuid;
-  end if;
+  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;
@@ -3662,9 +3717,7 @@ CREATE FUNCTION app.find_entry(p_user_id uuid, p_args jsonb) RETURNS app.food_en
 declare
   v_entry app.food_entries;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = (p_args ->> 'id')::uuid;
-  end if;
+  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;
@@ -3727,9 +3780,7 @@ CREATE FUNCTION app.find_plan(p_user_id uuid, p_args jsonb) RETURNS app.plans
 declare
   v_plan app.plans;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = (p_args ->> 'id')::uuid;
-  end if;
+  select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = app.id_parameter(p_args, 'id');
   if v_plan.id is null then
     perform app.raise_error(404, 'plan_not_found', 'No such plan.');
   end if;
@@ -3745,9 +3796,7 @@ CREATE FUNCTION app.find_program_session(p_user_id uuid, p_args jsonb) RETURNS a
 declare
   v_session app.program_sessions;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
-  end if;
+  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;
@@ -3763,10 +3812,8 @@ CREATE FUNCTION app.find_session(p_user_id uuid, p_args jsonb) RETURNS app.train
 declare
   v_session app.training_sessions;
 begin
-  if not app.is_uuid(p_args ->> 'id') then
-    perform app.raise_error(404, 'session_not_found', 'No such session.');
-  end if;
-  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;
@@ -3798,11 +3845,9 @@ CREATE FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) RETURNS app
 declare
   v_exercise app.user_exercises;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
-    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
-      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
-    end if;
+  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
+    perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;
   if v_exercise.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
@@ -4194,6 +4239,12 @@ CREATE FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) RETURNS 
 $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
+
+ALTER FUNCTION app.id_parameter(p_args jsonb, p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_cell(p_fields jsonb, p_index integer) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -5890,29 +5941,43 @@ $$;
 
 ALTER FUNCTION app.page(p_rows jsonb, p_limit integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
+begin
+  return jsonb_build_object(
+    'items', coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+                        where n > v_offset and n <= v_offset + v_page.page_size), '[]'),
+    'next_cursor', case when jsonb_array_length(p_items) > v_offset + v_page.page_size
+                        then (v_offset + v_page.page_size)::text end);
+end
+$$;
+
+ALTER FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer DEFAULT 50, p_max_limit integer DEFAULT 200, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
+    LANGUAGE plpgsql STABLE
     AS $_$
 declare
   v_limit text := p_args ->> 'limit';
   v_cursor text := nullif(p_args ->> 'cursor', '');
 begin
-  if v_limit is null then
-    page_size := p_default_limit;
-  elsif v_limit !~ '^\d{1,3}$' or v_limit::integer not between 1 and p_max_limit then
-    perform app.raise_error(400, 'invalid_parameter', format('limit must be a whole number from 1 to %s.', p_max_limit));
-  else
-    page_size := v_limit::integer;
+  -- Digits are checked before they are read as a number: never a failed cast.
+  page_size := case when v_limit is null then p_default_limit
+                    when v_limit ~ '^[0-9]{1,3}$' then v_limit::integer end;
+  if page_size is null or page_size not between 1 and p_max_limit then
+    perform app.raise_parameter_problem('limit', format('must be a whole number from 1 to %s', p_max_limit));
   end if;
   if v_cursor is null or p_cursor = 'none' then
     return;
   end if;
-  if p_cursor = 'number' and v_cursor ~ '^\d{1,18}$' then
-    cursor_number := v_cursor::bigint;
-  elsif p_cursor = 'uuid' and app.is_uuid(v_cursor) then
-    cursor_uuid := v_cursor::uuid;
-  else
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
+  cursor_number := case when p_cursor = 'number' and v_cursor ~ '^[0-9]{1,18}$' then v_cursor::bigint end;
+  cursor_uuid := case when p_cursor = 'uuid' and app.is_uuid(v_cursor) then v_cursor::uuid end;
+  if cursor_number is null and cursor_uuid is null then
+    perform app.raise_unknown_cursor();
   end if;
 end
 $_$;
@@ -6416,6 +6481,27 @@ end
 $$;
 
 ALTER FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_parameter_problem(p_name text, p_problem text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_error(400, 'invalid_parameter', format('%s %s.', p_name, p_problem),
+                          jsonb_build_object(p_name, p_problem));
+end
+$$;
+
+ALTER FUNCTION app.raise_parameter_problem(p_name text, p_problem text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_unknown_cursor() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_parameter_problem('cursor', 'is not one this list gave out');
+end
+$$;
+
+ALTER FUNCTION app.raise_unknown_cursor() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.read_boolean(p_object jsonb, p_field text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -9703,6 +9789,9 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) TO liftbase_api;
 
@@ -9891,6 +9980,9 @@ GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftba
 REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) TO liftbase_api;
 
@@ -9961,6 +10053,12 @@ GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except 
 
 REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_parameter_problem(p_name text, p_problem text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_parameter_problem(p_name text, p_problem text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_unknown_cursor() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_unknown_cursor() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) TO liftbase_api;

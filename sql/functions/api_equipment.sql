@@ -7,7 +7,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.equipment_json(v_user_id);
+  return app.page_of_list(app.equipment_json(v_user_id) -> 'items', p_args);
 end
 $$;
 

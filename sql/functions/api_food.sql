@@ -89,9 +89,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_food jsonb;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
-  end if;
+  v_food := app.food_json(v_user_id, app.id_parameter(p_args, 'id'));
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
   end if;

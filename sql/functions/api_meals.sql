@@ -1,15 +1,28 @@
 -- /meals/*: favorites and custom meals.
 
+-- GET /meals/favorites?limit=&cursor=: newest first.
 create or replace function api.favorites_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.favorites;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
-                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select f.* into v_after from app.favorites as f where f.user_id = v_user_id and f.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+      from (select * from app.favorites as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
+             order by x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as f), '[]'), v_page.page_size);
 end
 $$;
 
@@ -65,7 +78,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  delete from app.favorites where user_id = v_user_id and app.is_uuid(p_args ->> 'id') and id = (p_args ->> 'id')::uuid;
+  delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
   end if;
@@ -73,16 +86,29 @@ begin
 end
 $$;
 
+-- GET /meals/custom?limit=&cursor=: by name.
 create or replace function api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.custom_meals;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
-                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select m.* into v_after from app.custom_meals as m where m.user_id = v_user_id and m.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+      from (select * from app.custom_meals as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))
+             order by x.name, x.id
+             limit v_page.page_size + 1) as m), '[]'), v_page.page_size);
 end
 $$;
 

@@ -107,7 +107,8 @@ end
 $$;
 
 -- GET /nutrition/entries?date= (one day) or ?from=&to= (app.date_range_parameter: without
--- to, today in the user's zone; without from, the day of `to`), at most a year.
+-- to, today in the user's zone; without from, the day of `to`), at most a year, by day and
+-- then as logged, paged by ?limit=&cursor=.
 create or replace function api.entries_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -117,15 +118,25 @@ declare
   v_day date := app.date_parameter(p_args, 'date');
   v_range record := app.date_range_parameter(case when v_day is null then p_args
                                                   else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.food_entries;
 begin
   if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
+    perform app.raise_parameter_problem('from', 'must be at most a year before to');
   end if;
-  return jsonb_build_object('items', coalesce((
+  if v_page.cursor_uuid is not null then
+    select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
-      from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
-    'next_cursor', null);
+      from (select * from app.food_entries as x
+             where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
+               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+             order by x.entry_date, x.created_at, x.id
+             limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end
 $$;
 

@@ -1,16 +1,32 @@
 -- /plans: saved workout plans.
 
+-- GET /plans?limit=&cursor=: the last used first, then the newest of those never used.
 create or replace function api.plans_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.plans;
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc)
-                         from app.plans as p where p.user_id = v_user_id), '[]'),
-    'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select p.* into v_after from app.plans as p where p.user_id = v_user_id and p.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  -- Never used sorts as used at -infinity: last in this descending order, like nulls last.
+  return app.page(coalesce((
+    select jsonb_agg(app.plan_json(p, false)
+                     order by coalesce(p.last_used_at, '-infinity') desc, p.created_at desc, p.id desc)
+      from (select * from app.plans as x
+             where x.user_id = v_user_id
+               and (v_after.id is null
+                    or (coalesce(x.last_used_at, '-infinity'), x.created_at, x.id)
+                       < (coalesce(v_after.last_used_at, '-infinity'), v_after.created_at, v_after.id))
+             order by coalesce(x.last_used_at, '-infinity') desc, x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as p), '[]'), v_page.page_size);
 end
 $$;
 

@@ -67,6 +67,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m

@@ -39,6 +39,10 @@ declare
   v_from date := v_range.from_date;
   v_to date := v_range.to_date;
 begin
+  if v_cursor is not null
+     and not exists (select from app.training_sessions as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
              'id', s.id, 'session_date', s.session_date, 'name', s.name, 'status', s.status,
@@ -226,8 +230,8 @@ language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
-                            'next_cursor', null);
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+                          p_args);
 end
 $$;
 

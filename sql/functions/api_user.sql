@@ -94,6 +94,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e

@@ -246,11 +246,9 @@ as $$
 declare
   v_exercise app.user_exercises;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
-    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
-      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
-    end if;
+  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
+    perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;
   if v_exercise.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');

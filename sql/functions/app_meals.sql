@@ -85,9 +85,7 @@ as $$
 declare
   v_meal app.custom_meals;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = (p_args ->> 'id')::uuid;
-  end if;
+  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;

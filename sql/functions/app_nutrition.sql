@@ -87,9 +87,7 @@ as $$
 declare
   v_entry app.food_entries;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = (p_args ->> 'id')::uuid;
-  end if;
+  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;

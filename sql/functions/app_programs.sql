@@ -182,9 +182,7 @@ as $$
 declare
   v_session app.program_sessions;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
-  end if;
+  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;

@@ -260,10 +260,8 @@ as $$
 declare
   v_session app.training_sessions;
 begin
-  if not app.is_uuid(p_args ->> 'id') then
-    perform app.raise_error(404, 'session_not_found', 'No such session.');
-  end if;
-  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;

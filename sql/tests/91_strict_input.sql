@@ -1,13 +1,37 @@
 -- Bad input never reaches a table and never fails as a 500: a body is a JSON object
 -- (app.request_body), each member is read as its kind by the readers of app_input.sql (a
--- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), a Liftbase
--- document included. Run as the API role.
+-- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), and
+-- parameters are read one way (app_ranges_and_pages.sql: every list pages by limit 1–200
+-- and a cursor). Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(30);
+select plan(40);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
+
+-- Every page of a list, following next_cursor: the ids in order (null when a page was
+-- larger than asked, or the cursors did not end).
+create function pg_temp.all_pages(p_function text, p_token_name text, p_args jsonb) returns jsonb
+language plpgsql as $$
+declare
+  v_page jsonb;
+  v_ids jsonb := '[]';
+  v_args jsonb := p_args;
+begin
+  for i in 1 .. 100 loop
+    v_page := pg_temp.call(p_function, p_token_name, null, v_args);
+    if jsonb_array_length(v_page -> 'items') > (p_args ->> 'limit')::integer then
+      return null;
+    end if;
+    v_ids := v_ids || coalesce((select jsonb_agg(x -> 'id') from jsonb_array_elements(v_page -> 'items') as x), '[]');
+    if v_page ->> 'next_cursor' is null then
+      return v_ids;
+    end if;
+    v_args := p_args || jsonb_build_object('cursor', v_page ->> 'next_cursor');
+  end loop;
+  return null;
+end $$;
 
 -- The sessions of a user, as rows.
 create function pg_temp.session_count(p_token_name text) returns bigint language sql as $$
@@ -138,6 +162,9 @@ select is(pg_temp.call('sessions_create', 'a', '{"status": "in_progress", "start
           ->> 'started_at', '2024-05-01T04:30:00.25+00:00', 'one with a fraction and an offset is read exactly');
 select is(pg_temp.error_of('session_get', 'a', null, '{"id": "infinity"}') ->> 'code', 'session_not_found',
   'a path id that is not a UUID names no session: 404');
+select is(pg_temp.error_of('analytics_e1rm', 'a', null, '{"exercise_id": "bench"}') -> 'fields', '{"exercise_id": "must be a UUID"}',
+  'a query id that is not a UUID is a bad parameter, named');
+
 -- A Liftbase document, read by the same readers
 select is(pg_temp.call('import_liftbase', 'a', jsonb_build_object('format', 'liftbase-export', 'version', 1,
             'training_sessions', jsonb_build_array(jsonb_build_object('id', '77777777-7777-7777-7777-777777777777',
@@ -154,6 +181,41 @@ select is(pg_temp.call('import_liftbase', 'a', jsonb_build_object('format', 'lif
     {"line": null, "message": "training_sessions[0].started_at: must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999"}]',
   'a Liftbase document names every value of the wrong kind by its path');
 select is(pg_temp.session_count('a'), 1::bigint, 'and imports nothing (the one session is the one in progress above)');
+
+-- Lists page by limit 1–200 and a working cursor --------------------------------------------------
+select pg_temp.call('favorite_create', 'b', jsonb_build_object('name', 'Favorite ' || n, 'calories', n, 'protein_g', 1,
+                                                               'carbs_g', 1, 'fat_g', 1))
+  from generate_series(1, 60) as n;
+select is(jsonb_array_length(pg_temp.call('favorites_list', 'b', null, '{"limit": "10"}') -> 'items'), 10,
+  '60 favorites, ?limit=10: 10 come back');
+select ok(pg_temp.call('favorites_list', 'b', null, '{"limit": "10"}') ->> 'next_cursor' is not null, 'with a next_cursor');
+select is((select jsonb_agg(i order by i) from jsonb_array_elements(pg_temp.all_pages('favorites_list', 'b', '{"limit": "7"}')) as i),
+          (select jsonb_agg(to_jsonb(id) order by to_jsonb(id)) from app.favorites),
+  'following the cursors gives every favorite once (all made in one transaction: ties broken by id)');
+select pg_temp.call('plan_create', 'b', jsonb_build_object('name', 'Plan ' || n, 'exercises',
+         jsonb_build_array(jsonb_build_object('exercise_name', 'Barbell Squat', 'sets', 3, 'reps', 5))))
+  from generate_series(1, 5) as n;
+select pg_temp.call('plan_use', 'b', null, jsonb_build_object('id', (select id from app.plans where name = 'Plan 3')));
+select is(pg_temp.all_pages('plans_list', 'b', '{"limit": "2"}') -> 0, (select to_jsonb(id) from app.plans where name = 'Plan 3'),
+  'plans page by last use (the used one first)');
+select is(jsonb_array_length(pg_temp.all_pages('plans_list', 'b', '{"limit": "2"}')), 5, 'and every plan once');
+select pg_temp.call('custom_meal_create', 'b', jsonb_build_object('name', 'Meal ' || n, 'items',
+         jsonb_build_array(jsonb_build_object('name', 'Rice', 'calories', 200, 'protein_g', 4, 'carbs_g', 44, 'fat_g', 1))))
+  from generate_series(1, 5) as n;
+select is(jsonb_array_length(pg_temp.all_pages('custom_meals_list', 'b', '{"limit": "3"}')), 5, 'custom meals page');
+select pg_temp.call('entry_create', 'b', jsonb_build_object('entry_date', '2026-01-0' || (n % 3 + 1), 'name', 'Entry ' || n,
+                                                            'calories', 100, 'source', 'manual'))
+  from generate_series(1, 9) as n;
+select is(jsonb_array_length(pg_temp.all_pages('entries_list', 'b', '{"limit": "4", "from": "2026-01-01", "to": "2026-01-31"}')), 9,
+  'diary entries page');
+select is((select array_agg(pg_temp.error_of(f, 'b', null, jsonb_build_object('limit', l)) -> 'fields' ->> 'limit' order by f, l)
+             from unnest(array['favorites_list', 'plans_list', 'custom_meals_list', 'entries_list']) as f,
+                  unnest(array['-5', '0', 'abc', '500']) as l),
+  array_fill('must be a whole number from 1 to 200'::text, array[16]), 'a limit of -5, 0, abc or 500 is a 400 naming limit');
+select is((select array_agg(pg_temp.error_of(f, 'b', null, jsonb_build_object('cursor', c)) ->> 'code' order by f, c)
+             from unnest(array['favorites_list', 'plans_list', 'custom_meals_list', 'entries_list']) as f,
+                  unnest(array['garbage', '00000000-0000-0000-0000-000000000000']) as c),
+  array_fill('invalid_parameter'::text, array[8]), 'a cursor no list gave out is a 400, not an empty page');
 
 select * from finish();
 rollback;
