@@ -5357,7 +5357,7 @@ CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jso
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
    cross join lateral (values
-     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name')),
+     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
      (3, 'exercise name: ' || app.field_problem(jsonb_build_object('v', r.exercise_name), 'v', 'app.exercise_name')),
      (4, 'exercise notes: ' || app.field_problem(jsonb_build_object('v', r.exercise_notes), 'v', 'app.short_text', false)),
@@ -5426,7 +5426,6 @@ begin
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.workout is null then 'Workout Name is required'
            when r.exercise is null then 'Exercise Name is required'
            when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
            when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then

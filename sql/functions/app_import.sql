@@ -128,7 +128,8 @@ as $$
   having count(*) > 0
 $$;
 
--- Strong's CSV (one row per set): Date, Workout Name, Duration?, Exercise Name, Set Order
+-- Strong's CSV (one row per set): Date, Workout Name (a blank one is a session without a
+-- name, as Liftbase writes such a session in workouts.csv), Duration?, Exercise Name, Set Order
 -- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Reps, Notes?,
 -- Workout Notes?, RPE?. Distance and Seconds have no place in a Liftbase set and are left out.
 create or replace function app.import_strong_rows(p_document jsonb)
@@ -188,7 +189,6 @@ begin
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.workout is null then 'Workout Name is required'
            when r.exercise is null then 'Exercise Name is required'
            when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
            when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then

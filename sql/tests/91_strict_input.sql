@@ -1,11 +1,11 @@
 -- Bad input never reaches a table and never fails as a 500: a body is a JSON object
 -- (app.request_body), each member is read as its kind by the readers of app_input.sql (a
--- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), and
--- parameters are read one way (app_ranges_and_pages.sql: every list pages by limit 1–200
--- and a cursor). Run as the API role.
+-- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), parameters
+-- are read one way (app_ranges_and_pages.sql: every list pages by limit 1–200 and a cursor),
+-- and a Strong file Liftbase wrote imports back. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(40);
+select plan(43);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
@@ -216,6 +216,21 @@ select is((select array_agg(pg_temp.error_of(f, 'b', null, jsonb_build_object('c
              from unnest(array['favorites_list', 'plans_list', 'custom_meals_list', 'entries_list']) as f,
                   unnest(array['garbage', '00000000-0000-0000-0000-000000000000']) as c),
   array_fill('invalid_parameter'::text, array[8]), 'a cursor no list gave out is a 400, not an empty page');
+
+-- A Strong file Liftbase wrote imports back -------------------------------------------------------
+select pg_temp.call('sessions_create', 'b', '{"session_date": "2025-03-03", "exercises": [
+  {"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}, {"reps": 5, "weight_kg": 102.5, "set_type": "warmup"}]}]}');
+create temporary table strong_lines as
+select n, replace(rtrim(l, E'\r\n'), ',', '|') as line
+  from api.export_workouts_csv((select token from tokens where name = 'b'), null, '{}') with ordinality as x (l, n);
+select is((select count(*) from strong_lines where array_length(string_to_array(line, '|'), 1) <> 12), 0::bigint,
+  'every row of workouts.csv has the 12 fields of its header');
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv((select string_to_array(line, '|') from strong_lines where n = 1),
+            variadic (select array_agg(line order by n) from strong_lines where n > 1))),
+  '{"imported": 2, "skipped_duplicates": 0, "errors": []}',
+  'the workouts.csv of a session saved without a name imports back through /import/strong');
+select is((select name from app.training_sessions where user_id = (select user_id from tokens where name = 'a')
+                                                    and import_key is not null), null, 'as a session without a name');
 
 select * from finish();
 rollback;
