@@ -2436,7 +2436,8 @@ begin
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(t.working), 0) as working_sets,
              coalesce(sum(t.volume), 0) as volume_kg
-        from generate_series(v_start, v_start + 6, interval '1 day') as d
+        -- Days as timestamps without time zone: the server's TimeZone plays no part.
+        from generate_series(v_start::timestamp, (v_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (

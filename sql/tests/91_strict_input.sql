@@ -2,10 +2,11 @@
 -- (app.request_body), each member is read as its kind by the readers of app_input.sql (a
 -- date is YYYY-MM-DD from 1900 to 2999, never PostgreSQL's free-form input), parameters
 -- are read one way (app_ranges_and_pages.sql: every list pages by limit 1–200 and a cursor),
--- and a Strong file Liftbase wrote imports back. Run as the API role.
+-- a Strong file Liftbase wrote imports back, and the user's dates do not move with the
+-- server's TimeZone. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(43);
+select plan(49);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
@@ -231,6 +232,28 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.csv((select string_to_array
   'the workouts.csv of a session saved without a name imports back through /import/strong');
 select is((select name from app.training_sessions where user_id = (select user_id from tokens where name = 'a')
                                                     and import_key is not null), null, 'as a session without a name');
+
+-- The user's dates do not move with the server's TimeZone -----------------------------------------
+-- Kiritimati is UTC+14 and Pago Pago UTC−11: their dates differ at every moment of the day.
+set local timezone = 'Pacific/Kiritimati';
+select pg_temp.call('settings_update', 'b', '{"timezone": "Pacific/Pago_Pago"}');
+create temporary table pago_today as select (now() at time zone 'Pacific/Pago_Pago')::date as today;
+select is((pg_temp.call('sessions_create', 'b', '{"exercises": [{"exercise_name": "Row", "sets": [{"reps": 5, "weight_kg": 60}]}]}')
+           ->> 'session_date')::date, (select today from pago_today),
+  'a session without a date is dated the user''s today, whatever the server''s zone');
+select is(pg_temp.call('sessions_create', 'b', '{"started_at": "2026-03-08T23:30:00-11:00", "finished_at": "2026-03-09T00:30:00-11:00",
+            "exercises": [{"exercise_name": "Row", "sets": [{"reps": 5, "weight_kg": 60}]}]}') ->> 'session_date',
+  '2026-03-08', 'a session started late on the 8th in Pago Pago is of the 8th (Kiritimati was already on the 10th)');
+select is((pg_temp.call('entry_create', 'b', '{"name": "Oats", "calories": 300, "source": "manual"}') ->> 'entry_date')::date,
+  (select today from pago_today), 'a diary entry without a date is of the user''s today');
+select is((pg_temp.call('nutrition_daily', 'b', null) ->> 'date')::date, (select today from pago_today),
+  'GET /nutrition/daily is of the user''s today');
+select is((select array_agg(d ->> 'date') from jsonb_array_elements(
+             pg_temp.call('weekly_summary', 'b', null, '{"week_start": "2026-03-02"}') -> 'days') as d),
+  array['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'],
+  'a week is its seven calendar days');
+select is((select count(*) from api.export_json((select token from tokens where name = 'b'), null, '{}') as c
+            where c ~ '"[0-9-]{10}T[0-9:.]+\+14:00"'), 0::bigint, 'the export writes no timestamp in the server''s zone');
 
 select * from finish();
 rollback;
