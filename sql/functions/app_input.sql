@@ -20,6 +20,8 @@
 -- The checks collect every problem of a body into one 422 (app.field_problem, then
 -- app.raise_if_invalid); the readers then turn the checked values into SQL values, and
 -- raise a 422 naming the member themselves when a caller read a value it had not checked.
+-- sql/tests/00_catalog.sql fails when an api or app function casts a body member or a
+-- parameter itself instead of reading it here.
 
 -- Days of a month of the Gregorian calendar.
 create or replace function app.days_in_month(p_year integer, p_month integer)
