@@ -4610,6 +4610,7 @@ ALTER FUNCTION app.import_iso_time(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql
+    SET jit TO 'off'
     AS $$
 declare
   v_settings jsonb := case when jsonb_typeof(p_document -> 'settings') = 'object' then p_document -> 'settings' else '{}' end;
@@ -5199,58 +5200,92 @@ $$;
 ALTER FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_session jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase_value_problems(p_document jsonb) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $_$
-  with recursive
-  lists as (
-    select distinct m.section, regexp_replace(m.section, '\.?[^.]+$', '') as parent,
-           substring(m.section from '[^.]+$') as name,
-           m.section in ('profile', 'goals', 'target_override', 'exclusions', 'setup') as single
-      from app.import_liftbase_members() as m
-  ),
-  -- The containers (a section, or an inner list of an item) with their paths.
-  containers (section, path, value, single) as (
-    select l.section, l.name, p_document -> l.name, l.single from lists as l where l.parent = ''
-    union all
-    select l.section, c.path || case when c.single then '' else format('[%s]', e.n - 1) end || '.' || l.name,
-           e.item -> l.name, false
-      from containers as c
-     cross join lateral jsonb_array_elements(case when jsonb_typeof(c.value) = 'array' then c.value
-                                                  when c.single and jsonb_typeof(c.value) = 'object' then jsonb_build_array(c.value)
-                                                  else '[]' end) with ordinality as e (item, n)
-      join lists as l on l.parent = c.section
-     where jsonb_typeof(e.item) = 'object'
-  ),
-  items as (
-    select c.section, c.path || case when c.single then '' else format('[%s]', e.n - 1) end as path, e.item
-      from containers as c
-     cross join lateral jsonb_array_elements(case when jsonb_typeof(c.value) = 'array' then c.value
-                                                  when c.single and jsonb_typeof(c.value) = 'object' then jsonb_build_array(c.value)
-                                                  else '[]' end) with ordinality as e (item, n)
-  ),
-  problems as (
-    select c.path as path, 0 as k, case when c.single then 'must be an object' else 'must be a list' end as problem
-      from containers as c
-     where jsonb_typeof(c.value) not in ('null', case when c.single then 'object' else 'array' end)
-    union all
-    select i.path, 0, 'must be an object' from items as i where jsonb_typeof(i.item) <> 'object'
-    union all
-    select i.path || '.' || m.member, 1,
-           case m.kind when 'string' then app.input_string_problem(i.item -> m.member)
-                       when 'number' then app.input_number_problem(i.item -> m.member)
-                       when 'integer' then app.input_integer_problem(i.item -> m.member)
-                       when 'date' then app.input_date_problem(i.item -> m.member)
-                       when 'timestamp' then app.input_timestamp_problem(i.item -> m.member)
-                       when 'uuid' then app.input_uuid_problem(i.item -> m.member)
-                       else app.input_problem(i.item -> m.member, m.kind) end
-      from items as i
-      join app.import_liftbase_members() as m on m.section = i.section
-     where jsonb_typeof(i.item) = 'object' and i.item ? m.member
-  )
-  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', p.path || ': ' || p.problem)
-                            order by p.path, p.k), '[]')
-    from problems as p
-   where p.problem is not null
+declare
+  -- Per section: an array of 'member: problem' for an item (nulls where all is well).
+  v_checks text := (
+    select 'case section '
+           || string_agg(format('when %L then case when jsonb_typeof(item) <> ''object'' then array['': must be an object''] '
+                                || 'else array[%s] end', c.section, c.checks), ' ' order by c.section)
+           || ' end'
+      from (select m.section,
+                   string_agg(format('%L || %s', m.member || ': ',
+                                     case m.kind when 'string' then format('app.input_string_problem(item -> %L)', m.member)
+                                                 when 'number' then format('app.input_number_problem(item -> %L)', m.member)
+                                                 when 'integer' then format('app.input_integer_problem(item -> %L)', m.member)
+                                                 when 'date' then format('app.input_date_problem(item -> %L)', m.member)
+                                                 when 'timestamp' then format('app.input_timestamp_problem(item -> %L)', m.member)
+                                                 when 'uuid' then format('app.input_uuid_problem(item -> %L)', m.member)
+                                                 else format('app.input_problem(item -> %L, %L)', m.member, m.kind) end),
+                              ', ' order by m.member)
+                   -- An inner list of the item that is not a list.
+                   || coalesce(', ' || (select string_agg(format('%L || case when jsonb_typeof(item -> %L) not in (''array'', ''null'') '
+                                                         || 'then ''must be a list'' end',
+                                                         substring(l.section from '[^.]+$') || ': ',
+                                                         substring(l.section from '[^.]+$')), ', ')
+                                  from (select distinct x.section from app.import_liftbase_members() as x) as l
+                                 where l.section like m.section || '.%' and l.section not like m.section || '.%.%'), '')
+                     as checks
+              from app.import_liftbase_members() as m
+             group by m.section) as c);
+  -- The items of each depth, with their section and path: each from the document again.
+  v_depths text[] := array[
+    $d$select s.section, s.name || case when s.single then '' else format('[%s]', e.n - 1) end as path, e.item
+         from lists as s
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s.name) = 'array' then $1 -> s.name
+                                                     when s.single and jsonb_typeof($1 -> s.name) = 'object'
+                                                       then jsonb_build_array($1 -> s.name)
+                                                     else '[]' end) with ordinality as e (item, n)
+        where s.parent = ''$d$,
+    $d$select s2.section, format('%s[%s].%s[%s]', s1.name, e1.n - 1, s2.name, e2.n - 1) as path, e2.item
+         from lists as s1
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s1.name) = 'array' then $1 -> s1.name
+                                                     else '[]' end) with ordinality as e1 (item, n)
+         join lists as s2 on s2.parent = s1.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e1.item -> s2.name) = 'array' then e1.item -> s2.name
+                                                     else '[]' end) with ordinality as e2 (item, n)
+        where s1.parent = ''$d$,
+    $d$select s3.section, format('%s[%s].%s[%s].%s[%s]', s1.name, e1.n - 1, s2.name, e2.n - 1, s3.name, e3.n - 1) as path,
+              e3.item
+         from lists as s1
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s1.name) = 'array' then $1 -> s1.name
+                                                     else '[]' end) with ordinality as e1 (item, n)
+         join lists as s2 on s2.parent = s1.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e1.item -> s2.name) = 'array' then e1.item -> s2.name
+                                                     else '[]' end) with ordinality as e2 (item, n)
+         join lists as s3 on s3.parent = s2.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e2.item -> s3.name) = 'array' then e2.item -> s3.name
+                                                     else '[]' end) with ordinality as e3 (item, n)
+        where s1.parent = ''$d$];
+  v_problems jsonb := '[]';
+  v_found jsonb;
+begin
+  -- The sections themselves.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', l.name || ': '
+                              || case when l.single then 'must be an object' else 'must be a list' end)), '[]')
+    into v_problems
+    from (select distinct m.section as name, m.section in ('profile', 'goals', 'target_override', 'exclusions', 'setup') as single
+            from app.import_liftbase_members() as m where m.section not like '%.%') as l
+   where jsonb_typeof(p_document -> l.name) not in ('null', case when l.single then 'object' else 'array' end);
+  for i in 1 .. 3 loop
+    execute format($q$
+      with lists as (
+        select distinct m.section, regexp_replace(m.section, '\.?[^.]+$', '') as parent,
+               substring(m.section from '[^.]+$') as name,
+               m.section in ('profile', 'goals', 'target_override', 'exclusions', 'setup') as single
+          from app.import_liftbase_members() as m
+      )
+      select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+                                  i.path || case when p.problem like ': %%' then p.problem else '.' || p.problem end)), '[]')
+        from (%s) as i
+       cross join lateral unnest(%s) as p (problem)
+       where p.problem is not null
+    $q$, v_depths[i], v_checks) into v_found using p_document;
+    v_problems := v_problems || v_found;
+  end loop;
+  return coalesce((select jsonb_agg(e order by e ->> 'message') from jsonb_array_elements(v_problems) as e), '[]');
+end
 $_$;
 
 ALTER FUNCTION app.import_liftbase_value_problems(p_document jsonb) OWNER TO liftbase_owner;
@@ -5574,8 +5609,7 @@ CREATE FUNCTION app.input_integer_problem(p_value jsonb) RETURNS text
   select case
     when p_value is null or jsonb_typeof(p_value) = 'null' then null
     when jsonb_typeof(p_value) <> 'number' then 'must be a whole number'
-    when (p_value #>> '{}')::numeric <> trunc((p_value #>> '{}')::numeric)
-      or abs((p_value #>> '{}')::numeric) > 2147483647 then 'must be a whole number'
+    when p_value::numeric <> trunc(p_value::numeric) or abs(p_value::numeric) > 2147483647 then 'must be a whole number'
   end
 $$;
 
@@ -5677,8 +5711,12 @@ CREATE FUNCTION app.is_input_date(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
   select case
-    when p_text is null or p_text !~ '^(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' then false
-    else substr(p_text, 9, 2)::integer <= app.days_in_month(substr(p_text, 1, 4)::integer, substr(p_text, 6, 2)::integer)
+    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$' or length(replace(p_text, '-', '')) <> 8
+      then false
+    else substr(p_text, 1, 4)::integer between 1900 and 2999
+         and substr(p_text, 6, 2)::integer between 1 and 12
+         and substr(p_text, 9, 2)::integer
+             between 1 and app.days_in_month(substr(p_text, 1, 4)::integer, substr(p_text, 6, 2)::integer)
   end
 $_$;
 
@@ -5688,10 +5726,15 @@ CREATE FUNCTION app.is_input_timestamp(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
   select case
-    when p_text is null
-      or p_text !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-](0[0-9]|1[0-4]):[0-5][0-9])$'
+    when p_text is null or p_text not like '____-__-__T__:__:__%' or substr(p_text, 12, 8) !~ '^[0-9:]+$'
+      or length(replace(substr(p_text, 12, 8), ':', '')) <> 6
+      or substr(p_text, 20) !~ '^(\.[0-9]+)?(Z|[+-][0-9][0-9]:[0-9][0-9])$'
       then false
     else app.is_input_date(left(p_text, 10))
+         and substr(p_text, 12, 2)::integer <= 23 and substr(p_text, 15, 2)::integer <= 59
+         and substr(p_text, 18, 2)::integer <= 59
+         and (right(p_text, 1) = 'Z'
+              or (substr(right(p_text, 5), 1, 2)::integer <= 14 and right(p_text, 2)::integer <= 59))
   end
 $_$;
 
@@ -5699,7 +5742,10 @@ ALTER FUNCTION app.is_input_timestamp(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
-    AS $_$ select coalesce(p_text ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false) $_$;
+    AS $_$
+  select coalesce(p_text like '________-____-____-____-____________' and p_text ~ '^[-0-9a-fA-F]+$'
+                  and length(replace(p_text, '-', '')) = 32, false)
+$_$;
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
@@ -6524,8 +6570,9 @@ ALTER FUNCTION app.read_date(p_object jsonb, p_field text) OWNER TO liftbase_own
 CREATE FUNCTION app.read_integer(p_object jsonb, p_field text) RETURNS integer
     LANGUAGE sql STABLE
     AS $$
-  select case when app.input_integer_problem(p_object -> p_field) is null then (p_object ->> p_field)::numeric::integer
-              else app.raise_input_problem(p_field, p_object -> p_field, 'integer')::integer end
+  select case when app.input_integer_problem(p_object -> p_field) is not null
+                then app.raise_input_problem(p_field, p_object -> p_field, 'integer')::integer
+              when jsonb_typeof(p_object -> p_field) = 'number' then (p_object -> p_field)::numeric::integer end
 $$;
 
 ALTER FUNCTION app.read_integer(p_object jsonb, p_field text) OWNER TO liftbase_owner;
@@ -6549,8 +6596,10 @@ ALTER FUNCTION app.read_integer_list(p_object jsonb, p_field text) OWNER TO lift
 CREATE FUNCTION app.read_number(p_object jsonb, p_field text) RETURNS numeric
     LANGUAGE sql STABLE
     AS $$
-  select case when app.input_number_problem(p_object -> p_field) is null then (p_object ->> p_field)::numeric
-              else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
+  select case coalesce(jsonb_typeof(p_object -> p_field), 'null')
+    when 'number' then (p_object -> p_field)::numeric
+    when 'null' then null
+    else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
 $$;
 
 ALTER FUNCTION app.read_number(p_object jsonb, p_field text) OWNER TO liftbase_owner;
