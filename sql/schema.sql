@@ -10307,6 +10307,7 @@ REVOKE ALL ON FUNCTION auth.display_name_problem(p_display_name text) FROM PUBLI
 GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.email_problem(p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.email_problem(p_email text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.hash_password(p_password text) FROM PUBLIC;
 
@@ -10335,6 +10336,7 @@ GRANT ALL ON FUNCTION auth.password_forgot(p_email text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_matches(p_password text, p_hash text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.password_problem(p_password text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;

@@ -6,7 +6,7 @@
 -- server's TimeZone. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(49);
+select plan(50);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
@@ -130,6 +130,9 @@ select is(pg_temp.error_of('targets_put', 'a', '{"calories": "2000", "protein_g"
   'targets are whole numbers, not strings');
 select is(pg_temp.error_of('settings_update', 'a', '{"timezone": 5, "biometric_enabled": "true"}') -> 'fields',
   '{"timezone": "must be a string", "biometric_enabled": "must be true or false"}', 'settings take JSON types only');
+select is(pg_temp.error_of('auth_register', null, '{"email": 5, "password": "short", "display_name": true}') -> 'fields',
+  '{"email": "must be a string", "password": "must be at least 8 characters", "display_name": "must be a string"}',
+  'registration names members of the wrong type and a short password in one answer');
 select is(pg_temp.error_of('auth_login', null, '{"email": ["strict-a@example.com"], "password": 12345678}') -> 'fields',
   '{"email": "must be a string", "password": "must be a string"}', 'a login of the wrong types is 422, not a failed login');
 select is(pg_temp.error_of('metrics_acknowledge', 'a', '{"version": 1, "metrics_computed_at": "now"}') -> 'fields',
