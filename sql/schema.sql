@@ -660,8 +660,15 @@ $$;
 ALTER FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
-    LANGUAGE sql
-    AS $$ select auth.login(p_body ->> 'email', p_body ->> 'password') $$;
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', app.field_problem(p_body, 'email', 'text', false),
+    'password', app.field_problem(p_body, 'password', 'text', false)));
+  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'));
+end
+$$;
 
 ALTER FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
@@ -680,7 +687,10 @@ CREATE FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_change(p_token, p_body ->> 'current_password', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'current_password', app.field_problem(p_body, 'current_password', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -691,7 +701,8 @@ CREATE FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_forgot(p_body ->> 'email');
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
+  perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
 $$;
@@ -702,7 +713,10 @@ CREATE FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb
     LANGUAGE plpgsql
     AS $$
 begin
-  perform auth.password_reset(p_body ->> 'token', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'token', app.field_problem(p_body, 'token', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -710,8 +724,19 @@ $$;
 ALTER FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
-    LANGUAGE sql
-    AS $$ select auth.register(p_body ->> 'email', p_body ->> 'password', p_body ->> 'display_name') $$;
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', coalesce(app.field_problem(p_body, 'email', 'text', false), auth.email_problem(app.read_text(p_body, 'email'))),
+    'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
+                         auth.password_problem(app.read_text(p_body, 'password'))),
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name')))));
+  return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
+                       app.read_text(p_body, 'display_name'));
+end
+$$;
 
 ALTER FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
@@ -743,6 +768,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e
@@ -765,7 +793,7 @@ declare
   v_meal app.custom_meals;
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_meal;
+  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -796,7 +824,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(v_body ->> 'name'), name), updated_at = now()
+  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
@@ -812,10 +840,22 @@ CREATE FUNCTION api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb) 
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.custom_meals;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
-                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select m.* into v_after from app.custom_meals as m where m.user_id = v_user_id and m.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+      from (select * from app.custom_meals as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))
+             order by x.name, x.id
+             limit v_page.page_size + 1) as m), '[]'), v_page.page_size);
 end
 $$;
 
@@ -829,15 +869,25 @@ declare
   v_day date := app.date_parameter(p_args, 'date');
   v_range record := app.date_range_parameter(case when v_day is null then p_args
                                                   else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.food_entries;
 begin
   if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
+    perform app.raise_parameter_problem('from', 'must be at most a year before to');
   end if;
-  return jsonb_build_object('items', coalesce((
+  if v_page.cursor_uuid is not null then
+    select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
-      from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
-    'next_cursor', null);
+      from (select * from app.food_entries as x
+             where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
+               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+             order by x.entry_date, x.created_at, x.id
+             limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end
 $$;
 
@@ -870,8 +920,9 @@ begin
   v_entry.user_id := v_user_id;
 
   if v_body ->> 'favorite_id' is not null then
-    if app.is_uuid(v_body ->> 'favorite_id') then
-      select f.* into v_favorite from app.favorites as f where f.user_id = v_user_id and f.id = (v_body ->> 'favorite_id')::uuid;
+    if app.input_problem(v_body -> 'favorite_id', 'uuid') is null then
+      select f.* into v_favorite from app.favorites as f
+       where f.user_id = v_user_id and f.id = app.read_uuid(v_body, 'favorite_id');
     end if;
     if v_favorite.id is null then
       v_problems := v_problems || '{"favorite_id": "is not one of your favorites"}';
@@ -887,20 +938,20 @@ begin
     v_entry.servings := v_favorite.servings;
   elsif v_body ->> 'custom_meal_id' is not null then
     v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
-    if app.is_uuid(v_body ->> 'custom_meal_id') then
+    if app.input_problem(v_body -> 'custom_meal_id', 'uuid') is null then
       select app.custom_meal_json(m) into v_meal from app.custom_meals as m
-       where m.user_id = v_user_id and m.id = (v_body ->> 'custom_meal_id')::uuid;
+       where m.user_id = v_user_id and m.id = app.read_uuid(v_body, 'custom_meal_id');
     end if;
     if v_meal is null then
       v_problems := v_problems || '{"custom_meal_id": "is not one of your meals"}';
     elsif app.field_problem(v_body, 'servings', 'app.servings', false) is null then
-      v_entry.servings := coalesce((v_body ->> 'servings')::numeric, 1);
+      v_entry.servings := coalesce(app.read_number(v_body, 'servings'), 1);
       v_entry.name := v_meal ->> 'name';
       v_entry.calories := (v_meal -> 'totals' ->> 'calories')::numeric * v_entry.servings;
       v_entry.protein_g := (v_meal -> 'totals' ->> 'protein_g')::numeric * v_entry.servings;
       v_entry.carbs_g := (v_meal -> 'totals' ->> 'carbs_g')::numeric * v_entry.servings;
       v_entry.fat_g := (v_meal -> 'totals' ->> 'fat_g')::numeric * v_entry.servings;
-      v_entry.custom_meal_id := (v_body ->> 'custom_meal_id')::uuid;
+      v_entry.custom_meal_id := app.read_uuid(v_body, 'custom_meal_id');
     end if;
   elsif v_body ->> 'food_item_id' is not null then
     select f.* into v_food from app.food_item_values(v_user_id, v_body, '') as f;
@@ -918,22 +969,22 @@ begin
   else
     v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
-      v_entry.calories := (v_body ->> 'calories')::numeric;
-      v_entry.protein_g := coalesce((v_body ->> 'protein_g')::numeric, 0);
-      v_entry.carbs_g := coalesce((v_body ->> 'carbs_g')::numeric, 0);
-      v_entry.fat_g := coalesce((v_body ->> 'fat_g')::numeric, 0);
+      v_entry.calories := app.read_number(v_body, 'calories');
+      v_entry.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
+      v_entry.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
+      v_entry.fat_g := coalesce(app.read_number(v_body, 'fat_g'), 0);
     end if;
   end if;
   perform app.raise_if_invalid(v_problems);
 
   insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
                                 servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
-  values (v_user_id, (v_body ->> 'client_id')::uuid,
-          coalesce((v_body ->> 'entry_date')::date, app.user_today(v_user_id)),
-          coalesce(v_body ->> 'meal_type', 'snack'), coalesce(btrim(v_body ->> 'name'), v_entry.name),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'),
+          coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id)),
+          coalesce(app.read_text(v_body, 'meal_type'), 'snack'), coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name),
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          v_body ->> 'source', coalesce(v_body ->> 'barcode', v_entry.barcode))
+          app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
   on conflict (user_id, client_id) do nothing
   returning * into v_entry;
   if not found then
@@ -986,18 +1037,18 @@ begin
                     else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
     'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
                   else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
-  if v_body ? 'servings' then
-    v_scale := (v_body ->> 'servings')::numeric / v_entry.servings;
+  if app.read_number(v_body, 'servings') is not null then
+    v_scale := app.read_number(v_body, 'servings') / v_entry.servings;
   end if;
   update app.food_entries
-     set entry_date = coalesce((v_body ->> 'entry_date')::date, entry_date),
-         meal_type = coalesce(v_body ->> 'meal_type', meal_type),
-         name = coalesce(btrim(v_body ->> 'name'), name),
-         servings = coalesce((v_body ->> 'servings')::numeric, servings),
-         calories = coalesce((v_body ->> 'calories')::numeric, calories * v_scale),
-         protein_g = coalesce((v_body ->> 'protein_g')::numeric, protein_g * v_scale),
-         carbs_g = coalesce((v_body ->> 'carbs_g')::numeric, carbs_g * v_scale),
-         fat_g = coalesce((v_body ->> 'fat_g')::numeric, fat_g * v_scale),
+     set entry_date = coalesce(app.read_date(v_body, 'entry_date'), entry_date),
+         meal_type = coalesce(app.read_text(v_body, 'meal_type'), meal_type),
+         name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         servings = coalesce(app.read_number(v_body, 'servings'), servings),
+         calories = coalesce(app.read_number(v_body, 'calories'), calories * v_scale),
+         protein_g = coalesce(app.read_number(v_body, 'protein_g'), protein_g * v_scale),
+         carbs_g = coalesce(app.read_number(v_body, 'carbs_g'), carbs_g * v_scale),
+         fat_g = coalesce(app.read_number(v_body, 'fat_g'), fat_g * v_scale),
          updated_at = now()
    where user_id = v_user_id and id = v_entry.id
   returning * into v_entry;
@@ -1013,7 +1064,7 @@ CREATE FUNCTION api.equipment_list(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.equipment_json(v_user_id);
+  return app.page_of_list(app.equipment_json(v_user_id) -> 'items', p_args);
 end
 $$;
 
@@ -1024,16 +1075,20 @@ CREATE FUNCTION api.equipment_select(p_token text, p_body jsonb, p_args jsonb) R
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_ids jsonb := coalesce(p_body, '{}') -> 'equipment_ids';
+  v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
-    when v_ids is null or jsonb_typeof(v_ids) <> 'array' then 'must be a list of equipment ids'
-    when exists (select from jsonb_array_elements_text(v_ids) as i where not exists (select from app.equipment as e where e.id = i))
-      then 'unknown: ' || (select string_agg(i, ', ') from jsonb_array_elements_text(v_ids) as i
+    when v_body -> 'equipment_ids' is null or jsonb_typeof(v_body -> 'equipment_ids') <> 'array'
+      then 'must be a list of equipment ids'
+    when app.input_problem(v_body -> 'equipment_ids', 'string[]') is not null
+      then app.input_problem(v_body -> 'equipment_ids', 'string[]')
+    when exists (select from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
+                  where not exists (select from app.equipment as e where e.id = i))
+      then 'unknown: ' || (select string_agg(i, ', ') from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
                            where not exists (select from app.equipment as e where e.id = i)) end));
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
+  select distinct v_user_id, i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i;
   return app.equipment_json(v_user_id);
 end
 $$;
@@ -1046,21 +1101,18 @@ CREATE FUNCTION api.exclusions_put(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_ids jsonb := coalesce(v_body -> 'exercise_ids', '[]');
+  v_ids_problem text := app.input_problem(v_body -> 'exercise_ids', 'uuid[]');
   v_row app.user_exclusions;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'exercise_ids', case
-      when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
-      when exists (select from jsonb_array_elements(v_ids) as i
-                    where jsonb_typeof(i) <> 'string'
-                       or not app.is_uuid(i #>> '{}')
-                       or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
-        then 'must list known exercises' end,
-    'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));
+    'exercise_ids', coalesce(v_ids_problem, case
+      when exists (select from unnest(app.read_uuid_list(v_body, 'exercise_ids')) as i
+                    where (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
+        then 'must list known exercises' end),
+    'muscles', app.muscles_problem(v_body -> 'muscles', false)));
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
-  values (v_user_id, array(select (jsonb_array_elements_text(v_ids))::uuid),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'muscles', '[]'))))
+  values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
+          coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
   on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
@@ -1082,10 +1134,9 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
-  values (v_user_id, btrim(v_body ->> 'name'), coalesce(v_body ->> 'category', 'strength'), v_body ->> 'mechanic',
-          coalesce(v_body ->> 'equipment', 'other'),
-          array(select jsonb_array_elements_text(v_body -> 'primary_muscles')),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'secondary_muscles', '[]'))))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+          app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -1113,24 +1164,20 @@ CREATE FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args js
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
-  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_source record;
+  v_items jsonb;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
     perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
   end if;
   select v.* into v_source from app.visible_exercises(v_user_id) as v
-   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
+   where v.id = app.id_parameter(p_args, 'id');
   if v_source.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
-  return jsonb_build_object(
-    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
-                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
-    'goal', v_goal,
-    'next_cursor', null,
-    'items', coalesce((
+  v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
                                          c.is_user_created)
@@ -1140,7 +1187,7 @@ begin
                                             then jsonb_build_object('code', 'competition_lift_replaced',
                                                    'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
                                                                      v_source.name, c.name)) end)
-                       order by c.score desc, c.name)
+                       order by c.score desc, c.name, c.id)
         from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
                                                           and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
@@ -1157,8 +1204,15 @@ begin
                       or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
                  and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
-               order by score desc, v.name
-               limit v_limit) as c), '[]'));
+               order by score desc, v.name, v.id
+               offset v_offset limit v_page.page_size + 1) as c), '[]');
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
+                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+    'goal', v_goal,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
+    'items', v_items - v_page.page_size);
 end
 $$;
 
@@ -1177,15 +1231,13 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   update app.user_exercises
-     set name = coalesce(btrim(v_body ->> 'name'), name),
-         category = coalesce(v_body ->> 'category', category),
-         mechanic = case when v_body ? 'mechanic' then v_body ->> 'mechanic' else mechanic end,
-         equipment = coalesce(v_body ->> 'equipment', equipment),
-         primary_muscles = case when v_body ? 'primary_muscles'
-                                then array(select jsonb_array_elements_text(v_body -> 'primary_muscles'))
-                                else primary_muscles end,
+     set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         category = coalesce(app.read_text(v_body, 'category'), category),
+         mechanic = case when v_body ? 'mechanic' then app.read_text(v_body, 'mechanic') else mechanic end,
+         equipment = coalesce(app.read_text(v_body, 'equipment'), equipment),
+         primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
-                                  then array(select jsonb_array_elements_text(v_body -> 'secondary_muscles'))
+                                  then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
                                   else secondary_muscles end
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
@@ -1201,7 +1253,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_page record := app.page_parameters(p_args, 'number');
   v_limit integer := v_page.page_size;
-  v_offset integer := coalesce(v_page.cursor_number, 0);
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_q text := lower(btrim(p_args ->> 'q'));
   v_rows jsonb;
 begin
@@ -1297,8 +1349,8 @@ declare
   v_food record;
 begin
   if v_body ? 'entry_id' then
-    if app.is_uuid(v_body ->> 'entry_id') then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = (v_body ->> 'entry_id')::uuid;
+    if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
+      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -1306,17 +1358,17 @@ begin
   else
     perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
-      'food_item_id', case when v_body ->> 'food_item_id' is not null
-                            and (not app.is_uuid(v_body ->> 'food_item_id')
-                                 or (select f.id from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f) is null)
-                           then 'is not a known food' end));
-    select f.* into v_food from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f;
-    v_entry.name := btrim(v_body ->> 'name');
-    v_entry.calories := (v_body ->> 'calories')::numeric;
-    v_entry.protein_g := (v_body ->> 'protein_g')::numeric;
-    v_entry.carbs_g := (v_body ->> 'carbs_g')::numeric;
-    v_entry.fat_g := (v_body ->> 'fat_g')::numeric;
-    v_entry.servings := (v_body ->> 'servings')::numeric;
+      'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
+                               case when app.read_uuid(v_body, 'food_item_id') is not null
+                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                    then 'is not a known food' end)));
+    select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
+    v_entry.name := btrim(app.read_text(v_body, 'name'));
+    v_entry.calories := app.read_number(v_body, 'calories');
+    v_entry.protein_g := app.read_number(v_body, 'protein_g');
+    v_entry.carbs_g := app.read_number(v_body, 'carbs_g');
+    v_entry.fat_g := app.read_number(v_body, 'fat_g');
+    v_entry.servings := app.read_number(v_body, 'servings');
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
@@ -1336,7 +1388,7 @@ CREATE FUNCTION api.favorite_delete(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  delete from app.favorites where user_id = v_user_id and app.is_uuid(p_args ->> 'id') and id = (p_args ->> 'id')::uuid;
+  delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
   end if;
@@ -1351,10 +1403,22 @@ CREATE FUNCTION api.favorites_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.favorites;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
-                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select f.* into v_after from app.favorites as f where f.user_id = v_user_id and f.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+      from (select * from app.favorites as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
+             order by x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as f), '[]'), v_page.page_size);
 end
 $$;
 
@@ -1400,15 +1464,18 @@ begin
     'sugars_g', app.field_problem(v_body, 'sugars_g', 'app.grams', false),
     'saturated_fat_g', app.field_problem(v_body, 'saturated_fat_g', 'app.grams', false),
     'sodium_mg', app.field_problem(v_body, 'sodium_mg', 'app.kcal', false),
-    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false)));
+    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
+    'brand', app.field_problem(v_body, 'brand', 'text', false),
+    'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
   insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, btrim(v_body ->> 'name'), v_body ->> 'brand', v_body ->> 'barcode', (v_body ->> 'calories')::numeric,
-          coalesce((v_body ->> 'protein_g')::numeric, 0), coalesce((v_body ->> 'carbs_g')::numeric, 0),
-          coalesce((v_body ->> 'fat_g')::numeric, 0), (v_body ->> 'fiber_g')::numeric, (v_body ->> 'sugars_g')::numeric,
-          (v_body ->> 'sodium_mg')::numeric, (v_body ->> 'saturated_fat_g')::numeric,
-          coalesce(v_body ->> 'serving_label', coalesce((v_body ->> 'serving_g')::numeric, 100)::text || ' g'),
-          coalesce((v_body ->> 'serving_g')::numeric, 100))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
+          app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
+          coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
+          app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
+          app.read_number(v_body, 'saturated_fat_g'),
+          coalesce(app.read_text(v_body, 'serving_label'), coalesce(app.read_number(v_body, 'serving_g'), 100)::text || ' g'),
+          coalesce(app.read_number(v_body, 'serving_g'), 100))
   returning id into v_id;
   return app.food_json(v_user_id, v_id);
 end
@@ -1423,9 +1490,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_food jsonb;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
-  end if;
+  v_food := app.food_json(v_user_id, app.id_parameter(p_args, 'id'));
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
   end if;
@@ -1509,7 +1574,7 @@ begin
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
+  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do update
     set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = now();
   v_recorded := app.record_targets(v_user_id, 'goal');
@@ -1606,8 +1671,8 @@ CREATE FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS 
 begin
   perform auth.authenticate(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
-    'password', app.field_problem(coalesce(p_body, '{}'), 'password', 'text')));
-  perform auth.delete_current_account(p_body ->> 'password');
+    'password', app.field_problem(p_body, 'password', 'text')));
+  perform auth.delete_current_account(app.read_text(p_body, 'password'));
   return null;
 end
 $$;
@@ -1635,19 +1700,15 @@ declare
   v_ack app.metrics_acknowledgements;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'version', case when jsonb_typeof(v_body -> 'version') is distinct from 'number' then 'is required (a number)' end,
-    'metrics_computed_at', case when v_body ->> 'metrics_computed_at' is null then 'is required' end));
+    'version', app.field_problem(v_body, 'version', 'integer'),
+    'metrics_computed_at', app.field_problem(v_body, 'metrics_computed_at', 'timestamptz')));
   if v_metrics.id is null then
     perform app.raise_error(404, 'metrics_not_found', 'No health metrics yet: complete onboarding first.');
   end if;
-  begin
-    if (v_body ->> 'version')::numeric <> v_metrics.version
-       or (v_body ->> 'metrics_computed_at')::timestamptz <> v_metrics.computed_at then
-      perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
-    end if;
-  exception when invalid_datetime_format or datetime_field_overflow then
-    perform app.raise_if_invalid(jsonb_build_object('metrics_computed_at', 'must be a timestamp'));
-  end;
+  if app.read_integer(v_body, 'version') <> v_metrics.version
+     or app.read_timestamp(v_body, 'metrics_computed_at') <> v_metrics.computed_at then
+    perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
+  end if;
   insert into app.metrics_acknowledgements (user_id, health_metric_id, version)
   values (v_user_id, v_metrics.id, v_metrics.version)
   on conflict (user_id, health_metric_id) do nothing;
@@ -1669,6 +1730,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m
@@ -1755,7 +1819,7 @@ begin
     app.profile_problems(v_body) || app.goal_problems(v_body) || app.body_metric_problems(v_body, true));
 
   insert into app.goals (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
+  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do nothing;
   if not found then
     perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
@@ -1783,11 +1847,12 @@ declare
   v_plan app.plans;
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_plan;
+  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   weight_kg, rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, (x.item ->> 'sets')::integer,
-         (x.item ->> 'reps')::integer, coalesce((x.item ->> 'weight_kg')::numeric, 0), (x.item ->> 'rest_seconds')::integer
+  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
+         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -1829,8 +1894,8 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
-  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(coalesce(p_body, '{}'), 'name', 'app.plan_name')));
-  update app.plans set name = btrim(p_body ->> 'name') where user_id = v_user_id and id = v_plan.id;
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
+  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;
@@ -1866,11 +1931,26 @@ CREATE FUNCTION api.plans_list(p_token text, p_body jsonb, p_args jsonb) RETURNS
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.plans;
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc)
-                         from app.plans as p where p.user_id = v_user_id), '[]'),
-    'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select p.* into v_after from app.plans as p where p.user_id = v_user_id and p.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  -- Never used sorts as used at -infinity: last in this descending order, like nulls last.
+  return app.page(coalesce((
+    select jsonb_agg(app.plan_json(p, false)
+                     order by coalesce(p.last_used_at, '-infinity') desc, p.created_at desc, p.id desc)
+      from (select * from app.plans as x
+             where x.user_id = v_user_id
+               and (v_after.id is null
+                    or (coalesce(x.last_used_at, '-infinity'), x.created_at, x.id)
+                       < (coalesce(v_after.last_used_at, '-infinity'), v_after.created_at, v_after.id))
+             order by coalesce(x.last_used_at, '-infinity') desc, x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as p), '[]'), v_page.page_size);
 end
 $$;
 
@@ -1929,9 +2009,6 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
@@ -1997,9 +2074,6 @@ declare
   v_training_id uuid;
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
   v_training_id := app.save_session(v_user_id, null,
     jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
@@ -2034,12 +2108,8 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
-  perform app.raise_if_invalid(jsonb_build_object('combine',
-    case when v_body ? 'combine' and jsonb_typeof(v_body -> 'combine') <> 'boolean' then 'must be true or false' end));
-  perform app.skip_program_session(v_user_id, v_session, coalesce((v_body ->> 'combine')::boolean, false));
+  perform app.raise_if_invalid(jsonb_build_object('combine', app.field_problem(v_body, 'combine', 'boolean', false)));
+  perform app.skip_program_session(v_user_id, v_session, coalesce(app.read_boolean(v_body, 'combine'), false));
   v_next := app.next_program_session(v_user_id, v_session.program_id);
   return jsonb_build_object(
     'skipped_session_id', v_session.id,
@@ -2165,12 +2235,12 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(v_body ->> 'status', status),
-         name = case when v_body ? 'name' then v_body ->> 'name' else name end,
-         notes = case when v_body ? 'notes' then v_body ->> 'notes' else notes end,
+     set status = coalesce(app.read_text(v_body, 'status'), status),
+         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
+         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
          finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce((v_body ->> 'finished_at')::timestamptz, finished_at, now())
-                            else coalesce((v_body ->> 'finished_at')::timestamptz, finished_at) end,
+                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
+                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
          updated_at = now()
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));
@@ -2215,6 +2285,10 @@ declare
   v_from date := v_range.from_date;
   v_to date := v_range.to_date;
 begin
+  if v_cursor is not null
+     and not exists (select from app.training_sessions as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
              'id', s.id, 'session_date', s.session_date, 'name', s.name, 'status', s.status,
@@ -2318,8 +2392,8 @@ begin
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
     'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
   insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
-  values (v_user_id, (v_body ->> 'calories')::integer, (v_body ->> 'protein_g')::integer,
-          (v_body ->> 'carbs_g')::integer, (v_body ->> 'fat_g')::integer)
+  values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
+          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
   on conflict (user_id) do update
     set calories = case when v_body ? 'calories' then excluded.calories else o.calories end,
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
@@ -2354,8 +2428,8 @@ CREATE FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
-                            'next_cursor', null);
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+                          p_args);
 end
 $$;
 
@@ -2375,7 +2449,8 @@ begin
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(t.working), 0) as working_sets,
              coalesce(sum(t.volume), 0) as volume_kg
-        from generate_series(v_start, v_start + 6, interval '1 day') as d
+        -- Days as timestamps without time zone: the server's TimeZone plays no part.
+        from generate_series(v_start::timestamp, (v_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (
@@ -2429,8 +2504,8 @@ declare
   v_entry app.body_metrics;
 begin
   insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
-  values (p_user_id, (p_body ->> 'weight_kg')::numeric, (p_body ->> 'body_fat_pct')::numeric,
-          (p_body ->> 'height_cm')::numeric)
+  values (p_user_id, app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
+          app.read_number(p_body, 'height_cm'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
     update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()
@@ -2598,8 +2673,8 @@ declare
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
-    select concat_ws(',', to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'),
-                     to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'),
+    select concat_ws(',', coalesce(to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'), ''),
+                     coalesce(to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'), ''),
                      m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text)) || E'\r\n'
       from app.body_metrics as m
      where m.user_id = p_user_id
@@ -2819,10 +2894,8 @@ CREATE FUNCTION app.create_program(p_user_id uuid, p_body jsonb) RETURNS uuid
     AS $$
 declare
   v_id uuid := gen_random_uuid();
-  v_days integer := (p_body ->> 'days_per_week')::integer;
-  v_split text[] := coalesce(array(select jsonb_array_elements_text(
-                                     case when jsonb_typeof(p_body -> 'split') = 'array' then p_body -> 'split' end)),
-                             '{}');
+  v_days integer := app.read_integer(p_body, 'days_per_week');
+  v_split text[] := coalesce(app.read_text_list(p_body, 'split'), '{}');
   v_first app.program_phases;
 begin
   if cardinality(v_split) = 0 then
@@ -2972,24 +3045,21 @@ $$;
 ALTER FUNCTION app.daily_weights(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean DEFAULT false) RETURNS date
-    LANGUAGE plpgsql IMMUTABLE
-    AS $_$
+    LANGUAGE plpgsql STABLE
+    AS $$
 begin
   if p_args ->> p_name is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
+      perform app.raise_parameter_problem(p_name, 'is required (YYYY-MM-DD)');
     end if;
     return null;
   end if;
-  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
-    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
+  if not app.is_input_date(p_args ->> p_name) then
+    perform app.raise_parameter_problem(p_name, 'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31');
   end if;
   return (p_args ->> p_name)::date;
-exception when invalid_datetime_format or datetime_field_overflow then
-  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  return null;
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required boolean) OWNER TO liftbase_owner;
 
@@ -3004,12 +3074,23 @@ begin
   end if;
   from_date := coalesce(from_date, to_date - p_default_days);
   if from_date > to_date then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
+    perform app.raise_parameter_problem('from', 'must not be after to');
   end if;
 end
 $$;
 
 ALTER FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.days_in_month(p_year integer, p_month integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case p_month
+    when 2 then case when p_year % 4 = 0 and (p_year % 100 <> 0 or p_year % 400 = 0) then 29 else 28 end
+    when 4 then 30 when 6 then 30 when 9 then 30 when 11 then 30
+    else 31 end
+$$;
+
+ALTER FUNCTION app.days_in_month(p_year integer, p_month integer) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.default_split(p_days_per_week integer) RETURNS text[]
     LANGUAGE sql IMMUTABLE
@@ -3189,15 +3270,15 @@ CREATE FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required 
 begin
   if p_args ->> 'exercise_id' is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', 'exercise_id is required.');
+      perform app.raise_parameter_problem('exercise_id', 'is required');
     end if;
     return;
   end if;
   if not app.is_uuid(p_args ->> 'exercise_id') then
-    perform app.raise_error(400, 'invalid_parameter', 'exercise_id must be a UUID.');
+    perform app.raise_parameter_problem('exercise_id', 'must be a UUID');
   end if;
   select v.id, v.name into exercise_id, exercise_name
-    from app.visible_exercises(p_user_id) as v where v.id = (p_args ->> 'exercise_id')::uuid;
+    from app.visible_exercises(p_user_id) as v where v.id = app.id_parameter(p_args, 'exercise_id');
   if exercise_id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
@@ -3211,12 +3292,15 @@ CREATE FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) RETURNS 
     AS $$
   select jsonb_build_object(
     'name', case when p_creating or p_body ? 'name'
-                 then app.field_problem(jsonb_build_object('name', btrim(p_body ->> 'name')), 'name', 'app.exercise_name') end,
+                 then coalesce(app.field_problem(p_body, 'name', 'text', false),
+                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))), 'name',
+                                                 'app.exercise_name')) end,
     'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
     'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
-    'equipment', case when p_body ->> 'equipment' is not null
-                       and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                      then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end,
+    'equipment', coalesce(app.field_problem(p_body, 'equipment', 'text', false),
+                          case when p_body ->> 'equipment' is not null
+                                and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
+                               then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
     'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
 $$;
@@ -3237,8 +3321,10 @@ begin
     return jsonb_build_object(p_path || '.exercise_id', v_problem);
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(jsonb_build_object('v', btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'))),
-                               'v', 'app.exercise_name'), null));
+    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false), app.field_problem(p_item, 'name', 'text', false),
+             app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
+                                                                      app.read_text(p_item, 'name')))),
+                               'v', 'app.exercise_name')));
 end
 $$;
 
@@ -3572,23 +3658,33 @@ CREATE FUNCTION app.field_problem(p_body jsonb, p_field text, p_domain regtype, 
     AS $_$
 declare
   v_value jsonb := p_body -> p_field;
-  v_base regtype := (select t.typbasetype::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
-  v_numeric boolean := v_base in ('numeric'::regtype, 'integer'::regtype);
+  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_kind text := app.input_kind(p_domain);
+  v_problem text;
 begin
+  if v_kind is null then
+    raise exception 'app.field_problem: no request member is read as %', p_domain;
+  end if;
   if v_value is null or v_value = 'null'::jsonb then
     return case when p_required then 'is required' end;
   end if;
-  if v_numeric and jsonb_typeof(v_value) not in ('number', 'string') then
-    return 'must be a number';
+  v_problem := app.input_problem(v_value, v_kind);
+  if v_problem is not null then
+    -- A number with a fraction for a whole-number domain: the domain says which numbers.
+    if v_kind = 'integer' and jsonb_typeof(v_value) = 'number' and v_base <> p_domain then
+      return obj_description(p_domain, 'pg_type');
+    end if;
+    return v_problem;
   end if;
-  if not v_numeric and jsonb_typeof(v_value) <> 'string' then
-    return 'must be a string';
+  if v_base = p_domain then
+    return null;
   end if;
   begin
-    execute format('select $1::%s', p_domain) using v_value #>> '{}';
+    -- The text of a value of its kind casts exactly (whole numbers through numeric).
+    execute format('select $1::%s::%s', case when v_kind = 'integer' then 'numeric' else v_base::text end, p_domain)
+      using v_value #>> '{}';
   exception
-    when check_violation or invalid_text_representation or numeric_value_out_of_range
-      or invalid_datetime_format or datetime_field_overflow then
+    when check_violation or numeric_value_out_of_range then
       return obj_description(p_domain, 'pg_type');
   end;
   return null;
@@ -3619,9 +3715,7 @@ CREATE FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) RETURNS app.c
 declare
   v_meal app.custom_meals;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = (p_args ->> 'id')::uuid;
-  end if;
+  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;
@@ -3637,9 +3731,7 @@ CREATE FUNCTION app.find_entry(p_user_id uuid, p_args jsonb) RETURNS app.food_en
 declare
   v_entry app.food_entries;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = (p_args ->> 'id')::uuid;
-  end if;
+  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;
@@ -3702,9 +3794,7 @@ CREATE FUNCTION app.find_plan(p_user_id uuid, p_args jsonb) RETURNS app.plans
 declare
   v_plan app.plans;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = (p_args ->> 'id')::uuid;
-  end if;
+  select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = app.id_parameter(p_args, 'id');
   if v_plan.id is null then
     perform app.raise_error(404, 'plan_not_found', 'No such plan.');
   end if;
@@ -3720,9 +3810,7 @@ CREATE FUNCTION app.find_program_session(p_user_id uuid, p_args jsonb) RETURNS a
 declare
   v_session app.program_sessions;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
-  end if;
+  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;
@@ -3738,10 +3826,8 @@ CREATE FUNCTION app.find_session(p_user_id uuid, p_args jsonb) RETURNS app.train
 declare
   v_session app.training_sessions;
 begin
-  if not app.is_uuid(p_args ->> 'id') then
-    perform app.raise_error(404, 'session_not_found', 'No such session.');
-  end if;
-  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;
@@ -3773,11 +3859,9 @@ CREATE FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) RETURNS app
 declare
   v_exercise app.user_exercises;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
-    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
-      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
-    end if;
+  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
+    perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;
   if v_exercise.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
@@ -3962,23 +4046,23 @@ ALTER FUNCTION app.finish_usda_import() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) RETURNS record
     LANGUAGE plpgsql STABLE
-    AS $_$
+    AS $$
 declare
   v_macros record;
 begin
   problems := jsonb_strip_nulls(jsonb_build_object(
     p_path || 'servings', app.field_problem(p_item, 'servings', 'app.servings', false),
-    p_path || 'portion_id', case when p_item ->> 'portion_id' !~ '^\d{1,9}$' then 'is not a portion of this food' end,
-    p_path || 'food_item_id', case when not app.is_uuid(p_item ->> 'food_item_id') then 'is not a known food' end));
+    p_path || 'portion_id', app.field_problem(p_item, 'portion_id', 'integer', false),
+    p_path || 'food_item_id', app.field_problem(p_item, 'food_item_id', 'uuid')));
   if problems <> '{}' then
     return;
   end if;
-  servings := coalesce((p_item ->> 'servings')::numeric, 1);
-  portion_seq := (p_item ->> 'portion_id')::integer;
-  select m.* into v_macros from app.food_macros(p_user_id, (p_item ->> 'food_item_id')::uuid, portion_seq, servings) as m;
+  servings := coalesce(app.read_number(p_item, 'servings'), 1);
+  portion_seq := app.read_integer(p_item, 'portion_id');
+  select m.* into v_macros from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
   if v_macros.name is null then
     problems := case when portion_seq is not null
-                       and exists (select from app.find_food(p_user_id, (p_item ->> 'food_item_id')::uuid) as f where f.id is not null)
+                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f where f.id is not null)
                      then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
                      else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
     return;
@@ -3990,12 +4074,12 @@ begin
   fat_g := v_macros.fat_g;
   barcode := v_macros.barcode;
   if v_macros.is_user_food then
-    user_food_id := (p_item ->> 'food_item_id')::uuid;
+    user_food_id := app.read_uuid(p_item, 'food_item_id');
   else
-    food_id := (p_item ->> 'food_item_id')::uuid;
+    food_id := app.read_uuid(p_item, 'food_item_id');
   end if;
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) OWNER TO liftbase_owner;
 
@@ -4153,7 +4237,7 @@ CREATE FUNCTION app.goal_problems(p_body jsonb) RETURNS jsonb
     'goal_rate_per_week', coalesce(
       app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
       case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
-           then app.goal_rate_problem(p_body ->> 'goal_type', (p_body ->> 'goal_rate_per_week')::numeric) end))
+           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'), app.read_number(p_body, 'goal_rate_per_week')) end))
 $$;
 
 ALTER FUNCTION app.goal_problems(p_body jsonb) OWNER TO liftbase_owner;
@@ -4170,17 +4254,23 @@ $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS uuid
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
+
+ALTER FUNCTION app.id_parameter(p_args jsonb, p_name text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object('line', w.line, 'message', w.blank || ' blank: counted as 0')
                             order by w.line), '[]')
-    from (select (x.item ->> 'line')::integer as line, string_agg(c.name, ', ' order by c.n) as blank
+    from (select app.read_integer(x.item, 'line') as line, string_agg(c.name, ', ' order by c.n) as blank
             from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)
            cross join lateral (select c.name, c.n, app.import_column(p_document -> 'header', array[c.name]) as idx
                                  from unnest(p_columns) with ordinality as c (name, n)) as c
            where c.idx is not null and app.import_cell(x.item -> 'fields', c.idx) is null
-           group by x.item ->> 'line') as w
+           group by app.read_integer(x.item, 'line')) as w
 $$;
 
 ALTER FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) OWNER TO liftbase_owner;
@@ -4236,7 +4326,7 @@ begin
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_day) as day,
            app.import_cell(x.item -> 'fields', c_time) as time,
            app.import_cell(x.item -> 'fields', c_group) as grp,
@@ -4252,8 +4342,8 @@ begin
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
            'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', coalesce(r.energy, '0'), 'protein_g', coalesce(r.protein, '0'),
-           'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
+           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
+           'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
              when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
              when r.name is null then format('%s is required', p_columns ->> 'name')
@@ -4278,8 +4368,8 @@ begin
                          from (select distinct c.day from cells as c
                                 where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
-  select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', r ->> 'problem')
-                            order by (r ->> 'line')::integer), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', r ->> 'problem')
+                            order by app.read_integer(r, 'line')), '[]')
     into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
   if errors <> '[]' then
     return;
@@ -4287,9 +4377,8 @@ begin
   begin
     insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
                                   import_key)
-    select p_user_id, (r ->> 'entry_date')::date, r ->> 'meal_type', r ->> 'name', trim_scale((r ->> 'calories')::numeric),
-           trim_scale((r ->> 'protein_g')::numeric), trim_scale((r ->> 'carbs_g')::numeric),
-           trim_scale((r ->> 'fat_g')::numeric), 'import', r ->> 'key'
+    select p_user_id, app.read_date(r, 'entry_date'), r ->> 'meal_type', r ->> 'name', app.read_number(r, 'calories'),
+           app.read_number(r, 'protein_g'), app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), 'import', r ->> 'key'
       from jsonb_array_elements(v_rows) as r
      where not exists (select from app.food_entries as f where f.user_id = p_user_id and f.import_key = r ->> 'key');
     get diagnostics imported = row_count;
@@ -4301,8 +4390,8 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', p.message)
-                                order by (r ->> 'line')::integer, p.k), '[]')
+      select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
+                                order by app.read_integer(r, 'line'), p.k), '[]')
         into errors
         from jsonb_array_elements(v_rows) as r
        cross join lateral (values
@@ -4490,7 +4579,7 @@ begin
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_title) as title,
            app.import_cell(x.item -> 'fields', c_start) as start_text,
            app.import_cell(x.item -> 'fields', c_end) as end_text,
@@ -4568,6 +4657,7 @@ ALTER FUNCTION app.import_iso_time(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql
+    SET jit TO 'off'
     AS $$
 declare
   v_settings jsonb := case when jsonb_typeof(p_document -> 'settings') = 'object' then p_document -> 'settings' else '{}' end;
@@ -4592,6 +4682,7 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', 'settings.' || p.key || ': ' || p.value)
                             order by p.key), '[]')
     into errors from jsonb_each_text(jsonb_strip_nulls(app.settings_problems(v_settings))) as p;
+  errors := errors || app.import_liftbase_value_problems(p_document);
   if errors <> '[]' then
     return;
   end if;
@@ -4673,10 +4764,108 @@ CREATE FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document json
     from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
                                    then p_document -> 'user_exercises' else '[]' end) as r
     join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
-   where u.id <> (r ->> 'id')::uuid
+   where u.id <> app.read_uuid(r, 'id')
 $$;
 
 ALTER FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member text, kind text)
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select m.section, m.member, m.kind
+    from (values
+      ('profile', 'sex', 'string'), ('profile', 'date_of_birth', 'date'), ('profile', 'age_years', 'integer'),
+      ('profile', 'age_recorded_on', 'date'), ('profile', 'height_cm', 'number'), ('profile', 'activity_level', 'string'),
+      ('profile', 'created_at', 'timestamp'),
+      ('goals', 'goal_type', 'string'), ('goals', 'goal_rate_per_week', 'number'), ('goals', 'created_at', 'timestamp'),
+      ('target_override', 'calories', 'integer'), ('target_override', 'protein_g', 'integer'),
+      ('target_override', 'carbs_g', 'integer'), ('target_override', 'fat_g', 'integer'),
+      ('body_metrics', 'id', 'integer'), ('body_metrics', 'recorded_at', 'timestamp'), ('body_metrics', 'weight_kg', 'number'),
+      ('body_metrics', 'body_fat_pct', 'number'), ('body_metrics', 'height_cm', 'number'),
+      ('body_metrics', 'created_at', 'timestamp'),
+      ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
+      ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
+      ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
+      ('target_snapshots', 'protein_g', 'integer'), ('target_snapshots', 'carbs_g', 'integer'),
+      ('target_snapshots', 'fat_g', 'integer'),
+      ('health_metrics', 'id', 'integer'), ('health_metrics', 'snapshot_id', 'integer'),
+      ('health_metrics', 'computed_at', 'timestamp'), ('health_metrics', 'version', 'integer'),
+      ('health_metrics', 'bmi', 'number'), ('health_metrics', 'bmr', 'integer'), ('health_metrics', 'tdee', 'integer'),
+      ('metrics_acknowledgements', 'health_metric_id', 'integer'), ('metrics_acknowledgements', 'version', 'integer'),
+      ('metrics_acknowledgements', 'acknowledged_at', 'timestamp'),
+      ('equipment_selection', 'equipment_id', 'string'), ('equipment_selection', 'selected_at', 'timestamp'),
+      ('exclusions', 'exercise_ids', 'uuid[]'), ('exclusions', 'muscles', 'string[]'),
+      ('setup', 'completed_at', 'timestamp'),
+      ('user_exercises', 'id', 'uuid'), ('user_exercises', 'name', 'string'), ('user_exercises', 'category', 'string'),
+      ('user_exercises', 'mechanic', 'string'), ('user_exercises', 'equipment', 'string'),
+      ('user_exercises', 'primary_muscles', 'string[]'), ('user_exercises', 'secondary_muscles', 'string[]'),
+      ('user_exercises', 'created_at', 'timestamp'),
+      ('plans', 'id', 'uuid'), ('plans', 'name', 'string'), ('plans', 'created_at', 'timestamp'),
+      ('plans', 'last_used_at', 'timestamp'),
+      ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
+      ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
+      ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
+      ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
+      ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
+      ('user_foods', 'barcode', 'string'), ('user_foods', 'energy_kcal', 'number'), ('user_foods', 'protein_g', 'number'),
+      ('user_foods', 'fat_g', 'number'), ('user_foods', 'carbs_g', 'number'), ('user_foods', 'fiber_g', 'number'),
+      ('user_foods', 'sugars_g', 'number'), ('user_foods', 'sodium_mg', 'number'),
+      ('user_foods', 'saturated_fat_g', 'number'), ('user_foods', 'serving_label', 'string'),
+      ('user_foods', 'serving_g', 'number'), ('user_foods', 'created_at', 'timestamp'),
+      ('favorites', 'id', 'uuid'), ('favorites', 'name', 'string'), ('favorites', 'calories', 'number'),
+      ('favorites', 'protein_g', 'number'), ('favorites', 'carbs_g', 'number'), ('favorites', 'fat_g', 'number'),
+      ('favorites', 'food_id', 'uuid'), ('favorites', 'user_food_id', 'uuid'), ('favorites', 'servings', 'number'),
+      ('favorites', 'created_at', 'timestamp'),
+      ('custom_meals', 'id', 'uuid'), ('custom_meals', 'name', 'string'), ('custom_meals', 'created_at', 'timestamp'),
+      ('custom_meals.items', 'position', 'integer'), ('custom_meals.items', 'name', 'string'),
+      ('custom_meals.items', 'food_id', 'uuid'), ('custom_meals.items', 'user_food_id', 'uuid'),
+      ('custom_meals.items', 'portion_seq', 'integer'), ('custom_meals.items', 'servings', 'number'),
+      ('custom_meals.items', 'calories', 'number'), ('custom_meals.items', 'protein_g', 'number'),
+      ('custom_meals.items', 'carbs_g', 'number'), ('custom_meals.items', 'fat_g', 'number'),
+      ('programs', 'id', 'uuid'), ('programs', 'goal', 'string'), ('programs', 'training_age', 'string'),
+      ('programs', 'days_per_week', 'integer'), ('programs', 'split', 'string[]'), ('programs', 'status', 'string'),
+      ('programs', 'started_on', 'date'), ('programs', 'created_at', 'timestamp'), ('programs', 'ended_at', 'timestamp'),
+      ('programs.phases', 'position', 'integer'), ('programs.phases', 'block_position', 'integer'),
+      ('programs.phases', 'block', 'string'), ('programs.phases', 'phase', 'string'),
+      ('programs.phases', 'first_week', 'integer'), ('programs.phases', 'last_week', 'integer'),
+      ('programs.phases', 'main_reps', 'integer'), ('programs.phases', 'main_rpe', 'number'),
+      ('programs.phases', 'accessory_reps_low', 'integer'), ('programs.phases', 'accessory_reps_high', 'integer'),
+      ('programs.phases', 'accessory_rpe', 'number'), ('programs.phases', 'set_factor', 'number'),
+      ('programs.phases', 'load_factor', 'number'),
+      ('programs.sessions', 'id', 'uuid'), ('programs.sessions', 'slot', 'integer'),
+      ('programs.sessions', 'templates', 'string[]'), ('programs.sessions', 'status', 'string'),
+      ('programs.sessions', 'volume_factor', 'number'), ('programs.sessions', 'shifted', 'integer'),
+      ('programs.sessions', 'successor_id', 'uuid'), ('programs.sessions', 'mode', 'string'),
+      ('programs.sessions', 'training_session_id', 'uuid'), ('programs.sessions', 'done_at', 'timestamp'),
+      ('programs.exercise_state', 'exercise_id', 'uuid'), ('programs.exercise_state', 'load_kg', 'number'),
+      ('programs.exercise_state', 'reps', 'integer[]'), ('programs.exercise_state', 'misses', 'integer'),
+      ('programs.exercise_state', 'rpe_week', 'integer'), ('programs.exercise_state', 'rpe_week_top', 'number'),
+      ('programs.exercise_state', 'rpe_target', 'number'),
+      ('training_sessions', 'id', 'uuid'), ('training_sessions', 'client_id', 'uuid'),
+      ('training_sessions', 'import_key', 'string'), ('training_sessions', 'session_date', 'date'),
+      ('training_sessions', 'name', 'string'), ('training_sessions', 'notes', 'string'),
+      ('training_sessions', 'status', 'string'), ('training_sessions', 'started_at', 'timestamp'),
+      ('training_sessions', 'finished_at', 'timestamp'), ('training_sessions', 'created_at', 'timestamp'),
+      ('training_sessions.exercises', 'position', 'integer'), ('training_sessions.exercises', 'exercise_id', 'uuid'),
+      ('training_sessions.exercises', 'user_exercise_id', 'uuid'),
+      ('training_sessions.exercises', 'exercise_name', 'string'), ('training_sessions.exercises', 'notes', 'string'),
+      ('training_sessions.exercises.sets', 'position', 'integer'), ('training_sessions.exercises.sets', 'reps', 'integer'),
+      ('training_sessions.exercises.sets', 'weight_kg', 'number'), ('training_sessions.exercises.sets', 'rpe', 'number'),
+      ('training_sessions.exercises.sets', 'rir', 'integer'), ('training_sessions.exercises.sets', 'set_type', 'string'),
+      ('training_sessions.exercises.sets', 'tempo', 'string'),
+      ('training_sessions.exercises.sets', 'rest_seconds', 'integer'),
+      ('food_entries', 'id', 'uuid'), ('food_entries', 'client_id', 'uuid'), ('food_entries', 'import_key', 'string'),
+      ('food_entries', 'entry_date', 'date'), ('food_entries', 'meal_type', 'string'), ('food_entries', 'name', 'string'),
+      ('food_entries', 'food_id', 'uuid'), ('food_entries', 'user_food_id', 'uuid'),
+      ('food_entries', 'portion_seq', 'integer'), ('food_entries', 'servings', 'number'),
+      ('food_entries', 'favorite_id', 'uuid'), ('food_entries', 'custom_meal_id', 'uuid'),
+      ('food_entries', 'calories', 'number'), ('food_entries', 'protein_g', 'number'),
+      ('food_entries', 'carbs_g', 'number'), ('food_entries', 'fat_g', 'number'), ('food_entries', 'source', 'string'),
+      ('food_entries', 'barcode', 'string'), ('food_entries', 'created_at', 'timestamp')
+    ) as m (section, member, kind)
+$$;
+
+ALTER FUNCTION app.import_liftbase_members() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase_metrics(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) RETURNS record
     LANGUAGE plpgsql
@@ -4687,25 +4876,25 @@ declare
   v_acknowledgements jsonb := coalesce(p_document -> 'metrics_acknowledgements', '[]');
 begin
   insert into app.health_metrics (user_id, computed_at, version, bmi, bmr, tdee, inputs, snapshot_id)
-  select p_user_id, (m ->> 'computed_at')::timestamptz, (m ->> 'version')::integer, (m ->> 'bmi')::numeric,
-         (m ->> 'bmr')::integer, (m ->> 'tdee')::integer, coalesce(m -> 'inputs', '{}'), t.id
+  select p_user_id, app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'), app.read_number(m, 'bmi'),
+         app.read_integer(m, 'bmr'), app.read_integer(m, 'tdee'), coalesce(m -> 'inputs', '{}'), t.id
     from jsonb_array_elements(v_metrics) as m
     join jsonb_array_elements(coalesce(p_document -> 'target_snapshots', '[]')) as s on s ->> 'id' = m ->> 'snapshot_id'
     join app.target_snapshots as t
-      on t.user_id = p_user_id and t.computed_at = (s ->> 'computed_at')::timestamptz and t.reason = s ->> 'reason'
+      on t.user_id = p_user_id and t.computed_at = app.read_timestamp(s, 'computed_at') and t.reason = s ->> 'reason'
    where not exists (select from app.health_metrics as h
-                      where h.user_id = p_user_id and h.computed_at = (m ->> 'computed_at')::timestamptz
-                        and h.version = (m ->> 'version')::integer);
+                      where h.user_id = p_user_id and h.computed_at = app.read_timestamp(m, 'computed_at')
+                        and h.version = app.read_integer(m, 'version'));
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_metrics) - v_count;
 
   insert into app.metrics_acknowledgements (user_id, health_metric_id, version, acknowledged_at)
-  select p_user_id, h.id, (a ->> 'version')::integer, (a ->> 'acknowledged_at')::timestamptz
+  select p_user_id, h.id, app.read_integer(a, 'version'), app.read_timestamp(a, 'acknowledged_at')
     from jsonb_array_elements(v_acknowledgements) as a
     join jsonb_array_elements(v_metrics) as m on m ->> 'id' = a ->> 'health_metric_id'
     join app.health_metrics as h
-      on h.user_id = p_user_id and h.computed_at = (m ->> 'computed_at')::timestamptz and h.version = (m ->> 'version')::integer
+      on h.user_id = p_user_id and h.computed_at = app.read_timestamp(m, 'computed_at') and h.version = app.read_integer(m, 'version')
   on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
@@ -4724,77 +4913,77 @@ declare
 begin
   with inserted as (
     insert into app.plans (user_id, id, name, created_at, last_used_at)
-    select p_user_id, (p ->> 'id')::uuid, p ->> 'name', coalesce((p ->> 'created_at')::timestamptz, now()),
-           (p ->> 'last_used_at')::timestamptz
+    select p_user_id, app.read_uuid(p, 'id'), p ->> 'name', coalesce(app.read_timestamp(p, 'created_at'), now()),
+           app.read_timestamp(p, 'last_used_at')
       from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   weight_kg, rest_seconds)
-  select p_user_id, (p ->> 'id')::uuid, (e ->> 'position')::integer,
-         (select x.id from app.exercises as x where x.id = (e ->> 'exercise_id')::uuid), (e ->> 'user_exercise_id')::uuid,
-         e ->> 'exercise_name', (e ->> 'sets')::integer, (e ->> 'reps')::integer, coalesce((e ->> 'weight_kg')::numeric, 0),
-         (e ->> 'rest_seconds')::integer
+  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
+         (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
+         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
+         app.read_integer(e, 'rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
-   where (p ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(p, 'id') = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'plans', '[]')) - cardinality(v_new);
 
   with inserted as (
     insert into app.custom_meals (user_id, id, name, created_at)
-    select p_user_id, (m ->> 'id')::uuid, m ->> 'name', coalesce((m ->> 'created_at')::timestamptz, now())
+    select p_user_id, app.read_uuid(m, 'id'), m ->> 'name', coalesce(app.read_timestamp(m, 'created_at'), now())
       from jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq, servings,
                                      calories, protein_g, carbs_g, fat_g)
-  select p_user_id, (m ->> 'id')::uuid, (i ->> 'position')::integer, i ->> 'name',
-         (select f.id from app.foods as f where f.id = (i ->> 'food_id')::uuid), (i ->> 'user_food_id')::uuid,
-         (i ->> 'portion_seq')::integer, (i ->> 'servings')::numeric, (i ->> 'calories')::numeric,
-         (i ->> 'protein_g')::numeric, (i ->> 'carbs_g')::numeric, (i ->> 'fat_g')::numeric
+  select p_user_id, app.read_uuid(m, 'id'), app.read_integer(i, 'position'), i ->> 'name',
+         (select f.id from app.foods as f where f.id = app.read_uuid(i, 'food_id')), app.read_uuid(i, 'user_food_id'),
+         app.read_integer(i, 'portion_seq'), app.read_number(i, 'servings'), app.read_number(i, 'calories'),
+         app.read_number(i, 'protein_g'), app.read_number(i, 'carbs_g'), app.read_number(i, 'fat_g')
     from jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m
    cross join jsonb_array_elements(coalesce(m -> 'items', '[]')) as i
-   where (m ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(m, 'id') = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
   with inserted as (
     insert into app.training_sessions (user_id, id, client_id, import_key, session_date, name, notes, status, started_at,
                                        finished_at, created_at)
-    select p_user_id, (s ->> 'id')::uuid, (s ->> 'client_id')::uuid, s ->> 'import_key', (s ->> 'session_date')::date,
-           s ->> 'name', s ->> 'notes', coalesce(s ->> 'status', 'completed'), (s ->> 'started_at')::timestamptz,
-           (s ->> 'finished_at')::timestamptz, coalesce((s ->> 'created_at')::timestamptz, now())
+    select p_user_id, app.read_uuid(s, 'id'), app.read_uuid(s, 'client_id'), s ->> 'import_key', app.read_date(s, 'session_date'),
+           s ->> 'name', s ->> 'notes', coalesce(s ->> 'status', 'completed'), app.read_timestamp(s, 'started_at'),
+           app.read_timestamp(s, 'finished_at'), coalesce(app.read_timestamp(s, 'created_at'), now())
       from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, (s ->> 'id')::uuid, (e ->> 'position')::integer,
-         (select x.id from app.exercises as x where x.id = (e ->> 'exercise_id')::uuid), (e ->> 'user_exercise_id')::uuid,
+  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
+         (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', e ->> 'notes'
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   where (s ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(s, 'id') = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds)
-  select p_user_id, (s ->> 'id')::uuid, (e ->> 'position')::integer, (x ->> 'position')::integer,
-         (x ->> 'reps')::integer, (x ->> 'weight_kg')::numeric, (x ->> 'rpe')::numeric, (x ->> 'rir')::integer,
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', (x ->> 'rest_seconds')::integer
+  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
+         app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
+         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
-   where (s ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(s, 'id') = any (v_new);
   -- The rule of a completed session is app.session_is_complete's, checked on the rows as
   -- written (set-based); only sessions that break it are described, by app.session_problems.
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
                             order by n), '[]')
     into v_errors
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
-   where (s ->> 'id')::uuid = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
-     and not app.session_is_complete(p_user_id, (s ->> 'id')::uuid);
+   where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
+     and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
@@ -4820,22 +5009,22 @@ begin
   end if;
   -- The program that may stay active: the document's newest active one, if the account has none.
   if not exists (select from app.programs as p where p.user_id = p_user_id and p.status = 'active') then
-    select (p ->> 'id')::uuid into v_active_id
+    select app.read_uuid(p, 'id') into v_active_id
       from jsonb_array_elements(v_programs) as p
      where p ->> 'status' = 'active'
-     order by (p ->> 'created_at')::timestamptz desc nulls last
+     order by app.read_timestamp(p, 'created_at') desc nulls last
      limit 1;
   end if;
   with inserted as (
     insert into app.programs (user_id, id, goal, training_age, days_per_week, split, status, started_on, created_at,
                               ended_at)
-    select p_user_id, (p ->> 'id')::uuid, p ->> 'goal', p ->> 'training_age', (p ->> 'days_per_week')::integer,
+    select p_user_id, app.read_uuid(p, 'id'), p ->> 'goal', p ->> 'training_age', app.read_integer(p, 'days_per_week'),
            array(select jsonb_array_elements_text(coalesce(p -> 'split', '[]'))),
-           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then 'ended'
+           case when p ->> 'status' = 'active' and app.read_uuid(p, 'id') is distinct from v_active_id then 'ended'
                 else coalesce(p ->> 'status', 'ended') end,
-           (p ->> 'started_on')::date, coalesce((p ->> 'created_at')::timestamptz, now()),
-           case when p ->> 'status' = 'active' and (p ->> 'id')::uuid is distinct from v_active_id then now()
-                else (p ->> 'ended_at')::timestamptz end
+           app.read_date(p, 'started_on'), coalesce(app.read_timestamp(p, 'created_at'), now()),
+           case when p ->> 'status' = 'active' and app.read_uuid(p, 'id') is distinct from v_active_id then now()
+                else app.read_timestamp(p, 'ended_at') end
       from jsonb_array_elements(v_programs) as p
     on conflict do nothing
     returning id)
@@ -4844,26 +5033,26 @@ begin
   insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
                                   main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
                                   load_factor)
-  select p_user_id, (p ->> 'id')::uuid, (f ->> 'position')::integer, (f ->> 'block_position')::integer, f ->> 'block',
-         f ->> 'phase', (f ->> 'first_week')::integer, (f ->> 'last_week')::integer, (f ->> 'main_reps')::integer,
-         (f ->> 'main_rpe')::numeric, (f ->> 'accessory_reps_low')::integer, (f ->> 'accessory_reps_high')::integer,
-         (f ->> 'accessory_rpe')::numeric, (f ->> 'set_factor')::numeric, (f ->> 'load_factor')::numeric
+  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
+         f ->> 'phase', app.read_integer(f, 'first_week'), app.read_integer(f, 'last_week'), app.read_integer(f, 'main_reps'),
+         app.read_number(f, 'main_rpe'), app.read_integer(f, 'accessory_reps_low'), app.read_integer(f, 'accessory_reps_high'),
+         app.read_number(f, 'accessory_rpe'), app.read_number(f, 'set_factor'), app.read_number(f, 'load_factor')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'phases', '[]')) as f
-   where (p ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(p, 'id') = any (v_new);
 
   insert into app.program_sessions (user_id, program_id, id, slot, templates, status, volume_factor, shifted, successor_id,
                                     mode, dropped_sets, training_session_id, done_at)
-  select p_user_id, (p ->> 'id')::uuid, (s ->> 'id')::uuid, (s ->> 'slot')::integer,
+  select p_user_id, app.read_uuid(p, 'id'), app.read_uuid(s, 'id'), app.read_integer(s, 'slot'),
          array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
-         coalesce((s ->> 'volume_factor')::numeric, 1), coalesce((s ->> 'shifted')::integer, 0),
-         (s ->> 'successor_id')::uuid, coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
+         coalesce(app.read_number(s, 'volume_factor'), 1), coalesce(app.read_integer(s, 'shifted'), 0),
+         app.read_uuid(s, 'successor_id'), coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
          (select t.id from app.training_sessions as t
-           where t.user_id = p_user_id and t.id = (s ->> 'training_session_id')::uuid),
-         (s ->> 'done_at')::timestamptz
+           where t.user_id = p_user_id and t.id = app.read_uuid(s, 'training_session_id')),
+         app.read_timestamp(s, 'done_at')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
-   where (p ->> 'id')::uuid = any (v_new);
+   where app.read_uuid(p, 'id') = any (v_new);
   -- The slot key is deferred (a skip renumbers slots in one statement): check it now, so
   -- that a document repeating a slot is refused here as one error, not at commit.
   set constraints app.program_sessions_slot_key immediate;
@@ -4871,14 +5060,14 @@ begin
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
                                           rpe_target)
-  select p_user_id, (p ->> 'id')::uuid, e.id, (x ->> 'load_kg')::numeric,
-         array(select jsonb_array_elements_text(coalesce(x -> 'reps', '[]'))::integer),
-         coalesce((x ->> 'misses')::integer, 0), (x ->> 'rpe_week')::integer, (x ->> 'rpe_week_top')::numeric,
-         (x ->> 'rpe_target')::numeric
+  select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
+         coalesce(app.read_integer_list(x, 'reps'), '{}'),
+         coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
+         app.read_number(x, 'rpe_target')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
-    join app.exercises as e on e.id = (x ->> 'exercise_id')::uuid
-   where (p ->> 'id')::uuid = any (v_new);
+    join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
+   where app.read_uuid(p, 'id') = any (v_new);
 
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_programs) - cardinality(v_new);
@@ -4941,96 +5130,95 @@ begin
     when 'profile' then
       insert into app.user_profiles (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level,
                                      created_at)
-      select p_user_id, r ->> 'sex', (r ->> 'date_of_birth')::date, (r ->> 'age_years')::integer,
-             (r ->> 'age_recorded_on')::date, (r ->> 'height_cm')::numeric, r ->> 'activity_level',
-             coalesce((r ->> 'created_at')::timestamptz, now())
+      select p_user_id, r ->> 'sex', app.read_date(r, 'date_of_birth'), app.read_integer(r, 'age_years'),
+             app.read_date(r, 'age_recorded_on'), app.read_number(r, 'height_cm'), r ->> 'activity_level',
+             coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'goals' then
       insert into app.goals (user_id, goal_type, goal_rate_per_week, created_at)
-      select p_user_id, r ->> 'goal_type', (r ->> 'goal_rate_per_week')::numeric,
-             coalesce((r ->> 'created_at')::timestamptz, now())
+      select p_user_id, r ->> 'goal_type', app.read_number(r, 'goal_rate_per_week'),
+             coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'target_override' then
       insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g)
-      select p_user_id, (r ->> 'calories')::numeric, (r ->> 'protein_g')::numeric, (r ->> 'carbs_g')::numeric,
-             (r ->> 'fat_g')::numeric
+      select p_user_id, app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
+             app.read_integer(r, 'fat_g')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'equipment_selection' then
       insert into app.user_equipment (user_id, equipment_id, selected_at)
-      select p_user_id, r ->> 'equipment_id', coalesce((r ->> 'selected_at')::timestamptz, now())
+      select p_user_id, r ->> 'equipment_id', coalesce(app.read_timestamp(r, 'selected_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'exclusions' then
       insert into app.user_exclusions (user_id, exercise_ids, muscles)
-      select p_user_id, array(select jsonb_array_elements_text(coalesce(r -> 'exercise_ids', '[]'))::uuid),
-             array(select jsonb_array_elements_text(coalesce(r -> 'muscles', '[]')))
+      select p_user_id, coalesce(app.read_uuid_list(r, 'exercise_ids'), '{}'), coalesce(app.read_text_list(r, 'muscles'), '{}')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'setup' then
       insert into app.user_setup (user_id, completed_at)
-      select p_user_id, coalesce((r ->> 'completed_at')::timestamptz, now())
+      select p_user_id, coalesce(app.read_timestamp(r, 'completed_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'body_metrics' then
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
-      select p_user_id, (r ->> 'recorded_at')::timestamptz, (r ->> 'weight_kg')::numeric, (r ->> 'body_fat_pct')::numeric,
-             (r ->> 'height_cm')::numeric, coalesce((r ->> 'created_at')::timestamptz, now())
+      select p_user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
+             app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
        where not exists (select from app.body_metrics as b
-                          where b.user_id = p_user_id and b.recorded_at = (r ->> 'recorded_at')::timestamptz);
+                          where b.user_id = p_user_id and b.recorded_at = app.read_timestamp(r, 'recorded_at'));
     when 'target_snapshots' then
       insert into app.target_snapshots (user_id, computed_at, reason, formula_version, bmr_formula, calories, protein_g,
                                         carbs_g, fat_g, warnings, input_parameters)
-      select p_user_id, (r ->> 'computed_at')::timestamptz, r ->> 'reason', (r ->> 'formula_version')::integer,
-             r ->> 'bmr_formula', (r ->> 'calories')::integer, (r ->> 'protein_g')::integer, (r ->> 'carbs_g')::integer,
-             (r ->> 'fat_g')::integer, coalesce(r -> 'warnings', '[]'), coalesce(r -> 'input_parameters', '{}')
+      select p_user_id, app.read_timestamp(r, 'computed_at'), r ->> 'reason', app.read_integer(r, 'formula_version'),
+             r ->> 'bmr_formula', app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
+             app.read_integer(r, 'fat_g'), coalesce(r -> 'warnings', '[]'), coalesce(r -> 'input_parameters', '{}')
         from jsonb_array_elements(v_rows) as r
        where not exists (select from app.target_snapshots as t
-                          where t.user_id = p_user_id and t.computed_at = (r ->> 'computed_at')::timestamptz
+                          where t.user_id = p_user_id and t.computed_at = app.read_timestamp(r, 'computed_at')
                             and t.reason = r ->> 'reason');
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
                                       created_at)
-      select p_user_id, (r ->> 'id')::uuid, r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
+      select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
              array(select jsonb_array_elements_text(coalesce(r -> 'secondary_muscles', '[]'))),
-             coalesce((r ->> 'created_at')::timestamptz, now())
+             coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'user_foods' then
       insert into app.user_foods (user_id, id, name, brand, barcode, energy_kcal, protein_g, fat_g, carbs_g, fiber_g,
                                   sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g, created_at)
-      select p_user_id, (r ->> 'id')::uuid, r ->> 'name', r ->> 'brand', r ->> 'barcode', (r ->> 'energy_kcal')::numeric,
-             coalesce((r ->> 'protein_g')::numeric, 0), coalesce((r ->> 'fat_g')::numeric, 0),
-             coalesce((r ->> 'carbs_g')::numeric, 0), (r ->> 'fiber_g')::numeric, (r ->> 'sugars_g')::numeric,
-             (r ->> 'sodium_mg')::numeric, (r ->> 'saturated_fat_g')::numeric, coalesce(r ->> 'serving_label', '100 g'),
-             coalesce((r ->> 'serving_g')::numeric, 100), coalesce((r ->> 'created_at')::timestamptz, now())
+      select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', r ->> 'brand', r ->> 'barcode', app.read_number(r, 'energy_kcal'),
+             coalesce(app.read_number(r, 'protein_g'), 0), coalesce(app.read_number(r, 'fat_g'), 0),
+             coalesce(app.read_number(r, 'carbs_g'), 0), app.read_number(r, 'fiber_g'), app.read_number(r, 'sugars_g'),
+             app.read_number(r, 'sodium_mg'), app.read_number(r, 'saturated_fat_g'), coalesce(r ->> 'serving_label', '100 g'),
+             coalesce(app.read_number(r, 'serving_g'), 100), coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'favorites' then
       insert into app.favorites (user_id, id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings,
                                  created_at)
-      select p_user_id, (r ->> 'id')::uuid, r ->> 'name', (r ->> 'calories')::numeric, (r ->> 'protein_g')::numeric,
-             (r ->> 'carbs_g')::numeric, (r ->> 'fat_g')::numeric,
-             (select f.id from app.foods as f where f.id = (r ->> 'food_id')::uuid), (r ->> 'user_food_id')::uuid,
-             (r ->> 'servings')::numeric, coalesce((r ->> 'created_at')::timestamptz, now())
+      select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
+             app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'),
+             (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
+             app.read_number(r, 'servings'), coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'food_entries' then
       insert into app.food_entries (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
                                     portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
                                     source, barcode, created_at)
-      select p_user_id, (r ->> 'id')::uuid, (r ->> 'client_id')::uuid, r ->> 'import_key', (r ->> 'entry_date')::date,
+      select p_user_id, app.read_uuid(r, 'id'), app.read_uuid(r, 'client_id'), r ->> 'import_key', app.read_date(r, 'entry_date'),
              coalesce(r ->> 'meal_type', 'snack'), r ->> 'name',
-             (select f.id from app.foods as f where f.id = (r ->> 'food_id')::uuid), (r ->> 'user_food_id')::uuid,
-             (r ->> 'portion_seq')::integer, (r ->> 'servings')::numeric, (r ->> 'favorite_id')::uuid,
-             (r ->> 'custom_meal_id')::uuid, (r ->> 'calories')::numeric, (r ->> 'protein_g')::numeric,
-             (r ->> 'carbs_g')::numeric, (r ->> 'fat_g')::numeric, r ->> 'source', r ->> 'barcode',
-             coalesce((r ->> 'created_at')::timestamptz, now())
+             (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
+             app.read_integer(r, 'portion_seq'), app.read_number(r, 'servings'), app.read_uuid(r, 'favorite_id'),
+             app.read_uuid(r, 'custom_meal_id'), app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
+             app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), r ->> 'source', r ->> 'barcode',
+             coalesce(app.read_timestamp(r, 'created_at'), now())
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
   end case;
@@ -5058,10 +5246,104 @@ $$;
 
 ALTER FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_session jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_liftbase_value_problems(p_document jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  -- Per section: an array of 'member: problem' for an item (nulls where all is well).
+  v_checks text := (
+    select 'case section '
+           || string_agg(format('when %L then case when jsonb_typeof(item) <> ''object'' then array['': must be an object''] '
+                                || 'else array[%s] end', c.section, c.checks), ' ' order by c.section)
+           || ' end'
+      from (select m.section,
+                   string_agg(format('%L || %s', m.member || ': ',
+                                     case m.kind when 'string' then format('app.input_string_problem(item -> %L)', m.member)
+                                                 when 'number' then format('app.input_number_problem(item -> %L)', m.member)
+                                                 when 'integer' then format('app.input_integer_problem(item -> %L)', m.member)
+                                                 when 'date' then format('app.input_date_problem(item -> %L)', m.member)
+                                                 when 'timestamp' then format('app.input_timestamp_problem(item -> %L)', m.member)
+                                                 when 'uuid' then format('app.input_uuid_problem(item -> %L)', m.member)
+                                                 else format('app.input_problem(item -> %L, %L)', m.member, m.kind) end),
+                              ', ' order by m.member)
+                   -- An inner list of the item that is not a list.
+                   || coalesce(', ' || (select string_agg(format('%L || case when jsonb_typeof(item -> %L) not in (''array'', ''null'') '
+                                                         || 'then ''must be a list'' end',
+                                                         substring(l.section from '[^.]+$') || ': ',
+                                                         substring(l.section from '[^.]+$')), ', ')
+                                  from (select distinct x.section from app.import_liftbase_members() as x) as l
+                                 where l.section like m.section || '.%' and l.section not like m.section || '.%.%'), '')
+                     as checks
+              from app.import_liftbase_members() as m
+             group by m.section) as c);
+  -- The items of each depth, with their section and path: each from the document again.
+  v_depths text[] := array[
+    $d$select s.section, s.name || case when s.single then '' else format('[%s]', e.n - 1) end as path, e.item
+         from lists as s
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s.name) = 'array' then $1 -> s.name
+                                                     when s.single and jsonb_typeof($1 -> s.name) = 'object'
+                                                       then jsonb_build_array($1 -> s.name)
+                                                     else '[]' end) with ordinality as e (item, n)
+        where s.parent = ''$d$,
+    $d$select s2.section, format('%s[%s].%s[%s]', s1.name, e1.n - 1, s2.name, e2.n - 1) as path, e2.item
+         from lists as s1
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s1.name) = 'array' then $1 -> s1.name
+                                                     else '[]' end) with ordinality as e1 (item, n)
+         join lists as s2 on s2.parent = s1.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e1.item -> s2.name) = 'array' then e1.item -> s2.name
+                                                     else '[]' end) with ordinality as e2 (item, n)
+        where s1.parent = ''$d$,
+    $d$select s3.section, format('%s[%s].%s[%s].%s[%s]', s1.name, e1.n - 1, s2.name, e2.n - 1, s3.name, e3.n - 1) as path,
+              e3.item
+         from lists as s1
+        cross join lateral jsonb_array_elements(case when jsonb_typeof($1 -> s1.name) = 'array' then $1 -> s1.name
+                                                     else '[]' end) with ordinality as e1 (item, n)
+         join lists as s2 on s2.parent = s1.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e1.item -> s2.name) = 'array' then e1.item -> s2.name
+                                                     else '[]' end) with ordinality as e2 (item, n)
+         join lists as s3 on s3.parent = s2.section
+        cross join lateral jsonb_array_elements(case when jsonb_typeof(e2.item -> s3.name) = 'array' then e2.item -> s3.name
+                                                     else '[]' end) with ordinality as e3 (item, n)
+        where s1.parent = ''$d$];
+  v_problems jsonb := '[]';
+  v_found jsonb;
+begin
+  -- The sections themselves.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', l.name || ': '
+                              || case when l.single then 'must be an object' else 'must be a list' end)), '[]')
+    into v_problems
+    from (select distinct m.section as name, m.section in ('profile', 'goals', 'target_override', 'exclusions', 'setup') as single
+            from app.import_liftbase_members() as m where m.section not like '%.%') as l
+   where jsonb_typeof(p_document -> l.name) not in ('null', case when l.single then 'object' else 'array' end);
+  for i in 1 .. 3 loop
+    execute format($q$
+      with lists as (
+        select distinct m.section, regexp_replace(m.section, '\.?[^.]+$', '') as parent,
+               substring(m.section from '[^.]+$') as name,
+               m.section in ('profile', 'goals', 'target_override', 'exclusions', 'setup') as single
+          from app.import_liftbase_members() as m
+      )
+      select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+                                  i.path || case when p.problem like ': %%' then p.problem else '.' || p.problem end)), '[]')
+        from (%s) as i
+       cross join lateral unnest(%s) as p (problem)
+       where p.problem is not null
+    $q$, v_depths[i], v_checks) into v_found using p_document;
+    v_problems := v_problems || v_found;
+  end loop;
+  return coalesce((select jsonb_agg(e order by e ->> 'message') from jsonb_array_elements(v_problems) as e), '[]');
+end
+$_$;
+
+ALTER FUNCTION app.import_liftbase_value_problems(p_document jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) RETURNS timestamp without time zone
     LANGUAGE plpgsql IMMUTABLE
     AS $$
 begin
+  if p_year not between 1900 and 2999 then
+    return null;
+  end if;
   return make_timestamp(p_year, p_month, p_day, p_hour, p_minute, p_second);
 exception when datetime_field_overflow or invalid_datetime_format then
   return null;
@@ -5081,6 +5363,12 @@ CREATE FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) RE
 $$;
 
 ALTER FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_number(p_text text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+
+ALTER FUNCTION app.import_number(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -5157,7 +5445,7 @@ CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jso
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
    cross join lateral (values
-     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name')),
+     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
      (3, 'exercise name: ' || app.field_problem(jsonb_build_object('v', r.exercise_name), 'v', 'app.exercise_name')),
      (4, 'exercise notes: ' || app.field_problem(jsonb_build_object('v', r.exercise_notes), 'v', 'app.short_text', false)),
@@ -5196,7 +5484,7 @@ begin
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_date) as date,
            app.import_cell(x.item -> 'fields', c_workout) as workout,
            app.import_cell(x.item -> 'fields', c_duration) as duration,
@@ -5226,7 +5514,6 @@ begin
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.workout is null then 'Workout Name is required'
            when r.exercise is null then 'Exercise Name is required'
            when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
            when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
@@ -5350,9 +5637,167 @@ $$;
 
 ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.input_boolean_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('boolean', 'null') then 'must be true or false' end $$;
+
+ALTER FUNCTION app.input_boolean_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_date_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_input_date(p_value #>> '{}')
+      then 'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31'
+  end
+$$;
+
+ALTER FUNCTION app.input_date_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_integer_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'number' then 'must be a whole number'
+    when p_value::numeric <> trunc(p_value::numeric) or abs(p_value::numeric) > 2147483647 then 'must be a whole number'
+  end
+$$;
+
+ALTER FUNCTION app.input_integer_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_kind(p_type regtype) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select case coalesce(nullif(t.typbasetype, 0), t.oid)
+    when 'text'::regtype then 'string' when 'character varying'::regtype then 'string'
+    when 'numeric'::regtype then 'number'
+    when 'integer'::regtype then 'integer' when 'smallint'::regtype then 'integer' when 'bigint'::regtype then 'integer'
+    when 'boolean'::regtype then 'boolean'
+    when 'date'::regtype then 'date'
+    when 'timestamp with time zone'::regtype then 'timestamp'
+    when 'uuid'::regtype then 'uuid'
+    when 'text[]'::regtype then 'string[]'
+    when 'uuid[]'::regtype then 'uuid[]'
+  end
+    from pg_catalog.pg_type as t
+   where t.oid = p_type
+$$;
+
+ALTER FUNCTION app.input_kind(p_type regtype) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_number_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('number', 'null') then 'must be a number' end $$;
+
+ALTER FUNCTION app.input_number_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_problem(p_value jsonb, p_kind text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+  v_item jsonb;
+  v_problem text;
+begin
+  if p_kind like '%[]' then
+    if jsonb_typeof(p_value) is null or jsonb_typeof(p_value) = 'null' then
+      return null;
+    end if;
+    if jsonb_typeof(p_value) <> 'array' then
+      return 'must be a list';
+    end if;
+    for v_item in select e from jsonb_array_elements(p_value) as e loop
+      v_problem := coalesce(app.input_problem(v_item, left(p_kind, -2)),
+                            case when jsonb_typeof(v_item) = 'null' then app.input_problem('{}', left(p_kind, -2)) end);
+      if v_problem is not null then
+        return 'each item ' || v_problem;
+      end if;
+    end loop;
+    return null;
+  end if;
+  return case p_kind
+    when 'string' then app.input_string_problem(p_value)
+    when 'number' then app.input_number_problem(p_value)
+    when 'integer' then app.input_integer_problem(p_value)
+    when 'boolean' then app.input_boolean_problem(p_value)
+    when 'date' then app.input_date_problem(p_value)
+    when 'timestamp' then app.input_timestamp_problem(p_value)
+    when 'uuid' then app.input_uuid_problem(p_value)
+  end;
+end
+$$;
+
+ALTER FUNCTION app.input_problem(p_value jsonb, p_kind text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_string_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select case when jsonb_typeof(p_value) not in ('string', 'null') then 'must be a string' end $$;
+
+ALTER FUNCTION app.input_string_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_timestamp_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_input_timestamp(p_value #>> '{}')
+      then 'must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999'
+  end
+$$;
+
+ALTER FUNCTION app.input_timestamp_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.input_uuid_problem(p_value jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when p_value is null or jsonb_typeof(p_value) = 'null' then null
+    when jsonb_typeof(p_value) <> 'string' or not app.is_uuid(p_value #>> '{}') then 'must be a UUID'
+  end
+$$;
+
+ALTER FUNCTION app.input_uuid_problem(p_value jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.is_input_date(p_text text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  select case
+    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$' or length(replace(p_text, '-', '')) <> 8
+      then false
+    else substr(p_text, 1, 4)::integer between 1900 and 2999
+         and substr(p_text, 6, 2)::integer between 1 and 12
+         and substr(p_text, 9, 2)::integer
+             between 1 and app.days_in_month(substr(p_text, 1, 4)::integer, substr(p_text, 6, 2)::integer)
+  end
+$_$;
+
+ALTER FUNCTION app.is_input_date(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.is_input_timestamp(p_text text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  select case
+    when p_text is null or p_text not like '____-__-__T__:__:__%' or substr(p_text, 12, 8) !~ '^[0-9:]+$'
+      or length(replace(substr(p_text, 12, 8), ':', '')) <> 6
+      or substr(p_text, 20) !~ '^(\.[0-9]+)?(Z|[+-][0-9][0-9]:[0-9][0-9])$'
+      then false
+    else app.is_input_date(left(p_text, 10))
+         and substr(p_text, 12, 2)::integer <= 23 and substr(p_text, 15, 2)::integer <= 59
+         and substr(p_text, 18, 2)::integer <= 59
+         and (right(p_text, 1) = 'Z'
+              or (substr(right(p_text, 5), 1, 2)::integer <= 14 and right(p_text, 2)::integer <= 59))
+  end
+$_$;
+
+ALTER FUNCTION app.is_input_timestamp(p_text text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
-    AS $_$ select coalesce(p_text ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false) $_$;
+    AS $_$
+  select coalesce(p_text like '________-____-____-____-____________' and p_text ~ '^[-0-9a-fA-F]+$'
+                  and length(replace(p_text, '-', '')) = 32, false)
+$_$;
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
@@ -5594,29 +6039,43 @@ $$;
 
 ALTER FUNCTION app.page(p_rows jsonb, p_limit integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
+begin
+  return jsonb_build_object(
+    'items', coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+                        where n > v_offset and n <= v_offset + v_page.page_size), '[]'),
+    'next_cursor', case when jsonb_array_length(p_items) > v_offset + v_page.page_size
+                        then (v_offset + v_page.page_size)::text end);
+end
+$$;
+
+ALTER FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer DEFAULT 50, p_max_limit integer DEFAULT 200, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE
+    LANGUAGE plpgsql STABLE
     AS $_$
 declare
   v_limit text := p_args ->> 'limit';
   v_cursor text := nullif(p_args ->> 'cursor', '');
 begin
-  if v_limit is null then
-    page_size := p_default_limit;
-  elsif v_limit !~ '^\d{1,3}$' or v_limit::integer not between 1 and p_max_limit then
-    perform app.raise_error(400, 'invalid_parameter', format('limit must be a whole number from 1 to %s.', p_max_limit));
-  else
-    page_size := v_limit::integer;
+  -- Digits are checked before they are read as a number: never a failed cast.
+  page_size := case when v_limit is null then p_default_limit
+                    when v_limit ~ '^[0-9]{1,3}$' then v_limit::integer end;
+  if page_size is null or page_size not between 1 and p_max_limit then
+    perform app.raise_parameter_problem('limit', format('must be a whole number from 1 to %s', p_max_limit));
   end if;
   if v_cursor is null or p_cursor = 'none' then
     return;
   end if;
-  if p_cursor = 'number' and v_cursor ~ '^\d{1,18}$' then
-    cursor_number := v_cursor::bigint;
-  elsif p_cursor = 'uuid' and app.is_uuid(v_cursor) then
-    cursor_uuid := v_cursor::uuid;
-  else
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
+  cursor_number := case when p_cursor = 'number' and v_cursor ~ '^[0-9]{1,18}$' then v_cursor::bigint end;
+  cursor_uuid := case when p_cursor = 'uuid' and app.is_uuid(v_cursor) then v_cursor::uuid end;
+  if cursor_number is null and cursor_uuid is null then
+    perform app.raise_unknown_cursor();
   end if;
 end
 $_$;
@@ -5704,7 +6163,8 @@ declare
     'activity_level', app.field_problem(p_body, 'activity_level', 'app.activity_level'),
     'timezone', app.field_problem(p_body, 'timezone', 'app.timezone_name', false),
     'unit_system', app.field_problem(p_body, 'unit_system', 'app.unit_system', false),
-    'display_name', auth.display_name_problem(p_body ->> 'display_name'));
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name'))));
   v_zone text := coalesce(p_body ->> 'timezone', 'UTC');
   v_birth_problem text;
 begin
@@ -5714,7 +6174,7 @@ begin
       v_zone := 'UTC';
     end if;
     if v_birth_problem is null
-       and app.field_problem(jsonb_build_object('age', app.age_on((p_body ->> 'date_of_birth')::date, null, null,
+       and app.field_problem(jsonb_build_object('age', app.age_on(app.read_date(p_body, 'date_of_birth'), null, null,
              (now() at time zone v_zone)::date)), 'age', 'app.age_years') is not null then
       v_birth_problem := 'must give an age between 13 and 120';
     end if;
@@ -5929,20 +6389,16 @@ CREATE FUNCTION app.program_problems(p_body jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_split jsonb := p_body -> 'split';
   v_problem text;
 begin
-  if v_split is not null and v_split <> 'null'::jsonb then
-    if jsonb_typeof(v_split) <> 'array'
-       or exists (select from jsonb_array_elements(v_split) as e where jsonb_typeof(e) <> 'string') then
+  if app.input_problem(p_body -> 'split', 'string[]') is not null then
+    v_problem := obj_description('app.program_split'::regtype, 'pg_type');
+  elsif app.read_text_list(p_body, 'split') is not null then
+    begin
+      perform app.read_text_list(p_body, 'split')::app.program_split;
+    exception when check_violation then
       v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-    else
-      begin
-        perform array(select jsonb_array_elements_text(v_split))::app.program_split;
-      exception when check_violation then
-        v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-      end;
-    end if;
+    end;
   end if;
   return jsonb_build_object(
     'goal', app.field_problem(p_body, 'goal', 'app.program_goal'),
@@ -6113,6 +6569,152 @@ $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(p_field, app.input_problem(p_value, p_kind)));
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_parameter_problem(p_name text, p_problem text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_error(400, 'invalid_parameter', format('%s %s.', p_name, p_problem),
+                          jsonb_build_object(p_name, p_problem));
+end
+$$;
+
+ALTER FUNCTION app.raise_parameter_problem(p_name text, p_problem text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_unknown_cursor() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_parameter_problem('cursor', 'is not one this list gave out');
+end
+$$;
+
+ALTER FUNCTION app.raise_unknown_cursor() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_boolean(p_object jsonb, p_field text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_boolean_problem(p_object -> p_field) is null then (p_object ->> p_field)::boolean
+              else app.raise_input_problem(p_field, p_object -> p_field, 'boolean')::boolean end
+$$;
+
+ALTER FUNCTION app.read_boolean(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_date(p_object jsonb, p_field text) RETURNS date
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_date_problem(p_object -> p_field) is null then (p_object ->> p_field)::date
+              else app.raise_input_problem(p_field, p_object -> p_field, 'date')::date end
+$$;
+
+ALTER FUNCTION app.read_date(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_integer(p_object jsonb, p_field text) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_integer_problem(p_object -> p_field) is not null
+                then app.raise_input_problem(p_field, p_object -> p_field, 'integer')::integer
+              when jsonb_typeof(p_object -> p_field) = 'number' then (p_object -> p_field)::numeric::integer end
+$$;
+
+ALTER FUNCTION app.read_integer(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_integer_list(p_object jsonb, p_field text) RETURNS integer[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'integer[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'integer[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select e::numeric::integer from jsonb_array_elements_text(p_object -> p_field) as e);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_integer_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_number(p_object jsonb, p_field text) RETURNS numeric
+    LANGUAGE sql STABLE
+    AS $$
+  select case coalesce(jsonb_typeof(p_object -> p_field), 'null')
+    when 'number' then (p_object -> p_field)::numeric
+    when 'null' then null
+    else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
+$$;
+
+ALTER FUNCTION app.read_number(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_text(p_object jsonb, p_field text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_string_problem(p_object -> p_field) is null then p_object ->> p_field
+              else app.raise_input_problem(p_field, p_object -> p_field, 'string') end
+$$;
+
+ALTER FUNCTION app.read_text(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_text_list(p_object jsonb, p_field text) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'string[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'string[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select jsonb_array_elements_text(p_object -> p_field));
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_text_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_timestamp(p_object jsonb, p_field text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_timestamp_problem(p_object -> p_field) is null then (p_object ->> p_field)::timestamptz
+              else app.raise_input_problem(p_field, p_object -> p_field, 'timestamp')::timestamptz end
+$$;
+
+ALTER FUNCTION app.read_timestamp(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_uuid(p_object jsonb, p_field text) RETURNS uuid
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_uuid_problem(p_object -> p_field) is null then (p_object ->> p_field)::uuid
+              else app.raise_input_problem(p_field, p_object -> p_field, 'uuid')::uuid end
+$$;
+
+ALTER FUNCTION app.read_uuid(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_uuid_list(p_object jsonb, p_field text) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if app.input_problem(p_object -> p_field, 'uuid[]') is not null then
+    perform app.raise_input_problem(p_field, p_object -> p_field, 'uuid[]');
+  end if;
+  if jsonb_typeof(p_object -> p_field) = 'array' then
+    return array(select e::uuid from jsonb_array_elements_text(p_object -> p_field) as e);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.read_uuid_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.recompute_targets(p_user_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -6261,7 +6863,9 @@ CREATE FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) 
     LANGUAGE plpgsql
     AS $$
 declare
-  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  -- A client_id that is no UUID is the create's validation to name (a 422), not a replay.
+  v_client_id uuid := case when app.input_problem(p_body -> 'client_id', 'uuid') is null
+                           then app.read_uuid(p_body, 'client_id') end;
   v_id uuid;
 begin
   if v_client_id is null then
@@ -6286,11 +6890,26 @@ ALTER FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) O
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
+declare
+  v_body jsonb;
 begin
-  return p_text::jsonb;
-exception when invalid_text_representation or untranslatable_character or character_not_in_repertoire then
-  perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
-  return null;
+  if p_text is null then
+    return null;
+  end if;
+  begin
+    v_body := p_text::jsonb;
+  exception
+    when untranslatable_character then
+      perform app.raise_error(400, 'invalid_text', 'The request body holds a NUL character (\u0000).');
+    when invalid_text_representation or character_not_in_repertoire or numeric_value_out_of_range then
+      perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
+    when statement_too_complex then
+      perform app.raise_error(400, 'body_too_deep', 'The request body is nested too deeply.');
+  end;
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'body_must_be_object', 'The request body must be a JSON object.');
+  end if;
+  return v_body;
 end
 $$;
 
@@ -6304,7 +6923,7 @@ declare
   v_name text;
 begin
   if p_item ->> 'exercise_id' is not null then
-    v_id := (p_item ->> 'exercise_id')::uuid;
+    v_id := app.read_uuid(p_item, 'exercise_id');
     select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
     if exercise_name is null then
       select u.id, u.name into user_exercise_id, exercise_name
@@ -6312,7 +6931,7 @@ begin
     end if;
     return;
   end if;
-  exercise_name := btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'));
+  exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
   select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
@@ -6375,7 +6994,9 @@ begin
   for i in 0 .. jsonb_array_length(p_items) - 1 loop
     v_item := p_items -> i;
     v_path := format('items[%s].', i);
-    if v_item ? 'food_item_id' then
+    if jsonb_typeof(v_item) <> 'object' then
+      v_problems := v_problems || jsonb_build_object(format('items[%s]', i), 'must be an object');
+    elsif v_item ? 'food_item_id' then
       select f.* into v_food from app.food_item_values(p_user_id, v_item, v_path) as f;
       v_problems := v_problems || v_food.problems;
       if v_food.problems = '{}' then
@@ -6388,8 +7009,8 @@ begin
       v_problems := v_problems || app.food_values_problems(v_item, v_path, true);
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
-        values (p_user_id, p_meal_id, i, btrim(v_item ->> 'name'), (v_item ->> 'calories')::numeric,
-                (v_item ->> 'protein_g')::numeric, (v_item ->> 'carbs_g')::numeric, (v_item ->> 'fat_g')::numeric);
+        values (p_user_id, p_meal_id, i, btrim(app.read_text(v_item, 'name')), app.read_number(v_item, 'calories'),
+                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'), app.read_number(v_item, 'fat_g'));
       end if;
     end if;
   end loop;
@@ -6403,21 +7024,21 @@ CREATE FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
 declare
-  v_birth date := (p_body ->> 'date_of_birth')::date;
+  v_birth date := app.read_date(p_body, 'date_of_birth');
 begin
   update app.user_settings
-     set timezone = coalesce(p_body ->> 'timezone', timezone),
-         unit_system = coalesce(p_body ->> 'unit_system', unit_system),
+     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
+         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
   end if;
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
-  values (p_user_id, p_body ->> 'sex', v_birth,
-          case when v_birth is null then (p_body ->> 'age_years')::integer end,
+  values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
+          case when v_birth is null then app.read_integer(p_body, 'age_years') end,
           case when v_birth is null then app.user_today(p_user_id) end,
-          (p_body ->> 'height_cm')::numeric, p_body ->> 'activity_level')
+          app.read_number(p_body, 'height_cm'), app.read_text(p_body, 'activity_level'))
   on conflict (user_id) do update
     set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
         age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
@@ -6432,31 +7053,36 @@ CREATE FUNCTION app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb
     AS $$
 declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
-  v_status text := coalesce(p_body ->> 'status', 'completed');
+  v_status text;
 begin
+  -- The status decides what is checked below: a bad one is named with every other problem.
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  v_status := coalesce(app.read_text(p_body, 'status'), 'completed');
   if v_status = 'in_progress' then
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
   end if;
   begin
     if p_session_id is null then
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, (p_body ->> 'client_id')::uuid,
-              coalesce((p_body ->> 'session_date')::date,
-                       ((p_body ->> 'started_at')::timestamptz at time zone
+      values (p_user_id, v_id, app.read_uuid(p_body, 'client_id'),
+              coalesce(app.read_date(p_body, 'session_date'),
+                       (app.read_timestamp(p_body, 'started_at') at time zone
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
-              p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+              app.read_text(p_body, 'name'), app.read_text(p_body, 'notes'), v_status,
+              app.read_timestamp(p_body, 'started_at'), app.read_timestamp(p_body, 'finished_at'))
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
       end if;
     else
       update app.training_sessions
-         set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
-             name = p_body ->> 'name', notes = p_body ->> 'notes', status = v_status,
-             started_at = coalesce((p_body ->> 'started_at')::timestamptz, started_at),
-             finished_at = coalesce((p_body ->> 'finished_at')::timestamptz, finished_at),
+         set session_date = coalesce(app.read_date(p_body, 'session_date'), session_date),
+             name = app.read_text(p_body, 'name'), notes = app.read_text(p_body, 'notes'), status = v_status,
+             started_at = coalesce(app.read_timestamp(p_body, 'started_at'), started_at),
+             finished_at = coalesce(app.read_timestamp(p_body, 'finished_at'), finished_at),
              updated_at = now()
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
@@ -6467,10 +7093,11 @@ begin
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
   exception
-    when unique_violation or sqlstate 'LB422' then
+    when unique_violation then
       raise;
     when others then
-      -- Name every bad field; if the checks find none, the original error stands.
+      -- Name every bad field (a reader refusing one value above names only that one); if
+      -- the checks find none, the original error stands.
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
       raise;
   end;
@@ -6489,21 +7116,21 @@ declare
   v_sync jsonb := coalesce(p_body -> 'health_sync', '{}');
 begin
   update app.user_settings as s
-     set unit_system = coalesce(p_body ->> 'unit_system', s.unit_system),
-         timezone = coalesce(p_body ->> 'timezone', s.timezone),
-         meal_reminders_enabled = coalesce((v_meals ->> 'enabled')::boolean, s.meal_reminders_enabled),
+     set unit_system = coalesce(app.read_text(p_body, 'unit_system'), s.unit_system),
+         timezone = coalesce(app.read_text(p_body, 'timezone'), s.timezone),
+         meal_reminders_enabled = coalesce(app.read_boolean(v_meals, 'enabled'), s.meal_reminders_enabled),
          meal_reminder_times = case when v_meals ? 'times'
-           then array(select distinct t from jsonb_array_elements_text(v_meals -> 'times') as t order by t)::app.clock_time[]
+           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t order by t)::app.clock_time[]
            else s.meal_reminder_times end,
-         workout_reminders_enabled = coalesce((v_workouts ->> 'enabled')::boolean, s.workout_reminders_enabled),
+         workout_reminders_enabled = coalesce(app.read_boolean(v_workouts, 'enabled'), s.workout_reminders_enabled),
          workout_reminder_days = case when v_workouts ? 'days'
-           then array(select d from (select distinct d from jsonb_array_elements_text(v_workouts -> 'days') as d) as days
+           then array(select d from (select distinct d from unnest(app.read_text_list(v_workouts, 'days')) as d) as days
                       order by app.weekday_number(d))::app.weekday[]
            else s.workout_reminder_days end,
-         workout_reminder_time = case when v_workouts ? 'time' then v_workouts ->> 'time' else s.workout_reminder_time end,
-         biometric_enabled = coalesce((p_body ->> 'biometric_enabled')::boolean, s.biometric_enabled),
-         apple_health_sync = coalesce((v_sync ->> 'apple_health')::boolean, s.apple_health_sync),
-         google_fit_sync = coalesce((v_sync ->> 'google_fit')::boolean, s.google_fit_sync),
+         workout_reminder_time = case when v_workouts ? 'time' then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
+         biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
+         apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
+         google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
          updated_at = now()
    where s.user_id = p_user_id;
 end
@@ -6587,8 +7214,10 @@ begin
       v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
     end loop;
   end loop;
-  if jsonb_strip_nulls(v_problems) = '{}' and (p_body ->> 'finished_at')::timestamptz < (p_body ->> 'started_at')::timestamptz then
-    v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+  if jsonb_strip_nulls(v_problems) = '{}' then
+    if app.read_timestamp(p_body, 'finished_at') < app.read_timestamp(p_body, 'started_at') then
+      v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+    end if;
   end if;
   return v_problems;
 end
@@ -6997,8 +7626,10 @@ begin
     with workouts as materialized (
       -- What every row of a session repeats, formatted once per session.
       select t.id, t.session_date, t.started_at, t.created_at, t.name,
+             -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
+             -- request can give any more) stays an empty field, so every row keeps 12 fields.
              concat_ws(',',
-               to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'),
+               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
              app.csv_field(t.notes) as notes
         from app.training_sessions as t
@@ -7025,14 +7656,14 @@ CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p
     LANGUAGE sql
     AS $$
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, x.item ->> 'notes'
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds)
-  select p_user_id, p_session_id, x.n, s.m, (s.item ->> 'reps')::integer, (s.item ->> 'weight_kg')::numeric,
-         (s.item ->> 'rpe')::numeric, (s.item ->> 'rir')::integer, coalesce(s.item ->> 'set_type', 'working'),
-         s.item ->> 'tempo', (s.item ->> 'rest_seconds')::integer
+  select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+         app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
@@ -7531,10 +8162,11 @@ declare
   v_user auth.users;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'display_name', auth.display_name_problem(p_changes ->> 'display_name')));
+    'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
   update auth.users
      set display_name = case when p_changes ? 'display_name'
-                             then btrim(p_changes ->> 'display_name') else display_name end,
+                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
@@ -9115,6 +9747,9 @@ GRANT ALL ON FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required b
 REVOKE ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
 
@@ -9269,6 +9904,9 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) TO liftbase_api;
 
@@ -9313,6 +9951,9 @@ GRANT ALL ON FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dr
 REVOKE ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_liftbase_members() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_liftbase_members() TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_liftbase_metrics(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_metrics(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) TO liftbase_api;
 
@@ -9334,11 +9975,17 @@ GRANT ALL ON FUNCTION app.import_liftbase_section(p_user_id uuid, p_section text
 REVOKE ALL ON FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_session jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_session jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_number(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) TO liftbase_api;
@@ -9360,6 +10007,39 @@ GRANT ALL ON FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) T
 
 REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_date_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_date_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_integer_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_integer_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_kind(p_type regtype) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_kind(p_type regtype) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_number_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_number_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_problem(p_value jsonb, p_kind text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_problem(p_value jsonb, p_kind text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_string_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_string_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_timestamp_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_timestamp_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.input_uuid_problem(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.input_uuid_problem(p_value jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.is_input_date(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_input_date(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.is_input_timestamp(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.is_input_timestamp(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
@@ -9420,6 +10100,9 @@ GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftba
 
 REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) TO liftbase_api;
@@ -9488,6 +10171,45 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_parameter_problem(p_name text, p_problem text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_parameter_problem(p_name text, p_problem text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_unknown_cursor() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_unknown_cursor() TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_boolean(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_date(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_date(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_integer(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_integer(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_integer_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_integer_list(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_number(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_number(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_text(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_text(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_text_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_text_list(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
 
@@ -9657,6 +10379,7 @@ REVOKE ALL ON FUNCTION auth.display_name_problem(p_display_name text) FROM PUBLI
 GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.email_problem(p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.email_problem(p_email text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.hash_password(p_password text) FROM PUBLIC;
 
@@ -9685,6 +10408,7 @@ GRANT ALL ON FUNCTION auth.password_forgot(p_email text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_matches(p_password text, p_hash text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.password_problem(p_password text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;

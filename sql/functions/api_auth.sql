@@ -11,13 +11,33 @@
 
 create or replace function api.auth_register(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select auth.register(p_body ->> 'email', p_body ->> 'password', p_body ->> 'display_name') $$;
+language plpgsql
+as $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', coalesce(app.field_problem(p_body, 'email', 'text', false), auth.email_problem(app.read_text(p_body, 'email'))),
+    'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
+                         auth.password_problem(app.read_text(p_body, 'password'))),
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name')))));
+  return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
+                       app.read_text(p_body, 'display_name'));
+end
+$$;
 
+-- A wrong credential is a failed login (401, counted for the lockout); a member that is not
+-- a string is a malformed request (422), answered before any login is tried.
 create or replace function api.auth_login(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
-language sql
-as $$ select auth.login(p_body ->> 'email', p_body ->> 'password') $$;
+language plpgsql
+as $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'email', app.field_problem(p_body, 'email', 'text', false),
+    'password', app.field_problem(p_body, 'password', 'text', false)));
+  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'));
+end
+$$;
 
 create or replace function api.auth_logout(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
@@ -34,7 +54,8 @@ returns jsonb
 language plpgsql
 as $$
 begin
-  perform auth.password_forgot(p_body ->> 'email');
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
+  perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
 $$;
@@ -44,7 +65,10 @@ returns jsonb
 language plpgsql
 as $$
 begin
-  perform auth.password_reset(p_body ->> 'token', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'token', app.field_problem(p_body, 'token', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -54,7 +78,10 @@ returns jsonb
 language plpgsql
 as $$
 begin
-  perform auth.password_change(p_token, p_body ->> 'current_password', p_body ->> 'new_password');
+  perform app.raise_if_invalid(jsonb_build_object(
+    'current_password', app.field_problem(p_body, 'current_password', 'text', false),
+    'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
+  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'), app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;

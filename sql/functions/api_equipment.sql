@@ -7,7 +7,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.equipment_json(v_user_id);
+  return app.page_of_list(app.equipment_json(v_user_id) -> 'items', p_args);
 end
 $$;
 
@@ -18,16 +18,20 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_ids jsonb := coalesce(p_body, '{}') -> 'equipment_ids';
+  v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
-    when v_ids is null or jsonb_typeof(v_ids) <> 'array' then 'must be a list of equipment ids'
-    when exists (select from jsonb_array_elements_text(v_ids) as i where not exists (select from app.equipment as e where e.id = i))
-      then 'unknown: ' || (select string_agg(i, ', ') from jsonb_array_elements_text(v_ids) as i
+    when v_body -> 'equipment_ids' is null or jsonb_typeof(v_body -> 'equipment_ids') <> 'array'
+      then 'must be a list of equipment ids'
+    when app.input_problem(v_body -> 'equipment_ids', 'string[]') is not null
+      then app.input_problem(v_body -> 'equipment_ids', 'string[]')
+    when exists (select from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
+                  where not exists (select from app.equipment as e where e.id = i))
+      then 'unknown: ' || (select string_agg(i, ', ') from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
                            where not exists (select from app.equipment as e where e.id = i)) end));
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from jsonb_array_elements_text(v_ids) as i;
+  select distinct v_user_id, i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i;
   return app.equipment_json(v_user_id);
 end
 $$;

@@ -10,7 +10,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_page record := app.page_parameters(p_args, 'number');
   v_limit integer := v_page.page_size;
-  v_offset integer := coalesce(v_page.cursor_number, 0);
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_q text := lower(btrim(p_args ->> 'q'));
   v_rows jsonb;
 begin
@@ -51,10 +51,9 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
-  values (v_user_id, btrim(v_body ->> 'name'), coalesce(v_body ->> 'category', 'strength'), v_body ->> 'mechanic',
-          coalesce(v_body ->> 'equipment', 'other'),
-          array(select jsonb_array_elements_text(v_body -> 'primary_muscles')),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'secondary_muscles', '[]'))))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+          app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -74,15 +73,13 @@ begin
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
   update app.user_exercises
-     set name = coalesce(btrim(v_body ->> 'name'), name),
-         category = coalesce(v_body ->> 'category', category),
-         mechanic = case when v_body ? 'mechanic' then v_body ->> 'mechanic' else mechanic end,
-         equipment = coalesce(v_body ->> 'equipment', equipment),
-         primary_muscles = case when v_body ? 'primary_muscles'
-                                then array(select jsonb_array_elements_text(v_body -> 'primary_muscles'))
-                                else primary_muscles end,
+     set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         category = coalesce(app.read_text(v_body, 'category'), category),
+         mechanic = case when v_body ? 'mechanic' then app.read_text(v_body, 'mechanic') else mechanic end,
+         equipment = coalesce(app.read_text(v_body, 'equipment'), equipment),
+         primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
-                                  then array(select jsonb_array_elements_text(v_body -> 'secondary_muscles'))
+                                  then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
                                   else secondary_muscles end
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
@@ -115,24 +112,20 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_goal text := coalesce(p_args ->> 'goal', app.training_goal(v_user_id));
-  v_limit integer := (app.page_parameters(p_args, 'none')).page_size;
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
   v_source record;
+  v_items jsonb;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
     perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
   end if;
   select v.* into v_source from app.visible_exercises(v_user_id) as v
-   where v.id = case when app.is_uuid(p_args ->> 'id') then (p_args ->> 'id')::uuid end;
+   where v.id = app.id_parameter(p_args, 'id');
   if v_source.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
-  return jsonb_build_object(
-    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
-                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
-    'goal', v_goal,
-    'next_cursor', null,
-    'items', coalesce((
+  v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
                                          c.is_user_created)
@@ -142,7 +135,7 @@ begin
                                             then jsonb_build_object('code', 'competition_lift_replaced',
                                                    'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
                                                                      v_source.name, c.name)) end)
-                       order by c.score desc, c.name)
+                       order by c.score desc, c.name, c.id)
         from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
                                                           and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
@@ -159,7 +152,14 @@ begin
                       or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
                  and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
-               order by score desc, v.name
-               limit v_limit) as c), '[]'));
+               order by score desc, v.name, v.id
+               offset v_offset limit v_page.page_size + 1) as c), '[]');
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
+                                  v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+    'goal', v_goal,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
+    'items', v_items - v_page.page_size);
 end
 $$;

@@ -89,9 +89,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_food jsonb;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    v_food := app.food_json(v_user_id, (p_args ->> 'id')::uuid);
-  end if;
+  v_food := app.food_json(v_user_id, app.id_parameter(p_args, 'id'));
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
   end if;
@@ -120,15 +118,18 @@ begin
     'sugars_g', app.field_problem(v_body, 'sugars_g', 'app.grams', false),
     'saturated_fat_g', app.field_problem(v_body, 'saturated_fat_g', 'app.grams', false),
     'sodium_mg', app.field_problem(v_body, 'sodium_mg', 'app.kcal', false),
-    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false)));
+    'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
+    'brand', app.field_problem(v_body, 'brand', 'text', false),
+    'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
   insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, btrim(v_body ->> 'name'), v_body ->> 'brand', v_body ->> 'barcode', (v_body ->> 'calories')::numeric,
-          coalesce((v_body ->> 'protein_g')::numeric, 0), coalesce((v_body ->> 'carbs_g')::numeric, 0),
-          coalesce((v_body ->> 'fat_g')::numeric, 0), (v_body ->> 'fiber_g')::numeric, (v_body ->> 'sugars_g')::numeric,
-          (v_body ->> 'sodium_mg')::numeric, (v_body ->> 'saturated_fat_g')::numeric,
-          coalesce(v_body ->> 'serving_label', coalesce((v_body ->> 'serving_g')::numeric, 100)::text || ' g'),
-          coalesce((v_body ->> 'serving_g')::numeric, 100))
+  values (v_user_id, btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
+          app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
+          coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
+          app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
+          app.read_number(v_body, 'saturated_fat_g'),
+          coalesce(app.read_text(v_body, 'serving_label'), coalesce(app.read_number(v_body, 'serving_g'), 100)::text || ' g'),
+          coalesce(app.read_number(v_body, 'serving_g'), 100))
   returning id into v_id;
   return app.food_json(v_user_id, v_id);
 end

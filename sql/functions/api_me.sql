@@ -34,8 +34,8 @@ as $$
 begin
   perform auth.authenticate(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
-    'password', app.field_problem(coalesce(p_body, '{}'), 'password', 'text')));
-  perform auth.delete_current_account(p_body ->> 'password');
+    'password', app.field_problem(p_body, 'password', 'text')));
+  perform auth.delete_current_account(app.read_text(p_body, 'password'));
   return null;
 end
 $$;

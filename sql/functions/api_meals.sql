@@ -1,15 +1,28 @@
 -- /meals/*: favorites and custom meals.
 
+-- GET /meals/favorites?limit=&cursor=: newest first.
 create or replace function api.favorites_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.favorites;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.favorite_json(f) order by f.created_at desc)
-                                                 from app.favorites as f where f.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select f.* into v_after from app.favorites as f where f.user_id = v_user_id and f.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+      from (select * from app.favorites as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
+             order by x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as f), '[]'), v_page.page_size);
 end
 $$;
 
@@ -27,8 +40,8 @@ declare
   v_food record;
 begin
   if v_body ? 'entry_id' then
-    if app.is_uuid(v_body ->> 'entry_id') then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = (v_body ->> 'entry_id')::uuid;
+    if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
+      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -36,17 +49,17 @@ begin
   else
     perform app.raise_if_invalid(app.food_values_problems(v_body, '', true) || jsonb_build_object(
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
-      'food_item_id', case when v_body ->> 'food_item_id' is not null
-                            and (not app.is_uuid(v_body ->> 'food_item_id')
-                                 or (select f.id from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f) is null)
-                           then 'is not a known food' end));
-    select f.* into v_food from app.find_food(v_user_id, (v_body ->> 'food_item_id')::uuid) as f;
-    v_entry.name := btrim(v_body ->> 'name');
-    v_entry.calories := (v_body ->> 'calories')::numeric;
-    v_entry.protein_g := (v_body ->> 'protein_g')::numeric;
-    v_entry.carbs_g := (v_body ->> 'carbs_g')::numeric;
-    v_entry.fat_g := (v_body ->> 'fat_g')::numeric;
-    v_entry.servings := (v_body ->> 'servings')::numeric;
+      'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
+                               case when app.read_uuid(v_body, 'food_item_id') is not null
+                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                    then 'is not a known food' end)));
+    select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
+    v_entry.name := btrim(app.read_text(v_body, 'name'));
+    v_entry.calories := app.read_number(v_body, 'calories');
+    v_entry.protein_g := app.read_number(v_body, 'protein_g');
+    v_entry.carbs_g := app.read_number(v_body, 'carbs_g');
+    v_entry.fat_g := app.read_number(v_body, 'fat_g');
+    v_entry.servings := app.read_number(v_body, 'servings');
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
@@ -65,7 +78,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  delete from app.favorites where user_id = v_user_id and app.is_uuid(p_args ->> 'id') and id = (p_args ->> 'id')::uuid;
+  delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
   end if;
@@ -73,16 +86,29 @@ begin
 end
 $$;
 
+-- GET /meals/custom?limit=&cursor=: by name.
 create or replace function api.custom_meals_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.custom_meals;
 begin
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.custom_meal_json(m) order by m.name)
-                                                 from app.custom_meals as m where m.user_id = v_user_id), '[]'),
-                            'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select m.* into v_after from app.custom_meals as m where m.user_id = v_user_id and m.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+      from (select * from app.custom_meals as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))
+             order by x.name, x.id
+             limit v_page.page_size + 1) as m), '[]'), v_page.page_size);
 end
 $$;
 
@@ -96,7 +122,7 @@ declare
   v_meal app.custom_meals;
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_meal;
+  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -112,7 +138,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(v_body ->> 'name'), name), updated_at = now()
+  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');

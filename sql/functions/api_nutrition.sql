@@ -31,8 +31,9 @@ begin
   v_entry.user_id := v_user_id;
 
   if v_body ->> 'favorite_id' is not null then
-    if app.is_uuid(v_body ->> 'favorite_id') then
-      select f.* into v_favorite from app.favorites as f where f.user_id = v_user_id and f.id = (v_body ->> 'favorite_id')::uuid;
+    if app.input_problem(v_body -> 'favorite_id', 'uuid') is null then
+      select f.* into v_favorite from app.favorites as f
+       where f.user_id = v_user_id and f.id = app.read_uuid(v_body, 'favorite_id');
     end if;
     if v_favorite.id is null then
       v_problems := v_problems || '{"favorite_id": "is not one of your favorites"}';
@@ -48,20 +49,20 @@ begin
     v_entry.servings := v_favorite.servings;
   elsif v_body ->> 'custom_meal_id' is not null then
     v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
-    if app.is_uuid(v_body ->> 'custom_meal_id') then
+    if app.input_problem(v_body -> 'custom_meal_id', 'uuid') is null then
       select app.custom_meal_json(m) into v_meal from app.custom_meals as m
-       where m.user_id = v_user_id and m.id = (v_body ->> 'custom_meal_id')::uuid;
+       where m.user_id = v_user_id and m.id = app.read_uuid(v_body, 'custom_meal_id');
     end if;
     if v_meal is null then
       v_problems := v_problems || '{"custom_meal_id": "is not one of your meals"}';
     elsif app.field_problem(v_body, 'servings', 'app.servings', false) is null then
-      v_entry.servings := coalesce((v_body ->> 'servings')::numeric, 1);
+      v_entry.servings := coalesce(app.read_number(v_body, 'servings'), 1);
       v_entry.name := v_meal ->> 'name';
       v_entry.calories := (v_meal -> 'totals' ->> 'calories')::numeric * v_entry.servings;
       v_entry.protein_g := (v_meal -> 'totals' ->> 'protein_g')::numeric * v_entry.servings;
       v_entry.carbs_g := (v_meal -> 'totals' ->> 'carbs_g')::numeric * v_entry.servings;
       v_entry.fat_g := (v_meal -> 'totals' ->> 'fat_g')::numeric * v_entry.servings;
-      v_entry.custom_meal_id := (v_body ->> 'custom_meal_id')::uuid;
+      v_entry.custom_meal_id := app.read_uuid(v_body, 'custom_meal_id');
     end if;
   elsif v_body ->> 'food_item_id' is not null then
     select f.* into v_food from app.food_item_values(v_user_id, v_body, '') as f;
@@ -79,22 +80,22 @@ begin
   else
     v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
-      v_entry.calories := (v_body ->> 'calories')::numeric;
-      v_entry.protein_g := coalesce((v_body ->> 'protein_g')::numeric, 0);
-      v_entry.carbs_g := coalesce((v_body ->> 'carbs_g')::numeric, 0);
-      v_entry.fat_g := coalesce((v_body ->> 'fat_g')::numeric, 0);
+      v_entry.calories := app.read_number(v_body, 'calories');
+      v_entry.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
+      v_entry.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
+      v_entry.fat_g := coalesce(app.read_number(v_body, 'fat_g'), 0);
     end if;
   end if;
   perform app.raise_if_invalid(v_problems);
 
   insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
                                 servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
-  values (v_user_id, (v_body ->> 'client_id')::uuid,
-          coalesce((v_body ->> 'entry_date')::date, app.user_today(v_user_id)),
-          coalesce(v_body ->> 'meal_type', 'snack'), coalesce(btrim(v_body ->> 'name'), v_entry.name),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'),
+          coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id)),
+          coalesce(app.read_text(v_body, 'meal_type'), 'snack'), coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name),
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          v_body ->> 'source', coalesce(v_body ->> 'barcode', v_entry.barcode))
+          app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
   on conflict (user_id, client_id) do nothing
   returning * into v_entry;
   if not found then
@@ -106,7 +107,8 @@ end
 $$;
 
 -- GET /nutrition/entries?date= (one day) or ?from=&to= (app.date_range_parameter: without
--- to, today in the user's zone; without from, the day of `to`), at most a year.
+-- to, today in the user's zone; without from, the day of `to`), at most a year, by day and
+-- then as logged, paged by ?limit=&cursor=.
 create or replace function api.entries_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -116,15 +118,25 @@ declare
   v_day date := app.date_parameter(p_args, 'date');
   v_range record := app.date_range_parameter(case when v_day is null then p_args
                                                   else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.food_entries;
 begin
   if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_error(400, 'invalid_parameter', 'from and to may be at most a year apart.');
+    perform app.raise_parameter_problem('from', 'must be at most a year before to');
   end if;
-  return jsonb_build_object('items', coalesce((
+  if v_page.cursor_uuid is not null then
+    select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
     select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
-      from app.food_entries as e
-     where e.user_id = v_user_id and e.entry_date between v_range.from_date and v_range.to_date), '[]'),
-    'next_cursor', null);
+      from (select * from app.food_entries as x
+             where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
+               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+             order by x.entry_date, x.created_at, x.id
+             limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end
 $$;
 
@@ -157,18 +169,18 @@ begin
                     else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
     'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
                   else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
-  if v_body ? 'servings' then
-    v_scale := (v_body ->> 'servings')::numeric / v_entry.servings;
+  if app.read_number(v_body, 'servings') is not null then
+    v_scale := app.read_number(v_body, 'servings') / v_entry.servings;
   end if;
   update app.food_entries
-     set entry_date = coalesce((v_body ->> 'entry_date')::date, entry_date),
-         meal_type = coalesce(v_body ->> 'meal_type', meal_type),
-         name = coalesce(btrim(v_body ->> 'name'), name),
-         servings = coalesce((v_body ->> 'servings')::numeric, servings),
-         calories = coalesce((v_body ->> 'calories')::numeric, calories * v_scale),
-         protein_g = coalesce((v_body ->> 'protein_g')::numeric, protein_g * v_scale),
-         carbs_g = coalesce((v_body ->> 'carbs_g')::numeric, carbs_g * v_scale),
-         fat_g = coalesce((v_body ->> 'fat_g')::numeric, fat_g * v_scale),
+     set entry_date = coalesce(app.read_date(v_body, 'entry_date'), entry_date),
+         meal_type = coalesce(app.read_text(v_body, 'meal_type'), meal_type),
+         name = coalesce(btrim(app.read_text(v_body, 'name')), name),
+         servings = coalesce(app.read_number(v_body, 'servings'), servings),
+         calories = coalesce(app.read_number(v_body, 'calories'), calories * v_scale),
+         protein_g = coalesce(app.read_number(v_body, 'protein_g'), protein_g * v_scale),
+         carbs_g = coalesce(app.read_number(v_body, 'carbs_g'), carbs_g * v_scale),
+         fat_g = coalesce(app.read_number(v_body, 'fat_g'), fat_g * v_scale),
          updated_at = now()
    where user_id = v_user_id and id = v_entry.id
   returning * into v_entry;

@@ -1,16 +1,32 @@
 -- /plans: saved workout plans.
 
+-- GET /plans?limit=&cursor=: the last used first, then the newest of those never used.
 create or replace function api.plans_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.plans;
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(app.plan_json(p, false) order by p.last_used_at desc nulls last, p.created_at desc)
-                         from app.plans as p where p.user_id = v_user_id), '[]'),
-    'next_cursor', null);
+  if v_page.cursor_uuid is not null then
+    select p.* into v_after from app.plans as p where p.user_id = v_user_id and p.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  -- Never used sorts as used at -infinity: last in this descending order, like nulls last.
+  return app.page(coalesce((
+    select jsonb_agg(app.plan_json(p, false)
+                     order by coalesce(p.last_used_at, '-infinity') desc, p.created_at desc, p.id desc)
+      from (select * from app.plans as x
+             where x.user_id = v_user_id
+               and (v_after.id is null
+                    or (coalesce(x.last_used_at, '-infinity'), x.created_at, x.id)
+                       < (coalesce(v_after.last_used_at, '-infinity'), v_after.created_at, v_after.id))
+             order by coalesce(x.last_used_at, '-infinity') desc, x.created_at desc, x.id desc
+             limit v_page.page_size + 1) as p), '[]'), v_page.page_size);
 end
 $$;
 
@@ -24,11 +40,12 @@ declare
   v_plan app.plans;
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(v_body ->> 'name')) returning * into v_plan;
+  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   weight_kg, rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, (x.item ->> 'sets')::integer,
-         (x.item ->> 'reps')::integer, coalesce((x.item ->> 'weight_kg')::numeric, 0), (x.item ->> 'rest_seconds')::integer
+  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
+         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -54,8 +71,8 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
-  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(coalesce(p_body, '{}'), 'name', 'app.plan_name')));
-  update app.plans set name = btrim(p_body ->> 'name') where user_id = v_user_id and id = v_plan.id;
+  perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
+  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;

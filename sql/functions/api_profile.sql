@@ -38,19 +38,15 @@ declare
   v_ack app.metrics_acknowledgements;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'version', case when jsonb_typeof(v_body -> 'version') is distinct from 'number' then 'is required (a number)' end,
-    'metrics_computed_at', case when v_body ->> 'metrics_computed_at' is null then 'is required' end));
+    'version', app.field_problem(v_body, 'version', 'integer'),
+    'metrics_computed_at', app.field_problem(v_body, 'metrics_computed_at', 'timestamptz')));
   if v_metrics.id is null then
     perform app.raise_error(404, 'metrics_not_found', 'No health metrics yet: complete onboarding first.');
   end if;
-  begin
-    if (v_body ->> 'version')::numeric <> v_metrics.version
-       or (v_body ->> 'metrics_computed_at')::timestamptz <> v_metrics.computed_at then
-      perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
-    end if;
-  exception when invalid_datetime_format or datetime_field_overflow then
-    perform app.raise_if_invalid(jsonb_build_object('metrics_computed_at', 'must be a timestamp'));
-  end;
+  if app.read_integer(v_body, 'version') <> v_metrics.version
+     or app.read_timestamp(v_body, 'metrics_computed_at') <> v_metrics.computed_at then
+    perform app.raise_error(409, 'metrics_changed', 'These are not the latest metrics: fetch them again.');
+  end if;
   insert into app.metrics_acknowledgements (user_id, health_metric_id, version)
   values (v_user_id, v_metrics.id, v_metrics.version)
   on conflict (user_id, health_metric_id) do nothing;
@@ -71,6 +67,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m

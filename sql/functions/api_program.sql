@@ -10,9 +10,6 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
@@ -80,9 +77,6 @@ declare
   v_training_id uuid;
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
   select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
   v_training_id := app.save_session(v_user_id, null,
     jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
@@ -118,12 +112,8 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_next app.program_sessions;
 begin
-  if jsonb_typeof(v_body) <> 'object' then
-    perform app.raise_error(400, 'malformed_json', 'The request body must be a JSON object.');
-  end if;
-  perform app.raise_if_invalid(jsonb_build_object('combine',
-    case when v_body ? 'combine' and jsonb_typeof(v_body -> 'combine') <> 'boolean' then 'must be true or false' end));
-  perform app.skip_program_session(v_user_id, v_session, coalesce((v_body ->> 'combine')::boolean, false));
+  perform app.raise_if_invalid(jsonb_build_object('combine', app.field_problem(v_body, 'combine', 'boolean', false)));
+  perform app.skip_program_session(v_user_id, v_session, coalesce(app.read_boolean(v_body, 'combine'), false));
   v_next := app.next_program_session(v_user_id, v_session.program_id);
   return jsonb_build_object(
     'skipped_session_id', v_session.id,

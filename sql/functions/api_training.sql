@@ -39,6 +39,10 @@ declare
   v_from date := v_range.from_date;
   v_to date := v_range.to_date;
 begin
+  if v_cursor is not null
+     and not exists (select from app.training_sessions as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(jsonb_build_object(
              'id', s.id, 'session_date', s.session_date, 'name', s.name, 'status', s.status,
@@ -105,12 +109,12 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(v_body ->> 'status', status),
-         name = case when v_body ? 'name' then v_body ->> 'name' else name end,
-         notes = case when v_body ? 'notes' then v_body ->> 'notes' else notes end,
+     set status = coalesce(app.read_text(v_body, 'status'), status),
+         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
+         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
          finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce((v_body ->> 'finished_at')::timestamptz, finished_at, now())
-                            else coalesce((v_body ->> 'finished_at')::timestamptz, finished_at) end,
+                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
+                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
          updated_at = now()
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));
@@ -200,7 +204,8 @@ begin
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(t.working), 0) as working_sets,
              coalesce(sum(t.volume), 0) as volume_kg
-        from generate_series(v_start, v_start + 6, interval '1 day') as d
+        -- Days as timestamps without time zone: the server's TimeZone plays no part.
+        from generate_series(v_start::timestamp, (v_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
           on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
         left join lateral (
@@ -226,8 +231,8 @@ language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('items', coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
-                            'next_cursor', null);
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+                          p_args);
 end
 $$;
 

@@ -26,7 +26,7 @@ begin
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, v_body ->> 'goal_type', (v_body ->> 'goal_rate_per_week')::numeric)
+  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do update
     set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = now();
   v_recorded := app.record_targets(v_user_id, 'goal');
@@ -94,6 +94,9 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
+  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+    perform app.raise_unknown_cursor();
+  end if;
   return app.page(coalesce((
     select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e
@@ -135,8 +138,8 @@ begin
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
     'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
   insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
-  values (v_user_id, (v_body ->> 'calories')::integer, (v_body ->> 'protein_g')::integer,
-          (v_body ->> 'carbs_g')::integer, (v_body ->> 'fat_g')::integer)
+  values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
+          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
   on conflict (user_id) do update
     set calories = case when v_body ? 'calories' then excluded.calories else o.calories end,
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
@@ -147,7 +150,8 @@ begin
 end
 $$;
 
--- PUT /user/exclusions {exercise_ids, muscles} (injuries).
+-- PUT /user/exclusions {exercise_ids, muscles} (injuries): both lists replaced (a list left
+-- out is empty).
 create or replace function api.exclusions_put(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -155,21 +159,18 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_ids jsonb := coalesce(v_body -> 'exercise_ids', '[]');
+  v_ids_problem text := app.input_problem(v_body -> 'exercise_ids', 'uuid[]');
   v_row app.user_exclusions;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'exercise_ids', case
-      when jsonb_typeof(v_ids) <> 'array' then 'must be a list of exercise ids'
-      when exists (select from jsonb_array_elements(v_ids) as i
-                    where jsonb_typeof(i) <> 'string'
-                       or not app.is_uuid(i #>> '{}')
-                       or (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
-        then 'must list known exercises' end,
-    'muscles', app.muscles_problem(coalesce(v_body -> 'muscles', '[]'), false)));
+    'exercise_ids', coalesce(v_ids_problem, case
+      when exists (select from unnest(app.read_uuid_list(v_body, 'exercise_ids')) as i
+                    where (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
+        then 'must list known exercises' end),
+    'muscles', app.muscles_problem(v_body -> 'muscles', false)));
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
-  values (v_user_id, array(select (jsonb_array_elements_text(v_ids))::uuid),
-          array(select jsonb_array_elements_text(coalesce(v_body -> 'muscles', '[]'))))
+  values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
+          coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
   on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));

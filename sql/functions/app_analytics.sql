@@ -69,7 +69,7 @@ end
 $$;
 
 -- ?exercise_id= naming a catalog exercise or one of the user's own: (id, name). A missing
--- or malformed id is a 400; an unknown one a 404.
+-- or malformed id is a 400 (a bad parameter); an unknown one a 404.
 create or replace function app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean,
   out exercise_id uuid, out exercise_name text)
 language plpgsql
@@ -78,15 +78,15 @@ as $$
 begin
   if p_args ->> 'exercise_id' is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', 'exercise_id is required.');
+      perform app.raise_parameter_problem('exercise_id', 'is required');
     end if;
     return;
   end if;
   if not app.is_uuid(p_args ->> 'exercise_id') then
-    perform app.raise_error(400, 'invalid_parameter', 'exercise_id must be a UUID.');
+    perform app.raise_parameter_problem('exercise_id', 'must be a UUID');
   end if;
   select v.id, v.name into exercise_id, exercise_name
-    from app.visible_exercises(p_user_id) as v where v.id = (p_args ->> 'exercise_id')::uuid;
+    from app.visible_exercises(p_user_id) as v where v.id = app.id_parameter(p_args, 'exercise_id');
   if exercise_id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;

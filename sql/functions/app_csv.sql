@@ -62,8 +62,10 @@ begin
     with workouts as materialized (
       -- What every row of a session repeats, formatted once per session.
       select t.id, t.session_date, t.started_at, t.created_at, t.name,
+             -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
+             -- request can give any more) stays an empty field, so every row keeps 12 fields.
              concat_ws(',',
-               to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'),
+               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
              app.csv_field(t.notes) as notes
         from app.training_sessions as t
@@ -110,8 +112,8 @@ declare
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
-    select concat_ws(',', to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'),
-                     to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'),
+    select concat_ws(',', coalesce(to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'), ''),
+                     coalesce(to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'), ''),
                      m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text)) || E'\r\n'
       from app.body_metrics as m
      where m.user_id = p_user_id

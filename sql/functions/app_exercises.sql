@@ -48,7 +48,7 @@ declare
   v_name text;
 begin
   if p_item ->> 'exercise_id' is not null then
-    v_id := (p_item ->> 'exercise_id')::uuid;
+    v_id := app.read_uuid(p_item, 'exercise_id');
     select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
     if exercise_name is null then
       select u.id, u.name into user_exercise_id, exercise_name
@@ -56,7 +56,7 @@ begin
     end if;
     return;
   end if;
-  exercise_name := btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'));
+  exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
   select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
@@ -89,8 +89,10 @@ begin
     return jsonb_build_object(p_path || '.exercise_id', v_problem);
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(jsonb_build_object('v', btrim(coalesce(p_item ->> 'exercise_name', p_item ->> 'name'))),
-                               'v', 'app.exercise_name'), null));
+    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false), app.field_problem(p_item, 'name', 'text', false),
+             app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
+                                                                      app.read_text(p_item, 'name')))),
+                               'v', 'app.exercise_name')));
 end
 $$;
 
@@ -195,12 +197,15 @@ stable
 as $$
   select jsonb_build_object(
     'name', case when p_creating or p_body ? 'name'
-                 then app.field_problem(jsonb_build_object('name', btrim(p_body ->> 'name')), 'name', 'app.exercise_name') end,
+                 then coalesce(app.field_problem(p_body, 'name', 'text', false),
+                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))), 'name',
+                                                 'app.exercise_name')) end,
     'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
     'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
-    'equipment', case when p_body ->> 'equipment' is not null
-                       and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                      then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end,
+    'equipment', coalesce(app.field_problem(p_body, 'equipment', 'text', false),
+                          case when p_body ->> 'equipment' is not null
+                                and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
+                               then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
     'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
 $$;
@@ -241,11 +246,9 @@ as $$
 declare
   v_exercise app.user_exercises;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = (p_args ->> 'id')::uuid;
-    if v_exercise.id is null and exists (select from app.exercises as e where e.id = (p_args ->> 'id')::uuid) then
-      perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
-    end if;
+  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
+    perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;
   if v_exercise.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');

@@ -1,9 +1,11 @@
 -- Request field checks. Each field is checked against the domain that is its one rule
 -- (sql/migrations/0002_onboarding.sql); the domain's comment is the message.
 
--- The problem with p_body ->> p_field as a value of p_domain, or null when it is fine.
--- Numeric domains take JSON numbers (or numeric strings, as a cast would); the others
--- take JSON strings.
+-- The problem with member p_field of p_body as a value of p_domain, or null when it is
+-- fine. The member is first read as the kind of the domain's type (app_input.sql: a JSON
+-- number for numeric domains, a string for text ones, a date YYYY-MM-DD for date ones...),
+-- then checked against the domain, whose comment is the message. A plain type (text,
+-- integer, uuid...) is checked as its kind only.
 create or replace function app.field_problem(p_body jsonb, p_field text, p_domain regtype, p_required boolean default true)
 returns text
 language plpgsql
@@ -11,36 +13,51 @@ stable
 as $$
 declare
   v_value jsonb := p_body -> p_field;
-  v_base regtype := (select t.typbasetype::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
-  v_numeric boolean := v_base in ('numeric'::regtype, 'integer'::regtype);
+  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_kind text := app.input_kind(p_domain);
+  v_problem text;
 begin
+  if v_kind is null then
+    raise exception 'app.field_problem: no request member is read as %', p_domain;
+  end if;
   if v_value is null or v_value = 'null'::jsonb then
     return case when p_required then 'is required' end;
   end if;
-  if v_numeric and jsonb_typeof(v_value) not in ('number', 'string') then
-    return 'must be a number';
+  v_problem := app.input_problem(v_value, v_kind);
+  if v_problem is not null then
+    -- A number with a fraction for a whole-number domain: the domain says which numbers.
+    if v_kind = 'integer' and jsonb_typeof(v_value) = 'number' and v_base <> p_domain then
+      return obj_description(p_domain, 'pg_type');
+    end if;
+    return v_problem;
   end if;
-  if not v_numeric and jsonb_typeof(v_value) <> 'string' then
-    return 'must be a string';
+  if v_base = p_domain then
+    return null;
   end if;
   begin
-    execute format('select $1::%s', p_domain) using v_value #>> '{}';
+    -- The text of a value of its kind casts exactly (whole numbers through numeric).
+    execute format('select $1::%s::%s', case when v_kind = 'integer' then 'numeric' else v_base::text end, p_domain)
+      using v_value #>> '{}';
   exception
-    when check_violation or invalid_text_representation or numeric_value_out_of_range
-      or invalid_datetime_format or datetime_field_overflow then
+    when check_violation or numeric_value_out_of_range then
       return obj_description(p_domain, 'pg_type');
   end;
   return null;
 end
 $$;
 
--- Whether a request value is a UUID, so that ids from paths and bodies can be looked up
--- (and answered 404 or 422) instead of failing a cast.
+-- Whether a request value is a UUID (hexadecimal digits grouped 8-4-4-4-12), so that ids
+-- from paths and bodies can be looked up (and answered 404 or 422) instead of failing a
+-- cast. LIKE for the shape and a plain character class: a regular expression with counted
+-- repetitions costs microseconds a value, and an import checks 100,000s of them.
 create or replace function app.is_uuid(p_text text)
 returns boolean
 language sql
 immutable
-as $$ select coalesce(p_text ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false) $$;
+as $$
+  select coalesce(p_text like '________-____-____-____-____________' and p_text ~ '^[-0-9a-fA-F]+$'
+                  and length(replace(p_text, '-', '')) = 32, false)
+$$;
 
 -- Age in whole years on p_on from a birth date, or from an age given on another date.
 create or replace function app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date)
@@ -77,7 +94,8 @@ declare
     'activity_level', app.field_problem(p_body, 'activity_level', 'app.activity_level'),
     'timezone', app.field_problem(p_body, 'timezone', 'app.timezone_name', false),
     'unit_system', app.field_problem(p_body, 'unit_system', 'app.unit_system', false),
-    'display_name', auth.display_name_problem(p_body ->> 'display_name'));
+    'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_body, 'display_name'))));
   v_zone text := coalesce(p_body ->> 'timezone', 'UTC');
   v_birth_problem text;
 begin
@@ -87,7 +105,7 @@ begin
       v_zone := 'UTC';
     end if;
     if v_birth_problem is null
-       and app.field_problem(jsonb_build_object('age', app.age_on((p_body ->> 'date_of_birth')::date, null, null,
+       and app.field_problem(jsonb_build_object('age', app.age_on(app.read_date(p_body, 'date_of_birth'), null, null,
              (now() at time zone v_zone)::date)), 'age', 'app.age_years') is not null then
       v_birth_problem := 'must give an age between 13 and 120';
     end if;
@@ -110,7 +128,7 @@ as $$
     'goal_rate_per_week', coalesce(
       app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
       case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
-           then app.goal_rate_problem(p_body ->> 'goal_type', (p_body ->> 'goal_rate_per_week')::numeric) end))
+           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'), app.read_number(p_body, 'goal_rate_per_week')) end))
 $$;
 
 -- Problems with a body-stats entry: weight, optional body fat and height.

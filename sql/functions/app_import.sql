@@ -31,7 +31,15 @@ language sql
 immutable
 as $$ select p_text ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $$;
 
--- A wall-clock time from its parts, or null when there is no such date or time.
+-- A plain decimal number cell as a number (no trailing zeros: a file's 6.00 is 6), or null.
+create or replace function app.import_number(p_text text)
+returns numeric
+language sql
+immutable
+as $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+
+-- A wall-clock time from its parts, or null when there is no such date or time, or its
+-- year is outside 1900–2999 (the dates every request takes, app_input.sql).
 create or replace function app.import_local_time(p_year integer, p_month integer, p_day integer,
   p_hour integer, p_minute integer, p_second integer)
 returns timestamp
@@ -39,6 +47,9 @@ language plpgsql
 immutable
 as $$
 begin
+  if p_year not between 1900 and 2999 then
+    return null;
+  end if;
   return make_timestamp(p_year, p_month, p_day, p_hour, p_minute, p_second);
 exception when datetime_field_overflow or invalid_datetime_format then
   return null;
@@ -117,7 +128,8 @@ as $$
   having count(*) > 0
 $$;
 
--- Strong's CSV (one row per set): Date, Workout Name, Duration?, Exercise Name, Set Order
+-- Strong's CSV (one row per set): Date, Workout Name (a blank one is a session without a
+-- name, as Liftbase writes such a session in workouts.csv), Duration?, Exercise Name, Set Order
 -- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Reps, Notes?,
 -- Workout Notes?, RPE?. Distance and Seconds have no place in a Liftbase set and are left out.
 create or replace function app.import_strong_rows(p_document jsonb)
@@ -147,7 +159,7 @@ begin
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_date) as date,
            app.import_cell(x.item -> 'fields', c_workout) as workout,
            app.import_cell(x.item -> 'fields', c_duration) as duration,
@@ -177,7 +189,6 @@ begin
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
          case
            when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.workout is null then 'Workout Name is required'
            when r.exercise is null then 'Exercise Name is required'
            when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
            when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
@@ -221,7 +232,7 @@ begin
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
   return query
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_title) as title,
            app.import_cell(x.item -> 'fields', c_start) as start_text,
            app.import_cell(x.item -> 'fields', c_end) as end_text,
@@ -268,6 +279,7 @@ end
 $$;
 
 grant execute on function
+  app.import_number(text),
   app.import_column(jsonb, text[]),
   app.import_cell(jsonb, integer),
   app.import_is_number(text),
@@ -300,12 +312,12 @@ stable
 as $$
   select coalesce(jsonb_agg(jsonb_build_object('line', w.line, 'message', w.blank || ' blank: counted as 0')
                             order by w.line), '[]')
-    from (select (x.item ->> 'line')::integer as line, string_agg(c.name, ', ' order by c.n) as blank
+    from (select app.read_integer(x.item, 'line') as line, string_agg(c.name, ', ' order by c.n) as blank
             from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)
            cross join lateral (select c.name, c.n, app.import_column(p_document -> 'header', array[c.name]) as idx
                                  from unnest(p_columns) with ordinality as c (name, n)) as c
            where c.idx is not null and app.import_cell(x.item -> 'fields', c.idx) is null
-           group by x.item ->> 'line') as w
+           group by app.read_integer(x.item, 'line')) as w
 $$;
 
 create or replace function app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb)

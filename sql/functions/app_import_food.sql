@@ -42,7 +42,7 @@ begin
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
   with cells as materialized (
-    select (x.item ->> 'line')::integer as line,
+    select app.read_integer(x.item, 'line') as line,
            app.import_cell(x.item -> 'fields', c_day) as day,
            app.import_cell(x.item -> 'fields', c_time) as time,
            app.import_cell(x.item -> 'fields', c_group) as grp,
@@ -58,8 +58,8 @@ begin
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
            'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
                                                  when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', coalesce(r.energy, '0'), 'protein_g', coalesce(r.protein, '0'),
-           'carbs_g', coalesce(r.carbs, '0'), 'fat_g', coalesce(r.fat, '0'),
+           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
+           'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
              when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
              when r.name is null then format('%s is required', p_columns ->> 'name')
@@ -84,8 +84,8 @@ begin
                          from (select distinct c.day from cells as c
                                 where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
-  select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', r ->> 'problem')
-                            order by (r ->> 'line')::integer), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', r ->> 'problem')
+                            order by app.read_integer(r, 'line')), '[]')
     into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
   if errors <> '[]' then
     return;
@@ -93,9 +93,8 @@ begin
   begin
     insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
                                   import_key)
-    select p_user_id, (r ->> 'entry_date')::date, r ->> 'meal_type', r ->> 'name', trim_scale((r ->> 'calories')::numeric),
-           trim_scale((r ->> 'protein_g')::numeric), trim_scale((r ->> 'carbs_g')::numeric),
-           trim_scale((r ->> 'fat_g')::numeric), 'import', r ->> 'key'
+    select p_user_id, app.read_date(r, 'entry_date'), r ->> 'meal_type', r ->> 'name', app.read_number(r, 'calories'),
+           app.read_number(r, 'protein_g'), app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), 'import', r ->> 'key'
       from jsonb_array_elements(v_rows) as r
      where not exists (select from app.food_entries as f where f.user_id = p_user_id and f.import_key = r ->> 'key');
     get diagnostics imported = row_count;
@@ -107,8 +106,8 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      select coalesce(jsonb_agg(jsonb_build_object('line', (r ->> 'line')::integer, 'message', p.message)
-                                order by (r ->> 'line')::integer, p.k), '[]')
+      select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
+                                order by app.read_integer(r, 'line'), p.k), '[]')
         into errors
         from jsonb_array_elements(v_rows) as r
        cross join lateral (values

@@ -12,7 +12,7 @@ as $$
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
    cross join lateral (values
-     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name')),
+     (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
      (3, 'exercise name: ' || app.field_problem(jsonb_build_object('v', r.exercise_name), 'v', 'app.exercise_name')),
      (4, 'exercise notes: ' || app.field_problem(jsonb_build_object('v', r.exercise_notes), 'v', 'app.short_text', false)),

@@ -52,7 +52,9 @@ begin
   for i in 0 .. jsonb_array_length(p_items) - 1 loop
     v_item := p_items -> i;
     v_path := format('items[%s].', i);
-    if v_item ? 'food_item_id' then
+    if jsonb_typeof(v_item) <> 'object' then
+      v_problems := v_problems || jsonb_build_object(format('items[%s]', i), 'must be an object');
+    elsif v_item ? 'food_item_id' then
       select f.* into v_food from app.food_item_values(p_user_id, v_item, v_path) as f;
       v_problems := v_problems || v_food.problems;
       if v_food.problems = '{}' then
@@ -65,8 +67,8 @@ begin
       v_problems := v_problems || app.food_values_problems(v_item, v_path, true);
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
-        values (p_user_id, p_meal_id, i, btrim(v_item ->> 'name'), (v_item ->> 'calories')::numeric,
-                (v_item ->> 'protein_g')::numeric, (v_item ->> 'carbs_g')::numeric, (v_item ->> 'fat_g')::numeric);
+        values (p_user_id, p_meal_id, i, btrim(app.read_text(v_item, 'name')), app.read_number(v_item, 'calories'),
+                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'), app.read_number(v_item, 'fat_g'));
       end if;
     end if;
   end loop;
@@ -83,9 +85,7 @@ as $$
 declare
   v_meal app.custom_meals;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = (p_args ->> 'id')::uuid;
-  end if;
+  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;

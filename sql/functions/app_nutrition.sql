@@ -44,17 +44,17 @@ declare
 begin
   problems := jsonb_strip_nulls(jsonb_build_object(
     p_path || 'servings', app.field_problem(p_item, 'servings', 'app.servings', false),
-    p_path || 'portion_id', case when p_item ->> 'portion_id' !~ '^\d{1,9}$' then 'is not a portion of this food' end,
-    p_path || 'food_item_id', case when not app.is_uuid(p_item ->> 'food_item_id') then 'is not a known food' end));
+    p_path || 'portion_id', app.field_problem(p_item, 'portion_id', 'integer', false),
+    p_path || 'food_item_id', app.field_problem(p_item, 'food_item_id', 'uuid')));
   if problems <> '{}' then
     return;
   end if;
-  servings := coalesce((p_item ->> 'servings')::numeric, 1);
-  portion_seq := (p_item ->> 'portion_id')::integer;
-  select m.* into v_macros from app.food_macros(p_user_id, (p_item ->> 'food_item_id')::uuid, portion_seq, servings) as m;
+  servings := coalesce(app.read_number(p_item, 'servings'), 1);
+  portion_seq := app.read_integer(p_item, 'portion_id');
+  select m.* into v_macros from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
   if v_macros.name is null then
     problems := case when portion_seq is not null
-                       and exists (select from app.find_food(p_user_id, (p_item ->> 'food_item_id')::uuid) as f where f.id is not null)
+                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f where f.id is not null)
                      then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
                      else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
     return;
@@ -66,9 +66,9 @@ begin
   fat_g := v_macros.fat_g;
   barcode := v_macros.barcode;
   if v_macros.is_user_food then
-    user_food_id := (p_item ->> 'food_item_id')::uuid;
+    user_food_id := app.read_uuid(p_item, 'food_item_id');
   else
-    food_id := (p_item ->> 'food_item_id')::uuid;
+    food_id := app.read_uuid(p_item, 'food_item_id');
   end if;
 end
 $$;
@@ -87,9 +87,7 @@ as $$
 declare
   v_entry app.food_entries;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = (p_args ->> 'id')::uuid;
-  end if;
+  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;

@@ -60,9 +60,7 @@ as $$
 declare
   v_plan app.plans;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = (p_args ->> 'id')::uuid;
-  end if;
+  select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = app.id_parameter(p_args, 'id');
   if v_plan.id is null then
     perform app.raise_error(404, 'plan_not_found', 'No such plan.');
   end if;

@@ -8,21 +8,21 @@ returns void
 language plpgsql
 as $$
 declare
-  v_birth date := (p_body ->> 'date_of_birth')::date;
+  v_birth date := app.read_date(p_body, 'date_of_birth');
 begin
   update app.user_settings
-     set timezone = coalesce(p_body ->> 'timezone', timezone),
-         unit_system = coalesce(p_body ->> 'unit_system', unit_system),
+     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
+         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
   end if;
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
-  values (p_user_id, p_body ->> 'sex', v_birth,
-          case when v_birth is null then (p_body ->> 'age_years')::integer end,
+  values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
+          case when v_birth is null then app.read_integer(p_body, 'age_years') end,
           case when v_birth is null then app.user_today(p_user_id) end,
-          (p_body ->> 'height_cm')::numeric, p_body ->> 'activity_level')
+          app.read_number(p_body, 'height_cm'), app.read_text(p_body, 'activity_level'))
   on conflict (user_id) do update
     set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
         age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
@@ -39,8 +39,8 @@ declare
   v_entry app.body_metrics;
 begin
   insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
-  values (p_user_id, (p_body ->> 'weight_kg')::numeric, (p_body ->> 'body_fat_pct')::numeric,
-          (p_body ->> 'height_cm')::numeric)
+  values (p_user_id, app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
+          app.read_number(p_body, 'height_cm'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
     update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()

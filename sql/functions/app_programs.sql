@@ -84,20 +84,16 @@ language plpgsql
 stable
 as $$
 declare
-  v_split jsonb := p_body -> 'split';
   v_problem text;
 begin
-  if v_split is not null and v_split <> 'null'::jsonb then
-    if jsonb_typeof(v_split) <> 'array'
-       or exists (select from jsonb_array_elements(v_split) as e where jsonb_typeof(e) <> 'string') then
+  if app.input_problem(p_body -> 'split', 'string[]') is not null then
+    v_problem := obj_description('app.program_split'::regtype, 'pg_type');
+  elsif app.read_text_list(p_body, 'split') is not null then
+    begin
+      perform app.read_text_list(p_body, 'split')::app.program_split;
+    exception when check_violation then
       v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-    else
-      begin
-        perform array(select jsonb_array_elements_text(v_split))::app.program_split;
-      exception when check_violation then
-        v_problem := obj_description('app.program_split'::regtype, 'pg_type');
-      end;
-    end if;
+    end;
   end if;
   return jsonb_build_object(
     'goal', app.field_problem(p_body, 'goal', 'app.program_goal'),
@@ -118,10 +114,8 @@ language plpgsql
 as $$
 declare
   v_id uuid := gen_random_uuid();
-  v_days integer := (p_body ->> 'days_per_week')::integer;
-  v_split text[] := coalesce(array(select jsonb_array_elements_text(
-                                     case when jsonb_typeof(p_body -> 'split') = 'array' then p_body -> 'split' end)),
-                             '{}');
+  v_days integer := app.read_integer(p_body, 'days_per_week');
+  v_split text[] := coalesce(app.read_text_list(p_body, 'split'), '{}');
   v_first app.program_phases;
 begin
   if cardinality(v_split) = 0 then
@@ -188,9 +182,7 @@ as $$
 declare
   v_session app.program_sessions;
 begin
-  if app.is_uuid(p_args ->> 'id') then
-    select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
-  end if;
+  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;

@@ -1,26 +1,47 @@
--- Request parameters of lists and ranges, each read one way by every endpoint: a date, a
--- date range (?from=&to=), and a page (?limit=&cursor=). Bad values are a 400.
+-- Request parameters (the path's and the query's, all strings), each read one way by
+-- every endpoint: an id, a date, a date range (?from=&to=), and a page (?limit=&cursor=).
+-- A bad value is a 400 naming the parameter: code invalid_parameter, fields {name: problem}.
+-- An id in the path addresses a resource: one that is not a UUID names no row and is
+-- answered like an unknown id, 404 with the resource's code (session_not_found...). An id
+-- in the query is a parameter: not a UUID is a 400, a UUID of no row a 404.
 
--- ?<p_name>= as a date (YYYY-MM-DD), or null when absent (a 400 when p_required).
+-- The 400 of a bad parameter.
+create or replace function app.raise_parameter_problem(p_name text, p_problem text)
+returns void
+language plpgsql
+as $$
+begin
+  perform app.raise_error(400, 'invalid_parameter', format('%s %s.', p_name, p_problem),
+                          jsonb_build_object(p_name, p_problem));
+end
+$$;
+
+-- {<p_name>} of the path as the id of a row: its UUID, or null when the text is none, which
+-- the caller answers 404 like an id of no row.
+create or replace function app.id_parameter(p_args jsonb, p_name text default 'id')
+returns uuid
+language sql
+immutable
+as $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
+
+-- ?<p_name>= as a date (YYYY-MM-DD, a calendar date from 1900-01-01 to 2999-12-31, as in
+-- bodies: app.is_input_date), or null when absent (a 400 when p_required).
 create or replace function app.date_parameter(p_args jsonb, p_name text, p_required boolean default false)
 returns date
 language plpgsql
-immutable
+stable
 as $$
 begin
   if p_args ->> p_name is null then
     if p_required then
-      perform app.raise_error(400, 'invalid_parameter', format('%s is required (YYYY-MM-DD).', p_name));
+      perform app.raise_parameter_problem(p_name, 'is required (YYYY-MM-DD)');
     end if;
     return null;
   end if;
-  if p_args ->> p_name !~ '^\d{4}-\d{2}-\d{2}$' then
-    perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
+  if not app.is_input_date(p_args ->> p_name) then
+    perform app.raise_parameter_problem(p_name, 'must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31');
   end if;
   return (p_args ->> p_name)::date;
-exception when invalid_datetime_format or datetime_field_overflow then
-  perform app.raise_error(400, 'invalid_parameter', format('%s must be a date (YYYY-MM-DD).', p_name));
-  return null;
 end
 $$;
 
@@ -41,7 +62,7 @@ begin
   end if;
   from_date := coalesce(from_date, to_date - p_default_days);
   if from_date > to_date then
-    perform app.raise_error(400, 'invalid_parameter', 'from must not be after to.');
+    perform app.raise_parameter_problem('from', 'must not be after to');
   end if;
 end
 $$;
@@ -49,32 +70,60 @@ $$;
 -- ?limit=&cursor= of a list: limit 1–p_max_limit (default p_default_limit), and the cursor
 -- the list gave out (an opaque value: the last item's id, or an offset), read as p_cursor
 -- says: 'number', 'uuid', or 'none' for a list that gives out no cursor (it is not read).
+-- A cursor of the right form that names no row of the list is the list's to refuse
+-- (app.raise_unknown_cursor), with the same 400.
 create or replace function app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer default 50,
   p_max_limit integer default 200, out page_size integer, out cursor_number bigint, out cursor_uuid uuid)
 language plpgsql
-immutable
+stable
 as $$
 declare
   v_limit text := p_args ->> 'limit';
   v_cursor text := nullif(p_args ->> 'cursor', '');
 begin
-  if v_limit is null then
-    page_size := p_default_limit;
-  elsif v_limit !~ '^\d{1,3}$' or v_limit::integer not between 1 and p_max_limit then
-    perform app.raise_error(400, 'invalid_parameter', format('limit must be a whole number from 1 to %s.', p_max_limit));
-  else
-    page_size := v_limit::integer;
+  -- Digits are checked before they are read as a number: never a failed cast.
+  page_size := case when v_limit is null then p_default_limit
+                    when v_limit ~ '^[0-9]{1,3}$' then v_limit::integer end;
+  if page_size is null or page_size not between 1 and p_max_limit then
+    perform app.raise_parameter_problem('limit', format('must be a whole number from 1 to %s', p_max_limit));
   end if;
   if v_cursor is null or p_cursor = 'none' then
     return;
   end if;
-  if p_cursor = 'number' and v_cursor ~ '^\d{1,18}$' then
-    cursor_number := v_cursor::bigint;
-  elsif p_cursor = 'uuid' and app.is_uuid(v_cursor) then
-    cursor_uuid := v_cursor::uuid;
-  else
-    perform app.raise_error(400, 'invalid_parameter', 'cursor is not one this API gave out.');
+  cursor_number := case when p_cursor = 'number' and v_cursor ~ '^[0-9]{1,18}$' then v_cursor::bigint end;
+  cursor_uuid := case when p_cursor = 'uuid' and app.is_uuid(v_cursor) then v_cursor::uuid end;
+  if cursor_number is null and cursor_uuid is null then
+    perform app.raise_unknown_cursor();
   end if;
+end
+$$;
+
+-- The 400 of a cursor this API did not give out (or whose row is gone).
+create or replace function app.raise_unknown_cursor()
+returns void
+language plpgsql
+as $$
+begin
+  perform app.raise_parameter_problem('cursor', 'is not one this list gave out');
+end
+$$;
+
+-- A page of a list built whole (a small catalog: templates, equipment), by ?limit= and an
+-- offset cursor: {"items": [...], "next_cursor": the next offset when there is more}.
+create or replace function app.page_of_list(p_items jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_page record := app.page_parameters(p_args, 'number');
+  v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
+begin
+  return jsonb_build_object(
+    'items', coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+                        where n > v_offset and n <= v_offset + v_page.page_size), '[]'),
+    'next_cursor', case when jsonb_array_length(p_items) > v_offset + v_page.page_size
+                        then (v_offset + v_page.page_size)::text end);
 end
 $$;
 
@@ -92,8 +141,12 @@ as $$
 $$;
 
 grant execute on function
+  app.raise_parameter_problem(text, text),
+  app.id_parameter(jsonb, text),
+  app.raise_unknown_cursor(),
   app.date_parameter(jsonb, text, boolean),
   app.date_range_parameter(jsonb, uuid, integer),
   app.page_parameters(jsonb, text, integer, integer),
+  app.page_of_list(jsonb, jsonb),
   app.page(jsonb, integer)
 to liftbase_api;

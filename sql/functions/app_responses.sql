@@ -61,17 +61,39 @@ begin
 end
 $$;
 
--- The request body as jsonb; malformed JSON is a 400, not a validation error.
+-- The request body as jsonb, read one way for every route (the statement of every endpoint
+-- calls it): no body at all is null, a body is a JSON object (a CSV import arrives as the
+-- object the HTTP layer makes of the file), and anything else is a 400 before any api
+-- function sees it: malformed JSON (malformed_json), a JSON value that is not an object
+-- ("x", [1], 3, null: body_must_be_object), a \u0000 in a string (invalid_text: text
+-- cannot hold NUL, as the HTTP layer answers a NUL byte), a number beyond what numeric
+-- holds (malformed_json) and nesting deeper than the parser's stack (body_too_deep; the
+-- HTTP layer refuses more than 512 levels first).
 create or replace function app.request_body(p_text text)
 returns jsonb
 language plpgsql
 immutable
 as $$
+declare
+  v_body jsonb;
 begin
-  return p_text::jsonb;
-exception when invalid_text_representation or untranslatable_character or character_not_in_repertoire then
-  perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
-  return null;
+  if p_text is null then
+    return null;
+  end if;
+  begin
+    v_body := p_text::jsonb;
+  exception
+    when untranslatable_character then
+      perform app.raise_error(400, 'invalid_text', 'The request body holds a NUL character (\u0000).');
+    when invalid_text_representation or character_not_in_repertoire or numeric_value_out_of_range then
+      perform app.raise_error(400, 'malformed_json', 'The request body is not valid JSON.');
+    when statement_too_complex then
+      perform app.raise_error(400, 'body_too_deep', 'The request body is nested too deeply.');
+  end;
+  if jsonb_typeof(v_body) <> 'object' then
+    perform app.raise_error(400, 'body_must_be_object', 'The request body must be a JSON object.');
+  end if;
+  return v_body;
 end
 $$;
 
@@ -110,7 +132,9 @@ returns uuid
 language plpgsql
 as $$
 declare
-  v_client_id uuid := case when app.is_uuid(p_body ->> 'client_id') then (p_body ->> 'client_id')::uuid end;
+  -- A client_id that is no UUID is the create's validation to name (a 422), not a replay.
+  v_client_id uuid := case when app.input_problem(p_body -> 'client_id', 'uuid') is null
+                           then app.read_uuid(p_body, 'client_id') end;
   v_id uuid;
 begin
   if v_client_id is null then

@@ -71,8 +71,10 @@ begin
       v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
     end loop;
   end loop;
-  if jsonb_strip_nulls(v_problems) = '{}' and (p_body ->> 'finished_at')::timestamptz < (p_body ->> 'started_at')::timestamptz then
-    v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+  if jsonb_strip_nulls(v_problems) = '{}' then
+    if app.read_timestamp(p_body, 'finished_at') < app.read_timestamp(p_body, 'started_at') then
+      v_problems := v_problems || jsonb_build_object('finished_at', 'must not be before started_at');
+    end if;
   end if;
   return v_problems;
 end
@@ -84,14 +86,14 @@ returns void
 language sql
 as $$
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, x.item ->> 'notes'
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds)
-  select p_user_id, p_session_id, x.n, s.m, (s.item ->> 'reps')::integer, (s.item ->> 'weight_kg')::numeric,
-         (s.item ->> 'rpe')::numeric, (s.item ->> 'rir')::integer, coalesce(s.item ->> 'set_type', 'working'),
-         s.item ->> 'tempo', (s.item ->> 'rest_seconds')::integer
+  select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+         app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
 $$;
@@ -168,31 +170,36 @@ language plpgsql
 as $$
 declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
-  v_status text := coalesce(p_body ->> 'status', 'completed');
+  v_status text;
 begin
+  -- The status decides what is checked below: a bad one is named with every other problem.
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  v_status := coalesce(app.read_text(p_body, 'status'), 'completed');
   if v_status = 'in_progress' then
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
   end if;
   begin
     if p_session_id is null then
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, (p_body ->> 'client_id')::uuid,
-              coalesce((p_body ->> 'session_date')::date,
-                       ((p_body ->> 'started_at')::timestamptz at time zone
+      values (p_user_id, v_id, app.read_uuid(p_body, 'client_id'),
+              coalesce(app.read_date(p_body, 'session_date'),
+                       (app.read_timestamp(p_body, 'started_at') at time zone
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
-              p_body ->> 'name', p_body ->> 'notes', v_status,
-              (p_body ->> 'started_at')::timestamptz, (p_body ->> 'finished_at')::timestamptz)
+              app.read_text(p_body, 'name'), app.read_text(p_body, 'notes'), v_status,
+              app.read_timestamp(p_body, 'started_at'), app.read_timestamp(p_body, 'finished_at'))
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
       end if;
     else
       update app.training_sessions
-         set session_date = coalesce((p_body ->> 'session_date')::date, session_date),
-             name = p_body ->> 'name', notes = p_body ->> 'notes', status = v_status,
-             started_at = coalesce((p_body ->> 'started_at')::timestamptz, started_at),
-             finished_at = coalesce((p_body ->> 'finished_at')::timestamptz, finished_at),
+         set session_date = coalesce(app.read_date(p_body, 'session_date'), session_date),
+             name = app.read_text(p_body, 'name'), notes = app.read_text(p_body, 'notes'), status = v_status,
+             started_at = coalesce(app.read_timestamp(p_body, 'started_at'), started_at),
+             finished_at = coalesce(app.read_timestamp(p_body, 'finished_at'), finished_at),
              updated_at = now()
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
@@ -203,10 +210,11 @@ begin
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
   exception
-    when unique_violation or sqlstate 'LB422' then
+    when unique_violation then
       raise;
     when others then
-      -- Name every bad field; if the checks find none, the original error stands.
+      -- Name every bad field (a reader refusing one value above names only that one); if
+      -- the checks find none, the original error stands.
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
       raise;
   end;
@@ -252,10 +260,8 @@ as $$
 declare
   v_session app.training_sessions;
 begin
-  if not app.is_uuid(p_args ->> 'id') then
-    perform app.raise_error(404, 'session_not_found', 'No such session.');
-  end if;
-  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = (p_args ->> 'id')::uuid;
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;

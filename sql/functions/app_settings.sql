@@ -126,21 +126,21 @@ declare
   v_sync jsonb := coalesce(p_body -> 'health_sync', '{}');
 begin
   update app.user_settings as s
-     set unit_system = coalesce(p_body ->> 'unit_system', s.unit_system),
-         timezone = coalesce(p_body ->> 'timezone', s.timezone),
-         meal_reminders_enabled = coalesce((v_meals ->> 'enabled')::boolean, s.meal_reminders_enabled),
+     set unit_system = coalesce(app.read_text(p_body, 'unit_system'), s.unit_system),
+         timezone = coalesce(app.read_text(p_body, 'timezone'), s.timezone),
+         meal_reminders_enabled = coalesce(app.read_boolean(v_meals, 'enabled'), s.meal_reminders_enabled),
          meal_reminder_times = case when v_meals ? 'times'
-           then array(select distinct t from jsonb_array_elements_text(v_meals -> 'times') as t order by t)::app.clock_time[]
+           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t order by t)::app.clock_time[]
            else s.meal_reminder_times end,
-         workout_reminders_enabled = coalesce((v_workouts ->> 'enabled')::boolean, s.workout_reminders_enabled),
+         workout_reminders_enabled = coalesce(app.read_boolean(v_workouts, 'enabled'), s.workout_reminders_enabled),
          workout_reminder_days = case when v_workouts ? 'days'
-           then array(select d from (select distinct d from jsonb_array_elements_text(v_workouts -> 'days') as d) as days
+           then array(select d from (select distinct d from unnest(app.read_text_list(v_workouts, 'days')) as d) as days
                       order by app.weekday_number(d))::app.weekday[]
            else s.workout_reminder_days end,
-         workout_reminder_time = case when v_workouts ? 'time' then v_workouts ->> 'time' else s.workout_reminder_time end,
-         biometric_enabled = coalesce((p_body ->> 'biometric_enabled')::boolean, s.biometric_enabled),
-         apple_health_sync = coalesce((v_sync ->> 'apple_health')::boolean, s.apple_health_sync),
-         google_fit_sync = coalesce((v_sync ->> 'google_fit')::boolean, s.google_fit_sync),
+         workout_reminder_time = case when v_workouts ? 'time' then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
+         biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
+         apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
+         google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
          updated_at = now()
    where s.user_id = p_user_id;
 end

@@ -21,10 +21,11 @@ declare
   v_user auth.users;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'display_name', auth.display_name_problem(p_changes ->> 'display_name')));
+    'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
+                             auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
   update auth.users
      set display_name = case when p_changes ? 'display_name'
-                             then btrim(p_changes ->> 'display_name') else display_name end,
+                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;

@@ -123,5 +123,10 @@ as $$
     'disabled', p_user.disabled_at is not null)
 $$;
 
--- Request checks in `app` (profile updates) share the display-name rule.
-grant execute on function auth.display_name_problem(text) to liftbase_api;
+-- Request checks share these rules: the profile's display name, and registration, which
+-- names a member of the wrong type and a bad address or password in one answer.
+grant execute on function
+  auth.email_problem(text),
+  auth.password_problem(text),
+  auth.display_name_problem(text)
+to liftbase_api;

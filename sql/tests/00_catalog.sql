@@ -3,7 +3,7 @@
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
 \ir support/helpers.psql
-select plan(12);
+select plan(14);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -102,6 +102,50 @@ select ok(app.are_muscles(array(select name from app.muscles)) and (select count
 select ok(app.are_templates(array(select id from app.templates)) and (select count(*) from app.templates) = 6
           and not app.are_templates(array['arms']),
   'the template list of the domain check is the templates table');
+
+-- Request input is read one way (sql/functions/app_input.sql): a body member or a path or
+-- query parameter cast by PostgreSQL itself takes free-form input ('infinity', 'today',
+-- 'January 8, 1999' as a date, '5' as a number) or fails as a 500. Every cast of a ->> or
+-- #>> of a value (or of the text elements of a JSON list) to another type than text, in an
+-- api or app function, is listed unless it is a reader itself or reads JSON the server
+-- built, named below with its function.
+create function pg_temp.raw_input_casts() returns text[] language sql stable as $$
+  with allowed (function, source, why) as (
+    values
+      ('api.analytics_nutrition', 'v_targets', 'app.effective_targets: the stored targets'),
+      ('api.nutrition_daily', 'v_targets', 'app.effective_targets: the stored targets'),
+      ('api.nutrition_daily', 'v_totals', 'app.daily_totals: sums of the diary'),
+      ('api.entry_create', 'v_meal', 'app.custom_meal_json: a stored meal'),
+      ('app.compute_targets', 'p_inputs', 'app.current_inputs: the stored profile'),
+      ('app.targets_from_tdee', 'p_inputs', 'app.current_inputs: the stored profile'),
+      ('app.metrics_explanations', 'i', 'the inputs stored with the health metrics'),
+      ('app.record_targets', 'v_result', 'app.compute_targets: computed here'),
+      ('app.record_adaptive_targets', 'v_result', 'app.targets_from_tdee: computed here'),
+      ('app.record_adaptive_targets', 'p_estimate', 'app.expenditure_estimate: computed here'),
+      ('app.program_session_json', 'x', 'sets built by app.program_plan'),
+      ('app.trim_for_time', 'x', 'sets built by app.program_plan')
+  ),
+  casts as (
+    select p.oid::regproc::text as function, m[1] as cast_text, m[2] as source
+      from pg_proc as p
+      join pg_namespace as n on n.oid = p.pronamespace and n.nspname in ('api', 'app')
+     cross join lateral regexp_matches(p.prosrc,
+       '(\(\s*([a-z_][a-z_0-9]*)[^()]*?(?:->>|#>>)[^()]*\)\s*::\s*"?(?!text\M|jsonb?\M|character varying\M|varchar\M)[a-z_."]+'
+       || '|cast\s*\(\s*([a-z_][a-z_0-9]*)[^()]*?(?:->>|#>>)[^()]*\s+as\s+(?!text\M|jsonb?\M)[a-z_."]+'
+       || '|jsonb_array_elements_text\s*\([^;]*?\)\s*::\s*(?!text\M)[a-z_."]+)', 'gi') as r (m0)
+     cross join lateral (select array[r.m0[1], coalesce(r.m0[2], r.m0[3])]) as x (m)
+     where p.oid::regproc::text !~ '^app\.(read_[a-z_]+|input_[a-z_]+|id_parameter|date_parameter)$'
+  )
+  select array_agg(format('%s: %s', c.function, c.cast_text) order by c.function, c.cast_text)
+    from casts as c
+   where not exists (select from allowed as a where a.function = c.function and a.source = c.source)
+$$;
+select is(pg_temp.raw_input_casts(), null,
+  'no api or app function casts a body member or a parameter itself: they are read by the readers of app_input.sql');
+-- The check must see an offender: one planted here (and rolled back with the test).
+create function app.planted_raw_cast(p_body jsonb) returns date language sql as $$ select (p_body ->> 'session_date')::date $$;
+select is(pg_temp.raw_input_casts(), array['app.planted_raw_cast: (p_body ->> ''session_date'')::date'],
+  'a planted cast of a body member is listed');
 
 select * from finish();
 rollback;

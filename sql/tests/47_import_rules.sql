@@ -78,8 +78,8 @@ select is(pg_temp.call('import_liftbase', 'plain',
   'two exercises in one position of a session are named by the fields they share');
 select is(pg_temp.call('import_liftbase', 'plain',
             jsonb_set(pg_temp.document('[]'), '{training_sessions,0,session_date}', '"2025-02-30"')) #>> '{errors,0,message}',
-  'a value is not of the expected form (a number, date, time or id)',
-  'a value of the wrong form is described without the database''s text');
+  'training_sessions[0].session_date: must be a date (YYYY-MM-DD) from 1900-01-01 to 2999-12-31',
+  'a value of the wrong form is named by its path, without the database''s text');
 
 -- Completed sessions ---------------------------------------------------------------------------------
 select is(pg_temp.call('import_liftbase', 'plain', pg_temp.document('[]')) -> 'errors',
@@ -114,8 +114,8 @@ select is((select pg_temp.call('settings_get', 'plain', null) - 'reminders' || j
 select is(pg_temp.call('import_liftbase', 'plain',
             jsonb_build_object('format', 'liftbase-export', 'version', 1, 'body_metrics', jsonb_build_array(
               jsonb_build_object('id', 1, 'recorded_at', '2025-01-01T08:00:00+00:00', 'weight_kg', 'heavy')))) #>> '{errors,0,message}',
-  'a value is not of the expected form (a number, date, time or id)',
-  'a number that is not one is described without the database''s text');
+  'body_metrics[0].weight_kg: must be a number',
+  'a number that is not one is named by its path, without the database''s text');
 
 select * from finish();
 rollback;
