@@ -5370,6 +5370,45 @@ CREATE FUNCTION app.import_number(p_text text) RETURNS numeric
 
 ALTER FUNCTION app.import_number(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_header jsonb := coalesce(p_document -> 'header', '[]');
+  v_width integer := jsonb_array_length(coalesce(p_document -> 'header', '[]'));
+  v_name integer := app.import_column(coalesce(p_document -> 'header', '[]'), array[p_name]);
+  v_numbers integer[] := array(select c.i from unnest(p_numbers) as n (name)
+                                cross join lateral (select app.import_column(v_header, array[n.name]) as i) as c
+                                where c.i is not null);
+begin
+  with rows as (
+    select x.n, x.item, app.read_integer(x.item, 'line') as line, jsonb_array_length(x.item -> 'fields') as width,
+           case when v_name is not null and jsonb_array_length(x.item -> 'fields') = v_width + 1 then
+             jsonb_set((x.item -> 'fields') - (v_name + 1), array[v_name::text],
+                       to_jsonb(concat((x.item -> 'fields') ->> v_name, ',', (x.item -> 'fields') ->> (v_name + 1))))
+           end as rejoined
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) with ordinality as x (item, n)),
+  judged as (
+    select r.*, r.rejoined is not null and not exists (
+             select from unnest(v_numbers) as c (i)
+              where app.import_cell(r.rejoined, c.i) is not null
+                and not app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
+      from rows as r)
+  select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
+           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n), '[]')),
+         coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
+           format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
+           filter (where j.recovered), '[]'),
+         coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
+           format('the line has %s fields where the header has %s', j.width, v_width)) order by j.n)
+           filter (where j.width > v_width and not j.recovered), '[]')
+    into document, warnings, errors
+    from judged as j;
+end
+$$;
+
+ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -5378,8 +5417,12 @@ declare
   v_dry_run boolean;
   v_result record;
   v_rows app.import_set_row[];
-  -- Cells the source app left blank and the import read as unknown: {line, message}.
+  -- Cells the source app left blank and the import read as unknown, rows recovered from an
+  -- unquoted comma: {line, message}.
   v_warnings jsonb := '[]';
+  v_columns jsonb;
+  v_nutrients text[];
+  v_rejoined record;
 begin
   if v_dry_run_text not in ('true', 'false', '1', '0') then
     perform app.raise_error(400, 'invalid_parameter', 'dry_run must be true or false.');
@@ -5396,10 +5439,18 @@ begin
   if p_format = 'liftbase' then
     v_result := app.import_liftbase(p_user_id, p_document, v_dry_run);
   elsif p_format in ('cronometer', 'myfitnesspal') then
-    v_result := app.import_diary(p_user_id, p_format, app.import_diary_columns(p_format), p_document, v_dry_run);
-    v_warnings := app.import_blank_warnings(p_document, array(
-      select c.name from jsonb_each_text(app.import_diary_columns(p_format)) as c (key, name)
-       where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name));
+    v_columns := app.import_diary_columns(p_format);
+    v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
+                          where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
+    v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients);
+    if v_rejoined.errors <> '[]' then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    else
+      v_result := app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run);
+    end if;
+    select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
+      from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
+           with ordinality as w (item, n);
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -9986,6 +10037,9 @@ GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text
 
 REVOKE ALL ON FUNCTION app.import_number(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) TO liftbase_api;

@@ -4,7 +4,7 @@
 -- becomes one entry per day and meal. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(14);
+select plan(18);
 
 select pg_temp.sign_up('c', 'diary-import-c@example.com', 'diary import c');
 select pg_temp.sign_up('m', 'diary-import-m@example.com', 'diary import m');
@@ -28,6 +28,13 @@ insert into files values
     '2023-01-15|Lunch|650|20|6|2|8|0|90|900|500|70.5|8|10|45|0|0|0|0|ate out',
     '2023-01-15|Snacks|180|9|1|2|5|0|0|120|200|20|3|14||0|0|0|0|',
     '2023-01-16|Dinner|800|30|10|3|12|0.5|150|1100|700|80|9|8|55|0|0|0|0|')),
+  ('cronometer commas', jsonb_build_object('file_sha256', 'commas', 'header',
+    '["Day", "Group", "Food Name", "Amount", "Energy (kcal)", "Protein (g)", "Carbs (g)", "Fat (g)"]'::jsonb,
+    'rows', '[{"line": 2, "fields": ["2023-04-01", "Lunch", "Rice", " cooked", "200 g", "260", "5.4", "56", "0.6"]},
+              {"line": 3, "fields": ["2023-04-01", "Dinner", "Salmon", "150 g", "312", "30", "0", "19.5"]}]'::jsonb)),
+  ('cronometer commas doubtful', jsonb_build_object('file_sha256', 'doubt', 'header',
+    '["Day", "Group", "Food Name", "Energy (kcal)", "Protein (g)"]'::jsonb,
+    'rows', '[{"line": 2, "fields": ["2023-04-02", "Lunch", "Soup", "tomato", "lots", "3"]}]'::jsonb)),
   ('myfitnesspal bad', pg_temp.csv(array['Date', 'Meal', 'Calories', 'Fat (g)', 'Carbohydrates (g)', 'Protein (g)'],
     '2023-01-17|Lunch|500|10|60|30', '2023-01-17|Dinner|lots|10|60|30', 'yesterday|Dinner|300|1|1|1'));
 grant select on files to liftbase_api;
@@ -53,6 +60,18 @@ select is(pg_temp.call('import_cronometer', 'c', (select d from files where name
   '[{"line": 3, "message": "Energy (kcal) must be a number"}]', 'a cell that is not a number is still an error, by line');
 select is((select count(*) from app.food_entries where entry_date = '2023-03-03'), 0::bigint,
   '… and the file is refused whole');
+
+-- An unquoted comma in a food name -------------------------------------------------------------------
+select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer commas')) - 'skipped_duplicates',
+  '{"imported": 2, "errors": [],
+    "warnings": [{"line": 2, "message": "Food Name held an unquoted comma: read as \"Rice, cooked\""}]}',
+  'a row one field too long is recovered when the numbers to its right then parse, with a warning');
+select is((select name || ':' || calories from app.food_entries where entry_date = '2023-04-01' and meal_type = 'lunch'),
+  'Rice, cooked:260', 'the name is put back whole and the values are where they belong');
+select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer commas doubtful')) -> 'errors',
+  '[{"line": 2, "message": "the line has 6 fields where the header has 5"}]',
+  'when the columns to the right still do not parse, the line is an error, not a guess');
+select is((select count(*) from app.food_entries where entry_date = '2023-04-02'), 0::bigint, '… and nothing is written');
 
 -- MyFitnessPal nutrition summary ---------------------------------------------------------------------
 select is(pg_temp.call('import_myfitnesspal', 'm', (select d from files where name = 'myfitnesspal'), '{"dry_run": "true"}')
