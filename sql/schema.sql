@@ -1453,8 +1453,7 @@ begin
   end if;
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
-  v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
-                     where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
+  v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
     select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
@@ -1465,8 +1464,11 @@ begin
                                   unnest(v_catalog.names), unnest(v_catalog.items))
                        as p (id, tier, score, name, item)
                 union all
-                -- Logged catalog foods that are not on the catalog's page.
-                select app.food_json(v_user_id, f.id)::json, m.tier, true, m.score, f.name
+                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+                select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                            f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g,
+                                            f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g,
+                                            app.food_portions_json(f.id))::json, m.tier, true, m.score, f.name
                   from app.foods as f
                  cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
                  where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
@@ -2667,7 +2669,9 @@ CREATE UNLOGGED TABLE app.food_search_results (
     tiers integer[] NOT NULL,
     scores double precision[] NOT NULL,
     names text[] NOT NULL,
-    items json[] NOT NULL
+    items json[] NOT NULL,
+    corrected text,
+    other_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL
 );
 
 ALTER TABLE app.food_search_results OWNER TO liftbase_owner;
@@ -2713,20 +2717,36 @@ begin
     end if;
   end if;
 
+  -- Every candidate that matches, ranked; the page is the first p_page_size of them.
   select coalesce(array_agg(r.id order by r.n), '{}'), coalesce(array_agg(r.tier order by r.n), '{}'),
-         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}'),
-         coalesce(array_agg(app.food_values_json(r.id, false, r.name, r.brand, r.food_group, r.barcode, r.source,
-                                                 r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
-                                                 r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
-                                                 app.food_portions_json(r.id))::json order by r.n), '{}')
-    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names, v_page.items
-    from (select f.*, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
+         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}')
+    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names
+    from (select f.id, f.name, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
             from app.foods as f
            cross join lateral app.food_match(p_query, f.name, f.search_vector, plainto_tsquery('english', p_query),
                                              v_page.terms) as m
-           where f.id = any (v_candidates) and m.matches
-           order by m.tier desc, m.score desc, f.name
-           limit p_page_size) as r;
+           where f.id = any (v_candidates) and m.matches) as r;
+  -- The candidates below the page that could still rank into it for a user who logged them
+  -- (api.food_search, app.logged_foods): those of the page's last tier or better, when that
+  -- tier is below the names starting with the query (those a user logged are found by name).
+  if cardinality(v_page.food_ids) > p_page_size and v_page.tiers[p_page_size] < 3 then
+    v_page.other_ids := array(select o.id from unnest(v_page.food_ids, v_page.tiers) with ordinality as o (id, tier, n)
+                               where o.n > p_page_size and o.tier >= v_page.tiers[p_page_size] order by o.n);
+  else
+    v_page.other_ids := '{}';
+  end if;
+  v_page.food_ids := v_page.food_ids[1:p_page_size];
+  v_page.tiers := v_page.tiers[1:p_page_size];
+  v_page.scores := v_page.scores[1:p_page_size];
+  v_page.names := v_page.names[1:p_page_size];
+  v_page.items := array(select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                                    f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
+                                                    f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                                                    f.serving_g, app.food_portions_json(f.id))::json
+                          from unnest(v_page.food_ids) with ordinality as p (id, n)
+                          join app.foods as f on f.id = p.id
+                         order by p.n);
+  v_page.corrected := v_corrected;
 
   v_page.query := p_query;
   v_page.page_size := p_page_size;
@@ -2741,7 +2761,7 @@ begin
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, terms = excluded.terms,
         food_ids = excluded.food_ids, tiers = excluded.tiers, scores = excluded.scores, names = excluded.names,
-        items = excluded.items;
+        items = excluded.items, corrected = excluded.corrected, other_ids = excluded.other_ids;
   -- Each new page removes up to ten expired ones: the table stays about an hour long
   -- without a job to prune it. Rows another search is removing or refreshing are left to
   -- it (skip locked): two searches never wait on each other here, so never deadlock.
@@ -5304,6 +5324,74 @@ CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_food_usage() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_as text := v_acting;
+  v_changes refcursor;
+  v_change record;
+begin
+  -- Entries per user and food after the statement minus before, with a catalog food's name.
+  if tg_op = 'INSERT' then
+    open v_changes for
+      select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, f.name, count(*)::integer as entries
+        from new_entries as n
+        left join app.foods as f on f.id = n.food_id
+       where coalesce(n.food_id, n.user_food_id) is not null
+       group by 1, 2, 3
+       order by 1, 2;
+  elsif tg_op = 'DELETE' then
+    open v_changes for
+      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name, -count(*)::integer as entries
+        from old_entries as o
+       where coalesce(o.food_id, o.user_food_id) is not null
+       group by 1, 2
+       order by 1, 2;
+  else
+    open v_changes for
+      select c.user_id, c.food_id, f.name, sum(c.entries)::integer as entries
+        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id, 1 as entries
+                from new_entries as n
+              union all
+              select o.user_id, coalesce(o.food_id, o.user_food_id), o.food_id, -1
+                from old_entries as o) as c
+        left join app.foods as f on f.id = c.catalog_food_id
+       where c.food_id is not null
+       group by 1, 2, 3
+      having sum(c.entries) <> 0
+       order by 1, 2;
+  end if;
+  loop
+    fetch v_changes into v_change;
+    exit when not found;
+    if v_change.user_id::text is distinct from v_as then
+      v_as := v_change.user_id::text;
+      perform set_config('liftbase.user_id', v_as, true);
+    end if;
+    if v_change.entries > 0 then
+      insert into app.food_usage as u (user_id, food_id, name, entries)
+      values (v_change.user_id, v_change.food_id, v_change.name, v_change.entries)
+      on conflict (user_id, food_id) do update set entries = u.entries + excluded.entries;
+    else
+      update app.food_usage as u set entries = u.entries + v_change.entries
+       where u.user_id = v_change.user_id and u.food_id = v_change.food_id and u.entries > -v_change.entries;
+      if not found then
+        delete from app.food_usage as u where u.user_id = v_change.user_id and u.food_id = v_change.food_id;
+      end if;
+    end if;
+  end loop;
+  close v_changes;
+  if v_as is distinct from v_acting then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
+
 CREATE TABLE app.health_metrics (
     user_id uuid NOT NULL,
     id bigint NOT NULL,
@@ -5387,6 +5475,31 @@ CREATE FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean DEFA
 $$;
 
 ALTER FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  -- Each branch is an index range or one lookup per food, whatever the planner's estimate
+  -- of a user's rows (a cached plan is made for the average user): the page's and the
+  -- candidates' foods are each looked up by key (a lateral subquery, not a join the planner
+  -- could turn into a scan of all the user's foods).
+  return array(
+    select c.id
+      from unnest(p_page.food_ids || p_page.other_ids) as c (id)
+     cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+    union
+    select u.food_id from app.food_usage as u
+     where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+    union
+    select u.food_id from app.food_usage as u
+     where u.user_id = p_user_id and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+    union
+    select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
+end
+$$;
+
+ALTER FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -6060,6 +6173,34 @@ end
 $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rebuild_food_usage(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.food_usage as u where u.user_id = v_user_id;
+    insert into app.food_usage (user_id, food_id, name, entries)
+    select e.user_id, coalesce(e.food_id, e.user_food_id), f.name, count(*)
+      from app.food_entries as e
+      left join app.foods as f on f.id = e.food_id
+     where e.user_id = v_user_id and coalesce(e.food_id, e.user_food_id) is not null
+     group by 1, 2, 3;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_food_usage(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.recompute_targets(p_user_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql
@@ -7624,6 +7765,21 @@ CREATE TABLE app.food_portions (
 
 ALTER TABLE app.food_portions OWNER TO liftbase_owner;
 
+CREATE TABLE app.food_usage (
+    user_id uuid NOT NULL,
+    food_id uuid NOT NULL,
+    name text,
+    name_key text GENERATED ALWAYS AS (lower(name)) STORED,
+    entries integer NOT NULL,
+    CONSTRAINT food_usage_entries_check CHECK ((entries > 0))
+);
+
+ALTER TABLE ONLY app.food_usage FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.food_usage OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.food_usage IS 'Diary entries per user and food (catalog or own; name: the catalog food''s name, null for an own food), kept by triggers on app.food_entries';
+
 CREATE TABLE app.foods (
     id uuid NOT NULL,
     source text NOT NULL,
@@ -8194,6 +8350,9 @@ ALTER TABLE ONLY app.food_portions
 ALTER TABLE ONLY app.food_search_results
     ADD CONSTRAINT food_search_results_pkey PRIMARY KEY (query, page_size);
 
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_pkey PRIMARY KEY (user_id, food_id);
+
 ALTER TABLE ONLY app.foods
     ADD CONSTRAINT foods_pkey PRIMARY KEY (id);
 
@@ -8319,7 +8478,13 @@ CREATE INDEX food_name_words_trgm_idx ON app.food_name_words USING gin (word pub
 
 CREATE INDEX food_search_results_created_idx ON app.food_search_results USING btree (created_at);
 
+CREATE INDEX food_usage_food_idx ON app.food_usage USING btree (food_id, name);
+
+CREATE INDEX food_usage_name_idx ON app.food_usage USING btree (user_id, name_key text_pattern_ops);
+
 CREATE INDEX foods_barcode_idx ON app.foods USING btree (barcode) WHERE (barcode IS NOT NULL);
+
+CREATE UNIQUE INDEX foods_id_name_key ON app.foods USING btree (id, name);
 
 CREATE INDEX foods_name_prefix_idx ON app.foods USING btree (lower(name) text_pattern_ops);
 
@@ -8366,6 +8531,12 @@ CREATE INDEX password_resets_user_idx ON auth.password_resets USING btree (user_
 CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
 
 CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower(email));
+
+CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
+CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
+CREATE TRIGGER food_entries_usage_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_portions_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.food_portions FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version();
 
@@ -8419,6 +8590,12 @@ ALTER TABLE ONLY app.food_entries
 
 ALTER TABLE ONLY app.food_portions
     ADD CONSTRAINT food_portions_food_id_fkey FOREIGN KEY (food_id) REFERENCES app.foods(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_food_id_name_fkey FOREIGN KEY (food_id, name) REFERENCES app.foods(id, name) ON UPDATE CASCADE ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.goals
     ADD CONSTRAINT goals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -8538,6 +8715,8 @@ ALTER TABLE app.favorites ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.food_entries ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.food_usage ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.goals ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.health_metrics ENABLE ROW LEVEL SECURITY;
@@ -8555,6 +8734,8 @@ CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.curren
 CREATE POLICY own_rows ON app.favorites USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.food_entries USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.food_usage USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.goals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -9292,6 +9473,8 @@ GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
+
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
 GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
 
@@ -9309,6 +9492,9 @@ GRANT ALL ON FUNCTION app.load_step(p_equipment text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.meal_order(p_meal_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.meal_order(p_meal_type text) TO liftbase_api;
@@ -9416,6 +9602,8 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
 
@@ -9656,6 +9844,8 @@ GRANT SELECT ON TABLE app.food_catalog_version TO liftbase_api;
 GRANT SELECT ON TABLE app.food_name_words TO liftbase_api;
 
 GRANT SELECT ON TABLE app.food_portions TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_usage TO liftbase_api;
 
 GRANT SELECT ON TABLE app.foods TO liftbase_api;
 

@@ -32,8 +32,7 @@ begin
   end if;
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
-  v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
-                     where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
+  v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
     select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
@@ -44,8 +43,11 @@ begin
                                   unnest(v_catalog.names), unnest(v_catalog.items))
                        as p (id, tier, score, name, item)
                 union all
-                -- Logged catalog foods that are not on the catalog's page.
-                select app.food_json(v_user_id, f.id)::json, m.tier, true, m.score, f.name
+                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+                select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                            f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g,
+                                            f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g,
+                                            app.food_portions_json(f.id))::json, m.tier, true, m.score, f.name
                   from app.foods as f
                  cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
                  where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
