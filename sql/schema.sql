@@ -428,33 +428,14 @@ CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range_parameter(p_args);
-  v_items jsonb;
-  v_method text;
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_series record := app.e1rm_series(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date);
 begin
-  -- Built as json and parsed into jsonb once: over years of sessions, a fraction of the
-  -- cost of building jsonb object by object.
-  select coalesce(json_agg(json_build_object(
-           'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
-           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id)::jsonb, '[]'),
-         case when count(distinct b.method) > 1 then 'mixed' else min(b.method) end
-    into v_items, v_method
-    from (select distinct on (s.id) s.id as session_id, s.session_date, e.best_weight_kg as weight_kg,
-                 e.best_reps as reps, e.best_rpe as rpe, e.best_e1rm_kg as e1rm, e.best_e1rm_method as method
-            from app.session_exercises as e
-            join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-           -- The best set is kept whole per session exercise (app.refresh_session_totals).
-           where e.user_id = v_user_id and e.best_set_position is not null
-             and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-             and s.status = 'completed'
-             and (v_range.from_date is null or s.session_date >= v_range.from_date)
-             and (v_range.to_date is null or s.session_date <= v_range.to_date)
-           order by s.id, e.best_e1rm_kg desc) as b;
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
     'from', v_range.from_date, 'to', v_range.to_date,
-    'method', v_method,
-    'items', v_items);
+    'method', v_series.method,
+    'items', v_series.items);
 end
 $$;
 
@@ -525,23 +506,11 @@ CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_arg
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range_parameter(p_args);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
 begin
   return (
     with counts as (
-      select app.effective_rpe(x.rpe, x.rir) as rpe, count(*) as sets
-        from app.session_exercises as e
-        join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-        join app.session_sets as x
-          on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-       where e.user_id = v_user_id
-         and (v_exercise.exercise_id is null
-              or e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-         and s.status = 'completed'
-         and (v_range.from_date is null or s.session_date >= v_range.from_date)
-         and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and app.counts_as_working_set(x.set_type)
-       group by 1
+      select c.rpe, c.sets from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
     ),
     rated as (
       select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
@@ -2357,30 +2326,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_start date := app.date_parameter(p_args, 'week_start', true);
 begin
-  return (
-    with days as (
-      select d::date as day,
-             count(s.id) as sessions,
-             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
-             coalesce(sum(t.working), 0) as working_sets,
-             coalesce(sum(t.volume), 0) as volume_kg
-        from generate_series(v_start, v_start + 6, interval '1 day') as d
-        left join app.training_sessions as s
-          on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
-        left join lateral (
-          select count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
-            from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
-       group by d
-    )
-    select jsonb_build_object(
-      'week_start', v_start, 'week_end', v_start + 6,
-      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
-      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
-      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
-                                           'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
-      from days);
+  return app.weekly_summary(v_user_id, v_start);
 end
 $$;
 
@@ -2454,6 +2400,22 @@ CREATE FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_reco
 $$;
 
 ALTER FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
 
 CREATE TABLE app.program_sessions (
     user_id uuid NOT NULL,
@@ -3050,6 +3012,33 @@ CREATE FUNCTION app.e1rm_method(p_chart_percent numeric) RETURNS text
     AS $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
 
 ALTER FUNCTION app.e1rm_method(p_chart_percent numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
+  -- object by object.
+  select coalesce(json_agg(json_build_object(
+           'session_id', s.id, 'session_date', s.session_date, 'e1rm_kg', round(b.best_e1rm_kg, 1),
+           'method', b.best_e1rm_method, 'weight_kg', b.best_weight_kg, 'reps', b.best_reps, 'rpe', b.best_rpe)
+           order by s.session_date, s.id)::jsonb, '[]'),
+         case when count(distinct b.best_e1rm_method) > 1 then 'mixed' else min(b.best_e1rm_method) end
+    into items, method
+    from app.training_sessions as s
+   cross join lateral (
+     select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
+       from app.session_exercises as e
+      where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
+        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+      order by e.best_e1rm_kg desc, e.position
+      limit 1) as b
+   where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
+end
+$$;
+
+ALTER FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.eccentric_seconds(p_tempo text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -6419,6 +6408,43 @@ $$;
 
 ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) RETURNS TABLE(rpe numeric, sets bigint)
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  if p_exercise_id is null then
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  else
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select e.position from app.session_exercises as e
+          where e.user_id = s.user_id and e.session_id = s.id
+            and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+         offset 0) as e
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and x.exercise_position = e.position
+            and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
+
 CREATE TABLE app.program_exercise_state (
     user_id uuid NOT NULL,
     program_id uuid NOT NULL,
@@ -7067,6 +7093,36 @@ CREATE FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date)
 $$;
 
 ALTER FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.weekly_summary(p_user_id uuid, p_start date) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (
+    with days as (
+      select d::date as day,
+             count(s.id) as sessions,
+             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+             coalesce(sum(s.working_sets), 0) as working_sets,
+             coalesce(sum(s.volume_kg), 0) as volume_kg
+        from generate_series(p_start, p_start + 6, interval '1 day') as d
+        left join app.training_sessions as s
+          on s.user_id = p_user_id and s.session_date = d::date and s.status = 'completed'
+         and s.session_date between p_start and p_start + 6
+       group by d
+    )
+    select jsonb_build_object(
+      'week_start', p_start, 'week_end', p_start + 6,
+      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
+      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
+                                           'duration_minutes', round(duration_minutes),
+                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+      from days);
+end
+$$;
+
+ALTER FUNCTION app.weekly_summary(p_user_id uuid, p_start date) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -9153,6 +9209,9 @@ REVOKE ALL ON FUNCTION app.add_food_name_words() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.program_sessions TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid) FROM PUBLIC;
@@ -9241,6 +9300,9 @@ GRANT ALL ON FUNCTION app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_perc
 
 REVOKE ALL ON FUNCTION app.e1rm_method(p_chart_percent numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.e1rm_method(p_chart_percent numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.eccentric_seconds(p_tempo text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.eccentric_seconds(p_tempo text) TO liftbase_api;
@@ -9628,6 +9690,9 @@ GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.program_exercise_state TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.rpe_weekly_load(p_state app.program_exercise_state, p_week integer, p_increment numeric, p_step numeric) FROM PUBLIC;
@@ -9724,6 +9789,9 @@ GRANT ALL ON FUNCTION app.weekday_number(p_day text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
 GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) TO liftbase_api;

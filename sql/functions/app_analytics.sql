@@ -68,6 +68,106 @@ begin
 end
 $$;
 
+-- The date range of an analytics read that follows the sets or sessions of its range
+-- (/analytics/e1rm, /analytics/rpe-distribution): ?from=&to= (app.date_range_parameter:
+-- without to, the user's today; without from, p_default_days before to, 83 for the 12 weeks
+-- up to today, as /analytics/volume), at most p_max_days apart (366: a year), else 400
+-- range_too_large. Without a range such a read followed the user's whole history, so it
+-- grew with every year of training; a wider view is asked for a year at a time.
+create or replace function app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer,
+  p_max_days integer, out from_date date, out to_date date)
+language plpgsql
+stable
+as $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days));
+  end if;
+end
+$$;
+
+-- The best estimated one-rep max of each completed session dated p_from..p_to with the
+-- set it came from (kept whole per session exercise by app.refresh_session_totals), as the
+-- items of /analytics/e1rm, and the method every session used (or mixed). The range drives
+-- the read: each session of it looks up its own exercises (a lateral subquery by primary
+-- key), so a cached plan never starts from every session the exercise was ever trained in.
+create or replace function app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date,
+  out items jsonb, out method text)
+language plpgsql
+stable
+-- One plan for every user, as app.rpe_counts.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
+  -- object by object.
+  select coalesce(json_agg(json_build_object(
+           'session_id', s.id, 'session_date', s.session_date, 'e1rm_kg', round(b.best_e1rm_kg, 1),
+           'method', b.best_e1rm_method, 'weight_kg', b.best_weight_kg, 'reps', b.best_reps, 'rpe', b.best_rpe)
+           order by s.session_date, s.id)::jsonb, '[]'),
+         case when count(distinct b.best_e1rm_method) > 1 then 'mixed' else min(b.best_e1rm_method) end
+    into items, method
+    from app.training_sessions as s
+   cross join lateral (
+     select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
+       from app.session_exercises as e
+      where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
+        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+      order by e.best_e1rm_kg desc, e.position
+      limit 1) as b
+   where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
+end
+$$;
+
+-- Working sets (app.counts_as_working_set) of completed sessions dated p_from..p_to per
+-- effective RPE (logged, or 10 − RIR; null when neither), of one exercise or, with a null
+-- p_exercise_id, of all. The range drives the read: each session of it reads its own sets by
+-- primary key (a lateral subquery, not flattened into a join that a plan could start from
+-- the other end), all of them or those of the exercise's positions in it.
+create or replace function app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date)
+returns table (rpe numeric, sets bigint)
+language plpgsql
+stable
+-- One plan for every user: the shape above fixes the order of the read, and a custom plan
+-- costed from the date histogram (where the crowd's recent sessions make any recent range
+-- look like most of a long history) crosses the JIT threshold and compiles for a second.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  if p_exercise_id is null then
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  else
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select e.position from app.session_exercises as e
+          where e.user_id = s.user_id and e.session_id = s.id
+            and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+         offset 0) as e
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and x.exercise_position = e.position
+            and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  end if;
+end
+$$;
+
 -- ?exercise_id= naming a catalog exercise or one of the user's own: (id, name). A missing
 -- or malformed id is a 400; an unknown one a 404.
 create or replace function app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean,
@@ -122,6 +222,9 @@ $$;
 
 grant execute on function
   app.training_goal(uuid),
+  app.analytics_range(uuid, jsonb, integer, integer),
+  app.e1rm_series(uuid, uuid, date, date),
+  app.rpe_counts(uuid, uuid, date, date),
   app.bucket_parameter(jsonb),
   app.bucket_start(text, date),
   app.bucket_range(uuid, jsonb, text, integer),
