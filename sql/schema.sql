@@ -590,8 +590,7 @@ begin
                                                      'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
       from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
               from app.daily_weights(v_user_id) as d
-             where (v_range.from_date is null or d.day >= v_range.from_date)
-               and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+             where d.day between coalesce(v_range.from_date, '-infinity') and coalesce(v_range.to_date, 'infinity')) as w);
 end
 $$;
 
@@ -2929,13 +2928,7 @@ ALTER FUNCTION app.daily_totals(p_user_id uuid, p_date date) OWNER TO liftbase_o
 CREATE FUNCTION app.daily_weights(p_user_id uuid) RETURNS TABLE(day date, weight_kg numeric, trend_kg numeric)
     LANGUAGE sql STABLE
     AS $$
-  select d.day, d.weight_kg, app.weight_trend(d.weight_kg) over (order by d.day)
-    from (select (b.recorded_at at time zone
-                   coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date as day,
-                 avg(b.weight_kg) as weight_kg
-            from app.body_metrics as b
-           where b.user_id = p_user_id
-           group by 1) as d
+  select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w where w.user_id = p_user_id
 $$;
 
 ALTER FUNCTION app.daily_weights(p_user_id uuid) OWNER TO liftbase_owner;
@@ -5313,6 +5306,42 @@ CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_body_weight_days() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_users refcursor;
+  v_user record;
+begin
+  if tg_op = 'INSERT' then
+    open v_users for select n.user_id, array_agg(distinct n.recorded_at) as times from new_entries as n group by 1;
+  elsif tg_op = 'DELETE' then
+    open v_users for select o.user_id, array_agg(distinct o.recorded_at) as times from old_entries as o group by 1;
+  else
+    open v_users for
+      select c.user_id, array_agg(distinct c.recorded_at) as times
+        from (select n.user_id, n.recorded_at from new_entries as n
+              union all
+              select o.user_id, o.recorded_at from old_entries as o) as c
+       group by 1;
+  end if;
+  loop
+    fetch v_users into v_user;
+    exit when not found;
+    perform set_config('liftbase.user_id', v_user.user_id::text, true);
+    perform app.refresh_body_weight_days(v_user.user_id, array(
+      select distinct (t at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = v_user.user_id), 'UTC'))::date
+        from unnest(v_user.times) as t));
+  end loop;
+  close v_users;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_body_weight_days() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.keep_food_usage() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -6163,6 +6192,30 @@ $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.rebuild_body_weight_days(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_days integer := 0;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.body_weight_days as w where w.user_id = v_user_id;
+    perform app.refresh_body_weight_days(v_user_id, array(
+      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
+        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+       where b.user_id = v_user_id));
+    v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_days;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_body_weight_days(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.rebuild_food_usage(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -6306,6 +6359,45 @@ $$;
 
 ALTER FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_zone text;
+  v_day date;
+  v_from date := (select min(d) from unnest(p_days) as d);
+  v_trend numeric;
+  v_row record;
+begin
+  select coalesce(s.timezone, 'UTC') into v_zone from app.user_settings as s where s.user_id = p_user_id for no key update;
+  v_zone := coalesce(v_zone, 'UTC');
+  foreach v_day in array p_days loop
+    select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
+      from app.body_metrics as b
+     where b.user_id = p_user_id
+       and b.recorded_at >= (v_day::timestamp at time zone v_zone) and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
+    if v_row.weigh_ins = 0 then
+      delete from app.body_weight_days as w where w.user_id = p_user_id and w.day = v_day;
+    else
+      insert into app.body_weight_days as w (user_id, day, weigh_ins, weight_kg, trend_kg)
+      values (p_user_id, v_day, v_row.weigh_ins, v_row.weight_kg, v_row.weight_kg)
+      on conflict (user_id, day) do update set weigh_ins = excluded.weigh_ins, weight_kg = excluded.weight_kg;
+    end if;
+  end loop;
+  select w.trend_kg into v_trend from app.body_weight_days as w
+   where w.user_id = p_user_id and w.day < v_from order by w.day desc limit 1;
+  for v_row in select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w
+                where w.user_id = p_user_id and w.day >= v_from order by w.day loop
+    v_trend := app.weight_trend_step(v_trend, v_row.weight_kg);
+    if v_row.trend_kg is distinct from v_trend then
+      update app.body_weight_days as w set trend_kg = v_trend where w.user_id = p_user_id and w.day = v_row.day;
+    end if;
+  end loop;
+end
+$$;
+
+ALTER FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RETURNS void
     LANGUAGE sql
     AS $$
@@ -6407,6 +6499,23 @@ end
 $$;
 
 ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rezone_body_weight_days() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform set_config('liftbase.user_id', new.user_id::text, true);
+  delete from app.body_weight_days as w where w.user_id = new.user_id;
+  perform app.refresh_body_weight_days(new.user_id, array(
+    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b where b.user_id = new.user_id));
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.rezone_body_weight_days() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) RETURNS TABLE(rpe numeric, sets bigint)
     LANGUAGE plpgsql STABLE
@@ -7126,7 +7235,7 @@ ALTER FUNCTION app.weekly_summary(p_user_id uuid, p_start date) OWNER TO liftbas
 
 CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ select case when p_trend is null then p_weight else p_trend + 0.1 * (p_weight - p_trend) end $$;
+    AS $$ select case when p_trend is null then p_weight else round(p_trend + 0.1 * (p_weight - p_trend), 10) end $$;
 
 ALTER FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) OWNER TO liftbase_owner;
 
@@ -7747,6 +7856,21 @@ ALTER TABLE app.body_metrics ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+
+CREATE TABLE app.body_weight_days (
+    user_id uuid NOT NULL,
+    day date NOT NULL,
+    weigh_ins integer NOT NULL,
+    weight_kg numeric NOT NULL,
+    trend_kg numeric NOT NULL,
+    CONSTRAINT body_weight_days_weigh_ins_check CHECK ((weigh_ins > 0))
+);
+
+ALTER TABLE ONLY app.body_weight_days FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.body_weight_days OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.body_weight_days IS 'Mean weight and trend weight per user and local day, kept by triggers on app.body_metrics and app.user_settings';
 
 CREATE TABLE app.custom_meal_items (
     user_id uuid NOT NULL,
@@ -8373,6 +8497,9 @@ COMMENT ON COLUMN reporting.weekly_training_volume.users IS 'Distinct users who 
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_pkey PRIMARY KEY (user_id, id);
 
+ALTER TABLE ONLY app.body_weight_days
+    ADD CONSTRAINT body_weight_days_pkey PRIMARY KEY (user_id, day);
+
 ALTER TABLE ONLY app.custom_meal_items
     ADD CONSTRAINT custom_meal_items_pkey PRIMARY KEY (user_id, meal_id, "position");
 
@@ -8588,6 +8715,12 @@ CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
 
 CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower(email));
 
+CREATE TRIGGER body_metrics_days_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
+CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
+CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
 CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
@@ -8602,8 +8735,13 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
+CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
+
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.body_weight_days
+    ADD CONSTRAINT body_weight_days_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.custom_meal_items
     ADD CONSTRAINT custom_meal_items_food_id_fkey FOREIGN KEY (food_id) REFERENCES app.foods(id) ON DELETE SET NULL;
@@ -8763,6 +8901,8 @@ ALTER TABLE ONLY auth.sessions
 
 ALTER TABLE app.body_metrics ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.body_weight_days ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
@@ -8782,6 +8922,8 @@ ALTER TABLE app.import_runs ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.metrics_acknowledgements ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY own_rows ON app.body_metrics USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.body_weight_days USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.custom_meal_items USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -9535,6 +9677,8 @@ GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
 
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
@@ -9665,6 +9809,8 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.rebuild_body_weight_days(p_user_id uuid) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
@@ -9678,6 +9824,9 @@ GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jso
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
 
@@ -9689,6 +9838,8 @@ GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.rezone_body_weight_days() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) TO liftbase_api;
@@ -9899,6 +10050,8 @@ REVOKE ALL ON FUNCTION app.weight_trend(numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend(numeric) TO liftbase_api;
 
 GRANT SELECT,USAGE ON SEQUENCE app.body_metrics_id_seq TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_weight_days TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.custom_meal_items TO liftbase_api;
 

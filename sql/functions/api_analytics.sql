@@ -201,8 +201,7 @@ begin
                                                      'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
       from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
               from app.daily_weights(v_user_id) as d
-             where (v_range.from_date is null or d.day >= v_range.from_date)
-               and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+             where d.day between coalesce(v_range.from_date, '-infinity') and coalesce(v_range.to_date, 'infinity')) as w);
 end
 $$;
 

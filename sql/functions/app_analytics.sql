@@ -194,30 +194,57 @@ end
 $$;
 
 -- The trend weight: exponential smoothing with factor 0.1, trend = trend + 0.1 × (raw −
--- trend), started at the first weight. Used as a window aggregate ordered by day.
+-- trend), started at the first weight, kept to 10 decimal places (exact, each day added a
+-- digit: 1,800 digits after five years). Applied day by day to app.body_weight_days
+-- (migration 0022, which defines it in the same words), and as a window aggregate ordered
+-- by day.
 create or replace function app.weight_trend_step(p_trend numeric, p_weight numeric)
 returns numeric
 language sql
 immutable
 parallel safe
-as $$ select case when p_trend is null then p_weight else p_trend + 0.1 * (p_weight - p_trend) end $$;
+as $$ select case when p_trend is null then p_weight else round(p_trend + 0.1 * (p_weight - p_trend), 10) end $$;
 
 create or replace aggregate app.weight_trend(numeric) (sfunc = app.weight_trend_step, stype = numeric);
 
 -- Daily weights of a user (the mean of a day's entries, days in the user's time zone) with
 -- the trend over the whole history, so a window's trend does not depend on where it starts.
+-- Kept per day in app.body_weight_days (migration 0022) by the writes of the weigh-ins: a
+-- window reads its own days. SQL, so it is inlined and a caller's range is an index range.
 create or replace function app.daily_weights(p_user_id uuid)
 returns table (day date, weight_kg numeric, trend_kg numeric)
 language sql
 stable
 as $$
-  select d.day, d.weight_kg, app.weight_trend(d.weight_kg) over (order by d.day)
-    from (select (b.recorded_at at time zone
-                   coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date as day,
-                 avg(b.weight_kg) as weight_kg
-            from app.body_metrics as b
-           where b.user_id = p_user_id
-           group by 1) as d
+  select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w where w.user_id = p_user_id
+$$;
+
+-- The daily weights (app.body_weight_days) rebuilt from the weigh-ins: for one user, or for
+-- every user when p_user_id is null. Idempotent; what the triggers of migration 0022 keep
+-- in every write's transaction, computed afresh. For the operator's CLI (it runs as the
+-- owner): it acts as each user in turn, so row-level security applies as for any write.
+-- Returns how many days it wrote.
+create or replace function app.rebuild_body_weight_days(p_user_id uuid default null)
+returns integer
+language plpgsql
+as $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_days integer := 0;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.body_weight_days as w where w.user_id = v_user_id;
+    perform app.refresh_body_weight_days(v_user_id, array(
+      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
+        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+       where b.user_id = v_user_id));
+    v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_days;
+end
 $$;
 
 grant execute on function
