@@ -590,7 +590,9 @@ begin
                                                      'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
       from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
               from app.daily_weights(v_user_id) as d
-             where d.day between coalesce(v_range.from_date, '-infinity') and coalesce(v_range.to_date, 'infinity')) as w);
+             -- greatest and least skip a missing bound; unlike coalesce, row-level security
+             -- lets them bound an index scan.
+             where d.day between greatest(v_range.from_date, '-infinity') and least(v_range.to_date, 'infinity')) as w);
 end
 $$;
 
@@ -1423,25 +1425,25 @@ begin
   v_words := plainto_tsquery('english', v_q);
   v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
-    select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
+    -- The page's own items are stored with it; the items of the foods the user's part adds
+    -- are built for those that make the page only.
+    select json_agg(coalesce(r.item, app.food_json(v_user_id, r.id)::json)
+                    order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
-        select c.item, c.tier, c.logged, c.score, c.name
-          from (select p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+        select c.id, c.item, c.tier, c.logged, c.score, c.name
+          from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
                   -- The items side by side with their ranks: the page's items are read once.
                   from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
                                   unnest(v_catalog.names), unnest(v_catalog.items))
                        as p (id, tier, score, name, item)
                 union all
                 -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
-                select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
-                                            f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g,
-                                            f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g,
-                                            app.food_portions_json(f.id))::json, m.tier, true, m.score, f.name
+                select f.id, null, m.tier, true, m.score, f.name
                   from app.foods as f
                  cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
                  where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
                 union all
-                select app.food_json(v_user_id, u.id)::json, m.tier, u.id = any (v_logged), m.score, u.name
+                select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
                   from app.user_foods as u
                  cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
                                                    v_words, v_catalog.terms) as m
@@ -5496,22 +5498,34 @@ ALTER FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) OWNE
 
 CREATE FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) RETURNS uuid[]
     LANGUAGE plpgsql STABLE
+    SET enable_bitmapscan TO 'off'
     AS $$
 begin
   -- Each branch is an index range or one lookup per food, whatever the planner's estimate
-  -- of a user's rows (a cached plan is made for the average user): the page's and the
-  -- candidates' foods are each looked up by key (a lateral subquery, not a join the planner
-  -- could turn into a scan of all the user's foods).
+  -- of a user's rows (a cached plan is made for the average user): foods are looked up by
+  -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
+  -- all the user's foods).
   return array(
     select c.id
-      from unnest(p_page.food_ids || p_page.other_ids) as c (id)
+      from unnest(p_page.food_ids) as c (id)
      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
     union
-    select u.food_id from app.food_usage as u
-     where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+    (select c.id
+       from unnest(p_page.other_ids) with ordinality as c (id, n)
+      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+      order by c.n
+      limit p_page.page_size)
     union
-    select u.food_id from app.food_usage as u
-     where u.user_id = p_user_id and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id
+        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
     union
     select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
 end
@@ -8661,7 +8675,7 @@ CREATE INDEX food_name_words_trgm_idx ON app.food_name_words USING gin (word pub
 
 CREATE INDEX food_search_results_created_idx ON app.food_search_results USING btree (created_at);
 
-CREATE INDEX food_usage_food_idx ON app.food_usage USING btree (food_id, name);
+CREATE INDEX food_usage_food_idx ON app.food_usage USING btree (food_id, user_id);
 
 CREATE INDEX food_usage_name_idx ON app.food_usage USING btree (user_id, name_key text_pattern_ops);
 

@@ -200,35 +200,53 @@ $$;
 -- `logged` signal of api.food_search, which lifts such a food to the top of its tier. Read
 -- from app.food_usage, never from the diary, at a cost bounded by the page and not by the
 -- user's history:
---   the page's own foods, and the catalog's other candidates that could still rank into it
---     (app.catalog_food_search keeps those of the page's last tier or better when names
---     starting with the query do not fill the page);
+--   the page's own foods;
+--   the catalog's other candidates that could still rank into the page (app.catalog_food_search
+--     keeps those of the page's last tier or better, in rank order, when names starting with
+--     the query do not fill it), up to a page of those the user logged: among logged foods
+--     the catalog's order is the page's, so no later one could enter;
 --   the foods they logged whose name starts with the query, or with its typo-corrected form,
---     however far down the catalog's list of such names (an index range of their foods);
+--     however far down the catalog's list of such names: the first 40 of each by name, as
+--     the catalog ranks the first 40 names starting with a query (an index range);
 --   their own foods that they logged (search ranks each of their own foods anyway).
--- So a logged food is lifted when the search finds it by name or it is among the catalog's
--- candidates for the query; one that matches only by trigram similarity and that the
--- catalog's candidates leave out is ranked as any other food.
+-- So a logged food is lifted when the search finds it by name or among the catalog's
+-- candidates for the query; one that matches only by trigram similarity and that those
+-- leave out is ranked as any other food.
 create or replace function app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results)
 returns uuid[]
 language plpgsql
 stable
+-- The first 40 names are an ordered index scan that stops at 40. A cached plan estimates a
+-- name range at a row or two and would rather read it by bitmap and sort it, which reads
+-- every name in the range: all 900 of a user who logged 900 foods starting with the query.
+set enable_bitmapscan = off
 as $$
 begin
   -- Each branch is an index range or one lookup per food, whatever the planner's estimate
-  -- of a user's rows (a cached plan is made for the average user): the page's and the
-  -- candidates' foods are each looked up by key (a lateral subquery, not a join the planner
-  -- could turn into a scan of all the user's foods).
+  -- of a user's rows (a cached plan is made for the average user): foods are looked up by
+  -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
+  -- all the user's foods).
   return array(
     select c.id
-      from unnest(p_page.food_ids || p_page.other_ids) as c (id)
+      from unnest(p_page.food_ids) as c (id)
      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
     union
-    select u.food_id from app.food_usage as u
-     where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+    (select c.id
+       from unnest(p_page.other_ids) with ordinality as c (id, n)
+      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+      order by c.n
+      limit p_page.page_size)
     union
-    select u.food_id from app.food_usage as u
-     where u.user_id = p_user_id and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id
+        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
     union
     select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
 end
