@@ -2164,6 +2164,7 @@ ALTER FUNCTION api.sessions_create(p_token text, p_body jsonb, p_args jsonb) OWN
 
 CREATE FUNCTION api.sessions_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
+    SET enable_bitmapscan TO 'off'
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
