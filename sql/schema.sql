@@ -428,33 +428,14 @@ CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range_parameter(p_args);
-  v_items jsonb;
-  v_method text;
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_series record := app.e1rm_series(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date);
 begin
-  -- Built as json and parsed into jsonb once: over years of sessions, a fraction of the
-  -- cost of building jsonb object by object.
-  select coalesce(json_agg(json_build_object(
-           'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
-           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id)::jsonb, '[]'),
-         case when count(distinct b.method) > 1 then 'mixed' else min(b.method) end
-    into v_items, v_method
-    from (select distinct on (s.id) s.id as session_id, s.session_date, e.best_weight_kg as weight_kg,
-                 e.best_reps as reps, e.best_rpe as rpe, e.best_e1rm_kg as e1rm, e.best_e1rm_method as method
-            from app.session_exercises as e
-            join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-           -- The best set is kept whole per session exercise (app.refresh_session_totals).
-           where e.user_id = v_user_id and e.best_set_position is not null
-             and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-             and s.status = 'completed'
-             and (v_range.from_date is null or s.session_date >= v_range.from_date)
-             and (v_range.to_date is null or s.session_date <= v_range.to_date)
-           order by s.id, e.best_e1rm_kg desc) as b;
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
     'from', v_range.from_date, 'to', v_range.to_date,
-    'method', v_method,
-    'items', v_items);
+    'method', v_series.method,
+    'items', v_series.items);
 end
 $$;
 
@@ -525,23 +506,11 @@ CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_arg
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range_parameter(p_args);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
 begin
   return (
     with counts as (
-      select app.effective_rpe(x.rpe, x.rir) as rpe, count(*) as sets
-        from app.session_exercises as e
-        join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-        join app.session_sets as x
-          on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-       where e.user_id = v_user_id
-         and (v_exercise.exercise_id is null
-              or e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-         and s.status = 'completed'
-         and (v_range.from_date is null or s.session_date >= v_range.from_date)
-         and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and app.counts_as_working_set(x.set_type)
-       group by 1
+      select c.rpe, c.sets from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
     ),
     rated as (
       select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
@@ -621,8 +590,9 @@ begin
                                                      'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
       from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
               from app.daily_weights(v_user_id) as d
-             where (v_range.from_date is null or d.day >= v_range.from_date)
-               and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+             -- greatest and least skip a missing bound; unlike coalesce, row-level security
+             -- lets them bound an index scan.
+             where d.day between greatest(v_range.from_date, '-infinity') and least(v_range.to_date, 'infinity')) as w);
 end
 $$;
 
@@ -1518,25 +1488,34 @@ begin
   end if;
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
-  v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
-                     where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
+  v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
-    select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
+    -- The page's own items are stored with it; the items of the foods the user's part adds
+    -- are built for those that make the page only, a catalog food's from its row (a
+    -- subquery of this statement's plan; app.food_json would plan its functions per food).
+    select json_agg(coalesce(r.item,
+                             (select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                                          f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
+                                                          f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                                                          f.serving_g, app.food_portions_json(f.id))::json
+                                from app.foods as f where f.id = r.id),
+                             app.food_json(v_user_id, r.id)::json)
+                    order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
-        select c.item, c.tier, c.logged, c.score, c.name
-          from (select p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+        select c.id, c.item, c.tier, c.logged, c.score, c.name
+          from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
                   -- The items side by side with their ranks: the page's items are read once.
                   from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
                                   unnest(v_catalog.names), unnest(v_catalog.items))
                        as p (id, tier, score, name, item)
                 union all
-                -- Logged catalog foods that are not on the catalog's page.
-                select app.food_json(v_user_id, f.id)::json, m.tier, true, m.score, f.name
+                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+                select f.id, null, m.tier, true, m.score, f.name
                   from app.foods as f
                  cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
                  where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
                 union all
-                select app.food_json(v_user_id, u.id)::json, m.tier, u.id = any (v_logged), m.score, u.name
+                select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
                   from app.user_foods as u
                  cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
                                                    v_words, v_catalog.terms) as m
@@ -2275,6 +2254,7 @@ ALTER FUNCTION api.sessions_create(p_token text, p_body jsonb, p_args jsonb) OWN
 
 CREATE FUNCTION api.sessions_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
+    SET enable_bitmapscan TO 'off'
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
@@ -2442,31 +2422,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_start date := app.date_parameter(p_args, 'week_start', true);
 begin
-  return (
-    with days as (
-      select d::date as day,
-             count(s.id) as sessions,
-             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
-             coalesce(sum(t.working), 0) as working_sets,
-             coalesce(sum(t.volume), 0) as volume_kg
-        -- Days as timestamps without time zone: the server's TimeZone plays no part.
-        from generate_series(v_start::timestamp, (v_start + 6)::timestamp, interval '1 day') as d
-        left join app.training_sessions as s
-          on s.user_id = v_user_id and s.session_date = d::date and s.status = 'completed'
-        left join lateral (
-          select count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
-            from app.session_sets as x where x.user_id = s.user_id and x.session_id = s.id) as t on true
-       group by d
-    )
-    select jsonb_build_object(
-      'week_start', v_start, 'week_end', v_start + 6,
-      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
-      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
-      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
-                                           'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
-      from days);
+  return app.weekly_summary(v_user_id, v_start);
 end
 $$;
 
@@ -2540,6 +2496,22 @@ CREATE FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_reco
 $$;
 
 ALTER FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
 
 CREATE TABLE app.program_sessions (
     user_id uuid NOT NULL,
@@ -2755,7 +2727,9 @@ CREATE UNLOGGED TABLE app.food_search_results (
     tiers integer[] NOT NULL,
     scores double precision[] NOT NULL,
     names text[] NOT NULL,
-    items json[] NOT NULL
+    items json[] NOT NULL,
+    corrected text,
+    other_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL
 );
 
 ALTER TABLE app.food_search_results OWNER TO liftbase_owner;
@@ -2801,20 +2775,36 @@ begin
     end if;
   end if;
 
+  -- Every candidate that matches, ranked; the page is the first p_page_size of them.
   select coalesce(array_agg(r.id order by r.n), '{}'), coalesce(array_agg(r.tier order by r.n), '{}'),
-         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}'),
-         coalesce(array_agg(app.food_values_json(r.id, false, r.name, r.brand, r.food_group, r.barcode, r.source,
-                                                 r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
-                                                 r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
-                                                 app.food_portions_json(r.id))::json order by r.n), '{}')
-    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names, v_page.items
-    from (select f.*, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
+         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}')
+    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names
+    from (select f.id, f.name, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
             from app.foods as f
            cross join lateral app.food_match(p_query, f.name, f.search_vector, plainto_tsquery('english', p_query),
                                              v_page.terms) as m
-           where f.id = any (v_candidates) and m.matches
-           order by m.tier desc, m.score desc, f.name
-           limit p_page_size) as r;
+           where f.id = any (v_candidates) and m.matches) as r;
+  -- The candidates below the page that could still rank into it for a user who logged them
+  -- (api.food_search, app.logged_foods): those of the page's last tier or better, when that
+  -- tier is below the names starting with the query (those a user logged are found by name).
+  if cardinality(v_page.food_ids) > p_page_size and v_page.tiers[p_page_size] < 3 then
+    v_page.other_ids := array(select o.id from unnest(v_page.food_ids, v_page.tiers) with ordinality as o (id, tier, n)
+                               where o.n > p_page_size and o.tier >= v_page.tiers[p_page_size] order by o.n);
+  else
+    v_page.other_ids := '{}';
+  end if;
+  v_page.food_ids := v_page.food_ids[1:p_page_size];
+  v_page.tiers := v_page.tiers[1:p_page_size];
+  v_page.scores := v_page.scores[1:p_page_size];
+  v_page.names := v_page.names[1:p_page_size];
+  v_page.items := array(select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                                    f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
+                                                    f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                                                    f.serving_g, app.food_portions_json(f.id))::json
+                          from unnest(v_page.food_ids) with ordinality as p (id, n)
+                          join app.foods as f on f.id = p.id
+                         order by p.n);
+  v_page.corrected := v_corrected;
 
   v_page.query := p_query;
   v_page.page_size := p_page_size;
@@ -2829,7 +2819,7 @@ begin
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, terms = excluded.terms,
         food_ids = excluded.food_ids, tiers = excluded.tiers, scores = excluded.scores, names = excluded.names,
-        items = excluded.items;
+        items = excluded.items, corrected = excluded.corrected, other_ids = excluded.other_ids;
   -- Each new page removes up to ten expired ones: the table stays about an hour long
   -- without a job to prune it. Rows another search is removing or refreshing are left to
   -- it (skip locked): two searches never wait on each other here, so never deadlock.
@@ -3033,13 +3023,7 @@ ALTER FUNCTION app.daily_totals(p_user_id uuid, p_date date) OWNER TO liftbase_o
 CREATE FUNCTION app.daily_weights(p_user_id uuid) RETURNS TABLE(day date, weight_kg numeric, trend_kg numeric)
     LANGUAGE sql STABLE
     AS $$
-  select d.day, d.weight_kg, app.weight_trend(d.weight_kg) over (order by d.day)
-    from (select (b.recorded_at at time zone
-                   coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date as day,
-                 avg(b.weight_kg) as weight_kg
-            from app.body_metrics as b
-           where b.user_id = p_user_id
-           group by 1) as d
+  select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w where w.user_id = p_user_id
 $$;
 
 ALTER FUNCTION app.daily_weights(p_user_id uuid) OWNER TO liftbase_owner;
@@ -3124,6 +3108,33 @@ CREATE FUNCTION app.e1rm_method(p_chart_percent numeric) RETURNS text
     AS $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
 
 ALTER FUNCTION app.e1rm_method(p_chart_percent numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
+  -- object by object.
+  select coalesce(json_agg(json_build_object(
+           'session_id', s.id, 'session_date', s.session_date, 'e1rm_kg', round(b.best_e1rm_kg, 1),
+           'method', b.best_e1rm_method, 'weight_kg', b.best_weight_kg, 'reps', b.best_reps, 'rpe', b.best_rpe)
+           order by s.session_date, s.id)::jsonb, '[]'),
+         case when count(distinct b.best_e1rm_method) > 1 then 'mixed' else min(b.best_e1rm_method) end
+    into items, method
+    from app.training_sessions as s
+   cross join lateral (
+     select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
+       from app.session_exercises as e
+      where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
+        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+      order by e.best_e1rm_kg desc, e.position
+      limit 1) as b
+   where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
+end
+$$;
+
+ALTER FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.eccentric_seconds(p_tempo text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -5852,6 +5863,110 @@ $_$;
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_body_weight_days() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_users refcursor;
+  v_user record;
+begin
+  if tg_op = 'INSERT' then
+    open v_users for select n.user_id, array_agg(distinct n.recorded_at) as times from new_entries as n group by 1;
+  elsif tg_op = 'DELETE' then
+    open v_users for select o.user_id, array_agg(distinct o.recorded_at) as times from old_entries as o group by 1;
+  else
+    open v_users for
+      select c.user_id, array_agg(distinct c.recorded_at) as times
+        from (select n.user_id, n.recorded_at from new_entries as n
+              union all
+              select o.user_id, o.recorded_at from old_entries as o) as c
+       group by 1;
+  end if;
+  loop
+    fetch v_users into v_user;
+    exit when not found;
+    perform set_config('liftbase.user_id', v_user.user_id::text, true);
+    perform app.refresh_body_weight_days(v_user.user_id, array(
+      select distinct (t at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = v_user.user_id), 'UTC'))::date
+        from unnest(v_user.times) as t));
+  end loop;
+  close v_users;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_body_weight_days() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.keep_food_usage() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_as text := v_acting;
+  v_changes refcursor;
+  v_change record;
+begin
+  -- Entries per user and food after the statement minus before, with a catalog food's name.
+  if tg_op = 'INSERT' then
+    open v_changes for
+      select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, f.name, count(*)::integer as entries
+        from new_entries as n
+        left join app.foods as f on f.id = n.food_id
+       where coalesce(n.food_id, n.user_food_id) is not null
+       group by 1, 2, 3
+       order by 1, 2;
+  elsif tg_op = 'DELETE' then
+    open v_changes for
+      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name, -count(*)::integer as entries
+        from old_entries as o
+       where coalesce(o.food_id, o.user_food_id) is not null
+       group by 1, 2
+       order by 1, 2;
+  else
+    open v_changes for
+      select c.user_id, c.food_id, f.name, sum(c.entries)::integer as entries
+        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id, 1 as entries
+                from new_entries as n
+              union all
+              select o.user_id, coalesce(o.food_id, o.user_food_id), o.food_id, -1
+                from old_entries as o) as c
+        left join app.foods as f on f.id = c.catalog_food_id
+       where c.food_id is not null
+       group by 1, 2, 3
+      having sum(c.entries) <> 0
+       order by 1, 2;
+  end if;
+  loop
+    fetch v_changes into v_change;
+    exit when not found;
+    if v_change.user_id::text is distinct from v_as then
+      v_as := v_change.user_id::text;
+      perform set_config('liftbase.user_id', v_as, true);
+    end if;
+    if v_change.entries > 0 then
+      insert into app.food_usage as u (user_id, food_id, name, entries)
+      values (v_change.user_id, v_change.food_id, v_change.name, v_change.entries)
+      on conflict (user_id, food_id) do update set entries = u.entries + excluded.entries;
+    else
+      update app.food_usage as u set entries = u.entries + v_change.entries
+       where u.user_id = v_change.user_id and u.food_id = v_change.food_id and u.entries > -v_change.entries;
+      if not found then
+        delete from app.food_usage as u where u.user_id = v_change.user_id and u.food_id = v_change.food_id;
+      end if;
+    end if;
+  end loop;
+  close v_changes;
+  if v_as is distinct from v_acting then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
+
 CREATE TABLE app.health_metrics (
     user_id uuid NOT NULL,
     id bigint NOT NULL,
@@ -5935,6 +6050,43 @@ CREATE FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean DEFA
 $$;
 
 ALTER FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    SET enable_bitmapscan TO 'off'
+    AS $$
+begin
+  -- Each branch is an index range or one lookup per food, whatever the planner's estimate
+  -- of a user's rows (a cached plan is made for the average user): foods are looked up by
+  -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
+  -- all the user's foods).
+  return array(
+    select c.id
+      from unnest(p_page.food_ids) as c (id)
+     cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+    union
+    (select c.id
+       from unnest(p_page.other_ids) with ordinality as c (id, n)
+      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+      order by c.n
+      limit p_page.page_size)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id
+        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
+end
+$$;
+
+ALTER FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -6766,6 +6918,58 @@ $$;
 
 ALTER FUNCTION app.read_uuid_list(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.rebuild_body_weight_days(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_days integer := 0;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.body_weight_days as w where w.user_id = v_user_id;
+    perform app.refresh_body_weight_days(v_user_id, array(
+      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
+        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+       where b.user_id = v_user_id));
+    v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_days;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_body_weight_days(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rebuild_food_usage(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.food_usage as u where u.user_id = v_user_id;
+    insert into app.food_usage (user_id, food_id, name, entries)
+    select e.user_id, coalesce(e.food_id, e.user_food_id), f.name, count(*)
+      from app.food_entries as e
+      left join app.foods as f on f.id = e.food_id
+     where e.user_id = v_user_id and coalesce(e.food_id, e.user_food_id) is not null
+     group by 1, 2, 3;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_food_usage(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.recompute_targets(p_user_ids uuid[]) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -6880,6 +7084,45 @@ end
 $$;
 
 ALTER FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_zone text;
+  v_day date;
+  v_from date := (select min(d) from unnest(p_days) as d);
+  v_trend numeric;
+  v_row record;
+begin
+  select coalesce(s.timezone, 'UTC') into v_zone from app.user_settings as s where s.user_id = p_user_id for no key update;
+  v_zone := coalesce(v_zone, 'UTC');
+  foreach v_day in array p_days loop
+    select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
+      from app.body_metrics as b
+     where b.user_id = p_user_id
+       and b.recorded_at >= (v_day::timestamp at time zone v_zone) and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
+    if v_row.weigh_ins = 0 then
+      delete from app.body_weight_days as w where w.user_id = p_user_id and w.day = v_day;
+    else
+      insert into app.body_weight_days as w (user_id, day, weigh_ins, weight_kg, trend_kg)
+      values (p_user_id, v_day, v_row.weigh_ins, v_row.weight_kg, v_row.weight_kg)
+      on conflict (user_id, day) do update set weigh_ins = excluded.weigh_ins, weight_kg = excluded.weight_kg;
+    end if;
+  end loop;
+  select w.trend_kg into v_trend from app.body_weight_days as w
+   where w.user_id = p_user_id and w.day < v_from order by w.day desc limit 1;
+  for v_row in select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w
+                where w.user_id = p_user_id and w.day >= v_from order by w.day loop
+    v_trend := app.weight_trend_step(v_trend, v_row.weight_kg);
+    if v_row.trend_kg is distinct from v_trend then
+      update app.body_weight_days as w set trend_kg = v_trend where w.user_id = p_user_id and w.day = v_row.day;
+    end if;
+  end loop;
+end
+$$;
+
+ALTER FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RETURNS void
     LANGUAGE sql
@@ -6999,6 +7242,60 @@ end
 $$;
 
 ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rezone_body_weight_days() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform set_config('liftbase.user_id', new.user_id::text, true);
+  delete from app.body_weight_days as w where w.user_id = new.user_id;
+  perform app.refresh_body_weight_days(new.user_id, array(
+    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b where b.user_id = new.user_id));
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.rezone_body_weight_days() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) RETURNS TABLE(rpe numeric, sets bigint)
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  if p_exercise_id is null then
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  else
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select e.position from app.session_exercises as e
+          where e.user_id = s.user_id and e.session_id = s.id
+            and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+         offset 0) as e
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and x.exercise_position = e.position
+            and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
 
 CREATE TABLE app.program_exercise_state (
     user_id uuid NOT NULL,
@@ -7659,9 +7956,40 @@ $$;
 
 ALTER FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.weekly_summary(p_user_id uuid, p_start date) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (
+    with days as (
+      select d::date as day,
+             count(s.id) as sessions,
+             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+             coalesce(sum(s.working_sets), 0) as working_sets,
+             coalesce(sum(s.volume_kg), 0) as volume_kg
+        -- Days as timestamps without time zone: the server's TimeZone plays no part.
+        from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
+        left join app.training_sessions as s
+          on s.user_id = p_user_id and s.session_date = d::date and s.status = 'completed'
+         and s.session_date between p_start and p_start + 6
+       group by d
+    )
+    select jsonb_build_object(
+      'week_start', p_start, 'week_end', p_start + 6,
+      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
+      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
+                                           'duration_minutes', round(duration_minutes),
+                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+      from days);
+end
+$$;
+
+ALTER FUNCTION app.weekly_summary(p_user_id uuid, p_start date) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ select case when p_trend is null then p_weight else p_trend + 0.1 * (p_weight - p_trend) end $$;
+    AS $$ select case when p_trend is null then p_weight else round(p_trend + 0.1 * (p_weight - p_trend), 10) end $$;
 
 ALTER FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) OWNER TO liftbase_owner;
 
@@ -8286,6 +8614,21 @@ ALTER TABLE app.body_metrics ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE TABLE app.body_weight_days (
+    user_id uuid NOT NULL,
+    day date NOT NULL,
+    weigh_ins integer NOT NULL,
+    weight_kg numeric NOT NULL,
+    trend_kg numeric NOT NULL,
+    CONSTRAINT body_weight_days_weigh_ins_check CHECK ((weigh_ins > 0))
+);
+
+ALTER TABLE ONLY app.body_weight_days FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.body_weight_days OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.body_weight_days IS 'Mean weight and trend weight per user and local day, kept by triggers on app.body_metrics and app.user_settings';
+
 CREATE TABLE app.custom_meal_items (
     user_id uuid NOT NULL,
     meal_id uuid NOT NULL,
@@ -8358,6 +8701,21 @@ CREATE TABLE app.food_portions (
 );
 
 ALTER TABLE app.food_portions OWNER TO liftbase_owner;
+
+CREATE TABLE app.food_usage (
+    user_id uuid NOT NULL,
+    food_id uuid NOT NULL,
+    name text,
+    name_key text GENERATED ALWAYS AS (lower(name)) STORED,
+    entries integer NOT NULL,
+    CONSTRAINT food_usage_entries_check CHECK ((entries > 0))
+);
+
+ALTER TABLE ONLY app.food_usage FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.food_usage OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.food_usage IS 'Diary entries per user and food (catalog or own; name: the catalog food''s name, null for an own food), kept by triggers on app.food_entries';
 
 CREATE TABLE app.foods (
     id uuid NOT NULL,
@@ -8904,6 +9262,9 @@ COMMENT ON COLUMN reporting.weekly_training_volume.users IS 'Distinct users who 
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_pkey PRIMARY KEY (user_id, id);
 
+ALTER TABLE ONLY app.body_weight_days
+    ADD CONSTRAINT body_weight_days_pkey PRIMARY KEY (user_id, day);
+
 ALTER TABLE ONLY app.custom_meal_items
     ADD CONSTRAINT custom_meal_items_pkey PRIMARY KEY (user_id, meal_id, "position");
 
@@ -8936,6 +9297,9 @@ ALTER TABLE ONLY app.food_portions
 
 ALTER TABLE ONLY app.food_search_results
     ADD CONSTRAINT food_search_results_pkey PRIMARY KEY (query, page_size);
+
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_pkey PRIMARY KEY (user_id, food_id);
 
 ALTER TABLE ONLY app.foods
     ADD CONSTRAINT foods_pkey PRIMARY KEY (id);
@@ -9065,7 +9429,13 @@ CREATE INDEX food_name_words_trgm_idx ON app.food_name_words USING gin (word pub
 
 CREATE INDEX food_search_results_created_idx ON app.food_search_results USING btree (created_at);
 
+CREATE INDEX food_usage_food_idx ON app.food_usage USING btree (food_id, user_id);
+
+CREATE INDEX food_usage_name_idx ON app.food_usage USING btree (user_id, name_key text_pattern_ops);
+
 CREATE INDEX foods_barcode_idx ON app.foods USING btree (barcode) WHERE (barcode IS NOT NULL);
+
+CREATE UNIQUE INDEX foods_id_name_key ON app.foods USING btree (id, name);
 
 CREATE INDEX foods_name_prefix_idx ON app.foods USING btree (lower(name) text_pattern_ops);
 
@@ -9113,6 +9483,18 @@ CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
 
 CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower(email));
 
+CREATE TRIGGER body_metrics_days_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
+CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
+CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
+
+CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
+CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
+CREATE TRIGGER food_entries_usage_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
 CREATE TRIGGER food_portions_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.food_portions FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version();
 
 CREATE TRIGGER foods_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.foods FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version();
@@ -9121,8 +9503,13 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
+CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
+
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.body_weight_days
+    ADD CONSTRAINT body_weight_days_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.custom_meal_items
     ADD CONSTRAINT custom_meal_items_food_id_fkey FOREIGN KEY (food_id) REFERENCES app.foods(id) ON DELETE SET NULL;
@@ -9165,6 +9552,12 @@ ALTER TABLE ONLY app.food_entries
 
 ALTER TABLE ONLY app.food_portions
     ADD CONSTRAINT food_portions_food_id_fkey FOREIGN KEY (food_id) REFERENCES app.foods(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_food_id_name_fkey FOREIGN KEY (food_id, name) REFERENCES app.foods(id, name) ON UPDATE CASCADE ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.food_usage
+    ADD CONSTRAINT food_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.goals
     ADD CONSTRAINT goals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -9276,6 +9669,8 @@ ALTER TABLE ONLY auth.sessions
 
 ALTER TABLE app.body_metrics ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.body_weight_days ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
@@ -9283,6 +9678,8 @@ ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.favorites ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.food_entries ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.food_usage ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.goals ENABLE ROW LEVEL SECURITY;
 
@@ -9294,6 +9691,8 @@ ALTER TABLE app.metrics_acknowledgements ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY own_rows ON app.body_metrics USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.body_weight_days USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.custom_meal_items USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
@@ -9301,6 +9700,8 @@ CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.curren
 CREATE POLICY own_rows ON app.favorites USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.food_entries USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.food_usage USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.goals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -9721,6 +10122,9 @@ REVOKE ALL ON FUNCTION app.add_food_name_words() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.age_on(p_date_of_birth date, p_age_years integer, p_age_recorded_on date, p_on date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.program_sessions TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid) FROM PUBLIC;
@@ -9812,6 +10216,9 @@ GRANT ALL ON FUNCTION app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_perc
 
 REVOKE ALL ON FUNCTION app.e1rm_method(p_chart_percent numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.e1rm_method(p_chart_percent numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date, OUT items jsonb, OUT method text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.eccentric_seconds(p_tempo text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.eccentric_seconds(p_tempo text) TO liftbase_api;
@@ -10098,6 +10505,10 @@ GRANT ALL ON FUNCTION app.is_input_timestamp(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
+
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
 GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
 
@@ -10115,6 +10526,9 @@ GRANT ALL ON FUNCTION app.load_step(p_equipment text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.meal_order(p_meal_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.meal_order(p_meal_type text) TO liftbase_api;
@@ -10265,6 +10679,10 @@ GRANT ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) TO liftbase_ap
 REVOKE ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.rebuild_body_weight_days(p_user_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
 
 GRANT SELECT,INSERT ON TABLE app.target_snapshots TO liftbase_api;
@@ -10275,6 +10693,9 @@ GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jso
 
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
@@ -10287,6 +10708,11 @@ GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.rezone_body_weight_days() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.program_exercise_state TO liftbase_api;
 
@@ -10384,6 +10810,9 @@ GRANT ALL ON FUNCTION app.weekday_number(p_day text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
 GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) TO liftbase_api;
@@ -10494,6 +10923,8 @@ GRANT ALL ON FUNCTION app.weight_trend(numeric) TO liftbase_api;
 
 GRANT SELECT,USAGE ON SEQUENCE app.body_metrics_id_seq TO liftbase_api;
 
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_weight_days TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.custom_meal_items TO liftbase_api;
 
 GRANT SELECT ON TABLE app.equipment TO liftbase_api;
@@ -10506,6 +10937,8 @@ GRANT SELECT ON TABLE app.food_catalog_version TO liftbase_api;
 GRANT SELECT ON TABLE app.food_name_words TO liftbase_api;
 
 GRANT SELECT ON TABLE app.food_portions TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_usage TO liftbase_api;
 
 GRANT SELECT ON TABLE app.foods TO liftbase_api;
 

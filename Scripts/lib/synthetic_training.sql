@@ -1,10 +1,20 @@
 -- Five years of training for one user, for benchmarks: a push/pull/legs rotation three days
 -- a week (a few sessions skipped), about 750 completed sessions of 8 catalog exercises ×
--- 10 sets (2 warm-ups, 8 working), about 60,000 sets. Loads follow a long progression with
--- 4-week rep blocks; half the working sets log an RPE, some RIR instead, a third a tempo.
--- Set-based; run as a superuser on a benchmark database:
---   psql -v user_id=UUID -f Scripts/lib/synthetic_training.sql
+-- 10 sets (2 warm-ups, 8 working), about 60,000 sets; with -v days_per_week=4 (Monday,
+-- Tuesday, Thursday, Friday) about 1,000 sessions and 80,000 sets, and with -v days=N the
+-- last N days only (a newer user with the same habits). Loads follow a long progression
+-- with 4-week rep blocks; half the working sets log an RPE, some RIR instead, a third a
+-- tempo. Set-based; run as a superuser on a benchmark database:
+--   psql -v user_id=UUID [-v days_per_week=3|4] [-v days=1826] -f Scripts/lib/synthetic_training.sql
 \set ON_ERROR_STOP on
+\if :{?days_per_week}
+\else
+  \set days_per_week 3
+\endif
+\if :{?days}
+\else
+  \set days 1826
+\endif
 
 create temporary table synthetic_program (day_type integer, position integer, exercise_name text, one_rm_kg numeric);
 insert into synthetic_program (day_type, position, exercise_name, one_rm_kg)
@@ -20,14 +30,16 @@ select p.day_type, p.position, p.exercise_name, p.one_rm_kg
     (2, 7, 'Standing Calf Raise', 140), (2, 8, 'Hanging Leg Raise', 10)
   ) as p (day_type, position, exercise_name, one_rm_kg);
 
--- Monday, Wednesday, Friday over five years up to yesterday, about 1 in 25 skipped.
+-- Monday, Wednesday, Friday (or Monday, Tuesday, Thursday, Friday) over five years (or the
+-- last :days days) up to yesterday, about 1 in 25 skipped.
 create temporary table synthetic_sessions as
 select md5(:'user_id' || ':synthetic-session:' || d::date)::uuid as id, d::date as session_date,
        (row_number() over (order by d) - 1) % 3 as day_type,
        -- training age in years, for the progression
        extract(epoch from d - (current_date - interval '5 years')) / (365.25 * 86400) as years
-  from generate_series(current_date - interval '5 years', current_date - interval '1 day', interval '1 day') as d
- where extract(isodow from d) in (1, 3, 5)
+  from generate_series(greatest(current_date - interval '5 years', current_date - :days), current_date - interval '1 day',
+                       interval '1 day') as d
+ where extract(isodow from d) = any (case when :days_per_week = 4 then array[1, 2, 4, 5] else array[1, 3, 5] end)
    and abs(hashtext(:'user_id' || d::date::text)) % 25 <> 0;
 
 insert into app.training_sessions (user_id, id, session_date, name, status, started_at, finished_at, created_at, updated_at)

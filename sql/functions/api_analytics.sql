@@ -38,8 +38,8 @@ $$;
 
 -- GET /analytics/e1rm?exercise_id=&from=&to=: the best estimated one-rep max of each
 -- session with the set it came from and the method (rpe_chart or epley; app.e1rm_kg).
--- `method` of the whole answer is the one every session used, or mixed. Without from/to,
--- the whole history.
+-- `method` of the whole answer is the one every session used, or mixed. Default range: the
+-- 12 weeks up to today; at most a year (app.analytics_range).
 create or replace function api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -47,39 +47,20 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.date_range_parameter(p_args);
-  v_items jsonb;
-  v_method text;
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_series record := app.e1rm_series(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date);
 begin
-  -- Built as json and parsed into jsonb once: over years of sessions, a fraction of the
-  -- cost of building jsonb object by object.
-  select coalesce(json_agg(json_build_object(
-           'session_id', b.session_id, 'session_date', b.session_date, 'e1rm_kg', round(b.e1rm, 1),
-           'method', b.method, 'weight_kg', b.weight_kg, 'reps', b.reps, 'rpe', b.rpe) order by b.session_date, b.session_id)::jsonb, '[]'),
-         case when count(distinct b.method) > 1 then 'mixed' else min(b.method) end
-    into v_items, v_method
-    from (select distinct on (s.id) s.id as session_id, s.session_date, e.best_weight_kg as weight_kg,
-                 e.best_reps as reps, e.best_rpe as rpe, e.best_e1rm_kg as e1rm, e.best_e1rm_method as method
-            from app.session_exercises as e
-            join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-           -- The best set is kept whole per session exercise (app.refresh_session_totals).
-           where e.user_id = v_user_id and e.best_set_position is not null
-             and (e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-             and s.status = 'completed'
-             and (v_range.from_date is null or s.session_date >= v_range.from_date)
-             and (v_range.to_date is null or s.session_date <= v_range.to_date)
-           order by s.id, e.best_e1rm_kg desc) as b;
   return jsonb_build_object(
     'exercise_id', v_exercise.exercise_id, 'exercise_name', v_exercise.exercise_name,
     'from', v_range.from_date, 'to', v_range.to_date,
-    'method', v_method,
-    'items', v_items);
+    'method', v_series.method,
+    'items', v_series.items);
 end
 $$;
 
 -- GET /analytics/rpe-distribution?exercise_id=&from=&to=: working sets per RPE (logged,
 -- or 10 − RIR), of one exercise or of all; sets without either are counted apart.
--- Without from/to, the whole history.
+-- Default range: the 12 weeks up to today; at most a year (app.analytics_range).
 create or replace function api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -87,23 +68,11 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.date_range_parameter(p_args);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
 begin
   return (
     with counts as (
-      select app.effective_rpe(x.rpe, x.rir) as rpe, count(*) as sets
-        from app.session_exercises as e
-        join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id
-        join app.session_sets as x
-          on x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-       where e.user_id = v_user_id
-         and (v_exercise.exercise_id is null
-              or e.exercise_id = v_exercise.exercise_id or e.user_exercise_id = v_exercise.exercise_id)
-         and s.status = 'completed'
-         and (v_range.from_date is null or s.session_date >= v_range.from_date)
-         and (v_range.to_date is null or s.session_date <= v_range.to_date)
-         and app.counts_as_working_set(x.set_type)
-       group by 1
+      select c.rpe, c.sets from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
     ),
     rated as (
       select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
@@ -232,8 +201,9 @@ begin
                                                      'trend_kg', round(w.trend_kg, 2)) order by w.day), '[]'))
       from (select d.*, d.day = min(d.day) over () as is_first, d.day = max(d.day) over () as is_last
               from app.daily_weights(v_user_id) as d
-             where (v_range.from_date is null or d.day >= v_range.from_date)
-               and (v_range.to_date is null or d.day <= v_range.to_date)) as w);
+             -- greatest and least skip a missing bound; unlike coalesce, row-level security
+             -- lets them bound an index scan.
+             where d.day between greatest(v_range.from_date, '-infinity') and least(v_range.to_date, 'infinity')) as w);
 end
 $$;
 

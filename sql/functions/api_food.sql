@@ -32,25 +32,34 @@ begin
   end if;
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
-  v_logged := array(select distinct coalesce(e.food_id, e.user_food_id) from app.food_entries as e
-                     where e.user_id = v_user_id and (e.food_id is not null or e.user_food_id is not null));
+  v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
-    select json_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name)
+    -- The page's own items are stored with it; the items of the foods the user's part adds
+    -- are built for those that make the page only, a catalog food's from its row (a
+    -- subquery of this statement's plan; app.food_json would plan its functions per food).
+    select json_agg(coalesce(r.item,
+                             (select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                                          f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
+                                                          f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                                                          f.serving_g, app.food_portions_json(f.id))::json
+                                from app.foods as f where f.id = r.id),
+                             app.food_json(v_user_id, r.id)::json)
+                    order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
-        select c.item, c.tier, c.logged, c.score, c.name
-          from (select p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+        select c.id, c.item, c.tier, c.logged, c.score, c.name
+          from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
                   -- The items side by side with their ranks: the page's items are read once.
                   from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
                                   unnest(v_catalog.names), unnest(v_catalog.items))
                        as p (id, tier, score, name, item)
                 union all
-                -- Logged catalog foods that are not on the catalog's page.
-                select app.food_json(v_user_id, f.id)::json, m.tier, true, m.score, f.name
+                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+                select f.id, null, m.tier, true, m.score, f.name
                   from app.foods as f
                  cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
                  where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
                 union all
-                select app.food_json(v_user_id, u.id)::json, m.tier, u.id = any (v_logged), m.score, u.name
+                select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
                   from app.user_foods as u
                  cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
                                                    v_words, v_catalog.terms) as m

@@ -68,6 +68,106 @@ begin
 end
 $$;
 
+-- The date range of an analytics read that follows the sets or sessions of its range
+-- (/analytics/e1rm, /analytics/rpe-distribution): ?from=&to= (app.date_range_parameter:
+-- without to, the user's today; without from, p_default_days before to, 83 for the 12 weeks
+-- up to today, as /analytics/volume), at most p_max_days apart (366: a year), else 400
+-- range_too_large. Without a range such a read followed the user's whole history, so it
+-- grew with every year of training; a wider view is asked for a year at a time.
+create or replace function app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days integer,
+  p_max_days integer, out from_date date, out to_date date)
+language plpgsql
+stable
+as $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days));
+  end if;
+end
+$$;
+
+-- The best estimated one-rep max of each completed session dated p_from..p_to with the
+-- set it came from (kept whole per session exercise by app.refresh_session_totals), as the
+-- items of /analytics/e1rm, and the method every session used (or mixed). The range drives
+-- the read: each session of it looks up its own exercises (a lateral subquery by primary
+-- key), so a cached plan never starts from every session the exercise was ever trained in.
+create or replace function app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date,
+  out items jsonb, out method text)
+language plpgsql
+stable
+-- One plan for every user, as app.rpe_counts.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
+  -- object by object.
+  select coalesce(json_agg(json_build_object(
+           'session_id', s.id, 'session_date', s.session_date, 'e1rm_kg', round(b.best_e1rm_kg, 1),
+           'method', b.best_e1rm_method, 'weight_kg', b.best_weight_kg, 'reps', b.best_reps, 'rpe', b.best_rpe)
+           order by s.session_date, s.id)::jsonb, '[]'),
+         case when count(distinct b.best_e1rm_method) > 1 then 'mixed' else min(b.best_e1rm_method) end
+    into items, method
+    from app.training_sessions as s
+   cross join lateral (
+     select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
+       from app.session_exercises as e
+      where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
+        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+      order by e.best_e1rm_kg desc, e.position
+      limit 1) as b
+   where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
+end
+$$;
+
+-- Working sets (app.counts_as_working_set) of completed sessions dated p_from..p_to per
+-- effective RPE (logged, or 10 − RIR; null when neither), of one exercise or, with a null
+-- p_exercise_id, of all. The range drives the read: each session of it reads its own sets by
+-- primary key (a lateral subquery, not flattened into a join that a plan could start from
+-- the other end), all of them or those of the exercise's positions in it.
+create or replace function app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date)
+returns table (rpe numeric, sets bigint)
+language plpgsql
+stable
+-- One plan for every user: the shape above fixes the order of the read, and a custom plan
+-- costed from the date histogram (where the crowd's recent sessions make any recent range
+-- look like most of a long history) crosses the JIT threshold and compiles for a second.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  if p_exercise_id is null then
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  else
+    return query
+      select app.effective_rpe(x.rpe, x.rir), count(*)
+        from app.training_sessions as s
+       cross join lateral (
+         select e.position from app.session_exercises as e
+          where e.user_id = s.user_id and e.session_id = s.id
+            and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+         offset 0) as e
+       cross join lateral (
+         select x.rpe, x.rir from app.session_sets as x
+          where x.user_id = s.user_id and x.session_id = s.id and x.exercise_position = e.position
+            and app.counts_as_working_set(x.set_type)
+         offset 0) as x
+       where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       group by 1;
+  end if;
+end
+$$;
+
 -- ?exercise_id= naming a catalog exercise or one of the user's own: (id, name). A missing
 -- or malformed id is a 400 (a bad parameter); an unknown one a 404.
 create or replace function app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean,
@@ -94,34 +194,64 @@ end
 $$;
 
 -- The trend weight: exponential smoothing with factor 0.1, trend = trend + 0.1 × (raw −
--- trend), started at the first weight. Used as a window aggregate ordered by day.
+-- trend), started at the first weight, kept to 10 decimal places (exact, each day added a
+-- digit: 1,800 digits after five years). Applied day by day to app.body_weight_days
+-- (migration 0022, which defines it in the same words), and as a window aggregate ordered
+-- by day.
 create or replace function app.weight_trend_step(p_trend numeric, p_weight numeric)
 returns numeric
 language sql
 immutable
 parallel safe
-as $$ select case when p_trend is null then p_weight else p_trend + 0.1 * (p_weight - p_trend) end $$;
+as $$ select case when p_trend is null then p_weight else round(p_trend + 0.1 * (p_weight - p_trend), 10) end $$;
 
 create or replace aggregate app.weight_trend(numeric) (sfunc = app.weight_trend_step, stype = numeric);
 
 -- Daily weights of a user (the mean of a day's entries, days in the user's time zone) with
 -- the trend over the whole history, so a window's trend does not depend on where it starts.
+-- Kept per day in app.body_weight_days (migration 0022) by the writes of the weigh-ins: a
+-- window reads its own days. SQL, so it is inlined and a caller's range is an index range.
 create or replace function app.daily_weights(p_user_id uuid)
 returns table (day date, weight_kg numeric, trend_kg numeric)
 language sql
 stable
 as $$
-  select d.day, d.weight_kg, app.weight_trend(d.weight_kg) over (order by d.day)
-    from (select (b.recorded_at at time zone
-                   coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date as day,
-                 avg(b.weight_kg) as weight_kg
-            from app.body_metrics as b
-           where b.user_id = p_user_id
-           group by 1) as d
+  select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w where w.user_id = p_user_id
+$$;
+
+-- The daily weights (app.body_weight_days) rebuilt from the weigh-ins: for one user, or for
+-- every user when p_user_id is null. Idempotent; what the triggers of migration 0022 keep
+-- in every write's transaction, computed afresh. For the operator's CLI (it runs as the
+-- owner): it acts as each user in turn, so row-level security applies as for any write.
+-- Returns how many days it wrote.
+create or replace function app.rebuild_body_weight_days(p_user_id uuid default null)
+returns integer
+language plpgsql
+as $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_days integer := 0;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.body_weight_days as w where w.user_id = v_user_id;
+    perform app.refresh_body_weight_days(v_user_id, array(
+      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
+        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+       where b.user_id = v_user_id));
+    v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_days;
+end
 $$;
 
 grant execute on function
   app.training_goal(uuid),
+  app.analytics_range(uuid, jsonb, integer, integer),
+  app.e1rm_series(uuid, uuid, date, date),
+  app.rpe_counts(uuid, uuid, date, date),
   app.bucket_parameter(jsonb),
   app.bucket_start(text, date),
   app.bucket_range(uuid, jsonb, text, integer),

@@ -140,20 +140,36 @@ begin
     end if;
   end if;
 
+  -- Every candidate that matches, ranked; the page is the first p_page_size of them.
   select coalesce(array_agg(r.id order by r.n), '{}'), coalesce(array_agg(r.tier order by r.n), '{}'),
-         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}'),
-         coalesce(array_agg(app.food_values_json(r.id, false, r.name, r.brand, r.food_group, r.barcode, r.source,
-                                                 r.energy_kcal, r.protein_g, r.fat_g, r.carbs_g, r.fiber_g, r.sugars_g,
-                                                 r.sodium_mg, r.saturated_fat_g, r.serving_label, r.serving_g,
-                                                 app.food_portions_json(r.id))::json order by r.n), '{}')
-    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names, v_page.items
-    from (select f.*, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
+         coalesce(array_agg(r.score order by r.n), '{}'), coalesce(array_agg(r.name order by r.n), '{}')
+    into v_page.food_ids, v_page.tiers, v_page.scores, v_page.names
+    from (select f.id, f.name, m.tier, m.score, row_number() over (order by m.tier desc, m.score desc, f.name) as n
             from app.foods as f
            cross join lateral app.food_match(p_query, f.name, f.search_vector, plainto_tsquery('english', p_query),
                                              v_page.terms) as m
-           where f.id = any (v_candidates) and m.matches
-           order by m.tier desc, m.score desc, f.name
-           limit p_page_size) as r;
+           where f.id = any (v_candidates) and m.matches) as r;
+  -- The candidates below the page that could still rank into it for a user who logged them
+  -- (api.food_search, app.logged_foods): those of the page's last tier or better, when that
+  -- tier is below the names starting with the query (those a user logged are found by name).
+  if cardinality(v_page.food_ids) > p_page_size and v_page.tiers[p_page_size] < 3 then
+    v_page.other_ids := array(select o.id from unnest(v_page.food_ids, v_page.tiers) with ordinality as o (id, tier, n)
+                               where o.n > p_page_size and o.tier >= v_page.tiers[p_page_size] order by o.n);
+  else
+    v_page.other_ids := '{}';
+  end if;
+  v_page.food_ids := v_page.food_ids[1:p_page_size];
+  v_page.tiers := v_page.tiers[1:p_page_size];
+  v_page.scores := v_page.scores[1:p_page_size];
+  v_page.names := v_page.names[1:p_page_size];
+  v_page.items := array(select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
+                                                    f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
+                                                    f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
+                                                    f.serving_g, app.food_portions_json(f.id))::json
+                          from unnest(v_page.food_ids) with ordinality as p (id, n)
+                          join app.foods as f on f.id = p.id
+                         order by p.n);
+  v_page.corrected := v_corrected;
 
   v_page.query := p_query;
   v_page.page_size := p_page_size;
@@ -168,7 +184,7 @@ begin
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, terms = excluded.terms,
         food_ids = excluded.food_ids, tiers = excluded.tiers, scores = excluded.scores, names = excluded.names,
-        items = excluded.items;
+        items = excluded.items, corrected = excluded.corrected, other_ids = excluded.other_ids;
   -- Each new page removes up to ten expired ones: the table stays about an hour long
   -- without a job to prune it. Rows another search is removing or refreshing are left to
   -- it (skip locked): two searches never wait on each other here, so never deadlock.
@@ -180,8 +196,65 @@ begin
 end
 $$;
 
+-- The foods a user logged before among those a search could rank onto its page: the
+-- `logged` signal of api.food_search, which lifts such a food to the top of its tier. Read
+-- from app.food_usage, never from the diary, at a cost bounded by the page and not by the
+-- user's history:
+--   the page's own foods;
+--   the catalog's other candidates that could still rank into the page (app.catalog_food_search
+--     keeps those of the page's last tier or better, in rank order, when names starting with
+--     the query do not fill it), up to a page of those the user logged: among logged foods
+--     the catalog's order is the page's, so no later one could enter;
+--   the foods they logged whose name starts with the query, or with its typo-corrected form,
+--     however far down the catalog's list of such names: the first 40 of each by name, as
+--     the catalog ranks the first 40 names starting with a query (an index range);
+--   their own foods that they logged (search ranks each of their own foods anyway).
+-- So a logged food is lifted when the search finds it by name or among the catalog's
+-- candidates for the query; one that matches only by trigram similarity and that those
+-- leave out is ranked as any other food.
+create or replace function app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results)
+returns uuid[]
+language plpgsql
+stable
+-- The first 40 names are an ordered index scan that stops at 40. A cached plan estimates a
+-- name range at a row or two and would rather read it by bitmap and sort it, which reads
+-- every name in the range: all 900 of a user who logged 900 foods starting with the query.
+set enable_bitmapscan = off
+as $$
+begin
+  -- Each branch is an index range or one lookup per food, whatever the planner's estimate
+  -- of a user's rows (a cached plan is made for the average user): foods are looked up by
+  -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
+  -- all the user's foods).
+  return array(
+    select c.id
+      from unnest(p_page.food_ids) as c (id)
+     cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+    union
+    (select c.id
+       from unnest(p_page.other_ids) with ordinality as c (id, n)
+      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+      order by c.n
+      limit p_page.page_size)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    (select u.food_id from app.food_usage as u
+      where u.user_id = p_user_id
+        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+      order by u.name_key using ~<~
+      limit 40)
+    union
+    select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
+end
+$$;
+
 grant execute on function app.food_match(text, text, tsvector, tsquery, tsquery),
-                          app.catalog_food_search(text, integer) to liftbase_api;
+                          app.catalog_food_search(text, integer),
+                          app.logged_foods(uuid, text, app.food_search_results) to liftbase_api;
 
 -- Remembered pages hold what these functions (and app_food.sql's item shape) computed:
 -- applying this file again, in a release that changes any of them, retires those pages.

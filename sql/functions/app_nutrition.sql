@@ -113,3 +113,35 @@ end
 $$;
 
 grant execute on function app.daily_totals(uuid, date) to liftbase_api, liftbase_reporting_owner;
+
+-- The foods each user logged (app.food_usage, migration 0020), rebuilt from the diary: for
+-- one user, or for every user when p_user_id is null. Idempotent; what the triggers on
+-- app.food_entries keep in every write's transaction, counted afresh. For the operator's
+-- CLI (it runs as the owner): it acts as each user in turn, so row-level security applies
+-- as for any write. Returns how many rows it wrote.
+create or replace function app.rebuild_food_usage(p_user_id uuid default null)
+returns integer
+language plpgsql
+as $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.food_usage as u where u.user_id = v_user_id;
+    insert into app.food_usage (user_id, food_id, name, entries)
+    select e.user_id, coalesce(e.food_id, e.user_food_id), f.name, count(*)
+      from app.food_entries as e
+      left join app.foods as f on f.id = e.food_id
+     where e.user_id = v_user_id and coalesce(e.food_id, e.user_food_id) is not null
+     group by 1, 2, 3;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;

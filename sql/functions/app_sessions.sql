@@ -282,6 +282,42 @@ grant execute on function
   app.find_session(uuid, jsonb)
 to liftbase_api;
 
+-- The weekly summary: the completed sessions of the 7 days from p_start, per day and in all:
+-- sessions, minutes, working sets and volume (kg × reps of working sets), from the totals
+-- app.refresh_session_totals keeps on each session row. Only the week's sessions are read
+-- (an index range of the user's sessions by date), never the sets, whatever the history.
+create or replace function app.weekly_summary(p_user_id uuid, p_start date)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return (
+    with days as (
+      select d::date as day,
+             count(s.id) as sessions,
+             coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+             coalesce(sum(s.working_sets), 0) as working_sets,
+             coalesce(sum(s.volume_kg), 0) as volume_kg
+        -- Days as timestamps without time zone: the server's TimeZone plays no part.
+        from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
+        left join app.training_sessions as s
+          on s.user_id = p_user_id and s.session_date = d::date and s.status = 'completed'
+         and s.session_date between p_start and p_start + 6
+       group by d
+    )
+    select jsonb_build_object(
+      'week_start', p_start, 'week_end', p_start + 6,
+      'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
+      'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
+                                           'duration_minutes', round(duration_minutes),
+                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+      from days);
+end
+$$;
+grant execute on function app.weekly_summary(uuid, date) to liftbase_api;
+
 create or replace function app.template_json(p_template app.templates)
 returns jsonb
 language sql

@@ -4,7 +4,7 @@
 -- series, and bad parameters. Run as the API role after the accounts are made.
 begin;
 \ir support/helpers.psql
-select plan(47);
+select plan(53);
 
 select pg_temp.sign_up('a', 'analytics-a@example.com', 'analytics a');
 select pg_temp.sign_up('b', 'analytics-b@example.com', 'analytics b');
@@ -85,7 +85,7 @@ select is((select count(*)::integer from (select reps - rpe from app.rpe_chart g
   'every cell depends only on reps + (10 − RPE), as in the published chart');
 create temporary table e1rm as
 select pg_temp.call('analytics_e1rm', 'a', null,
-  jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid)) as r;
+  jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid, 'from', '2026-03-01', 'to', '2026-03-31')) as r;
 -- Monday: 100×5 → 116.67, 110×3 → 121.00, 90×8 → 114.00 (Epley); Wednesday 60×10 → 80.00;
 -- next week: 100×5@8 → 123.30, 90×8 RIR 2 (RPE 8, 73.9 %) → 121.79, 60×15@9 → 90.00 (Epley),
 -- 100×3@6 → 110.00 (Epley).
@@ -121,11 +121,37 @@ select ok(pg_temp.call('session_replace', 'a', (select session from sessions whe
 -- RPE distribution ------------------------------------------------------------------------------------
 create temporary table rpe as
 select pg_temp.call('analytics_rpe_distribution', 'a', null,
-  jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid)) as r;
+  jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid, 'from', '2026-03-01', 'to', '2026-03-31')) as r;
 select is((select r -> 'items' from rpe),
   '[{"rpe": 6, "sets": 1, "share": 0.25}, {"rpe": 8, "sets": 2, "share": 0.5}, {"rpe": 9, "sets": 1, "share": 0.25}]',
   'sets per RPE (RIR 2 counts as RPE 8), warm-ups excluded');
 select is((select (r ->> 'sets_without_rpe')::integer from rpe), 21, 'sets without RPE are counted apart');
+
+-- A window, not the whole history ------------------------------------------------------------------
+-- Without a range both reads answer the 12 weeks up to the user's today (the March sessions
+-- above are older); a range is at most a year long.
+select pg_temp.call('sessions_create', 'a', jsonb_build_object(
+  'session_date', app.user_today((select user_id from tokens where name = 'a')) - 10,
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_name', 'Barbell Bench Press', 'sets', '[
+      {"reps": 5, "weight_kg": 100, "rpe": 7}, {"reps": 5, "weight_kg": 102.5, "rpe": 8}]'::jsonb))));
+create temporary table recent as
+select pg_temp.call('analytics_e1rm', 'a', null, jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid)) as e1rm,
+       pg_temp.call('analytics_rpe_distribution', 'a', null) as rpe,
+       app.user_today((select user_id from tokens where name = 'a')) as today;
+select is((select jsonb_build_array(e1rm -> 'from', e1rm -> 'to', rpe -> 'from', rpe -> 'to') from recent),
+  (select jsonb_build_array(today - 83, today, today - 83, today) from recent),
+  'without from and to, e1RM and RPE distribution answer the 12 weeks up to today');
+select is((select jsonb_agg(i -> 'session_date') from recent, jsonb_array_elements(e1rm -> 'items') as i),
+  (select jsonb_build_array(today - 10) from recent), 'the e1RM series of that window holds its one session, not March''s');
+select is((select rpe -> 'items' from recent), '[{"rpe": 7, "sets": 1, "share": 0.5}, {"rpe": 8, "sets": 1, "share": 0.5}]',
+  'the RPE distribution of that window counts its two sets');
+select is(pg_temp.call('analytics_rpe_distribution', 'a', null, '{"from": "2025-03-30", "to": "2026-03-31"}') ->> 'sets_with_rpe',
+  '4', 'a range of a year (to 366 days after from) is answered');
+select is(pg_temp.error_of('analytics_rpe_distribution', 'a', null, '{"from": "2025-03-29", "to": "2026-03-31"}') ->> 'code',
+  'range_too_large', 'a day longer is 400 range_too_large');
+select is(pg_temp.error_of('analytics_e1rm', 'a', null, jsonb_build_object('exercise_id', md5('liftbase-exercise:barbell bench press')::uuid,
+                                                                           'from', '2020-01-01')) ->> 'code',
+  'range_too_large', 'so is an e1RM series from years ago up to today');
 
 -- Workouts per bucket ---------------------------------------------------------------------------------
 create temporary table workouts as

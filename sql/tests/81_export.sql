@@ -45,6 +45,8 @@ insert into export_paths values
   ('app.program_phases', '$.programs[*].phases[*]', null),
   ('app.program_sessions', '$.programs[*].sessions[*]', null),
   ('app.program_exercise_state', '$.programs[*].exercise_state[*]', null),
+  ('app.body_weight_days', null, 'derived from the weigh-ins (body_metrics), which the export holds: daily and trend weight'),
+  ('app.food_usage', null, 'derived from the diary (food_entries), which the export holds: foods logged, for search'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');

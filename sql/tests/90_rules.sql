@@ -66,7 +66,7 @@ select is((select jsonb_build_array(s -> 'working_sets', s -> 'volume_kg')
              from pg_temp.call('weekly_summary', 'a', null, '{"week_start": "2026-03-02"}') as s),
   '[3, 800]'::jsonb, 'the weekly summary counts the same 3 working sets and 800 kg');
 select is((select jsonb_build_array(r -> 'sets_with_rpe', r -> 'mean_rpe')
-             from pg_temp.call('analytics_rpe_distribution', 'a', null) as r),
+             from pg_temp.call('analytics_rpe_distribution', 'a', null, '{"from": "2026-03-02", "to": "2026-03-08"}') as r),
   '[3, 9.00]'::jsonb, 'the RPE distribution reads the 3 working sets: mean (8 + 9 + 10) / 3 = 9');
 
 -- Weekly volume: the API and the report -------------------------------------------------------

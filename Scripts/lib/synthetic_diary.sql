@@ -1,0 +1,69 @@
+-- Years of food diary and weigh-ins for one user, for benchmarks: about 8 diary entries a
+-- day (6 to 10) over the :days days up to today (default 1,825: five years, about 15,000
+-- entries) from :foods catalog foods (default 400; a few staples most days, then a long
+-- tail), and a weigh-in on most mornings (about 1,800 over five years). Run after the
+-- user's onboarding, as a superuser on a benchmark database with a food catalog
+-- (synthetic_foods.sql):
+--   psql -v user_id=UUID [-v days=1825] [-v foods=400] -f Scripts/lib/synthetic_diary.sql
+-- Written through the rules the API writes with: each entry's values come from
+-- app.food_macros, as for an entry made from a food, and the diary's triggers see every
+-- entry; each weigh-in is followed by app.record_targets, as POST /user/metrics does.
+\set ON_ERROR_STOP on
+\if :{?days}
+\else
+  \set days 1825
+\endif
+\if :{?foods}
+\else
+  \set foods 400
+\endif
+
+-- The user's foods: a fixed sample of the catalog, the first 20 the staples; and the values
+-- of each in the servings logged, by the rule of an entry made from a food.
+create temporary table synthetic_foods as
+select f.id, row_number() over (order by md5(:'user_id' || f.id::text)) as n
+  from app.foods as f
+ order by md5(:'user_id' || f.id::text)
+ limit :foods;
+create temporary table synthetic_servings as
+select f.id, s.servings, m.*
+  from synthetic_foods as f
+ cross join unnest(array[0.5, 1, 1.5, 2]::numeric[]) as s (servings)
+ cross join lateral app.food_macros(:'user_id', f.id, null, s.servings) as m;
+
+create temporary table synthetic_days as
+select (current_date - d)::date as day, 6 + abs(hashtext(:'user_id' || ':day:' || d)) % 5 as entries
+  from generate_series(0, :days - 1) as d;
+
+-- Half the entries are staples (foods 1–20), the rest any of the foods.
+insert into app.food_entries (user_id, entry_date, meal_type, name, food_id, servings, calories, protein_g, carbs_g,
+                              fat_g, source, created_at, updated_at)
+select :'user_id', d.day, (array['breakfast', 'lunch', 'dinner', 'snack'])[1 + (k - 1) * 4 / d.entries],
+       m.name, f.id, m.servings, m.calories, m.protein_g, m.carbs_g, m.fat_g, 'search',
+       d.day + time '07:00' + k * interval '90 minutes', d.day + time '07:00' + k * interval '90 minutes'
+  from synthetic_days as d
+ cross join generate_series(1, d.entries) as k
+ cross join lateral (select abs(hashtext(:'user_id' || d.day::text || ':' || k)) as h) as r
+  join synthetic_foods as f
+    on f.n = case when r.h % 2 = 0 then 1 + r.h / 2 % 20 else 1 + r.h / 2 % :foods end
+  join synthetic_servings as m on m.id = f.id and m.servings = (array[0.5, 1, 1, 1.5, 2])[1 + r.h / 7 % 5];
+
+-- Weigh-ins, oldest first, each followed by the targets it recomputes.
+select set_config('synthetic.user_id', :'user_id', false);
+do $$
+declare
+  v_user_id uuid := current_setting('synthetic.user_id')::uuid;
+  v_day record;
+begin
+  for v_day in select d.day, row_number() over (order by d.day) as n from synthetic_days as d
+                where abs(hashtext(v_user_id::text || ':weigh:' || d.day)) % 50 <> 0 order by d.day loop
+    insert into app.body_metrics (user_id, recorded_at, weight_kg)
+    values (v_user_id, v_day.day + time '07:00',
+            round((84 - 6 * (1 - exp(-v_day.n / 400.0)) + sin(v_day.n / 9.0) * 0.8
+                   + (abs(hashtext(v_user_id::text || v_day.day)) % 10 - 5) / 10.0)::numeric, 1));
+    perform app.record_targets(v_user_id, 'metrics');
+  end loop;
+end
+$$;
+
+analyze app.food_entries, app.body_metrics, app.target_snapshots, app.health_metrics;
