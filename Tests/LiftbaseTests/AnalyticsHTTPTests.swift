@@ -44,12 +44,20 @@ struct AnalyticsHTTPTests {
             #expect(sets["triceps"] == 1)
             #expect((week["flags"] as? [String: String])?["chest"] == "below_target")
 
-            let e1rm = try await client.send(.get, "/analytics/e1rm?exercise_id=\(bench)", token: token)
+            let e1rm = try await client.send(
+                .get,
+                "/analytics/e1rm?exercise_id=\(bench)&from=2026-03-01&to=2026-03-31",
+                token: token
+            )
             #expect(e1rm.status == .ok)
             #expect((e1rm["items"] as? [[String: Any]])?.first?["e1rm_kg"] as? Double == 123.3)
             #expect(e1rm["method"] as? String == "rpe_chart")
 
-            let rpe = try await client.send(.get, "/analytics/rpe-distribution?exercise_id=\(bench)", token: token)
+            let rpe = try await client.send(
+                .get,
+                "/analytics/rpe-distribution?exercise_id=\(bench)&from=2026-03-01&to=2026-03-31",
+                token: token
+            )
             #expect(rpe["sets_with_rpe"] as? Int == 1)
             #expect(rpe["sets_without_rpe"] as? Int == 1)
 
