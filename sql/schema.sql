@@ -44,6 +44,13 @@ ALTER DOMAIN app.age_years OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.age_years IS 'must be a whole number between 13 and 120';
 
+CREATE DOMAIN app.assistance_kg AS numeric
+	CONSTRAINT assistance_kg_check CHECK (((VALUE > (0)::numeric) AND (VALUE <= (2000)::numeric)));
+
+ALTER DOMAIN app.assistance_kg OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.assistance_kg IS 'must be more than 0 and at most 2000';
+
 CREATE DOMAIN app.barcode AS text
 	CONSTRAINT barcode_check CHECK ((VALUE ~ '^[0-9]{6,14}$'::text));
 
@@ -77,6 +84,20 @@ CREATE DOMAIN app.days_per_week AS integer
 ALTER DOMAIN app.days_per_week OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.days_per_week IS 'must be a whole number from 2 to 6';
+
+CREATE DOMAIN app.distance_m AS numeric
+	CONSTRAINT distance_m_check CHECK (((VALUE >= 0.1) AND (VALUE <= (1000000)::numeric)));
+
+ALTER DOMAIN app.distance_m OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.distance_m IS 'must be between 0.1 and 1000000 metres (1,000 km)';
+
+CREATE DOMAIN app.duration_seconds AS integer
+	CONSTRAINT duration_seconds_check CHECK (((VALUE >= 1) AND (VALUE <= 86400)));
+
+ALTER DOMAIN app.duration_seconds OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.duration_seconds IS 'must be a whole number of seconds from 1 to 86400 (24 hours)';
 
 CREATE DOMAIN app.entry_source AS text
 	CONSTRAINT entry_source_check CHECK ((VALUE = ANY (ARRAY['manual'::text, 'search'::text, 'barcode'::text, 'favorite'::text, 'ai'::text, 'import'::text])));
@@ -361,6 +382,13 @@ CREATE DOMAIN app.timezone_name AS text
 ALTER DOMAIN app.timezone_name OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.timezone_name IS 'must be an IANA time zone name such as Europe/Berlin';
+
+CREATE DOMAIN app.tracking_type AS text
+	CONSTRAINT tracking_type_check CHECK ((VALUE = ANY (ARRAY['weight_reps'::text, 'reps_only'::text, 'bodyweight_reps'::text, 'assisted_bodyweight'::text, 'duration'::text, 'weight_duration'::text, 'distance_duration'::text, 'weight_distance'::text])));
+
+ALTER DOMAIN app.tracking_type OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.tracking_type IS 'must be one of weight_reps, reps_only, bodyweight_reps, assisted_bodyweight, duration, weight_duration, distance_duration, weight_distance';
 
 CREATE DOMAIN app.training_age AS text
 	CONSTRAINT training_age_check CHECK ((VALUE = ANY (ARRAY['novice'::text, 'intermediate'::text, 'advanced'::text])));
@@ -3103,6 +3131,25 @@ $$;
 
 ALTER FUNCTION app.default_split(p_days_per_week integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) RETURNS app.tracking_type
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(
+    (select x.tracking_type from app.tracking_type_exceptions as x
+      where lower(p_name) like x.pattern order by length(x.pattern) desc, x.pattern limit 1),
+    case
+      when p_category = 'cardio' then 'distance_duration'
+      when p_category = 'stretching' or p_equipment = 'foam_roll' then 'duration'
+      when p_equipment = 'body_only' and p_category = 'plyometrics' then 'reps_only'
+      when p_equipment = 'body_only' then 'bodyweight_reps'
+      when p_equipment in ('bands', 'exercise_ball') then 'reps_only'
+      when p_category = 'plyometrics' and p_equipment = 'other' then 'reps_only'
+      else 'weight_reps'
+    end)::app.tracking_type
+$$;
+
+ALTER FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) RETURNS integer[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3329,6 +3376,17 @@ end
 $$;
 
 ALTER FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                  'weight_reps')
+$$;
+
+ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -3846,7 +3904,8 @@ CREATE TABLE app.user_exercises (
     equipment text DEFAULT 'other'::text NOT NULL,
     primary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
     secondary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL
 );
 
 ALTER TABLE ONLY app.user_exercises FORCE ROW LEVEL SECURITY;
@@ -4536,10 +4595,10 @@ begin
   ),
   inserted as (
     insert into app.exercises (name, category, mechanic, equipment, primary_muscles, secondary_muscles, priority_tier,
-                               force, level, instructions, source, external_id)
+                               force, level, instructions, source, external_id, tracking_type)
     select i.name, i.category, i.mechanic, i.equipment, i.primary_muscles, i.secondary_muscles,
            case when i.mechanic = 'compound' then 2 else 3 end, i.force, i.level, i.instructions, 'free-exercise-db',
-           i.external_id
+           i.external_id, app.derived_tracking_type(i.name, i.category, i.equipment)
       from valid as i
      where not exists (select from app.exercises as e where lower(e.name) = lower(i.name))
     returning 1
@@ -6620,6 +6679,25 @@ $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if exists (
+    select from app.session_sets as s
+      join app.session_exercises as e
+        on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+     where s.user_id = p_user_id and s.session_id = any (p_session_ids)
+       and app.set_fit_problems(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id),
+                                app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+           <> '{}') then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$
@@ -7236,6 +7314,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_exercise jsonb;
   v_path text;
+  v_type text;
   i integer;
   j integer;
 begin
@@ -7261,8 +7340,14 @@ begin
     if v_completed and jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) = 0 then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'needs at least one set');
     end if;
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_exercise, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_exercise) as r;
+    end if;
     for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
-      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
+      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j),
+                                                   coalesce(v_type, 'weight_reps'));
     end loop;
   end loop;
   if jsonb_strip_nulls(v_problems) = '{}' then
@@ -7287,25 +7372,81 @@ $$;
 
 ALTER FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.set_problems(p_set jsonb, p_path text) RETURNS jsonb
+CREATE FUNCTION app.set_field_rule(p_tracking_type text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_tracking_type
+    when 'weight_reps' then case p_field when 'weight_kg' then 'required' when 'reps' then 'required' else 'refused' end
+    when 'reps_only' then case p_field when 'reps' then 'required' else 'refused' end
+    when 'bodyweight_reps' then case p_field when 'reps' then 'required' when 'weight_kg' then 'allowed' else 'refused' end
+    when 'assisted_bodyweight' then case p_field when 'reps' then 'required' when 'assistance_kg' then 'allowed' else 'refused' end
+    when 'duration' then case p_field when 'duration_seconds' then 'required' else 'refused' end
+    when 'weight_duration' then case p_field when 'weight_kg' then 'required' when 'duration_seconds' then 'required'
+                                             else 'refused' end
+    when 'distance_duration' then case p_field when 'duration_seconds' then 'required' when 'distance_m' then 'allowed'
+                                               else 'refused' end
+    when 'weight_distance' then case p_field when 'weight_kg' then 'required' when 'distance_m' then 'required'
+                                             when 'duration_seconds' then 'allowed' else 'refused' end
+  end
+$$;
+
+ALTER FUNCTION app.set_field_rule(p_tracking_type text, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.set_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.set_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+ALTER FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array_remove(array[case when p_weight_kg is not null then 'weight_kg' end,
+                            case when p_assistance_kg is not null then 'assistance_kg' end,
+                            case when p_reps is not null then 'reps' end,
+                            case when p_duration_seconds is not null then 'duration_seconds' end,
+                            case when p_distance_m is not null then 'distance_m' end], null)
+$$;
+
+ALTER FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text DEFAULT 'weight_reps'::text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  v_fit jsonb;
+  v_problems jsonb;
 begin
   if jsonb_typeof(p_set) is distinct from 'object' then
     return jsonb_build_object(p_path, 'must be an object');
   end if;
-  return jsonb_build_object(
-    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps'),
-    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg'),
+  v_fit := app.set_fit_problems(p_tracking_type,
+             array(select k from jsonb_each(p_set) as m (k, v) where v <> 'null'));
+  v_problems := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_set, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_set, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_set, 'distance_m', 'app.distance_m', false),
     p_path || '.rpe', app.field_problem(p_set, 'rpe', 'app.rpe', false),
     p_path || '.rir', app.field_problem(p_set, 'rir', 'app.rir', false),
     p_path || '.set_type', app.field_problem(p_set, 'set_type', 'app.set_type', false),
     p_path || '.tempo', app.field_problem(p_set, 'tempo', 'app.tempo', false),
     p_path || '.rest_seconds', app.field_problem(p_set, 'rest_seconds', 'app.rest_seconds', false));
+  -- A value problem names the field first; a missing or unwanted measure second.
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
 end
 $$;
 
-ALTER FUNCTION app.set_problems(p_set jsonb, p_path text) OWNER TO liftbase_owner;
+ALTER FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.set_response_header(p_name text, p_value text) RETURNS void
     LANGUAGE sql
@@ -7330,7 +7471,8 @@ CREATE FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position inte
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
-           'tempo', s.tempo, 'rest_seconds', s.rest_seconds) order by s.position), '[]')
+           'tempo', s.tempo, 'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
@@ -7711,12 +7853,15 @@ CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
          app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+         app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+         app.read_number(s.item, 'assistance_kg')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
+  select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
 $$;
 
 ALTER FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) OWNER TO liftbase_owner;
@@ -8328,6 +8473,7 @@ CREATE TABLE app.exercises (
     instructions text[] DEFAULT '{}'::text[] NOT NULL,
     source text NOT NULL,
     external_id text,
+    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL,
     CONSTRAINT exercises_primary_muscles_check CHECK ((cardinality((primary_muscles)::text[]) >= 1)),
     CONSTRAINT exercises_priority_tier_check CHECK (((priority_tier >= 1) AND (priority_tier <= 3))),
     CONSTRAINT exercises_source_check CHECK ((source = ANY (ARRAY['builtin'::text, 'free-exercise-db'::text])))
@@ -8508,13 +8654,16 @@ CREATE TABLE app.session_sets (
     session_id uuid NOT NULL,
     exercise_position integer NOT NULL,
     "position" integer NOT NULL,
-    reps app.reps NOT NULL,
-    weight_kg app.load_kg NOT NULL,
+    reps app.reps,
+    weight_kg app.load_kg,
     rpe app.rpe,
     rir app.rir,
     set_type app.set_type DEFAULT 'working'::text NOT NULL,
     tempo app.tempo,
-    rest_seconds app.rest_seconds
+    rest_seconds app.rest_seconds,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
+    assistance_kg app.assistance_kg
 );
 
 ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
@@ -8555,6 +8704,15 @@ CREATE TABLE app.template_exercises (
 );
 
 ALTER TABLE app.template_exercises OWNER TO liftbase_owner;
+
+CREATE TABLE app.tracking_type_exceptions (
+    pattern text NOT NULL,
+    tracking_type app.tracking_type NOT NULL,
+    reason text NOT NULL,
+    CONSTRAINT tracking_type_exceptions_pattern_check CHECK ((pattern = lower(pattern)))
+);
+
+ALTER TABLE app.tracking_type_exceptions OWNER TO liftbase_owner;
 
 CREATE TABLE app.user_equipment (
     user_id uuid NOT NULL,
@@ -8999,6 +9157,9 @@ ALTER TABLE ONLY app.template_exercises
 
 ALTER TABLE ONLY app.templates
     ADD CONSTRAINT templates_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app.tracking_type_exceptions
+    ADD CONSTRAINT tracking_type_exceptions_pkey PRIMARY KEY (pattern);
 
 ALTER TABLE ONLY app.training_sessions
     ADD CONSTRAINT training_sessions_pkey PRIMARY KEY (user_id, id);
@@ -9804,6 +9965,9 @@ GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO lift
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) TO liftbase_api;
 
@@ -9852,6 +10016,9 @@ GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO
 
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) TO liftbase_api;
@@ -10226,6 +10393,9 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
 
@@ -10317,8 +10487,17 @@ GRANT ALL ON FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) TO lift
 REVOKE ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.set_response_header(p_name text, p_value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.set_response_header(p_name text, p_value text) TO liftbase_api;
@@ -10538,6 +10717,8 @@ GRANT SELECT ON TABLE app.target_overrides TO liftbase_reporting_owner;
 GRANT SELECT,USAGE ON SEQUENCE app.target_snapshots_id_seq TO liftbase_api;
 
 GRANT SELECT ON TABLE app.template_exercises TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.tracking_type_exceptions TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_equipment TO liftbase_api;
 

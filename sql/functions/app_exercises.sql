@@ -98,7 +98,9 @@ $$;
 
 -- `liftbase import exercises FILE`: free-exercise-db entries merged by name (case-
 -- insensitively), never duplicated. Built-in entries keep their curated fields and gain
--- the file's instructions; imported entries are updated from the file.
+-- the file's instructions; imported entries are updated from the file. New entries take
+-- their tracking type from app.derived_tracking_type (docs/training.md); entries already
+-- stored keep theirs (sets may be recorded against it).
 create or replace function app.import_exercises(p_entries jsonb)
 returns jsonb
 language plpgsql
@@ -153,10 +155,10 @@ begin
   ),
   inserted as (
     insert into app.exercises (name, category, mechanic, equipment, primary_muscles, secondary_muscles, priority_tier,
-                               force, level, instructions, source, external_id)
+                               force, level, instructions, source, external_id, tracking_type)
     select i.name, i.category, i.mechanic, i.equipment, i.primary_muscles, i.secondary_muscles,
            case when i.mechanic = 'compound' then 2 else 3 end, i.force, i.level, i.instructions, 'free-exercise-db',
-           i.external_id
+           i.external_id, app.derived_tracking_type(i.name, i.category, i.equipment)
       from valid as i
      where not exists (select from app.exercises as e where lower(e.name) = lower(i.name))
     returning 1
