@@ -1161,10 +1161,15 @@ begin
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
+  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
+                                  tracking_type)
   values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
-          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
+          coalesce(app.read_text(v_body, 'tracking_type'),
+                   app.derived_tracking_type(btrim(app.read_text(v_body, 'name')),
+                                             coalesce(app.read_text(v_body, 'category'), 'strength'),
+                                             coalesce(app.read_text(v_body, 'equipment'), 'other'))))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -1258,6 +1263,10 @@ begin
   if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
+  if app.read_text(v_body, 'tracking_type') is distinct from v_exercise.tracking_type
+     and app.read_text(v_body, 'tracking_type') is not null then
+    perform app.raise_if_tracking_type_misfits(v_user_id, v_exercise.id, app.read_text(v_body, 'tracking_type'));
+  end if;
   update app.user_exercises
      set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
          category = coalesce(app.read_text(v_body, 'category'), category),
@@ -1266,7 +1275,8 @@ begin
          primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
                                   then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
-                                  else secondary_muscles end
+                                  else secondary_muscles end,
+         tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
@@ -1290,7 +1300,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created)
+                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -3349,7 +3360,8 @@ CREATE FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) RETURNS 
                                 and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
                                then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
-    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
+    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false),
+    'tracking_type', app.field_problem(p_body, 'tracking_type', 'app.tracking_type', false))
 $$;
 
 ALTER FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
@@ -6698,6 +6710,30 @@ $$;
 
 ALTER FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  select count(*) into v_count
+    from app.session_sets as s
+    join app.session_exercises as e
+      on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+   where e.user_id = p_user_id and e.user_exercise_id = p_user_exercise_id
+     and app.set_fit_problems(p_tracking_type,
+                              app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+         <> '{}';
+  if v_count > 0 then
+    perform app.raise_error_with(409, 'tracking_type_conflict',
+      format('%s recorded sets of this exercise do not fit %s: change or delete them first.', v_count, p_tracking_type),
+      jsonb_build_object('sets', v_count));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$
@@ -7729,6 +7765,7 @@ CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS js
     AS $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
                            p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
+         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
 $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
@@ -7741,15 +7778,15 @@ $$;
 
 ALTER FUNCTION app.user_today(p_user_id uuid) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[], secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text, is_user_created boolean)
+CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[], secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text, is_user_created boolean, tracking_type text)
     LANGUAGE sql STABLE
     AS $$
   select e.id, e.name, e.category, e.mechanic, e.equipment, e.primary_muscles, e.secondary_muscles,
-         e.priority_tier, e.competition_lift, e.movement_pattern, false
+         e.priority_tier, e.competition_lift, e.movement_pattern, false, e.tracking_type
     from app.exercises as e
   union all
   select u.id, u.name, u.category, u.mechanic, u.equipment, u.primary_muscles, u.secondary_muscles,
-         3, false, null, true
+         3, false, null, true, u.tracking_type
     from app.user_exercises as u
    where u.user_id = p_user_id
 $$;
@@ -10395,6 +10432,9 @@ GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except 
 
 REVOKE ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
