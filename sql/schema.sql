@@ -176,7 +176,10 @@ CREATE TYPE app.import_set_row AS (
 	weight_kg numeric,
 	reps integer,
 	rpe numeric,
-	problem text
+	problem text,
+	duration_seconds integer,
+	distance_m numeric,
+	superset_key text
 );
 
 ALTER TYPE app.import_set_row OWNER TO liftbase_owner;
@@ -338,6 +341,13 @@ CREATE DOMAIN app.short_text AS text
 ALTER DOMAIN app.short_text OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.short_text IS 'must be at most 2000 characters';
+
+CREATE DOMAIN app.superset_group AS integer
+	CONSTRAINT superset_group_check CHECK (((VALUE >= 1) AND (VALUE <= 100)));
+
+ALTER DOMAIN app.superset_group OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.superset_group IS 'must be a whole number from 1 to 100';
 
 CREATE DOMAIN app.target_calories AS integer
 	CONSTRAINT target_calories_check CHECK (((VALUE >= 800) AND (VALUE <= 10000)));
@@ -3400,6 +3410,16 @@ $$;
 
 ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+$$;
+
+ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -4542,17 +4562,42 @@ $$;
 
 ALTER FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text)
+CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text, superset_group integer)
     LANGUAGE sql IMMUTABLE
     AS $$
   select g.session_key, g.exercise_key, row_number() over (partition by g.session_key order by g.first_line)::integer,
-         g.notes
+         g.notes,
+         case when g.superset_key is not null then
+           (select count(distinct k.superset_key)::integer
+              from (select r.superset_key, min(r.line) as first_line from unnest(p_rows) as r
+                     where r.session_key = g.session_key and r.superset_key is not null group by r.superset_key) as k
+             where k.first_line <= (select min(r.line) from unnest(p_rows) as r
+                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end
     from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
-                 min(r.exercise_notes) as notes
+                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key
             from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
 $$;
 
 ALTER FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(exercise_key text, tracking_type text)
+    LANGUAGE sql STABLE
+    AS $$
+  select g.exercise_key,
+         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
+                  case when g.distance and g.load then 'weight_distance'
+                       when g.distance then 'distance_duration'
+                       when g.duration and not g.reps and g.load then 'weight_duration'
+                       when g.duration and not g.reps then 'duration'
+                       else 'weight_reps' end)
+    from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
+                 bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
+                 bool_or(coalesce(r.weight_kg, 0) > 0) as load
+            from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
+   cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
+$$;
+
+ALTER FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_exercises(p_entries jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -4641,10 +4686,13 @@ declare
   c_type integer := app.import_column(v_header, array['set_type']);
   c_reps integer := app.import_column(v_header, array['reps']);
   c_rpe integer := app.import_column(v_header, array['rpe']);
+  c_distance integer := app.import_column(v_header, array['distance_km']);
+  c_seconds integer := app.import_column(v_header, array['duration_seconds']);
+  c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
   if v_missing is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "weight_kg"')::app.import_set_row);
+                                        'missing column "weight_kg"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
@@ -4661,7 +4709,10 @@ begin
            app.import_cell(x.item -> 'fields', c_type) as set_type,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds,
+           app.import_cell(x.item -> 'fields', c_superset) as superset
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.text, app.import_hevy_time(d.text) as local_time
@@ -4691,7 +4742,13 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'distance_km must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'duration_seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         r.superset
     from typed as r;
 end
 $_$;
@@ -5427,7 +5484,7 @@ CREATE FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) RE
     LANGUAGE sql IMMUTABLE
     AS $$
   select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))::app.import_set_row
+             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k), null, null, null)::app.import_set_row
     from unnest(p_required) with ordinality as r (name, k)
    where app.import_column(p_header, array[r.name]) is null
   having count(*) > 0
@@ -5561,11 +5618,12 @@ $$;
 
 ALTER FUNCTION app.import_section_of(p_table text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jsonb
+CREATE FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
+    left join app.import_typed_sets(p_user_id, p_rows) as t on t.line = r.line
    cross join lateral (values
      (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
@@ -5574,12 +5632,18 @@ CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jso
      (5, 'reps: ' || app.field_problem(jsonb_build_object('v', r.reps), 'v', 'app.reps')),
      (6, 'weight: ' || app.field_problem(jsonb_build_object('v', r.weight_kg), 'v', 'app.load_kg') || ' kg'),
      (7, 'RPE: ' || app.field_problem(jsonb_build_object('v', r.rpe), 'v', 'app.rpe', false)),
-     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end))
+     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end),
+     (9, 'seconds: ' || app.field_problem(jsonb_build_object('v', r.duration_seconds), 'v', 'app.duration_seconds', false)),
+     (10, 'distance: ' || app.field_problem(jsonb_build_object('v', r.distance_m), 'v', 'app.distance_m', false)),
+     (11, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
+             from jsonb_each_text(app.set_fit_problems(t.tracking_type,
+                    app.set_measures(t.weight_kg, t.assistance_kg, t.reps, t.duration_seconds, t.distance_m))) as f)
+          || ' (' || r.exercise_name || ' is tracked as ' || t.tracking_type || ')'))
      as p (k, message)
    where p.message is not null
 $$;
 
-ALTER FUNCTION app.import_set_problems(p_rows app.import_set_row[]) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_strong_rows(p_document jsonb) RETURNS SETOF app.import_set_row
     LANGUAGE plpgsql STABLE
@@ -5597,10 +5661,12 @@ declare
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
+  c_distance integer := app.import_column(v_header, array['Distance']);
+  c_seconds integer := app.import_column(v_header, array['Seconds']);
 begin
   if v_missing is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "Weight"')::app.import_set_row);
+                                        'missing column "Weight"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
@@ -5616,7 +5682,9 @@ begin
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
@@ -5643,12 +5711,34 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         null::text
     from typed as r;
 end
 $_$;
 
 ALTER FUNCTION app.import_strong_rows(p_document jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer, duration_seconds integer, distance_m numeric)
+    LANGUAGE sql STABLE
+    AS $$
+  select r.line, t.tracking_type,
+         case when t.tracking_type = 'assisted_bodyweight' then null
+              when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
+              else r.weight_kg end,
+         case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end,
+         case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
+         r.duration_seconds, r.distance_m
+    from unnest(p_rows) as r
+    join app.import_exercise_types(p_user_id, p_rows) as t on t.exercise_key = lower(r.exercise_name)
+$$;
+
+ALTER FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) RETURNS record
     LANGUAGE sql IMMUTABLE
@@ -5697,10 +5787,11 @@ begin
     -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
     -- own exercises, case-insensitively), once per distinct name; a name neither holds
     -- becomes an own exercise first.
-    insert into app.user_exercises (user_id, name)
-    select p_user_id, n.name
+    insert into app.user_exercises (user_id, name, tracking_type)
+    select p_user_id, n.name, t.tracking_type
       from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
               from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
+      join app.import_exercise_types(p_user_id, v_new) as t on t.exercise_key = lower(n.name)
      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
      where x.exercise_id is null and x.user_exercise_id is null;
 
@@ -5717,8 +5808,9 @@ begin
       from app.training_sessions as s
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                       superset_group)
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
       join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
@@ -5726,14 +5818,17 @@ begin
              cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
         as x on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type)
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
+                                  duration_seconds, distance_m, assistance_kg)
     select p_user_id, s.id, p.position,
            row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
-           r.reps, r.weight_kg, r.rpe, r.set_type
+           t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
       from unnest(v_new) as r
+      join app.import_typed_sets(p_user_id, v_new) as t on t.line = r.line
       join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
+    perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
     perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
 
     if p_dry_run then
@@ -5743,7 +5838,7 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      errors := app.import_set_problems(v_new);
+      errors := app.import_set_problems(p_user_id, v_new);
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
@@ -8646,7 +8741,9 @@ CREATE TABLE app.plan_exercises (
     sets app.plan_sets NOT NULL,
     reps app.reps NOT NULL,
     weight_kg app.load_kg DEFAULT 0 NOT NULL,
-    rest_seconds app.rest_seconds
+    rest_seconds app.rest_seconds,
+    superset_group app.superset_group,
+    group_rest_seconds app.rest_seconds
 );
 
 ALTER TABLE ONLY app.plan_exercises FORCE ROW LEVEL SECURITY;
@@ -8679,6 +8776,8 @@ CREATE TABLE app.session_exercises (
     best_reps integer,
     best_rpe numeric,
     best_e1rm_method text,
+    superset_group app.superset_group,
+    group_rest_seconds app.rest_seconds,
     CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
 );
 
@@ -10057,6 +10156,9 @@ GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jso
 REVOKE ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) TO liftbase_api;
 
@@ -10186,6 +10288,9 @@ GRANT ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_ta
 REVOKE ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_exercises(p_entries jsonb) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) FROM PUBLIC;
@@ -10251,11 +10356,14 @@ GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document j
 REVOKE ALL ON FUNCTION app.import_section_of(p_table text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_section_of(p_table text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_set_problems(p_rows app.import_set_row[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_set_problems(p_rows app.import_set_row[]) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_strong_rows(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_strong_rows(p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) TO liftbase_api;

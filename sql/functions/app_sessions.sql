@@ -54,6 +54,17 @@ as $$
                             case when p_distance_m is not null then 'distance_m' end], null)
 $$;
 
+-- The tracking type of a catalog or own exercise; null for neither.
+create or replace function app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
+returns text
+language sql
+stable
+as $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+$$;
+
 -- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
 -- text name (linked to neither) is weight_reps.
 create or replace function app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
@@ -384,6 +395,7 @@ grant execute on function
   app.set_field_rule(text, text),
   app.set_fit_problems(text, text[]),
   app.set_measures(numeric, numeric, integer, integer, numeric),
+  app.exercise_tracking_type_or_null(uuid, uuid, uuid),
   app.exercise_tracking_type(uuid, uuid, uuid),
   app.raise_if_sets_misfit(uuid, uuid[]),
   app.set_problems(jsonb, text, text),
