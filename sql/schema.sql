@@ -1898,10 +1898,11 @@ begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
          app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
-         app.read_integer(x.item, 'rest_seconds')
+         app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
+         app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -1964,6 +1965,7 @@ begin
     'status', 'in_progress', 'name', v_plan.name, 'started_at', now(),
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
+                           'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                            'sets', (select jsonb_agg(s.one_set)
                                       from (select jsonb_build_object('reps', e.reps, 'weight_kg', e.weight_kg,
                                                                       'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
@@ -3566,7 +3568,7 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
     '"user_exercises":' || coalesce((
       select json_agg(json_build_object('id', e.id, 'name', e.name, 'category', e.category, 'mechanic', e.mechanic,
                'equipment', e.equipment, 'primary_muscles', e.primary_muscles,
-               'secondary_muscles', e.secondary_muscles, 'created_at', e.created_at)
+               'secondary_muscles', e.secondary_muscles, 'tracking_type', e.tracking_type, 'created_at', e.created_at)
                order by lower(e.name))::text
         from app.user_exercises as e where e.user_id = p_user_id), '[]'),
     '"plans":' || coalesce((
@@ -3575,7 +3577,8 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds)
+                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
                order by p.created_at, p.name, p.id)::text
@@ -3700,10 +3703,12 @@ CREATE FUNCTION app.export_session(p_session app.training_sessions) RETURNS text
     'exercises', coalesce((
       select json_agg(json_build_object('position', e.position, 'exercise_id', e.exercise_id,
                'user_exercise_id', e.user_exercise_id, 'exercise_name', e.exercise_name, 'notes', e.notes,
+               'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                'sets', coalesce((
                  select json_agg(json_build_object('position', s.position, 'reps', s.reps, 'weight_kg', s.weight_kg,
                           'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type, 'tempo', s.tempo,
-                          'rest_seconds', s.rest_seconds)
+                          'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+                          'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg)
                           order by s.position)
                    from app.session_sets as s
                   where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
@@ -4927,13 +4932,14 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('user_exercises', 'id', 'uuid'), ('user_exercises', 'name', 'string'), ('user_exercises', 'category', 'string'),
       ('user_exercises', 'mechanic', 'string'), ('user_exercises', 'equipment', 'string'),
       ('user_exercises', 'primary_muscles', 'string[]'), ('user_exercises', 'secondary_muscles', 'string[]'),
-      ('user_exercises', 'created_at', 'timestamp'),
+      ('user_exercises', 'created_at', 'timestamp'), ('user_exercises', 'tracking_type', 'string'),
       ('plans', 'id', 'uuid'), ('plans', 'name', 'string'), ('plans', 'created_at', 'timestamp'),
       ('plans', 'last_used_at', 'timestamp'),
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
+      ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
       ('user_foods', 'barcode', 'string'), ('user_foods', 'energy_kcal', 'number'), ('user_foods', 'protein_g', 'number'),
       ('user_foods', 'fat_g', 'number'), ('user_foods', 'carbs_g', 'number'), ('user_foods', 'fiber_g', 'number'),
@@ -4977,11 +4983,15 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('training_sessions.exercises', 'position', 'integer'), ('training_sessions.exercises', 'exercise_id', 'uuid'),
       ('training_sessions.exercises', 'user_exercise_id', 'uuid'),
       ('training_sessions.exercises', 'exercise_name', 'string'), ('training_sessions.exercises', 'notes', 'string'),
+      ('training_sessions.exercises', 'group', 'integer'), ('training_sessions.exercises', 'group_rest_seconds', 'integer'),
       ('training_sessions.exercises.sets', 'position', 'integer'), ('training_sessions.exercises.sets', 'reps', 'integer'),
       ('training_sessions.exercises.sets', 'weight_kg', 'number'), ('training_sessions.exercises.sets', 'rpe', 'number'),
       ('training_sessions.exercises.sets', 'rir', 'integer'), ('training_sessions.exercises.sets', 'set_type', 'string'),
       ('training_sessions.exercises.sets', 'tempo', 'string'),
       ('training_sessions.exercises.sets', 'rest_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'duration_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'distance_m', 'number'),
+      ('training_sessions.exercises.sets', 'assistance_kg', 'number'),
       ('food_entries', 'id', 'uuid'), ('food_entries', 'client_id', 'uuid'), ('food_entries', 'import_key', 'string'),
       ('food_entries', 'entry_date', 'date'), ('food_entries', 'meal_type', 'string'), ('food_entries', 'name', 'string'),
       ('food_entries', 'food_id', 'uuid'), ('food_entries', 'user_food_id', 'uuid'),
@@ -5048,11 +5058,11 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds')
+         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -5088,18 +5098,20 @@ begin
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', e ->> 'notes'
+         e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    where app.read_uuid(s, 'id') = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
          app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds')
+         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
+         app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
@@ -5112,6 +5124,22 @@ begin
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
    where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
      and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
+  -- Every set fits its exercise's tracking type (app.set_fit_problems), named by its path.
+  select v_errors || coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+           format('training_sessions[%s].exercises[%s].sets[%s].%s: %s', x.n - 1, y.k - 1, z.m - 1, f.key, f.value))
+           order by x.n, y.k, z.m, f.key), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   cross join jsonb_array_elements(coalesce(x.s -> 'exercises', '[]')) with ordinality as y (e, k)
+   cross join jsonb_array_elements(coalesce(y.e -> 'sets', '[]')) with ordinality as z (t, m)
+   cross join lateral jsonb_each_text(app.set_fit_problems(
+           app.exercise_tracking_type(p_user_id,
+             (select w.id from app.exercises as w where w.id = app.read_uuid(y.e, 'exercise_id')),
+             app.read_uuid(y.e, 'user_exercise_id')),
+           app.set_measures(app.read_number(z.t, 'weight_kg'), app.read_number(z.t, 'assistance_kg'),
+                            app.read_integer(z.t, 'reps'), app.read_integer(z.t, 'duration_seconds'),
+                            app.read_number(z.t, 'distance_m')))) as f
+   where app.read_uuid(x.s, 'id') = any (v_new);
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
@@ -5309,12 +5337,12 @@ begin
                             and t.reason = r ->> 'reason');
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                      created_at)
+                                      created_at, tracking_type)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
              array(select jsonb_array_elements_text(coalesce(r -> 'secondary_muscles', '[]'))),
-             coalesce(app.read_timestamp(r, 'created_at'), now())
+             coalesce(app.read_timestamp(r, 'created_at'), now()), coalesce(app.read_text(r, 'tracking_type'), 'weight_reps')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'user_foods' then
@@ -6309,7 +6337,9 @@ CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURN
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds) order by e.position)
+                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
+                               order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
             else '{}' end
 $$;
@@ -6343,7 +6373,9 @@ begin
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
       v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
       v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
-      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false));
+      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
+      v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
+      v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
   end loop;
   return v_problems;
 end
@@ -7422,7 +7454,8 @@ CREATE FUNCTION app.session_json(p_session app.training_sessions) RETURNS jsonb
     'exercises', coalesce((
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
-               'notes', e.notes, 'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
@@ -7463,7 +7496,10 @@ begin
       continue;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_exercise, v_path)
-      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false));
+      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false),
+                            v_path || '.group', app.field_problem(v_exercise, 'group', 'app.superset_group', false),
+                            v_path || '.group_rest_seconds',
+                            app.field_problem(v_exercise, 'group_rest_seconds', 'app.rest_seconds', false));
     if jsonb_typeof(coalesce(v_exercise -> 'sets', '[]')) <> 'array' then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'must be a list');
       continue;
@@ -7966,7 +8002,12 @@ begin
                else (count(*) filter (where s.set_type = 'working')
                        over (partition by s.session_id, s.exercise_position order by s.position))::text
              end,
-             s.weight_kg::text, s.reps::text, '0', '0', app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
+             -- Weight: the load, or an assisted set's assistance (a Strong-format import reads it back as
+             -- the assistance of the same exercise); Distance in km, Seconds; a measure the set does not
+             -- hold is 0, as Strong writes it (its importer reads such a 0 as none).
+             coalesce(s.weight_kg, s.assistance_kg, 0)::text, coalesce(s.reps, 0)::text,
+             coalesce(trim_scale(s.distance_m / 1000), 0)::text, coalesce(s.duration_seconds, 0)::text,
+             app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id
@@ -7980,8 +8021,10 @@ ALTER FUNCTION app.workouts_csv(p_user_id uuid) OWNER TO liftbase_owner;
 CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
     LANGUAGE sql
     AS $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
+         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,

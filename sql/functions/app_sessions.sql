@@ -169,7 +169,10 @@ begin
       continue;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_exercise, v_path)
-      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false));
+      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false),
+                            v_path || '.group', app.field_problem(v_exercise, 'group', 'app.superset_group', false),
+                            v_path || '.group_rest_seconds',
+                            app.field_problem(v_exercise, 'group_rest_seconds', 'app.rest_seconds', false));
     if jsonb_typeof(coalesce(v_exercise -> 'sets', '[]')) <> 'array' then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'must be a list');
       continue;
@@ -201,8 +204,10 @@ create or replace function app.write_session_exercises(p_user_id uuid, p_session
 returns void
 language sql
 as $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
+         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
@@ -367,7 +372,8 @@ as $$
     'exercises', coalesce((
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
-               'notes', e.notes, 'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
