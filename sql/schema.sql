@@ -4594,6 +4594,9 @@ CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_
                        when g.distance then 'distance_duration'
                        when g.duration and not g.reps and g.load then 'weight_duration'
                        when g.duration and not g.reps then 'duration'
+                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                              in ('bodyweight_reps', 'assisted_bodyweight')
+                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
                        else 'weight_reps' end)
     from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
                  bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,

@@ -6,7 +6,8 @@
 -- or the user's own exercise's (app.resolve_exercise); for a name neither holds (it
 -- becomes an own exercise) the type its rows show: a distance → weight_distance when a
 -- load is given, else distance_duration; a time and no reps → weight_duration or duration;
--- otherwise weight_reps.
+-- a name the catalog rule's exceptions call bodyweight or assisted (weighted dips, assisted
+-- pull-ups) → that; otherwise weight_reps.
 create or replace function app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[])
 returns table (exercise_key text, tracking_type text)
 language sql
@@ -18,6 +19,9 @@ as $$
                        when g.distance then 'distance_duration'
                        when g.duration and not g.reps and g.load then 'weight_duration'
                        when g.duration and not g.reps then 'duration'
+                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                              in ('bodyweight_reps', 'assisted_bodyweight')
+                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
                        else 'weight_reps' end)
     from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
                  bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
