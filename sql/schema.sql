@@ -4698,7 +4698,8 @@ declare
   c_seconds integer := app.import_column(v_header, array['duration_seconds']);
   c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
                                         'missing column "weight_kg"', null, null, null)::app.import_set_row);
     return;
@@ -5695,7 +5696,8 @@ declare
   c_distance integer := app.import_column(v_header, array['Distance']);
   c_seconds integer := app.import_column(v_header, array['Seconds']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
                                         'missing column "Weight"', null, null, null)::app.import_set_row);
     return;

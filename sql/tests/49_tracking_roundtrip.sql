@@ -3,7 +3,7 @@
 -- and workouts.csv read back by the Strong importer: nothing is lost.
 begin;
 \ir support/helpers.psql
-select plan(12);
+select plan(14);
 
 select pg_temp.sign_up('source', 'tracking-rt-source@example.com', 'password-source');
 select pg_temp.sign_up('copy', 'tracking-rt-copy@example.com', 'password-copy');
@@ -111,6 +111,14 @@ select is(
   'every set comes back through workouts.csv with the same measures');
 select is((select count(*)::integer from app.session_sets where user_id = (select user_id from tokens where name = 'copy')), 22,
   'eleven sets from each route');
+
+-- A Strong file without a required column is refused once, on line 1.
+select is(pg_temp.call('import_strong', 'strong', pg_temp.csv(array['Date', 'Workout Name', 'Set Order', 'Weight', 'Reps', 'Seconds'],
+            '2024-02-01 18:00:00|Legs|1|90|5|0', '2024-02-01 18:00:00|Legs|2|90|5|0')) -> 'errors',
+  '[{"line": 1, "message": "missing column \"Exercise Name\""}]', 'a Strong file without Exercise Name: one error, line 1');
+select is(pg_temp.call('import_strong', 'strong', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight'],
+            '2024-02-01 18:00:00|Legs|Barbell Squat|1|90', '2024-02-01 18:00:00|Legs|Barbell Squat|2|90')) -> 'errors',
+  '[{"line": 1, "message": "missing column \"Reps\""}]', 'a Strong file without Reps: one error, line 1, no set with 0 reps');
 
 select * from finish();
 rollback;

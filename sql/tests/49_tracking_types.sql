@@ -3,7 +3,7 @@
 -- API role after the accounts are made.
 begin;
 \ir support/helpers.psql
-select plan(33);
+select plan(38);
 
 select pg_temp.sign_up('a', 'tracking-a@example.com', 'tracking a');
 
@@ -89,6 +89,29 @@ select is(pg_temp.call('exercise_update', 'a', '{"tracking_type": "bodyweight_re
 select is(pg_temp.error_of('exercise_create', 'a', '{"name": "Odd", "primary_muscles": ["lats"], "tracking_type": "laps"}') -> 'fields',
   '{"tracking_type": "must be one of weight_reps, reps_only, bodyweight_reps, assisted_bodyweight, duration, weight_duration, distance_duration, weight_distance"}',
   'an unknown type is 422');
+
+-- Supersets: kept by duplicate and by use-a-plan ------------------------------------------------------
+create temporary table grouped as select pg_temp.call('sessions_create', 'a', '{"exercises": [
+  {"exercise_name": "Dumbbell Curl", "group": 1, "sets": [{"reps": 10, "weight_kg": 12}]},
+  {"exercise_name": "Triceps Pushdown", "group": 1, "group_rest_seconds": 90, "sets": [{"reps": 12, "weight_kg": 25}]},
+  {"exercise_name": "Plank", "sets": [{"duration_seconds": 60}]}]}') as session;
+select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_seconds'))
+             from grouped, jsonb_array_elements(session -> 'exercises') as e),
+  '[[1, null], [1, 90], [null, null]]', 'a session groups exercises, with the rest after the group');
+select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_seconds', e -> 'sets' -> 0 -> 'duration_seconds'))
+             from jsonb_array_elements(pg_temp.call('session_duplicate', 'a', null,
+                    jsonb_build_object('id', (select session ->> 'id' from grouped))) -> 'exercises') as e),
+  '[[1, null, null], [1, 90, null], [null, null, 60]]', 'duplicate keeps the groups and the timed set');
+select is(pg_temp.error_of('sessions_create', 'a', '{"exercises": [{"exercise_name": "Dumbbell Curl", "group": 0, "sets": [{"reps": 10, "weight_kg": 12}]}]}') -> 'fields',
+  '{"exercises[0].group": "must be a whole number from 1 to 100"}', 'a group outside 1 to 100 is 422');
+create temporary table grouped_plan as select pg_temp.call('plan_create', 'a', '{"name": "Arms", "exercises": [
+  {"exercise_name": "Dumbbell Curl", "sets": 2, "reps": 10, "weight_kg": 12, "group": 1},
+  {"exercise_name": "Triceps Pushdown", "sets": 2, "reps": 12, "weight_kg": 25, "group": 1, "group_rest_seconds": 120}]}') as plan;
+select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_seconds')) from grouped_plan, jsonb_array_elements(plan -> 'exercises') as e),
+  '[[1, null], [1, 120]]', 'a plan groups exercises');
+select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_seconds'))
+             from jsonb_array_elements(pg_temp.call('plan_use', 'a', null, jsonb_build_object('id', (select plan ->> 'id' from grouped_plan))) -> 'exercises') as e),
+  '[[1, null], [1, 120]]', 'using the plan keeps its groups');
 
 select * from finish();
 rollback;
