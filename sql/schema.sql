@@ -1967,7 +1967,11 @@ begin
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                            'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', e.reps, 'weight_kg', e.weight_kg,
+                                      -- A load of 0 is no load where the exercise's type does not require one.
+                                      from (select jsonb_build_object('reps', e.reps,
+                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
+                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
+                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
                                                                       'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));

@@ -3,7 +3,7 @@
 -- API role after the accounts are made.
 begin;
 \ir support/helpers.psql
-select plan(38);
+select plan(39);
 
 select pg_temp.sign_up('a', 'tracking-a@example.com', 'tracking a');
 
@@ -112,6 +112,16 @@ select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_sec
 select is((select jsonb_agg(jsonb_build_array(e -> 'group', e -> 'group_rest_seconds'))
              from jsonb_array_elements(pg_temp.call('plan_use', 'a', null, jsonb_build_object('id', (select plan ->> 'id' from grouped_plan))) -> 'exercises') as e),
   '[[1, null], [1, 120]]', 'using the plan keeps its groups');
+
+-- One in-progress session at a time: end the one the previous plan started.
+reset role;
+delete from app.training_sessions where status = 'in_progress';
+set local role liftbase_api;
+create temporary table jump_plan as select pg_temp.call('plan_create', 'a', '{"name": "Jumps", "exercises": [
+  {"exercise_name": "Box Jump", "sets": 1, "reps": 5}, {"exercise_name": "Pull-Up", "sets": 1, "reps": 8}]}') as plan;
+select is((select jsonb_agg(e -> 'sets' -> 0 -> 'weight_kg')
+             from jsonb_array_elements(pg_temp.call('plan_use', 'a', null, jsonb_build_object('id', (select plan ->> 'id' from jump_plan))) -> 'exercises') as e),
+  '[null, null]', 'a plan''s load of 0 is no load for reps-only and bodyweight exercises, not "0 kg"');
 
 select * from finish();
 rollback;
