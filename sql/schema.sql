@@ -44,6 +44,13 @@ ALTER DOMAIN app.age_years OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.age_years IS 'must be a whole number between 13 and 120';
 
+CREATE DOMAIN app.assistance_kg AS numeric
+	CONSTRAINT assistance_kg_check CHECK (((VALUE > (0)::numeric) AND (VALUE <= (2000)::numeric)));
+
+ALTER DOMAIN app.assistance_kg OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.assistance_kg IS 'must be more than 0 and at most 2000';
+
 CREATE DOMAIN app.barcode AS text
 	CONSTRAINT barcode_check CHECK ((VALUE ~ '^[0-9]{6,14}$'::text));
 
@@ -77,6 +84,20 @@ CREATE DOMAIN app.days_per_week AS integer
 ALTER DOMAIN app.days_per_week OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.days_per_week IS 'must be a whole number from 2 to 6';
+
+CREATE DOMAIN app.distance_m AS numeric
+	CONSTRAINT distance_m_check CHECK (((VALUE >= 0.1) AND (VALUE <= (1000000)::numeric)));
+
+ALTER DOMAIN app.distance_m OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.distance_m IS 'must be between 0.1 and 1000000 metres (1,000 km)';
+
+CREATE DOMAIN app.duration_seconds AS integer
+	CONSTRAINT duration_seconds_check CHECK (((VALUE >= 1) AND (VALUE <= 86400)));
+
+ALTER DOMAIN app.duration_seconds OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.duration_seconds IS 'must be a whole number of seconds from 1 to 86400 (24 hours)';
 
 CREATE DOMAIN app.entry_source AS text
 	CONSTRAINT entry_source_check CHECK ((VALUE = ANY (ARRAY['manual'::text, 'search'::text, 'barcode'::text, 'favorite'::text, 'ai'::text, 'import'::text])));
@@ -155,7 +176,10 @@ CREATE TYPE app.import_set_row AS (
 	weight_kg numeric,
 	reps integer,
 	rpe numeric,
-	problem text
+	problem text,
+	duration_seconds integer,
+	distance_m numeric,
+	superset_key text
 );
 
 ALTER TYPE app.import_set_row OWNER TO liftbase_owner;
@@ -318,6 +342,13 @@ ALTER DOMAIN app.short_text OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.short_text IS 'must be at most 2000 characters';
 
+CREATE DOMAIN app.superset_group AS integer
+	CONSTRAINT superset_group_check CHECK (((VALUE >= 1) AND (VALUE <= 100)));
+
+ALTER DOMAIN app.superset_group OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.superset_group IS 'must be a whole number from 1 to 100';
+
 CREATE DOMAIN app.target_calories AS integer
 	CONSTRAINT target_calories_check CHECK (((VALUE >= 800) AND (VALUE <= 10000)));
 
@@ -361,6 +392,13 @@ CREATE DOMAIN app.timezone_name AS text
 ALTER DOMAIN app.timezone_name OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.timezone_name IS 'must be an IANA time zone name such as Europe/Berlin';
+
+CREATE DOMAIN app.tracking_type AS text
+	CONSTRAINT tracking_type_check CHECK ((VALUE = ANY (ARRAY['weight_reps'::text, 'reps_only'::text, 'bodyweight_reps'::text, 'assisted_bodyweight'::text, 'duration'::text, 'weight_duration'::text, 'distance_duration'::text, 'weight_distance'::text])));
+
+ALTER DOMAIN app.tracking_type OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.tracking_type IS 'must be one of weight_reps, reps_only, bodyweight_reps, assisted_bodyweight, duration, weight_duration, distance_duration, weight_distance';
 
 CREATE DOMAIN app.training_age AS text
 	CONSTRAINT training_age_check CHECK ((VALUE = ANY (ARRAY['novice'::text, 'intermediate'::text, 'advanced'::text])));
@@ -1103,10 +1141,15 @@ begin
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
+  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
+                                  tracking_type)
   values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
-          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
+          coalesce(app.read_text(v_body, 'tracking_type'),
+                   app.derived_tracking_type(btrim(app.read_text(v_body, 'name')),
+                                             coalesce(app.read_text(v_body, 'category'), 'strength'),
+                                             coalesce(app.read_text(v_body, 'equipment'), 'other'))))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -1200,6 +1243,10 @@ begin
   if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
+  if app.read_text(v_body, 'tracking_type') is distinct from v_exercise.tracking_type
+     and app.read_text(v_body, 'tracking_type') is not null then
+    perform app.raise_if_tracking_type_misfits(v_user_id, v_exercise.id, app.read_text(v_body, 'tracking_type'));
+  end if;
   update app.user_exercises
      set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
          category = coalesce(app.read_text(v_body, 'category'), category),
@@ -1208,7 +1255,8 @@ begin
          primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
                                   then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
-                                  else secondary_muscles end
+                                  else secondary_muscles end,
+         tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
@@ -1232,7 +1280,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created)
+                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -1828,10 +1877,11 @@ begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
          app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
-         app.read_integer(x.item, 'rest_seconds')
+         app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
+         app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -1894,8 +1944,13 @@ begin
     'status', 'in_progress', 'name', v_plan.name, 'started_at', now(),
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
+                           'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', e.reps, 'weight_kg', e.weight_kg,
+                                      -- A load of 0 is no load where the exercise's type does not require one.
+                                      from (select jsonb_build_object('reps', e.reps,
+                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
+                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
+                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
                                                                       'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));
@@ -3087,6 +3142,25 @@ $$;
 
 ALTER FUNCTION app.default_split(p_days_per_week integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) RETURNS app.tracking_type
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(
+    (select x.tracking_type from app.tracking_type_exceptions as x
+      where lower(p_name) like x.pattern order by length(x.pattern) desc, x.pattern limit 1),
+    case
+      when p_category = 'cardio' then 'distance_duration'
+      when p_category = 'stretching' or p_equipment = 'foam_roll' then 'duration'
+      when p_equipment = 'body_only' and p_category = 'plyometrics' then 'reps_only'
+      when p_equipment = 'body_only' then 'bodyweight_reps'
+      when p_equipment in ('bands', 'exercise_ball') then 'reps_only'
+      when p_category = 'plyometrics' and p_equipment = 'other' then 'reps_only'
+      else 'weight_reps'
+    end)::app.tracking_type
+$$;
+
+ALTER FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) RETURNS integer[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3313,7 +3387,8 @@ CREATE FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) RETURNS 
                                 and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
                                then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
-    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
+    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false),
+    'tracking_type', app.field_problem(p_body, 'tracking_type', 'app.tracking_type', false))
 $$;
 
 ALTER FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
@@ -3340,6 +3415,27 @@ end
 $$;
 
 ALTER FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                  'weight_reps')
+$$;
+
+ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+$$;
+
+ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -3487,7 +3583,7 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
     '"user_exercises":' || coalesce((
       select json_agg(json_build_object('id', e.id, 'name', e.name, 'category', e.category, 'mechanic', e.mechanic,
                'equipment', e.equipment, 'primary_muscles', e.primary_muscles,
-               'secondary_muscles', e.secondary_muscles, 'created_at', e.created_at)
+               'secondary_muscles', e.secondary_muscles, 'tracking_type', e.tracking_type, 'created_at', e.created_at)
                order by lower(e.name))::text
         from app.user_exercises as e where e.user_id = p_user_id), '[]'),
     '"plans":' || coalesce((
@@ -3496,7 +3592,8 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds)
+                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
                order by p.created_at, p.name, p.id)::text
@@ -3621,10 +3718,12 @@ CREATE FUNCTION app.export_session(p_session app.training_sessions) RETURNS text
     'exercises', coalesce((
       select json_agg(json_build_object('position', e.position, 'exercise_id', e.exercise_id,
                'user_exercise_id', e.user_exercise_id, 'exercise_name', e.exercise_name, 'notes', e.notes,
+               'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                'sets', coalesce((
                  select json_agg(json_build_object('position', s.position, 'reps', s.reps, 'weight_kg', s.weight_kg,
                           'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type, 'tempo', s.tempo,
-                          'rest_seconds', s.rest_seconds)
+                          'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+                          'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg)
                           order by s.position)
                    from app.session_sets as s
                   where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
@@ -3857,7 +3956,8 @@ CREATE TABLE app.user_exercises (
     equipment text DEFAULT 'other'::text NOT NULL,
     primary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
     secondary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL
 );
 
 ALTER TABLE ONLY app.user_exercises FORCE ROW LEVEL SECURITY;
@@ -4482,17 +4582,45 @@ $$;
 
 ALTER FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text)
+CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text, superset_group integer)
     LANGUAGE sql IMMUTABLE
     AS $$
   select g.session_key, g.exercise_key, row_number() over (partition by g.session_key order by g.first_line)::integer,
-         g.notes
+         g.notes,
+         case when g.superset_key is not null then
+           (select count(distinct k.superset_key)::integer
+              from (select r.superset_key, min(r.line) as first_line from unnest(p_rows) as r
+                     where r.session_key = g.session_key and r.superset_key is not null group by r.superset_key) as k
+             where k.first_line <= (select min(r.line) from unnest(p_rows) as r
+                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end
     from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
-                 min(r.exercise_notes) as notes
+                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key
             from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
 $$;
 
 ALTER FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(exercise_key text, tracking_type text)
+    LANGUAGE sql STABLE
+    AS $$
+  select g.exercise_key,
+         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
+                  case when g.distance and g.load then 'weight_distance'
+                       when g.distance then 'distance_duration'
+                       when g.duration and not g.reps and g.load then 'weight_duration'
+                       when g.duration and not g.reps then 'duration'
+                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                              in ('bodyweight_reps', 'assisted_bodyweight')
+                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                       else 'weight_reps' end)
+    from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
+                 bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
+                 bool_or(coalesce(r.weight_kg, 0) > 0) as load
+            from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
+   cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
+$$;
+
+ALTER FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_exercises(p_entries jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -4547,10 +4675,10 @@ begin
   ),
   inserted as (
     insert into app.exercises (name, category, mechanic, equipment, primary_muscles, secondary_muscles, priority_tier,
-                               force, level, instructions, source, external_id)
+                               force, level, instructions, source, external_id, tracking_type)
     select i.name, i.category, i.mechanic, i.equipment, i.primary_muscles, i.secondary_muscles,
            case when i.mechanic = 'compound' then 2 else 3 end, i.force, i.level, i.instructions, 'free-exercise-db',
-           i.external_id
+           i.external_id, app.derived_tracking_type(i.name, i.category, i.equipment)
       from valid as i
      where not exists (select from app.exercises as e where lower(e.name) = lower(i.name))
     returning 1
@@ -4581,10 +4709,14 @@ declare
   c_type integer := app.import_column(v_header, array['set_type']);
   c_reps integer := app.import_column(v_header, array['reps']);
   c_rpe integer := app.import_column(v_header, array['rpe']);
+  c_distance integer := app.import_column(v_header, array['distance_km']);
+  c_seconds integer := app.import_column(v_header, array['duration_seconds']);
+  c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "weight_kg"')::app.import_set_row);
+                                        'missing column "weight_kg"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
@@ -4601,7 +4733,10 @@ begin
            app.import_cell(x.item -> 'fields', c_type) as set_type,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds,
+           app.import_cell(x.item -> 'fields', c_superset) as superset
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.text, app.import_hevy_time(d.text) as local_time
@@ -4631,7 +4766,13 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'distance_km must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'duration_seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         r.superset
     from typed as r;
 end
 $_$;
@@ -4810,13 +4951,14 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('user_exercises', 'id', 'uuid'), ('user_exercises', 'name', 'string'), ('user_exercises', 'category', 'string'),
       ('user_exercises', 'mechanic', 'string'), ('user_exercises', 'equipment', 'string'),
       ('user_exercises', 'primary_muscles', 'string[]'), ('user_exercises', 'secondary_muscles', 'string[]'),
-      ('user_exercises', 'created_at', 'timestamp'),
+      ('user_exercises', 'created_at', 'timestamp'), ('user_exercises', 'tracking_type', 'string'),
       ('plans', 'id', 'uuid'), ('plans', 'name', 'string'), ('plans', 'created_at', 'timestamp'),
       ('plans', 'last_used_at', 'timestamp'),
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
+      ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
       ('user_foods', 'barcode', 'string'), ('user_foods', 'energy_kcal', 'number'), ('user_foods', 'protein_g', 'number'),
       ('user_foods', 'fat_g', 'number'), ('user_foods', 'carbs_g', 'number'), ('user_foods', 'fiber_g', 'number'),
@@ -4860,11 +5002,15 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('training_sessions.exercises', 'position', 'integer'), ('training_sessions.exercises', 'exercise_id', 'uuid'),
       ('training_sessions.exercises', 'user_exercise_id', 'uuid'),
       ('training_sessions.exercises', 'exercise_name', 'string'), ('training_sessions.exercises', 'notes', 'string'),
+      ('training_sessions.exercises', 'group', 'integer'), ('training_sessions.exercises', 'group_rest_seconds', 'integer'),
       ('training_sessions.exercises.sets', 'position', 'integer'), ('training_sessions.exercises.sets', 'reps', 'integer'),
       ('training_sessions.exercises.sets', 'weight_kg', 'number'), ('training_sessions.exercises.sets', 'rpe', 'number'),
       ('training_sessions.exercises.sets', 'rir', 'integer'), ('training_sessions.exercises.sets', 'set_type', 'string'),
       ('training_sessions.exercises.sets', 'tempo', 'string'),
       ('training_sessions.exercises.sets', 'rest_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'duration_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'distance_m', 'number'),
+      ('training_sessions.exercises.sets', 'assistance_kg', 'number'),
       ('food_entries', 'id', 'uuid'), ('food_entries', 'client_id', 'uuid'), ('food_entries', 'import_key', 'string'),
       ('food_entries', 'entry_date', 'date'), ('food_entries', 'meal_type', 'string'), ('food_entries', 'name', 'string'),
       ('food_entries', 'food_id', 'uuid'), ('food_entries', 'user_food_id', 'uuid'),
@@ -4931,11 +5077,11 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds')
+         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -4971,18 +5117,20 @@ begin
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', e ->> 'notes'
+         e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    where app.read_uuid(s, 'id') = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
          app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds')
+         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
+         app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
@@ -4995,6 +5143,22 @@ begin
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
    where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
      and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
+  -- Every set fits its exercise's tracking type (app.set_fit_problems), named by its path.
+  select v_errors || coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+           format('training_sessions[%s].exercises[%s].sets[%s].%s: %s', x.n - 1, y.k - 1, z.m - 1, f.key, f.value))
+           order by x.n, y.k, z.m, f.key), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   cross join jsonb_array_elements(coalesce(x.s -> 'exercises', '[]')) with ordinality as y (e, k)
+   cross join jsonb_array_elements(coalesce(y.e -> 'sets', '[]')) with ordinality as z (t, m)
+   cross join lateral jsonb_each_text(app.set_fit_problems(
+           app.exercise_tracking_type(p_user_id,
+             (select w.id from app.exercises as w where w.id = app.read_uuid(y.e, 'exercise_id')),
+             app.read_uuid(y.e, 'user_exercise_id')),
+           app.set_measures(app.read_number(z.t, 'weight_kg'), app.read_number(z.t, 'assistance_kg'),
+                            app.read_integer(z.t, 'reps'), app.read_integer(z.t, 'duration_seconds'),
+                            app.read_number(z.t, 'distance_m')))) as f
+   where app.read_uuid(x.s, 'id') = any (v_new);
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
@@ -5192,12 +5356,12 @@ begin
                             and t.reason = r ->> 'reason');
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                      created_at)
+                                      created_at, tracking_type)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
              array(select jsonb_array_elements_text(coalesce(r -> 'secondary_muscles', '[]'))),
-             coalesce(app.read_timestamp(r, 'created_at'), now())
+             coalesce(app.read_timestamp(r, 'created_at'), now()), coalesce(app.read_text(r, 'tracking_type'), 'weight_reps')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'user_foods' then
@@ -5367,7 +5531,7 @@ CREATE FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) RE
     LANGUAGE sql IMMUTABLE
     AS $$
   select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))::app.import_set_row
+             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k), null, null, null)::app.import_set_row
     from unnest(p_required) with ordinality as r (name, k)
    where app.import_column(p_header, array[r.name]) is null
   having count(*) > 0
@@ -5501,11 +5665,12 @@ $$;
 
 ALTER FUNCTION app.import_section_of(p_table text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jsonb
+CREATE FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
+    left join app.import_typed_sets(p_user_id, p_rows) as t on t.line = r.line
    cross join lateral (values
      (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
@@ -5514,12 +5679,18 @@ CREATE FUNCTION app.import_set_problems(p_rows app.import_set_row[]) RETURNS jso
      (5, 'reps: ' || app.field_problem(jsonb_build_object('v', r.reps), 'v', 'app.reps')),
      (6, 'weight: ' || app.field_problem(jsonb_build_object('v', r.weight_kg), 'v', 'app.load_kg') || ' kg'),
      (7, 'RPE: ' || app.field_problem(jsonb_build_object('v', r.rpe), 'v', 'app.rpe', false)),
-     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end))
+     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end),
+     (9, 'seconds: ' || app.field_problem(jsonb_build_object('v', r.duration_seconds), 'v', 'app.duration_seconds', false)),
+     (10, 'distance: ' || app.field_problem(jsonb_build_object('v', r.distance_m), 'v', 'app.distance_m', false)),
+     (11, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
+             from jsonb_each_text(app.set_fit_problems(t.tracking_type,
+                    app.set_measures(t.weight_kg, t.assistance_kg, t.reps, t.duration_seconds, t.distance_m))) as f)
+          || ' (' || r.exercise_name || ' is tracked as ' || t.tracking_type || ')'))
      as p (k, message)
    where p.message is not null
 $$;
 
-ALTER FUNCTION app.import_set_problems(p_rows app.import_set_row[]) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_strong_rows(p_document jsonb) RETURNS SETOF app.import_set_row
     LANGUAGE plpgsql STABLE
@@ -5537,10 +5708,13 @@ declare
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
+  c_distance integer := app.import_column(v_header, array['Distance']);
+  c_seconds integer := app.import_column(v_header, array['Seconds']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "Weight"')::app.import_set_row);
+                                        'missing column "Weight"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
@@ -5556,7 +5730,9 @@ begin
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
@@ -5583,12 +5759,34 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         null::text
     from typed as r;
 end
 $_$;
 
 ALTER FUNCTION app.import_strong_rows(p_document jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer, duration_seconds integer, distance_m numeric)
+    LANGUAGE sql STABLE
+    AS $$
+  select r.line, t.tracking_type,
+         case when t.tracking_type = 'assisted_bodyweight' then null
+              when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
+              else r.weight_kg end,
+         case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end,
+         case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
+         r.duration_seconds, r.distance_m
+    from unnest(p_rows) as r
+    join app.import_exercise_types(p_user_id, p_rows) as t on t.exercise_key = lower(r.exercise_name)
+$$;
+
+ALTER FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) RETURNS record
     LANGUAGE sql IMMUTABLE
@@ -5637,10 +5835,11 @@ begin
     -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
     -- own exercises, case-insensitively), once per distinct name; a name neither holds
     -- becomes an own exercise first.
-    insert into app.user_exercises (user_id, name)
-    select p_user_id, n.name
+    insert into app.user_exercises (user_id, name, tracking_type)
+    select p_user_id, n.name, t.tracking_type
       from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
               from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
+      join app.import_exercise_types(p_user_id, v_new) as t on t.exercise_key = lower(n.name)
      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
      where x.exercise_id is null and x.user_exercise_id is null;
 
@@ -5657,8 +5856,9 @@ begin
       from app.training_sessions as s
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                       superset_group)
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
       join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
@@ -5666,14 +5866,17 @@ begin
              cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
         as x on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type)
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
+                                  duration_seconds, distance_m, assistance_kg)
     select p_user_id, s.id, p.position,
            row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
-           r.reps, r.weight_kg, r.rpe, r.set_type
+           t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
       from unnest(v_new) as r
+      join app.import_typed_sets(p_user_id, v_new) as t on t.line = r.line
       join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
+    perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
     perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
 
     if p_dry_run then
@@ -5683,7 +5886,7 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      errors := app.import_set_problems(v_new);
+      errors := app.import_set_problems(p_user_id, v_new);
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
@@ -6295,7 +6498,9 @@ CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURN
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds) order by e.position)
+                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
+                               order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
             else '{}' end
 $$;
@@ -6329,7 +6534,9 @@ begin
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
       v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
       v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
-      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false));
+      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
+      v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
+      v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
   end loop;
   return v_problems;
 end
@@ -6771,6 +6978,49 @@ end
 $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if exists (
+    select from app.session_sets as s
+      join app.session_exercises as e
+        on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+     where s.user_id = p_user_id and s.session_id = any (p_session_ids)
+       and app.set_fit_problems(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id),
+                                app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+           <> '{}') then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  select count(*) into v_count
+    from app.session_sets as s
+    join app.session_exercises as e
+      on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+   where e.user_id = p_user_id and e.user_exercise_id = p_user_exercise_id
+     and app.set_fit_problems(p_tracking_type,
+                              app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+         <> '{}';
+  if v_count > 0 then
+    perform app.raise_error_with(409, 'tracking_type_conflict',
+      format('%s recorded sets of this exercise do not fit %s: change or delete them first.', v_count, p_tracking_type),
+      jsonb_build_object('sets', v_count));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) RETURNS text
     LANGUAGE plpgsql STABLE
@@ -7510,7 +7760,8 @@ CREATE FUNCTION app.session_json(p_session app.training_sessions) RETURNS jsonb
     'exercises', coalesce((
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
-               'notes', e.notes, 'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
@@ -7533,6 +7784,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_exercise jsonb;
   v_path text;
+  v_type text;
   i integer;
   j integer;
 begin
@@ -7550,7 +7802,10 @@ begin
       continue;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_exercise, v_path)
-      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false));
+      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false),
+                            v_path || '.group', app.field_problem(v_exercise, 'group', 'app.superset_group', false),
+                            v_path || '.group_rest_seconds',
+                            app.field_problem(v_exercise, 'group_rest_seconds', 'app.rest_seconds', false));
     if jsonb_typeof(coalesce(v_exercise -> 'sets', '[]')) <> 'array' then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'must be a list');
       continue;
@@ -7558,8 +7813,14 @@ begin
     if v_completed and jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) = 0 then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'needs at least one set');
     end if;
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_exercise, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_exercise) as r;
+    end if;
     for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
-      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
+      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j),
+                                                   coalesce(v_type, 'weight_reps'));
     end loop;
   end loop;
   if jsonb_strip_nulls(v_problems) = '{}' then
@@ -7584,25 +7845,81 @@ $$;
 
 ALTER FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.set_problems(p_set jsonb, p_path text) RETURNS jsonb
+CREATE FUNCTION app.set_field_rule(p_tracking_type text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_tracking_type
+    when 'weight_reps' then case p_field when 'weight_kg' then 'required' when 'reps' then 'required' else 'refused' end
+    when 'reps_only' then case p_field when 'reps' then 'required' else 'refused' end
+    when 'bodyweight_reps' then case p_field when 'reps' then 'required' when 'weight_kg' then 'allowed' else 'refused' end
+    when 'assisted_bodyweight' then case p_field when 'reps' then 'required' when 'assistance_kg' then 'allowed' else 'refused' end
+    when 'duration' then case p_field when 'duration_seconds' then 'required' else 'refused' end
+    when 'weight_duration' then case p_field when 'weight_kg' then 'required' when 'duration_seconds' then 'required'
+                                             else 'refused' end
+    when 'distance_duration' then case p_field when 'duration_seconds' then 'required' when 'distance_m' then 'allowed'
+                                               else 'refused' end
+    when 'weight_distance' then case p_field when 'weight_kg' then 'required' when 'distance_m' then 'required'
+                                             when 'duration_seconds' then 'allowed' else 'refused' end
+  end
+$$;
+
+ALTER FUNCTION app.set_field_rule(p_tracking_type text, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.set_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.set_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+ALTER FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array_remove(array[case when p_weight_kg is not null then 'weight_kg' end,
+                            case when p_assistance_kg is not null then 'assistance_kg' end,
+                            case when p_reps is not null then 'reps' end,
+                            case when p_duration_seconds is not null then 'duration_seconds' end,
+                            case when p_distance_m is not null then 'distance_m' end], null)
+$$;
+
+ALTER FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text DEFAULT 'weight_reps'::text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  v_fit jsonb;
+  v_problems jsonb;
 begin
   if jsonb_typeof(p_set) is distinct from 'object' then
     return jsonb_build_object(p_path, 'must be an object');
   end if;
-  return jsonb_build_object(
-    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps'),
-    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg'),
+  v_fit := app.set_fit_problems(p_tracking_type,
+             array(select k from jsonb_each(p_set) as m (k, v) where v <> 'null'));
+  v_problems := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_set, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_set, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_set, 'distance_m', 'app.distance_m', false),
     p_path || '.rpe', app.field_problem(p_set, 'rpe', 'app.rpe', false),
     p_path || '.rir', app.field_problem(p_set, 'rir', 'app.rir', false),
     p_path || '.set_type', app.field_problem(p_set, 'set_type', 'app.set_type', false),
     p_path || '.tempo', app.field_problem(p_set, 'tempo', 'app.tempo', false),
     p_path || '.rest_seconds', app.field_problem(p_set, 'rest_seconds', 'app.rest_seconds', false));
+  -- A value problem names the field first; a missing or unwanted measure second.
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
 end
 $$;
 
-ALTER FUNCTION app.set_problems(p_set jsonb, p_path text) OWNER TO liftbase_owner;
+ALTER FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.set_response_header(p_name text, p_value text) RETURNS void
     LANGUAGE sql
@@ -7627,7 +7944,8 @@ CREATE FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position inte
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
-           'tempo', s.tempo, 'rest_seconds', s.rest_seconds) order by s.position), '[]')
+           'tempo', s.tempo, 'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
@@ -7884,6 +8202,7 @@ CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS js
     AS $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
                            p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
+         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
 $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
@@ -7896,15 +8215,15 @@ $$;
 
 ALTER FUNCTION app.user_today(p_user_id uuid) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[], secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text, is_user_created boolean)
+CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[], secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text, is_user_created boolean, tracking_type text)
     LANGUAGE sql STABLE
     AS $$
   select e.id, e.name, e.category, e.mechanic, e.equipment, e.primary_muscles, e.secondary_muscles,
-         e.priority_tier, e.competition_lift, e.movement_pattern, false
+         e.priority_tier, e.competition_lift, e.movement_pattern, false, e.tracking_type
     from app.exercises as e
   union all
   select u.id, u.name, u.category, u.mechanic, u.equipment, u.primary_muscles, u.secondary_muscles,
-         3, false, null, true
+         3, false, null, true, u.tracking_type
     from app.user_exercises as u
    where u.user_id = p_user_id
 $$;
@@ -8020,7 +8339,12 @@ begin
                else (count(*) filter (where s.set_type = 'working')
                        over (partition by s.session_id, s.exercise_position order by s.position))::text
              end,
-             s.weight_kg::text, s.reps::text, '0', '0', app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
+             -- Weight: the load, or an assisted set's assistance (a Strong-format import reads it back as
+             -- the assistance of the same exercise); Distance in km, Seconds; a measure the set does not
+             -- hold is 0, as Strong writes it (its importer reads such a 0 as none).
+             coalesce(s.weight_kg, s.assistance_kg, 0)::text, coalesce(s.reps, 0)::text,
+             coalesce(trim_scale(s.distance_m / 1000), 0)::text, coalesce(s.duration_seconds, 0)::text,
+             app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id
@@ -8034,17 +8358,22 @@ ALTER FUNCTION app.workouts_csv(p_user_id uuid) OWNER TO liftbase_owner;
 CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
     LANGUAGE sql
     AS $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
+         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
          app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+         app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+         app.read_number(s.item, 'assistance_kg')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
+  select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
 $$;
 
 ALTER FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) OWNER TO liftbase_owner;
@@ -8671,6 +9000,7 @@ CREATE TABLE app.exercises (
     instructions text[] DEFAULT '{}'::text[] NOT NULL,
     source text NOT NULL,
     external_id text,
+    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL,
     CONSTRAINT exercises_primary_muscles_check CHECK ((cardinality((primary_muscles)::text[]) >= 1)),
     CONSTRAINT exercises_priority_tier_check CHECK (((priority_tier >= 1) AND (priority_tier <= 3))),
     CONSTRAINT exercises_source_check CHECK ((source = ANY (ARRAY['builtin'::text, 'free-exercise-db'::text])))
@@ -8821,7 +9151,9 @@ CREATE TABLE app.plan_exercises (
     sets app.plan_sets NOT NULL,
     reps app.reps NOT NULL,
     weight_kg app.load_kg DEFAULT 0 NOT NULL,
-    rest_seconds app.rest_seconds
+    rest_seconds app.rest_seconds,
+    superset_group app.superset_group,
+    group_rest_seconds app.rest_seconds
 );
 
 ALTER TABLE ONLY app.plan_exercises FORCE ROW LEVEL SECURITY;
@@ -8854,6 +9186,8 @@ CREATE TABLE app.session_exercises (
     best_reps integer,
     best_rpe numeric,
     best_e1rm_method text,
+    superset_group app.superset_group,
+    group_rest_seconds app.rest_seconds,
     CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
 );
 
@@ -8866,13 +9200,16 @@ CREATE TABLE app.session_sets (
     session_id uuid NOT NULL,
     exercise_position integer NOT NULL,
     "position" integer NOT NULL,
-    reps app.reps NOT NULL,
-    weight_kg app.load_kg NOT NULL,
+    reps app.reps,
+    weight_kg app.load_kg,
     rpe app.rpe,
     rir app.rir,
     set_type app.set_type DEFAULT 'working'::text NOT NULL,
     tempo app.tempo,
-    rest_seconds app.rest_seconds
+    rest_seconds app.rest_seconds,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
+    assistance_kg app.assistance_kg
 );
 
 ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
@@ -8913,6 +9250,15 @@ CREATE TABLE app.template_exercises (
 );
 
 ALTER TABLE app.template_exercises OWNER TO liftbase_owner;
+
+CREATE TABLE app.tracking_type_exceptions (
+    pattern text NOT NULL,
+    tracking_type app.tracking_type NOT NULL,
+    reason text NOT NULL,
+    CONSTRAINT tracking_type_exceptions_pattern_check CHECK ((pattern = lower(pattern)))
+);
+
+ALTER TABLE app.tracking_type_exceptions OWNER TO liftbase_owner;
 
 CREATE TABLE app.user_equipment (
     user_id uuid NOT NULL,
@@ -9363,6 +9709,9 @@ ALTER TABLE ONLY app.template_exercises
 
 ALTER TABLE ONLY app.templates
     ADD CONSTRAINT templates_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app.tracking_type_exceptions
+    ADD CONSTRAINT tracking_type_exceptions_pkey PRIMARY KEY (pattern);
 
 ALTER TABLE ONLY app.training_sessions
     ADD CONSTRAINT training_sessions_pkey PRIMARY KEY (user_id, id);
@@ -10208,6 +10557,9 @@ GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO lift
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.derived_tracking_type(p_name text, p_category text, p_equipment text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer) TO liftbase_api;
 
@@ -10259,6 +10611,12 @@ GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO
 
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) TO liftbase_api;
@@ -10389,6 +10747,9 @@ GRANT ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_ta
 REVOKE ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_exercises(p_entries jsonb) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) FROM PUBLIC;
@@ -10454,11 +10815,14 @@ GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document j
 REVOKE ALL ON FUNCTION app.import_section_of(p_table text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_section_of(p_table text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_set_problems(p_rows app.import_set_row[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_set_problems(p_rows app.import_set_row[]) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_strong_rows(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_strong_rows(p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) TO liftbase_api;
@@ -10640,6 +11004,12 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_input_problem(p_field text, p_value jsonb, p_kind text) TO liftbase_api;
 
@@ -10743,8 +11113,17 @@ GRANT ALL ON FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) TO lift
 REVOKE ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.set_response_header(p_name text, p_value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.set_response_header(p_name text, p_value text) TO liftbase_api;
@@ -10971,6 +11350,8 @@ GRANT SELECT ON TABLE app.target_overrides TO liftbase_reporting_owner;
 GRANT SELECT,USAGE ON SEQUENCE app.target_snapshots_id_seq TO liftbase_api;
 
 GRANT SELECT ON TABLE app.template_exercises TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.tracking_type_exceptions TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_equipment TO liftbase_api;
 

@@ -19,7 +19,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created)
+                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -50,10 +51,15 @@ begin
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles)
+  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
+                                  tracking_type)
   values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
-          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'))
+          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
+          coalesce(app.read_text(v_body, 'tracking_type'),
+                   app.derived_tracking_type(btrim(app.read_text(v_body, 'name')),
+                                             coalesce(app.read_text(v_body, 'category'), 'strength'),
+                                             coalesce(app.read_text(v_body, 'equipment'), 'other'))))
   returning * into v_exercise;
   return app.user_exercise_json(v_exercise);
 end
@@ -72,6 +78,10 @@ begin
   if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
+  if app.read_text(v_body, 'tracking_type') is distinct from v_exercise.tracking_type
+     and app.read_text(v_body, 'tracking_type') is not null then
+    perform app.raise_if_tracking_type_misfits(v_user_id, v_exercise.id, app.read_text(v_body, 'tracking_type'));
+  end if;
   update app.user_exercises
      set name = coalesce(btrim(app.read_text(v_body, 'name')), name),
          category = coalesce(app.read_text(v_body, 'category'), category),
@@ -80,7 +90,8 @@ begin
          primary_muscles = coalesce(app.read_text_list(v_body, 'primary_muscles'), primary_muscles),
          secondary_muscles = case when v_body ? 'secondary_muscles'
                                   then coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}')
-                                  else secondary_muscles end
+                                  else secondary_muscles end,
+         tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end

@@ -42,10 +42,11 @@ begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
          app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
-         app.read_integer(x.item, 'rest_seconds')
+         app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
+         app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
   return app.plan_json(v_plan, true);
@@ -106,8 +107,13 @@ begin
     'status', 'in_progress', 'name', v_plan.name, 'started_at', now(),
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
+                           'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', e.reps, 'weight_kg', e.weight_kg,
+                                      -- A load of 0 is no load where the exercise's type does not require one.
+                                      from (select jsonb_build_object('reps', e.reps,
+                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
+                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
+                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
                                                                       'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));

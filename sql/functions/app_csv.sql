@@ -77,7 +77,12 @@ begin
                else (count(*) filter (where s.set_type = 'working')
                        over (partition by s.session_id, s.exercise_position order by s.position))::text
              end,
-             s.weight_kg::text, s.reps::text, '0', '0', app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
+             -- Weight: the load, or an assisted set's assistance (a Strong-format import reads it back as
+             -- the assistance of the same exercise); Distance in km, Seconds; a measure the set does not
+             -- hold is 0, as Strong writes it (its importer reads such a 0 as none).
+             coalesce(s.weight_kg, s.assistance_kg, 0)::text, coalesce(s.reps, 0)::text,
+             coalesce(trim_scale(s.distance_m / 1000), 0)::text, coalesce(s.duration_seconds, 0)::text,
+             app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id

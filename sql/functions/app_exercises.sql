@@ -5,16 +5,16 @@
 create or replace function app.visible_exercises(p_user_id uuid)
 returns table (id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[],
                secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text,
-               is_user_created boolean)
+               is_user_created boolean, tracking_type text)
 language sql
 stable
 as $$
   select e.id, e.name, e.category, e.mechanic, e.equipment, e.primary_muscles, e.secondary_muscles,
-         e.priority_tier, e.competition_lift, e.movement_pattern, false
+         e.priority_tier, e.competition_lift, e.movement_pattern, false, e.tracking_type
     from app.exercises as e
   union all
   select u.id, u.name, u.category, u.mechanic, u.equipment, u.primary_muscles, u.secondary_muscles,
-         3, false, null, true
+         3, false, null, true, u.tracking_type
     from app.user_exercises as u
    where u.user_id = p_user_id
 $$;
@@ -98,7 +98,9 @@ $$;
 
 -- `liftbase import exercises FILE`: free-exercise-db entries merged by name (case-
 -- insensitively), never duplicated. Built-in entries keep their curated fields and gain
--- the file's instructions; imported entries are updated from the file.
+-- the file's instructions; imported entries are updated from the file. New entries take
+-- their tracking type from app.derived_tracking_type (docs/training.md); entries already
+-- stored keep theirs (sets may be recorded against it).
 create or replace function app.import_exercises(p_entries jsonb)
 returns jsonb
 language plpgsql
@@ -153,10 +155,10 @@ begin
   ),
   inserted as (
     insert into app.exercises (name, category, mechanic, equipment, primary_muscles, secondary_muscles, priority_tier,
-                               force, level, instructions, source, external_id)
+                               force, level, instructions, source, external_id, tracking_type)
     select i.name, i.category, i.mechanic, i.equipment, i.primary_muscles, i.secondary_muscles,
            case when i.mechanic = 'compound' then 2 else 3 end, i.force, i.level, i.instructions, 'free-exercise-db',
-           i.external_id
+           i.external_id, app.derived_tracking_type(i.name, i.category, i.equipment)
       from valid as i
      where not exists (select from app.exercises as e where lower(e.name) = lower(i.name))
     returning 1
@@ -207,8 +209,36 @@ as $$
                                 and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
                                then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
-    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false))
+    'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false),
+    'tracking_type', app.field_problem(p_body, 'tracking_type', 'app.tracking_type', false))
 $$;
+
+-- Changing an own exercise's tracking type: 409 while a set recorded for it would stop
+-- fitting the new type (app.set_fit_problems).
+create or replace function app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid,
+                                                              p_tracking_type text)
+returns void
+language plpgsql
+as $$
+declare
+  v_count integer;
+begin
+  select count(*) into v_count
+    from app.session_sets as s
+    join app.session_exercises as e
+      on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+   where e.user_id = p_user_id and e.user_exercise_id = p_user_exercise_id
+     and app.set_fit_problems(p_tracking_type,
+                              app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+         <> '{}';
+  if v_count > 0 then
+    perform app.raise_error_with(409, 'tracking_type_conflict',
+      format('%s recorded sets of this exercise do not fit %s: change or delete them first.', v_count, p_tracking_type),
+      jsonb_build_object('sets', v_count));
+  end if;
+end
+$$;
+grant execute on function app.raise_if_tracking_type_misfits(uuid, uuid, text) to liftbase_api;
 
 create or replace function app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid)
 returns boolean
@@ -229,6 +259,7 @@ stable
 as $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
                            p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
+         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
 $$;
 
 grant execute on function

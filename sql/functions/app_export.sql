@@ -61,7 +61,7 @@ as $$
     '"user_exercises":' || coalesce((
       select json_agg(json_build_object('id', e.id, 'name', e.name, 'category', e.category, 'mechanic', e.mechanic,
                'equipment', e.equipment, 'primary_muscles', e.primary_muscles,
-               'secondary_muscles', e.secondary_muscles, 'created_at', e.created_at)
+               'secondary_muscles', e.secondary_muscles, 'tracking_type', e.tracking_type, 'created_at', e.created_at)
                order by lower(e.name))::text
         from app.user_exercises as e where e.user_id = p_user_id), '[]'),
     '"plans":' || coalesce((
@@ -70,7 +70,8 @@ as $$
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds)
+                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
                order by p.created_at, p.name, p.id)::text
@@ -156,10 +157,12 @@ as $$
     'exercises', coalesce((
       select json_agg(json_build_object('position', e.position, 'exercise_id', e.exercise_id,
                'user_exercise_id', e.user_exercise_id, 'exercise_name', e.exercise_name, 'notes', e.notes,
+               'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
                'sets', coalesce((
                  select json_agg(json_build_object('position', s.position, 'reps', s.reps, 'weight_kg', s.weight_kg,
                           'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type, 'tempo', s.tempo,
-                          'rest_seconds', s.rest_seconds)
+                          'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+                          'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg)
                           order by s.position)
                    from app.session_sets as s
                   where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))

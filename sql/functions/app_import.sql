@@ -122,7 +122,7 @@ language sql
 immutable
 as $$
   select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))::app.import_set_row
+             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k), null, null, null)::app.import_set_row
     from unnest(p_required) with ordinality as r (name, k)
    where app.import_column(p_header, array[r.name]) is null
   having count(*) > 0
@@ -131,7 +131,8 @@ $$;
 -- Strong's CSV (one row per set): Date, Workout Name (a blank one is a session without a
 -- name, as Liftbase writes such a session in workouts.csv), Duration?, Exercise Name, Set Order
 -- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Reps, Notes?,
--- Workout Notes?, RPE?. Distance and Seconds have no place in a Liftbase set and are left out.
+-- Workout Notes?, RPE?, Distance? (kilometres), Seconds?: a 0 or blank distance or time is
+-- none (Strong writes 0 in every measure a set does not use).
 create or replace function app.import_strong_rows(p_document jsonb)
 returns setof app.import_set_row
 language plpgsql
@@ -150,10 +151,13 @@ declare
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
+  c_distance integer := app.import_column(v_header, array['Distance']);
+  c_seconds integer := app.import_column(v_header, array['Seconds']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "Weight"')::app.import_set_row);
+                                        'missing column "Weight"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
@@ -169,7 +173,9 @@ begin
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
@@ -196,14 +202,21 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         null::text
     from typed as r;
 end
 $$;
 
 -- Hevy's CSV (one row per set): title, start_time, end_time, description, exercise_title,
 -- exercise_notes, set_index (0-based), set_type (normal, warmup, dropset, failure),
--- weight_kg | weight_lbs, reps, rpe. Distance, duration and supersets are left out.
+-- weight_kg | weight_lbs, reps, rpe, distance_km?, duration_seconds?, superset_id? (the
+-- exercises of a workout that share one form a superset). A 0 or blank distance or time is none.
 create or replace function app.import_hevy_rows(p_document jsonb)
 returns setof app.import_set_row
 language plpgsql
@@ -223,10 +236,14 @@ declare
   c_type integer := app.import_column(v_header, array['set_type']);
   c_reps integer := app.import_column(v_header, array['reps']);
   c_rpe integer := app.import_column(v_header, array['rpe']);
+  c_distance integer := app.import_column(v_header, array['distance_km']);
+  c_seconds integer := app.import_column(v_header, array['duration_seconds']);
+  c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
-  if v_missing is not null or v_weight.column_index is null then
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  if v_missing.problem is not null or v_weight.column_index is null then
     return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "weight_kg"')::app.import_set_row);
+                                        'missing column "weight_kg"', null, null, null)::app.import_set_row);
     return;
   end if;
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
@@ -243,7 +260,10 @@ begin
            app.import_cell(x.item -> 'fields', c_type) as set_type,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
-           app.import_cell(x.item -> 'fields', c_rpe) as rpe
+           app.import_cell(x.item -> 'fields', c_rpe) as rpe,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds,
+           app.import_cell(x.item -> 'fields', c_superset) as superset
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.text, app.import_hevy_time(d.text) as local_time
@@ -273,7 +293,13 @@ begin
            when r.weight_kg is null then 'the weight must be a number'
            when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
-         end
+           when r.distance is not null and not app.import_is_number(r.distance) then 'distance_km must be a number'
+           when r.seconds is not null and not app.import_is_number(r.seconds) then 'duration_seconds must be a number'
+           when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
+         end,
+         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
+         r.superset
     from typed as r;
 end
 $$;

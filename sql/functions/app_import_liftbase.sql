@@ -80,12 +80,12 @@ begin
                             and t.reason = r ->> 'reason');
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                      created_at)
+                                      created_at, tracking_type)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
              array(select jsonb_array_elements_text(coalesce(r -> 'secondary_muscles', '[]'))),
-             coalesce(app.read_timestamp(r, 'created_at'), now())
+             coalesce(app.read_timestamp(r, 'created_at'), now()), coalesce(app.read_text(r, 'tracking_type'), 'weight_reps')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'user_foods' then
@@ -260,11 +260,11 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds)
+                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds')
+         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -300,18 +300,20 @@ begin
     on conflict do nothing
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', e ->> 'notes'
+         e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    where app.read_uuid(s, 'id') = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
          app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds')
+         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
+         app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
@@ -324,6 +326,22 @@ begin
     from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
    where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
      and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
+  -- Every set fits its exercise's tracking type (app.set_fit_problems), named by its path.
+  select v_errors || coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+           format('training_sessions[%s].exercises[%s].sets[%s].%s: %s', x.n - 1, y.k - 1, z.m - 1, f.key, f.value))
+           order by x.n, y.k, z.m, f.key), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   cross join jsonb_array_elements(coalesce(x.s -> 'exercises', '[]')) with ordinality as y (e, k)
+   cross join jsonb_array_elements(coalesce(y.e -> 'sets', '[]')) with ordinality as z (t, m)
+   cross join lateral jsonb_each_text(app.set_fit_problems(
+           app.exercise_tracking_type(p_user_id,
+             (select w.id from app.exercises as w where w.id = app.read_uuid(y.e, 'exercise_id')),
+             app.read_uuid(y.e, 'user_exercise_id')),
+           app.set_measures(app.read_number(z.t, 'weight_kg'), app.read_number(z.t, 'assistance_kg'),
+                            app.read_integer(z.t, 'reps'), app.read_integer(z.t, 'duration_seconds'),
+                            app.read_number(z.t, 'distance_m')))) as f
+   where app.read_uuid(x.s, 'id') = any (v_new);
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
@@ -455,13 +473,14 @@ as $$
       ('user_exercises', 'id', 'uuid'), ('user_exercises', 'name', 'string'), ('user_exercises', 'category', 'string'),
       ('user_exercises', 'mechanic', 'string'), ('user_exercises', 'equipment', 'string'),
       ('user_exercises', 'primary_muscles', 'string[]'), ('user_exercises', 'secondary_muscles', 'string[]'),
-      ('user_exercises', 'created_at', 'timestamp'),
+      ('user_exercises', 'created_at', 'timestamp'), ('user_exercises', 'tracking_type', 'string'),
       ('plans', 'id', 'uuid'), ('plans', 'name', 'string'), ('plans', 'created_at', 'timestamp'),
       ('plans', 'last_used_at', 'timestamp'),
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
+      ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
       ('user_foods', 'barcode', 'string'), ('user_foods', 'energy_kcal', 'number'), ('user_foods', 'protein_g', 'number'),
       ('user_foods', 'fat_g', 'number'), ('user_foods', 'carbs_g', 'number'), ('user_foods', 'fiber_g', 'number'),
@@ -505,11 +524,15 @@ as $$
       ('training_sessions.exercises', 'position', 'integer'), ('training_sessions.exercises', 'exercise_id', 'uuid'),
       ('training_sessions.exercises', 'user_exercise_id', 'uuid'),
       ('training_sessions.exercises', 'exercise_name', 'string'), ('training_sessions.exercises', 'notes', 'string'),
+      ('training_sessions.exercises', 'group', 'integer'), ('training_sessions.exercises', 'group_rest_seconds', 'integer'),
       ('training_sessions.exercises.sets', 'position', 'integer'), ('training_sessions.exercises.sets', 'reps', 'integer'),
       ('training_sessions.exercises.sets', 'weight_kg', 'number'), ('training_sessions.exercises.sets', 'rpe', 'number'),
       ('training_sessions.exercises.sets', 'rir', 'integer'), ('training_sessions.exercises.sets', 'set_type', 'string'),
       ('training_sessions.exercises.sets', 'tempo', 'string'),
       ('training_sessions.exercises.sets', 'rest_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'duration_seconds', 'integer'),
+      ('training_sessions.exercises.sets', 'distance_m', 'number'),
+      ('training_sessions.exercises.sets', 'assistance_kg', 'number'),
       ('food_entries', 'id', 'uuid'), ('food_entries', 'client_id', 'uuid'), ('food_entries', 'import_key', 'string'),
       ('food_entries', 'entry_date', 'date'), ('food_entries', 'meal_type', 'string'), ('food_entries', 'name', 'string'),
       ('food_entries', 'food_id', 'uuid'), ('food_entries', 'user_food_id', 'uuid'),

@@ -2,15 +2,64 @@
 -- of thousands of sets); the column domains enforce the value rules, and only when they
 -- refuse a row are the rows checked one by one to name the lines at fault.
 
+-- The tracking type of each exercise (by lower-case name) of workout rows: the catalog's
+-- or the user's own exercise's (app.resolve_exercise); for a name neither holds (it
+-- becomes an own exercise) the type its rows show: a distance → weight_distance when a
+-- load is given, else distance_duration; a time and no reps → weight_duration or duration;
+-- a name the catalog rule's exceptions call bodyweight or assisted (weighted dips, assisted
+-- pull-ups) → that; otherwise weight_reps.
+create or replace function app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[])
+returns table (exercise_key text, tracking_type text)
+language sql
+stable
+as $$
+  select g.exercise_key,
+         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
+                  case when g.distance and g.load then 'weight_distance'
+                       when g.distance then 'distance_duration'
+                       when g.duration and not g.reps and g.load then 'weight_duration'
+                       when g.duration and not g.reps then 'duration'
+                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                              in ('bodyweight_reps', 'assisted_bodyweight')
+                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
+                       else 'weight_reps' end)
+    from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
+                 bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
+                 bool_or(coalesce(r.weight_kg, 0) > 0) as load
+            from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
+   cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
+$$;
+
+-- Workout rows as the sets their exercise's type takes: a 0 that stands for "not used" in
+-- a measure the type does not take (or in the added load of bodyweight_reps) is none; the
+-- load of an assisted_bodyweight exercise is its assistance.
+create or replace function app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[])
+returns table (line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer,
+               duration_seconds integer, distance_m numeric)
+language sql
+stable
+as $$
+  select r.line, t.tracking_type,
+         case when t.tracking_type = 'assisted_bodyweight' then null
+              when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
+              else r.weight_kg end,
+         case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end,
+         case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
+         r.duration_seconds, r.distance_m
+    from unnest(p_rows) as r
+    join app.import_exercise_types(p_user_id, p_rows) as t on t.exercise_key = lower(r.exercise_name)
+$$;
+
 -- Per-line problems of workout rows with the values the session tables refuse, each named
--- with the domain's own message.
-create or replace function app.import_set_problems(p_rows app.import_set_row[])
+-- with the domain's own message, and the measures their exercise's type does not take.
+create or replace function app.import_set_problems(p_user_id uuid, p_rows app.import_set_row[])
 returns jsonb
 language sql
 stable
 as $$
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', p.message) order by r.line, p.k), '[]')
     from unnest(p_rows) as r
+    left join app.import_typed_sets(p_user_id, p_rows) as t on t.line = r.line
    cross join lateral (values
      (1, 'workout name: ' || app.field_problem(jsonb_build_object('v', r.session_name), 'v', 'app.session_name', false)),
      (2, 'workout notes: ' || app.field_problem(jsonb_build_object('v', r.session_notes), 'v', 'app.short_text', false)),
@@ -19,22 +68,35 @@ as $$
      (5, 'reps: ' || app.field_problem(jsonb_build_object('v', r.reps), 'v', 'app.reps')),
      (6, 'weight: ' || app.field_problem(jsonb_build_object('v', r.weight_kg), 'v', 'app.load_kg') || ' kg'),
      (7, 'RPE: ' || app.field_problem(jsonb_build_object('v', r.rpe), 'v', 'app.rpe', false)),
-     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end))
+     (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end),
+     (9, 'seconds: ' || app.field_problem(jsonb_build_object('v', r.duration_seconds), 'v', 'app.duration_seconds', false)),
+     (10, 'distance: ' || app.field_problem(jsonb_build_object('v', r.distance_m), 'v', 'app.distance_m', false)),
+     (11, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
+             from jsonb_each_text(app.set_fit_problems(t.tracking_type,
+                    app.set_measures(t.weight_kg, t.assistance_kg, t.reps, t.duration_seconds, t.distance_m))) as f)
+          || ' (' || r.exercise_name || ' is tracked as ' || t.tracking_type || ')'))
      as p (k, message)
    where p.message is not null
 $$;
 
 -- The exercises of each imported session: one per exercise name (case-insensitive), in
--- order of first appearance in the file, with the first notes given for it.
+-- order of first appearance in the file, with the first notes given for it; exercises that
+-- share a superset key form a superset, groups numbered in order of first appearance.
 create or replace function app.import_exercise_positions(p_rows app.import_set_row[])
-returns table (session_key text, exercise_key text, "position" integer, notes text)
+returns table (session_key text, exercise_key text, "position" integer, notes text, superset_group integer)
 language sql
 immutable
 as $$
   select g.session_key, g.exercise_key, row_number() over (partition by g.session_key order by g.first_line)::integer,
-         g.notes
+         g.notes,
+         case when g.superset_key is not null then
+           (select count(distinct k.superset_key)::integer
+              from (select r.superset_key, min(r.line) as first_line from unnest(p_rows) as r
+                     where r.session_key = g.session_key and r.superset_key is not null group by r.superset_key) as k
+             where k.first_line <= (select min(r.line) from unnest(p_rows) as r
+                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end
     from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
-                 min(r.exercise_notes) as notes
+                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key
             from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
 $$;
 
@@ -76,10 +138,11 @@ begin
     -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
     -- own exercises, case-insensitively), once per distinct name; a name neither holds
     -- becomes an own exercise first.
-    insert into app.user_exercises (user_id, name)
-    select p_user_id, n.name
+    insert into app.user_exercises (user_id, name, tracking_type)
+    select p_user_id, n.name, t.tracking_type
       from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
               from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
+      join app.import_exercise_types(p_user_id, v_new) as t on t.exercise_key = lower(n.name)
      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
      where x.exercise_id is null and x.user_exercise_id is null;
 
@@ -96,8 +159,9 @@ begin
       from app.training_sessions as s
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                       superset_group)
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
       join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
@@ -105,14 +169,17 @@ begin
              cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
         as x on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type)
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
+                                  duration_seconds, distance_m, assistance_kg)
     select p_user_id, s.id, p.position,
            row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
-           r.reps, r.weight_kg, r.rpe, r.set_type
+           t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
       from unnest(v_new) as r
+      join app.import_typed_sets(p_user_id, v_new) as t on t.line = r.line
       join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
+    perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
     perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
 
     if p_dry_run then
@@ -122,7 +189,7 @@ begin
     when sqlstate 'LBDRY' then
       null;
     when data_exception or integrity_constraint_violation then
-      errors := app.import_set_problems(v_new);
+      errors := app.import_set_problems(p_user_id, v_new);
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
@@ -137,7 +204,9 @@ end
 $$;
 
 grant execute on function
-  app.import_set_problems(app.import_set_row[]),
+  app.import_exercise_types(uuid, app.import_set_row[]),
+  app.import_typed_sets(uuid, app.import_set_row[]),
+  app.import_set_problems(uuid, app.import_set_row[]),
   app.import_exercise_positions(app.import_set_row[]),
   app.import_workouts(uuid, app.import_set_row[], boolean)
 to liftbase_api;

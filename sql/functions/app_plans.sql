@@ -29,7 +29,9 @@ begin
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
       v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
       v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
-      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false));
+      v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
+      v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
+      v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
   end loop;
   return v_problems;
 end
@@ -47,7 +49,9 @@ as $$
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds) order by e.position)
+                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
+                               order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
             else '{}' end
 $$;

@@ -1,24 +1,133 @@
 -- Workout sessions: validation (every bad field named by its path), writing the
 -- normalized rows, and the JSON shapes.
 
--- Problems with one set, under p_path ("exercises[0].sets[1]").
-create or replace function app.set_problems(p_set jsonb, p_path text)
+-- The set rule: what a set of each tracking type takes. For each of the measures
+-- weight_kg (the load lifted, or added to the body for bodyweight_reps), assistance_kg
+-- (the load that helps, assisted_bodyweight only), reps, duration_seconds and distance_m:
+-- 'required', 'allowed' or 'refused'. The one table every writer checks (docs/training.md).
+create or replace function app.set_field_rule(p_tracking_type text, p_field text)
+returns text
+language sql
+immutable
+as $$
+  select case p_tracking_type
+    when 'weight_reps' then case p_field when 'weight_kg' then 'required' when 'reps' then 'required' else 'refused' end
+    when 'reps_only' then case p_field when 'reps' then 'required' else 'refused' end
+    when 'bodyweight_reps' then case p_field when 'reps' then 'required' when 'weight_kg' then 'allowed' else 'refused' end
+    when 'assisted_bodyweight' then case p_field when 'reps' then 'required' when 'assistance_kg' then 'allowed' else 'refused' end
+    when 'duration' then case p_field when 'duration_seconds' then 'required' else 'refused' end
+    when 'weight_duration' then case p_field when 'weight_kg' then 'required' when 'duration_seconds' then 'required'
+                                             else 'refused' end
+    when 'distance_duration' then case p_field when 'duration_seconds' then 'required' when 'distance_m' then 'allowed'
+                                               else 'refused' end
+    when 'weight_distance' then case p_field when 'weight_kg' then 'required' when 'distance_m' then 'required'
+                                             when 'duration_seconds' then 'allowed' else 'refused' end
+  end
+$$;
+
+-- The measures of a set that break the rule for p_tracking_type, as {field: message}; a
+-- null or absent member counts as not given.
+create or replace function app.set_fit_problems(p_tracking_type text, p_given text[])
+returns jsonb
+language sql
+immutable
+as $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.set_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.set_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+-- The measures a stored set holds, in the names of app.set_fit_problems.
+create or replace function app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer,
+                                            p_duration_seconds integer, p_distance_m numeric)
+returns text[]
+language sql
+immutable
+as $$
+  select array_remove(array[case when p_weight_kg is not null then 'weight_kg' end,
+                            case when p_assistance_kg is not null then 'assistance_kg' end,
+                            case when p_reps is not null then 'reps' end,
+                            case when p_duration_seconds is not null then 'duration_seconds' end,
+                            case when p_distance_m is not null then 'distance_m' end], null)
+$$;
+
+-- The tracking type of a catalog or own exercise; null for neither.
+create or replace function app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
+returns text
+language sql
+stable
+as $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+$$;
+
+-- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
+-- text name (linked to neither) is weight_reps.
+create or replace function app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
+returns text
+language sql
+stable
+as $$
+  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                  (select u.tracking_type from app.user_exercises as u
+                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                  'weight_reps')
+$$;
+
+-- Refuses (check_violation) when a set of the session breaks the set rule; the writers
+-- then name the fields (app.set_problems).
+create or replace function app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[])
+returns void
+language plpgsql
+as $$
+begin
+  if exists (
+    select from app.session_sets as s
+      join app.session_exercises as e
+        on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
+     where s.user_id = p_user_id and s.session_id = any (p_session_ids)
+       and app.set_fit_problems(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id),
+                                app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
+           <> '{}') then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+end
+$$;
+
+-- Problems with one set, under p_path ("exercises[0].sets[1]"), for an exercise of
+-- p_tracking_type.
+create or replace function app.set_problems(p_set jsonb, p_path text, p_tracking_type text default 'weight_reps')
 returns jsonb
 language plpgsql
 stable
 as $$
+declare
+  v_fit jsonb;
+  v_problems jsonb;
 begin
   if jsonb_typeof(p_set) is distinct from 'object' then
     return jsonb_build_object(p_path, 'must be an object');
   end if;
-  return jsonb_build_object(
-    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps'),
-    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg'),
+  v_fit := app.set_fit_problems(p_tracking_type,
+             array(select k from jsonb_each(p_set) as m (k, v) where v <> 'null'));
+  v_problems := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_set, 'reps', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_set, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_set, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_set, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_set, 'distance_m', 'app.distance_m', false),
     p_path || '.rpe', app.field_problem(p_set, 'rpe', 'app.rpe', false),
     p_path || '.rir', app.field_problem(p_set, 'rir', 'app.rir', false),
     p_path || '.set_type', app.field_problem(p_set, 'set_type', 'app.set_type', false),
     p_path || '.tempo', app.field_problem(p_set, 'tempo', 'app.tempo', false),
     p_path || '.rest_seconds', app.field_problem(p_set, 'rest_seconds', 'app.rest_seconds', false));
+  -- A value problem names the field first; a missing or unwanted measure second.
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
 end
 $$;
 
@@ -42,6 +151,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_exercise jsonb;
   v_path text;
+  v_type text;
   i integer;
   j integer;
 begin
@@ -59,7 +169,10 @@ begin
       continue;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_exercise, v_path)
-      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false));
+      || jsonb_build_object(v_path || '.notes', app.field_problem(v_exercise, 'notes', 'app.short_text', false),
+                            v_path || '.group', app.field_problem(v_exercise, 'group', 'app.superset_group', false),
+                            v_path || '.group_rest_seconds',
+                            app.field_problem(v_exercise, 'group_rest_seconds', 'app.rest_seconds', false));
     if jsonb_typeof(coalesce(v_exercise -> 'sets', '[]')) <> 'array' then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'must be a list');
       continue;
@@ -67,8 +180,14 @@ begin
     if v_completed and jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) = 0 then
       v_problems := v_problems || jsonb_build_object(v_path || '.sets', 'needs at least one set');
     end if;
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_exercise, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_exercise) as r;
+    end if;
     for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
-      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j));
+      v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j),
+                                                   coalesce(v_type, 'weight_reps'));
     end loop;
   end loop;
   if jsonb_strip_nulls(v_problems) = '{}' then
@@ -85,17 +204,22 @@ create or replace function app.write_session_exercises(p_user_id uuid, p_session
 returns void
 language sql
 as $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes')
+  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                     superset_group, group_rest_seconds)
+  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
+         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds)
+                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
   select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
          app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds')
+         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+         app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+         app.read_number(s.item, 'assistance_kg')
     from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
    cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
+  select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
 $$;
 
 -- The totals kept on the session row (see migration 0004) and on each of its exercises
@@ -229,7 +353,8 @@ stable
 as $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
-           'tempo', s.tempo, 'rest_seconds', s.rest_seconds) order by s.position), '[]')
+           'tempo', s.tempo, 'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
+           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
@@ -247,7 +372,8 @@ as $$
     'exercises', coalesce((
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
-               'notes', e.notes, 'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
 $$;
@@ -272,7 +398,13 @@ $$;
 grant execute on function
   app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
-  app.set_problems(jsonb, text),
+  app.set_field_rule(text, text),
+  app.set_fit_problems(text, text[]),
+  app.set_measures(numeric, numeric, integer, integer, numeric),
+  app.exercise_tracking_type_or_null(uuid, uuid, uuid),
+  app.exercise_tracking_type(uuid, uuid, uuid),
+  app.raise_if_sets_misfit(uuid, uuid[]),
+  app.set_problems(jsonb, text, text),
   app.session_problems(uuid, jsonb),
   app.write_session_exercises(uuid, uuid, jsonb),
   app.session_is_complete(uuid, uuid),

@@ -25,14 +25,16 @@ language sql volatile as $$
     'rest_seconds', case when random() < 0.5 then 30 * floor(random() * 10)::integer end))
 $$;
 
--- A random exercise: by catalog id, by catalog name, or free text; with n sets.
+-- A random exercise that takes reps and a load (weight_reps or bodyweight_reps): by
+-- catalog id, by catalog name, or free text; with n sets.
 create function pg_temp.random_exercise(p_sets integer) returns jsonb
 language plpgsql volatile as $$
 declare
   v_exercise app.exercises;
   v_sets jsonb := (select coalesce(jsonb_agg(pg_temp.random_set()), '[]') from generate_series(1, p_sets));
 begin
-  select e.* into v_exercise from app.exercises as e where e.source = 'builtin' order by random() limit 1;
+  select e.* into v_exercise from app.exercises as e
+   where e.source = 'builtin' and e.tracking_type in ('weight_reps', 'bodyweight_reps') order by random() limit 1;
   return case floor(random() * 3)::integer
     when 0 then jsonb_build_object('exercise_id', v_exercise.id, 'sets', v_sets)
     when 1 then jsonb_build_object('exercise_name', v_exercise.name, 'sets', v_sets)

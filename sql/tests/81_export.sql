@@ -154,14 +154,14 @@ select is(
   ('{"client_id": null, "import_key": null, "session_date": "2024-03-04", "name": "Push, \"heavy\" AAA-only", "notes": "felt good\nslept 8h",
     "status": "completed", "started_at": "2024-03-04T17:30:00+00:00", "finished_at": "2024-03-04T18:35:00+00:00",
     "exercises": [
-      {"position": 1, "user_exercise_id": null, "exercise_name": "Barbell Bench Press", "notes": "pause, 1 s",
-       "sets": [{"position": 1, "reps": 10, "weight_kg": 40, "rpe": null, "rir": null, "set_type": "warmup", "tempo": null, "rest_seconds": null},
-                {"position": 2, "reps": 5, "weight_kg": 80.5, "rpe": 8, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null},
-                {"position": 3, "reps": 5, "weight_kg": 80.5, "rpe": 9.5, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null},
-                {"position": 4, "reps": 12, "weight_kg": 60, "rpe": null, "rir": null, "set_type": "dropset", "tempo": null, "rest_seconds": null}]},
+      {"position": 1, "user_exercise_id": null, "exercise_name": "Barbell Bench Press", "notes": "pause, 1 s", "group": null, "group_rest_seconds": null,
+       "sets": [{"position": 1, "reps": 10, "weight_kg": 40, "rpe": null, "rir": null, "set_type": "warmup", "tempo": null, "rest_seconds": null, "duration_seconds": null, "distance_m": null, "assistance_kg": null},
+                {"position": 2, "reps": 5, "weight_kg": 80.5, "rpe": 8, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null, "duration_seconds": null, "distance_m": null, "assistance_kg": null},
+                {"position": 3, "reps": 5, "weight_kg": 80.5, "rpe": 9.5, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null, "duration_seconds": null, "distance_m": null, "assistance_kg": null},
+                {"position": 4, "reps": 12, "weight_kg": 60, "rpe": null, "rir": null, "set_type": "dropset", "tempo": null, "rest_seconds": null, "duration_seconds": null, "distance_m": null, "assistance_kg": null}]},
       {"position": 2, "exercise_id": null, "user_exercise_id": "' || (select id from app.user_exercises where name = 'Sled Push AAA-only') || '",
-       "exercise_name": "Sled Push AAA-only", "notes": null,
-       "sets": [{"position": 1, "reps": 20, "weight_kg": 100, "rpe": null, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null}]}]}')::jsonb,
+       "exercise_name": "Sled Push AAA-only", "notes": null, "group": null, "group_rest_seconds": null,
+       "sets": [{"position": 1, "reps": 20, "weight_kg": 100, "rpe": null, "rir": null, "set_type": "working", "tempo": null, "rest_seconds": null, "duration_seconds": null, "distance_m": null, "assistance_kg": null}]}]}')::jsonb,
   'a session carries its exercises and sets in order, timestamps in UTC');
 
 -- The fixture's program: full body 3 days a week for 7 weeks (21 slots), the first logged,
