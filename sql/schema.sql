@@ -1539,15 +1539,10 @@ begin
   v_words := plainto_tsquery('english', v_q);
   v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
-    -- The page's own items are stored with it; the items of the foods the user's part adds
-    -- are built for those that make the page only, a catalog food's from its row (a
-    -- subquery of this statement's plan; app.food_json would plan its functions per food).
-    select json_agg(coalesce(r.item,
-                             (select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
-                                                          f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
-                                                          f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
-                                                          f.serving_g, app.food_portions_json(f.id))::json
-                                from app.foods as f where f.id = r.id),
+    -- The page's own items are stored with it; those of the foods the user's part adds are
+    -- taken for the foods that make the page only: a catalog food's remembered item
+    -- (app.remembered_food_item), an own food's built.
+    select json_agg(coalesce(r.item, app.remembered_food_item(r.id, v_catalog.catalog_version),
                              app.food_json(v_user_id, r.id)::json)
                     order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (
@@ -7403,6 +7398,37 @@ $$;
 
 ALTER FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) RETURNS json
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_item json;
+begin
+  select r.items[1] into v_item from app.food_search_results as r
+   where r.query = p_food_id::text and r.page_size = 0 and r.catalog_version = p_catalog_version
+     and r.created_at > now() - interval '1 hour';
+  if v_item is not null then
+    return v_item;
+  end if;
+  select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
+                              f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
+                              f.serving_label, f.serving_g, app.food_portions_json(f.id))::json
+    into v_item
+    from app.foods as f where f.id = p_food_id;
+  if v_item is null then
+    return null;
+  end if;
+  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names, items)
+  values (p_food_id::text, 0, p_catalog_version, now(), array[p_food_id], '{}', '{}', '{}', array[v_item])
+  on conflict (query, page_size) do update
+    set catalog_version = excluded.catalog_version, created_at = excluded.created_at, food_ids = excluded.food_ids,
+        items = excluded.items;
+  return v_item;
+end
+$$;
+
+ALTER FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) RETURNS uuid
     LANGUAGE plpgsql
     AS $$
@@ -11069,6 +11095,9 @@ GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]
 
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;

@@ -161,4 +161,16 @@ read -r new_tps new_p50 new_p99 < <(pgbench_run "$work/history_entry.sql" histor
 printf "%-36s %11s %11s %11s %11s %7s\n" "diary insert (POST entry)" "$old_p50" "$old_p99" "$new_p50" "$new_p99" \
   "$(python3 -c "print(f'{$old_p50 / max($new_p50, 0.01):.2f}')")"
 printf "%-36s %11s %23s\n" "  inserts per second" "$old_tps" "$new_tps"
+# The same insert by 16 ordinary users at once, one each (16 connections of one user logging
+# one food all wait on that user's row of the food in app.food_usage, one commit after the
+# other; a user's own requests rarely overlap so).
+psql -qX -o /dev/null <<'SQL'
+insert into auth.sessions (token_hash, user_id, expires_at)
+select auth.token_hash('history-ordinary-' || n), u.id, now() + interval '1 day'
+  from (select id, row_number() over (order by email) as n from auth.users where email like 'ordinary-%') as u
+ where n <= 16;
+SQL
+sed -e "s/(:token,/('history-ordinary-' || :client_id + 1,/" "$work/history_entry.sql" > "$work/history_entry_users.sql"
+read -r users_tps users_p50 users_p99 < <(pgbench_run "$work/history_entry_users.sql" unused 16 "$history_seconds")
+printf "%-36s %11s %11s %23s\n" "diary insert, 16 users at once" "$users_p50" "$users_p99" "$users_tps per second"
 printf "\nhistory step: %s s; %s call(s) over 1.5× the new user's p50\n" "$(( $(date +%s) - started ))" "$over"

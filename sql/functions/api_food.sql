@@ -34,15 +34,10 @@ begin
   v_words := plainto_tsquery('english', v_q);
   v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
   return json_build_object('items', coalesce((
-    -- The page's own items are stored with it; the items of the foods the user's part adds
-    -- are built for those that make the page only, a catalog food's from its row (a
-    -- subquery of this statement's plan; app.food_json would plan its functions per food).
-    select json_agg(coalesce(r.item,
-                             (select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source,
-                                                          f.energy_kcal, f.protein_g, f.fat_g, f.carbs_g, f.fiber_g,
-                                                          f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label,
-                                                          f.serving_g, app.food_portions_json(f.id))::json
-                                from app.foods as f where f.id = r.id),
+    -- The page's own items are stored with it; those of the foods the user's part adds are
+    -- taken for the foods that make the page only: a catalog food's remembered item
+    -- (app.remembered_food_item), an own food's built.
+    select json_agg(coalesce(r.item, app.remembered_food_item(r.id, v_catalog.catalog_version),
                              app.food_json(v_user_id, r.id)::json)
                     order by r.tier desc, r.logged desc, r.score desc, r.name)
       from (

@@ -252,9 +252,47 @@ begin
 end
 $$;
 
+-- The item of one catalog food as search shows it, remembered as the catalog's pages are: a
+-- row of app.food_search_results keyed by the food's id with page size 0 (no search asks for
+-- a page of none), served while the catalog's version stands and for an hour, pruned with
+-- the pages. The foods a user's part of a search lifts onto the page (app.logged_foods) are
+-- the user's own choice, up to a page of them: built afresh on every keystroke (about 40 µs
+-- each on a quiet machine) they made the search of a user who logged more foods slower; a
+-- remembered item is a lookup. Null when there is no such catalog food.
+create or replace function app.remembered_food_item(p_food_id uuid, p_catalog_version bigint)
+returns json
+language plpgsql
+as $$
+declare
+  v_item json;
+begin
+  select r.items[1] into v_item from app.food_search_results as r
+   where r.query = p_food_id::text and r.page_size = 0 and r.catalog_version = p_catalog_version
+     and r.created_at > now() - interval '1 hour';
+  if v_item is not null then
+    return v_item;
+  end if;
+  select app.food_values_json(f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal,
+                              f.protein_g, f.fat_g, f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g,
+                              f.serving_label, f.serving_g, app.food_portions_json(f.id))::json
+    into v_item
+    from app.foods as f where f.id = p_food_id;
+  if v_item is null then
+    return null;
+  end if;
+  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names, items)
+  values (p_food_id::text, 0, p_catalog_version, now(), array[p_food_id], '{}', '{}', '{}', array[v_item])
+  on conflict (query, page_size) do update
+    set catalog_version = excluded.catalog_version, created_at = excluded.created_at, food_ids = excluded.food_ids,
+        items = excluded.items;
+  return v_item;
+end
+$$;
+
 grant execute on function app.food_match(text, text, tsvector, tsquery, tsquery),
                           app.catalog_food_search(text, integer),
-                          app.logged_foods(uuid, text, app.food_search_results) to liftbase_api;
+                          app.logged_foods(uuid, text, app.food_search_results),
+                          app.remembered_food_item(uuid, bigint) to liftbase_api;
 
 -- Remembered pages hold what these functions (and app_food.sql's item shape) computed:
 -- applying this file again, in a release that changes any of them, retires those pages.

@@ -11,7 +11,7 @@
 -- for all, rebuilds the same rows, and does so again (idempotent).
 begin;
 \ir support/helpers.psql
-select plan(6);
+select plan(10);
 select setseed(0.2020);
 
 insert into app.foods (id, source, source_id, name, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
@@ -154,6 +154,31 @@ select is(pg_temp.usage_differences(), 0::bigint, 'rebuilt for every user, twice
 select is((select count(*) from ((select * from kept except select * from app.food_usage)
                                  union all (select * from app.food_usage except select * from kept)) as d), 0::bigint,
   'and what the writes had kept');
+
+-- A logged food that search lifts onto its page has its item remembered like a page (page
+-- size 0, keyed by the food): served again, and made afresh once the catalog changes.
+insert into app.foods (id, source, source_id, name, energy_kcal, serving_label, serving_g)
+select md5('usage:lift:' || n)::uuid, 'off', 'usage-lift-' || n, 'Liftfruit ' || n, 60 + n, '100 g', 100
+  from generate_series(1, 30) as n;
+select set_config('liftbase.user_id', '', true);
+set local role liftbase_api;
+select pg_temp.call('entry_create', 'a', jsonb_build_object('food_item_id', md5('usage:lift:29')::uuid, 'source', 'search'));
+select is((pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "liftfruit", "limit": "5"}')))[1], 'Liftfruit 29',
+  'a logged food below the catalog''s page of five leads it');
+reset role;
+select is((select names from app.food_search_results where query = md5('usage:lift:29')::uuid::text and page_size = 0), '{}'::text[],
+  'its item is remembered by food, as a page of size 0');
+update app.food_search_results set items[1] = json_build_object('name', 'marked')
+ where query = md5('usage:lift:29')::uuid::text and page_size = 0;
+set local role liftbase_api;
+select is((pg_temp.names(pg_temp.call('food_search', 'a', null, '{"q": "liftfruit", "limit": "5"}')))[1], 'marked',
+  'and served again from there');
+reset role;
+update app.foods set energy_kcal = 99 where id = md5('usage:lift:29')::uuid;
+set local role liftbase_api;
+select is(pg_temp.call('food_search', 'a', null, '{"q": "liftfruit", "limit": "5"}') -> 'items' -> 0 -> 'per_100g' -> 'calories',
+  '99'::jsonb, 'until the catalog changes: then it is made afresh');
+reset role;
 
 select * from finish();
 rollback;
