@@ -22,7 +22,8 @@ struct InputHTTPTests {
         _ path: String,
         _ body: String,
         contentType: String? = "application/json",
-        token: String? = nil
+        token: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let contentType { headers[.contentType] = contentType }
@@ -33,7 +34,10 @@ struct InputHTTPTests {
                 method: .post,
                 headers: headers,
                 body: ByteBuffer(string: body)
-            )
+            ),
+            method: .post,
+            uri: apiBasePath + path,
+            sourceLocation: sourceLocation
         )
     }
 
