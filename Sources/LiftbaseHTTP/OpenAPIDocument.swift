@@ -111,6 +111,7 @@ public enum OpenAPIDocument {
 
         var components = contract.components
         let tags = components.removeValue(forKey: "tags") as? [Any] ?? []
+        components["responses"] = errorResponses
         components["securitySchemes"] = [
             "bearer": [
                 "type": "http", "scheme": "bearer",
@@ -139,12 +140,15 @@ public enum OpenAPIDocument {
     static func transportErrors(of endpoint: Endpoint, takesBody: Bool) -> [Int: String] {
         var errors: [Int: String] = [
             400:
-                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server",
+                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice",
             422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
             500: "`internal_error`, with `request_id`",
             503: "`database_unavailable`: retry later",
         ]
         if endpoint.requiresAuth { errors[401] = "`missing_token`, `invalid_token`" }
+        if endpoint.method != .GET {
+            errors[409] = "`conflict`: a concurrent request changed or removed a row this one refers to"
+        }
         if !endpoint.parameterNames.isEmpty { errors[404] = "`not_found`: no route matches the path" }
         if takesBody {
             errors[400]! +=
@@ -167,6 +171,23 @@ public enum OpenAPIDocument {
     }
 
     static var errorContent: [String: Any] { ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]] }
+
+    /// The shared error answers (`components.responses`) by status: an operation refers to
+    /// them with its own description (the codes it answers with), so clients get one type
+    /// per error status.
+    static let errorResponseNames: [Int: String] = [
+        400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+        413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent", 429: "TooManyRequests",
+        500: "InternalServerError", 503: "ServiceUnavailable",
+    ]
+
+    static var errorResponses: [String: Any] {
+        Dictionary(
+            uniqueKeysWithValues: errorResponseNames.map { code, name in
+                (name, ["description": "An error (HTTP \(code))", "content": errorContent] as [String: Any])
+            }
+        )
+    }
 
     static func operation(_ endpoint: Endpoint, _ described: APIContract.Operation?) -> [String: Any] {
         let contract = described?.object ?? [:]
@@ -212,7 +233,12 @@ public enum OpenAPIDocument {
                 if let examples = response.removeValue(forKey: "examples") { media["examples"] = examples }
                 response["content"] = [code < 400 ? mediaType(ofAnswer: endpoint) : "application/json": media]
             } else if code >= 400, response["content"] == nil {
-                response["content"] = errorContent
+                if response.keys.allSatisfy({ $0 == "description" }), let name = errorResponseNames[code] {
+                    // The shared error answer of the status, with this operation's codes.
+                    response["$ref"] = "#/components/responses/" + name
+                } else {
+                    response["content"] = errorContent
+                }
             }
             if let name = response["links"] as? String { response["links"] = described?.links[name] }
             responses[status] = response
@@ -221,7 +247,9 @@ public enum OpenAPIDocument {
             responses[String(endpoint.status)] = ["description": "Undescribed: sql/contract has no operation for it"]
         }
         for (code, text) in transportErrors(of: endpoint, takesBody: takesBody) {
-            var response = responses[String(code)] as? [String: Any] ?? ["content": errorContent]
+            var response =
+                responses[String(code)] as? [String: Any]
+                ?? ["$ref": "#/components/responses/" + errorResponseNames[code]!]
             response["description"] = [response["description"] as? String, text].compactMap { $0 }.joined(
                 separator: "; "
             )

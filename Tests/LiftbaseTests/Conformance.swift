@@ -31,6 +31,12 @@ enum Conformance {
             as? [String: Any]
     }
 
+    /// A response object, or the shared one its `$ref` names (`#/components/responses/...`).
+    static func resolved(_ response: [String: Any]) -> [String: Any] {
+        guard let reference = response["$ref"] as? String else { return response }
+        return validator.resolve(reference) as? [String: Any] ?? [:]
+    }
+
     /// What is wrong with an answer to `method uri`; empty when it conforms, or when no
     /// operation of the table matches (unknown routes and methods are the router's tests).
     static func problems(
@@ -49,9 +55,10 @@ enum Conformance {
             let operation = operation(endpoint)
         else { return [] }
         let name = "\(method.rawValue) \(endpoint.path) → \(status)"
-        guard let response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
+        guard let listed = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
             return ["\(name): the document lists no such status for the operation"]
         }
+        let response = resolved(listed)
         guard let content = response["content"] as? [String: Any] else {
             return body.isEmpty ? [] : ["\(name): the document promises no body, the answer has \(body.count) bytes"]
         }

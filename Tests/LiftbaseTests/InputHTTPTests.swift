@@ -41,6 +41,19 @@ struct InputHTTPTests {
         )
     }
 
+    @Test("a query parameter given twice is 400 invalid_parameter, never one of its values dropped")
+    func repeatedQueryParameter() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "repeat")
+            for path in ["/exercises?category=cardio&category=strength", "/plans?limit=5&limit=5"] {
+                let answer = try await client.send(.get, path, token: token)
+                #expect(answer.status == .badRequest, "\(path)")
+                #expect(answer.errorCode == "invalid_parameter", "\(path)")
+            }
+            #expect(try await client.send(.get, "/exercises?category=cardio&limit=5", token: token).status == .ok)
+        }
+    }
+
     @Test("a NUL in a query parameter or a path segment is 400 invalid_text, with a token or without")
     func nulInPathAndQuery() async throws {
         // A live server: the router test client does not decode the URI as the server does.
