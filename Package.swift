@@ -5,7 +5,9 @@ let package = Package(
     name: "liftbase",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "liftbase", targets: ["liftbase"])
+        .executable(name: "liftbase", targets: ["liftbase"]),
+        // A typed Swift client of the HTTP API, generated from its OpenAPI document.
+        .library(name: "LiftbaseClient", targets: ["LiftbaseClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -18,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         // libpq, the PostgreSQL C client, as a system library.
@@ -68,6 +72,16 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // The client: Generated/ is written by Scripts/generate-client (swift-openapi-generator,
+        // not its build plugin) from `liftbase openapi`; the rest is written by hand.
+        .target(
+            name: "LiftbaseClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "liftbase",
             dependencies: [
@@ -82,11 +96,13 @@ let package = Package(
         .testTarget(
             name: "LiftbaseTests",
             dependencies: [
+                "LiftbaseClient",
                 "LiftbaseCore",
                 "LiftbaseHTTP",
                 "PQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1278,6 +1278,13 @@ begin
   if p_args ? 'muscle' and not app.are_muscles(array[p_args ->> 'muscle']) then
     perform app.raise_error(400, 'invalid_parameter', 'muscle is not one of the 17 muscles.');
   end if;
+  -- A filter value that no exercise can have is a mistake to hear of, not an empty page.
+  if p_args ? 'category' and app.field_problem(p_args, 'category', 'app.exercise_category') is not null then
+    perform app.raise_error(400, 'invalid_parameter', 'category ' || app.field_problem(p_args, 'category', 'app.exercise_category') || '.');
+  end if;
+  if p_args ? 'equipment' and not exists (select from app.equipment as e where e.id = p_args ->> 'equipment') then
+    perform app.raise_error(400, 'invalid_parameter', 'equipment is not an id of GET /equipment.');
+  end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
                                               x.movement_pattern, x.is_user_created)

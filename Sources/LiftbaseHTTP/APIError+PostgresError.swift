@@ -12,7 +12,9 @@ extension APIError {
             return
         }
         switch error.sqlstate {
-        case .uniqueViolation:
+        case .uniqueViolation, .foreignKeyViolation:
+            // A foreign key violation reaches here only when a row the request refers to was
+            // deleted by a concurrent transaction after SQL looked it up: a conflict, not a defect.
             self.init(status: .conflict, code: "conflict", message: "That conflicts with existing data.")
         case .checkViolation, .notNullViolation:
             // SQL validates first and names the fields; a violation that still reaches here

@@ -13,10 +13,19 @@ extension APIResponder {
 
     /// The path and query parameters as one JSON object of strings for SQL (path parameters
     /// win over query parameters of the same name). A NUL in any of them is refused: no text
-    /// in PostgreSQL can hold it.
+    /// in PostgreSQL can hold it. No parameter of the API is a list, so one given twice is
+    /// refused rather than one of its values silently dropped.
     static func argumentsJSON(parameters: [String: String], query: Parameters) throws -> String {
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var given: Set<String> = []
         for (name, value) in query where parameters[String(name)] == nil {
+            guard given.insert(String(name)).inserted else {
+                throw APIError(
+                    status: .badRequest,
+                    code: "invalid_parameter",
+                    message: "The query parameter \(name) is given more than once."
+                )
+            }
             arguments.append((String(name), String(value)))
         }
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {

@@ -16,6 +16,7 @@ public enum LiftbaseServer {
     ) throws -> some ApplicationProtocol {
         let migrator = try Migrator(directory: configuration.sqlDirectory)
         let routes = try RouteTable(endpoints)
+        let contract = try APIContract(directory: APIContract.directory(inSQLDirectory: configuration.sqlDirectory))
         let pool = ConnectionPool(
             .init(
                 conninfo: try configuration.requireDatabaseURL(),
@@ -32,7 +33,7 @@ public enum LiftbaseServer {
             routes: routes,
             migrator: migrator,
             metrics: HTTPMetrics(),
-            openAPI: OpenAPIDocument.json(for: endpoints),
+            openAPI: OpenAPIDocument.json(for: endpoints, contract: contract),
             logger: logger
         )
         return Application(

@@ -1,85 +1,326 @@
 import Foundation
 import LiftbaseCore
 
-/// OpenAPI 3.1 for every route of the endpoint table and the operational routes.
-enum OpenAPIDocument {
-    static func json(for endpoints: [Endpoint]) -> String {
-        var paths: [String: [String: Any]] = [:]
-        let errorResponse: [String: Any] = [
-            "description": "Error",
-            "content": ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]],
-        ]
-        for endpoint in endpoints {
-            var operation: [String: Any] = [
-                "operationId": endpoint.function,
-                "summary": endpoint.summary,
-                "responses": [
-                    String(endpoint.status): endpoint.status == 204 || endpoint.status == 202
-                        ? ["description": "Done"]
-                        : ["description": "OK", "content": Self.content(of: endpoint)],
-                    "default": errorResponse,
-                ],
-            ]
-            if endpoint.requiresAuth { operation["security"] = [["bearer": [String]()]] }
-            if !endpoint.parameterNames.isEmpty {
-                operation["parameters"] = endpoint.parameterNames.map {
-                    ["name": $0, "in": "path", "required": true, "schema": ["type": "string"]]
+/// The contract files of `sql/contract`: for each route group, `api_<group>.json` maps every
+/// api function of that group to its operation (description, parameters, request body,
+/// responses with their schemas, examples and links), beside `components.json` (shared
+/// schemas, parameters, tags). They describe; SQL decides: nothing here validates a request.
+/// Immutable once read: `@unchecked` only because the JSON values are `Any`.
+public struct APIContract: @unchecked Sendable {
+    /// One operation of a contract file, with the file's tag and its named link sets.
+    struct Operation: @unchecked Sendable {
+        let object: [String: Any]
+        let tag: String?
+        let file: String
+        let links: [String: Any]
+    }
+
+    /// `components.json`: `schemas`, `parameters` and `tags` (an ordered list).
+    let components: [String: Any]
+    /// By api function name.
+    let operations: [String: Operation]
+
+    /// Reads `<directory>/components.json` and every `<directory>/api_*.json`. A malformed
+    /// file, or a function described twice, is an error naming the file.
+    public init(directory: String) throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        func object(_ name: String) throws -> [String: Any] {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ContractError("\(path): unreadable")
+            }
+            do {
+                guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                    throw ContractError("\(path): not a JSON object")
                 }
+                return object
+            } catch let error as ContractError {
+                throw error
+            } catch {
+                throw ContractError("\(path): not valid JSON")
             }
-            if [.POST, .PUT, .PATCH].contains(endpoint.method) || endpoint.function.hasSuffix("_delete") {
-                operation["requestBody"] =
-                    endpoint.body == .csv
-                    ? ["content": ["text/csv": ["schema": ["type": "string"]]]]
-                    : ["content": ["application/json": ["schema": ["type": "object"]]]]
+        }
+        guard files.contains("components.json") else { throw ContractError("\(directory)/components.json is missing") }
+        components = try object("components.json")
+        var operations: [String: Operation] = [:]
+        for file in files where file.hasPrefix("api_") && file.hasSuffix(".json") {
+            let contents = try object(file)
+            guard let described = contents["operations"] as? [String: Any] else {
+                throw ContractError("\(file): no \"operations\" object")
             }
-            paths[apiBasePath + endpoint.path, default: [:]][endpoint.method.rawValue.lowercased()] = operation
+            for (function, value) in described {
+                guard let operation = value as? [String: Any] else {
+                    throw ContractError("\(file): operation \(function) is not an object")
+                }
+                if let other = operations[function] {
+                    throw ContractError("\(file): \(function) is described in \(other.file) too")
+                }
+                operations[function] = Operation(
+                    object: operation,
+                    tag: contents["tag"] as? String,
+                    file: file,
+                    links: contents["links"] as? [String: Any] ?? [:]
+                )
+            }
         }
-        for (path, summary) in [
-            ("/healthz", "The process is up"), ("/readyz", "The database is reachable and migrations are current"),
-            ("/metrics", "Prometheus metrics"), ("/openapi.json", "This document"),
-        ] {
-            paths[path] = [
-                "get": [
-                    "operationId": String(path.dropFirst()), "summary": summary,
-                    "responses": ["200": ["description": "OK"]],
-                ]
-            ]
-        }
-        let document: [String: Any] = [
-            "openapi": "3.1.0",
-            "info": ["title": "Liftbase API", "version": "1"],
-            "paths": paths,
-            "components": [
-                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]],
-                "schemas": [
-                    "Error": [
-                        "type": "object",
-                        "required": ["error"],
-                        "properties": [
-                            "error": [
-                                "type": "object",
-                                "required": ["code", "message"],
-                                "properties": [
-                                    "code": ["type": "string"], "message": ["type": "string"],
-                                    "fields": ["type": "object", "additionalProperties": ["type": "string"]],
-                                    "request_id": ["type": "string"],
-                                ],
-                            ]
-                        ],
-                    ]
-                ],
-            ],
-        ]
-        let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+        self.operations = operations
+    }
+
+    /// The functions of `endpoints` that no contract file describes.
+    public func undescribed(_ endpoints: [Endpoint]) -> [String] {
+        endpoints.map(\.function).filter { operations[$0] == nil }
+    }
+
+    /// Names the file of the contract directory that a route group's operations belong in.
+    public static func fileName(for endpoint: Endpoint) -> String {
+        "api_\(endpoint.pathSegments.first.map(String.init) ?? "root").json"
+    }
+
+    /// The contract folder inside a sql directory.
+    public static func directory(inSQLDirectory sqlDirectory: String) -> String {
+        (sqlDirectory as NSString).appendingPathComponent("contract")
+    }
+}
+
+public struct ContractError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = "contract: " + description }
+}
+
+/// OpenAPI 3.1 for every route of the endpoint table and the operational routes: paths,
+/// methods, security, tags and operation ids from the table, everything a client needs to
+/// know about bodies and answers from the contract files.
+public enum OpenAPIDocument {
+    public static func json(for endpoints: [Endpoint], contract: APIContract) -> String {
+        let data = try! JSONSerialization.data(
+            withJSONObject: document(for: endpoints, contract: contract),
+            options: [.sortedKeys, .withoutEscapingSlashes]
+        )
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// What a successful answer holds: a JSON object, or the streamed type (a CSV is text).
-    static func content(of endpoint: Endpoint) -> [String: Any] {
-        guard let type = endpoint.streamedContentType else {
-            return ["application/json": ["schema": ["type": "object"]]]
+    public static func document(for endpoints: [Endpoint], contract: APIContract) -> [String: Any] {
+        var paths: [String: [String: Any]] = [:]
+        for endpoint in endpoints {
+            paths[apiBasePath + endpoint.path, default: [:]][endpoint.method.rawValue.lowercased()] = operation(
+                endpoint,
+                contract.operations[endpoint.function]
+            )
         }
-        let mediaType = String(type.prefix { $0 != ";" })
-        return [mediaType: ["schema": ["type": mediaType == "application/json" ? "object" : "string"]]]
+        for (path, operation) in operationalPaths { paths[path] = ["get": operation] }
+
+        var components = contract.components
+        let tags = components.removeValue(forKey: "tags") as? [Any] ?? []
+        components["responses"] = errorResponses
+        components["securitySchemes"] = [
+            "bearer": [
+                "type": "http", "scheme": "bearer",
+                "description": "The token of POST /auth/register or /auth/login.",
+            ]
+        ]
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Liftbase API",
+                "version": "1",
+                "description": """
+                The HTTP API of Liftbase: JSON in and out under /api/v1. Every request is one SQL \
+                statement, so one transaction. Errors are `{"error": {"code", "message", "fields"?}}`; \
+                each operation lists the codes it answers with.
+                """,
+            ],
+            "tags": tags + [["name": "Operations", "description": "Health, readiness, metrics and this document."]],
+            "paths": paths,
+            "components": components,
+        ]
+    }
+
+    /// Errors the transport answers for any operation, before or around SQL
+    /// (APIResponder+Input.swift, APIError+PostgresError.swift).
+    static func transportErrors(of endpoint: Endpoint, takesBody: Bool) -> [Int: String] {
+        var errors: [Int: String] = [
+            400:
+                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice",
+            422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
+            500: "`internal_error`, with `request_id`",
+            503: "`database_unavailable`: retry later",
+        ]
+        if endpoint.requiresAuth { errors[401] = "`missing_token`, `invalid_token`" }
+        if endpoint.method != .GET {
+            errors[409] = "`conflict`: a concurrent request changed or removed a row this one refers to"
+        }
+        if !endpoint.parameterNames.isEmpty { errors[404] = "`not_found`: no route matches the path" }
+        if takesBody {
+            errors[400]! +=
+                endpoint.body == .csv
+                ? "; `malformed_csv`: a stray or unclosed quote"
+                : "; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels"
+            errors[413] = "`body_too_large`: over \(endpoint.maximumBodySize >> 20) MiB"
+            errors[415] = "`unsupported_media_type`: the body must be \(mediaType(ofBody: endpoint))"
+        }
+        return errors
+    }
+
+    static func mediaType(ofBody endpoint: Endpoint) -> String {
+        endpoint.body == .csv ? "text/csv" : "application/json"
+    }
+
+    /// The media type of a successful answer: JSON, or the streamed type without parameters.
+    static func mediaType(ofAnswer endpoint: Endpoint) -> String {
+        endpoint.streamedContentType.map { String($0.prefix { $0 != ";" }) } ?? "application/json"
+    }
+
+    static var errorContent: [String: Any] { ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]] }
+
+    /// The shared error answers (`components.responses`) by status: an operation refers to
+    /// them with its own description (the codes it answers with), so clients get one type
+    /// per error status.
+    static let errorResponseNames: [Int: String] = [
+        400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+        413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent", 429: "TooManyRequests",
+        500: "InternalServerError", 503: "ServiceUnavailable",
+    ]
+
+    static var errorResponses: [String: Any] {
+        Dictionary(
+            uniqueKeysWithValues: errorResponseNames.map { code, name in
+                (name, ["description": "An error (HTTP \(code))", "content": errorContent] as [String: Any])
+            }
+        )
+    }
+
+    static func operation(_ endpoint: Endpoint, _ described: APIContract.Operation?) -> [String: Any] {
+        let contract = described?.object ?? [:]
+        var operation: [String: Any] = ["operationId": endpoint.function, "summary": endpoint.summary]
+        if let description = contract["description"] as? String { operation["description"] = description }
+        if let tag = contract["tag"] as? String ?? described?.tag { operation["tags"] = [tag] }
+        if endpoint.requiresAuth { operation["security"] = [["bearer": [String]()]] }
+
+        // Path parameters from the table (ids are UUIDs unless the contract says otherwise),
+        // then the contract's query parameters.
+        let declared = contract["parameters"] as? [[String: Any]] ?? []
+        var parameters: [[String: Any]] = endpoint.parameterNames.map { name in
+            if var parameter = declared.first(where: { $0["in"] as? String == "path" && $0["name"] as? String == name })
+            {
+                parameter["required"] = true
+                return parameter
+            }
+            return [
+                "name": name, "in": "path", "required": true,
+                "schema": ["type": "string", "format": "uuid"],
+            ]
+        }
+        parameters += declared.filter { $0["in"] as? String != "path" }
+        if !parameters.isEmpty { operation["parameters"] = parameters }
+
+        var takesBody = false
+        if var body = contract["requestBody"] as? [String: Any] {
+            takesBody = true
+            if let schema = body.removeValue(forKey: "schema") {
+                var media: [String: Any] = ["schema": schema]
+                if let examples = body.removeValue(forKey: "examples") { media["examples"] = examples }
+                body["content"] = [mediaType(ofBody: endpoint): media]
+            }
+            operation["requestBody"] = body
+        }
+
+        var responses: [String: Any] = [:]
+        for (status, value) in contract["responses"] as? [String: Any] ?? [:] {
+            guard var response = value as? [String: Any] else { continue }
+            let code = Int(status) ?? 0
+            if let schema = response.removeValue(forKey: "schema") {
+                var media: [String: Any] = ["schema": schema]
+                if let examples = response.removeValue(forKey: "examples") { media["examples"] = examples }
+                response["content"] = [code < 400 ? mediaType(ofAnswer: endpoint) : "application/json": media]
+            } else if code >= 400, response["content"] == nil {
+                if response.keys.allSatisfy({ $0 == "description" }), let name = errorResponseNames[code] {
+                    // The shared error answer of the status, with this operation's codes.
+                    response["$ref"] = "#/components/responses/" + name
+                } else {
+                    response["content"] = errorContent
+                }
+            }
+            if let name = response["links"] as? String { response["links"] = described?.links[name] }
+            responses[status] = response
+        }
+        if responses.isEmpty {
+            responses[String(endpoint.status)] = ["description": "Undescribed: sql/contract has no operation for it"]
+        }
+        for (code, text) in transportErrors(of: endpoint, takesBody: takesBody) {
+            var response =
+                responses[String(code)] as? [String: Any]
+                ?? ["$ref": "#/components/responses/" + errorResponseNames[code]!]
+            response["description"] = [response["description"] as? String, text].compactMap { $0 }.joined(
+                separator: "; "
+            )
+            responses[String(code)] = response
+        }
+        operation["responses"] = responses
+        return operation
+    }
+
+    static var operationalPaths: [(String, [String: Any])] {
+        [
+            (
+                "/healthz",
+                [
+                    "operationId": "healthz", "summary": "The process is up", "tags": ["Operations"],
+                    "responses": [
+                        "200": [
+                            "description": "Up",
+                            "content": ["application/json": ["schema": statusSchema("ok")]],
+                        ]
+                    ],
+                ]
+            ),
+            (
+                "/readyz",
+                [
+                    "operationId": "readyz", "summary": "The database is reachable and migrations are current",
+                    "tags": ["Operations"],
+                    "responses": [
+                        "200": [
+                            "description": "Ready",
+                            "content": ["application/json": ["schema": statusSchema("ready")]],
+                        ],
+                        "503": [
+                            "description": "`migrations_pending`, `database_unavailable`", "content": errorContent,
+                        ],
+                    ],
+                ]
+            ),
+            (
+                "/metrics",
+                [
+                    "operationId": "metrics", "summary": "Prometheus metrics", "tags": ["Operations"],
+                    "responses": [
+                        "200": [
+                            "description": "The text exposition format",
+                            "content": ["text/plain": ["schema": ["type": "string"]]],
+                        ]
+                    ],
+                ]
+            ),
+            (
+                "/openapi.json",
+                [
+                    "operationId": "openapi", "summary": "This document", "tags": ["Operations"],
+                    "responses": [
+                        "200": [
+                            "description": "OpenAPI 3.1",
+                            "content": [
+                                "application/json": [
+                                    "schema": ["type": "object", "required": ["openapi", "paths"]]
+                                ]
+                            ],
+                        ]
+                    ],
+                ]
+            ),
+        ]
+    }
+
+    static func statusSchema(_ value: String) -> [String: Any] {
+        ["type": "object", "required": ["status"], "properties": ["status": ["const": value]]]
     }
 }

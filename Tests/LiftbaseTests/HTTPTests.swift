@@ -108,7 +108,7 @@ struct HTTPTests {
                 body: ByteBuffer(string: big)
             )
             #expect(response.status == .contentTooLarge)
-            #expect(APIAnswer(response).errorCode == "body_too_large")
+            #expect(APIAnswer(response, method: .post, uri: "/api/v1/auth/register").errorCode == "body_too_large")
         }
     }
 
@@ -143,7 +143,7 @@ struct HTTPTests {
                 body: ByteBuffer(string: #"{"email": "x@y.io", "password": "#)
             )
             #expect(response.status == .badRequest)
-            #expect(APIAnswer(response).errorCode == "malformed_json")
+            #expect(APIAnswer(response, method: .post, uri: "/api/v1/auth/register").errorCode == "malformed_json")
         }
     }
 
@@ -348,11 +348,26 @@ struct APIAnswer {
     /// The body as sent.
     let text: String
 
-    init(_ response: TestResponse) {
+    /// The answer to `method uri`, checked against /openapi.json (`Conformance`): a test
+    /// that receives an answer the document does not promise fails.
+    init(
+        _ response: TestResponse,
+        method: HTTPRequest.Method,
+        uri: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         status = response.status
         headers = response.headers
         text = String(buffer: response.body)
         body = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+        Conformance.check(
+            method: method,
+            uri: uri,
+            status: Int(response.status.code),
+            headers: response.headers,
+            body: Data(buffer: response.body),
+            sourceLocation: sourceLocation
+        )
     }
 
     subscript(path: String...) -> Any? {
@@ -369,12 +384,19 @@ extension TestClientProtocol {
         _ method: HTTPRequest.Method,
         _ path: String,
         _ body: [String: Any]? = nil,
-        token: String? = nil
+        token: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
         let buffer = try body.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
-        return APIAnswer(try await execute(uri: apiBasePath + path, method: method, headers: headers, body: buffer))
+        let uri = apiBasePath + path
+        return APIAnswer(
+            try await execute(uri: uri, method: method, headers: headers, body: buffer),
+            method: method,
+            uri: uri,
+            sourceLocation: sourceLocation
+        )
     }
 }

@@ -323,22 +323,38 @@ struct ImportHTTPTests {
 
 extension TestClientProtocol {
     /// Posts a body as it is (a CSV export, or a Liftbase document) to an import route.
-    func importCSV(_ format: String, _ csv: String, token: String?, query: String = "") async throws -> APIAnswer {
-        try await importBody(format, ByteBuffer(string: csv), token: token, query: query)
+    func importCSV(
+        _ format: String,
+        _ csv: String,
+        token: String?,
+        query: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> APIAnswer {
+        try await importBody(
+            format,
+            ByteBuffer(string: csv),
+            token: token,
+            query: query,
+            sourceLocation: sourceLocation
+        )
     }
 
     /// Posts bytes as they are to an import route.
-    func importBody(_ format: String, _ body: ByteBuffer, token: String?, query: String = "") async throws -> APIAnswer
-    {
+    func importBody(
+        _ format: String,
+        _ body: ByteBuffer,
+        token: String?,
+        query: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> APIAnswer {
         var headers: HTTPFields = [.contentType: format == "liftbase" ? "application/json" : "text/csv"]
         if let token { headers[.authorization] = "Bearer \(token)" }
+        let uri = apiBasePath + "/import/" + format + query
         return APIAnswer(
-            try await execute(
-                uri: apiBasePath + "/import/" + format + query,
-                method: .post,
-                headers: headers,
-                body: body
-            )
+            try await execute(uri: uri, method: .post, headers: headers, body: body),
+            method: .post,
+            uri: uri,
+            sourceLocation: sourceLocation
         )
     }
 }

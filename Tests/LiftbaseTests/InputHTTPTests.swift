@@ -22,7 +22,8 @@ struct InputHTTPTests {
         _ path: String,
         _ body: String,
         contentType: String? = "application/json",
-        token: String? = nil
+        token: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> APIAnswer {
         var headers: HTTPFields = [:]
         if let contentType { headers[.contentType] = contentType }
@@ -33,8 +34,24 @@ struct InputHTTPTests {
                 method: .post,
                 headers: headers,
                 body: ByteBuffer(string: body)
-            )
+            ),
+            method: .post,
+            uri: apiBasePath + path,
+            sourceLocation: sourceLocation
         )
+    }
+
+    @Test("a query parameter given twice is 400 invalid_parameter, never one of its values dropped")
+    func repeatedQueryParameter() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "repeat")
+            for path in ["/exercises?category=cardio&category=strength", "/plans?limit=5&limit=5"] {
+                let answer = try await client.send(.get, path, token: token)
+                #expect(answer.status == .badRequest, "\(path)")
+                #expect(answer.errorCode == "invalid_parameter", "\(path)")
+            }
+            #expect(try await client.send(.get, "/exercises?category=cardio&limit=5", token: token).status == .ok)
+        }
     }
 
     @Test("a NUL in a query parameter or a path segment is 400 invalid_text, with a token or without")
