@@ -179,7 +179,10 @@ CREATE TYPE app.import_set_row AS (
 	problem text,
 	duration_seconds integer,
 	distance_m numeric,
-	superset_key text
+	superset_key text,
+	session_date date,
+	assistance_kg numeric,
+	group_rest_seconds integer
 );
 
 ALTER TYPE app.import_set_row OWNER TO liftbase_owner;
@@ -1627,6 +1630,19 @@ end
 $$;
 
 ALTER FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.import_fitnotes(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid;
+begin
+  v_user_id := auth.authenticate(p_token);
+  return app.import_run(v_user_id, 'fitnotes', p_body, p_args);
+end
+$$;
+
+ALTER FUNCTION api.import_fitnotes(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.import_hevy(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -4394,6 +4410,16 @@ CREATE FUNCTION app.import_cell(p_fields jsonb, p_index integer) RETURNS text
 
 ALTER FUNCTION app.import_cell(p_fields jsonb, p_index integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_clock_seconds(p_text text) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select case when m[1] is not null then m[1]::integer * 3600 + m[2]::integer * 60 + m[3]::integer
+              else m[2]::integer * 60 + m[3]::integer end
+    from regexp_match(btrim(p_text), '^(?:([0-9]{1,4}):)?([0-9]{1,4}):([0-5][0-9])$') as m
+$_$;
+
+ALTER FUNCTION app.import_clock_seconds(p_text text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_column(p_header jsonb, p_names text[]) RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -4543,6 +4569,12 @@ $$;
 
 ALTER FUNCTION app.import_diary_columns(p_format text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ select nullif(trim_scale(round(app.import_number(p_text) * p_metres_per_unit, 1)), 0) $$;
+
+ALTER FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_duration(p_text text) RETURNS interval
     LANGUAGE sql IMMUTABLE
     AS $_$
@@ -4584,7 +4616,7 @@ $$;
 
 ALTER FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text, superset_group integer)
+CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text, superset_group integer, group_rest_seconds integer)
     LANGUAGE sql IMMUTABLE
     AS $$
   select g.session_key, g.exercise_key, row_number() over (partition by g.session_key order by g.first_line)::integer,
@@ -4594,9 +4626,11 @@ CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETUR
               from (select r.superset_key, min(r.line) as first_line from unnest(p_rows) as r
                      where r.session_key = g.session_key and r.superset_key is not null group by r.superset_key) as k
              where k.first_line <= (select min(r.line) from unnest(p_rows) as r
-                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end
+                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end,
+         g.group_rest_seconds
     from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
-                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key
+                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key,
+                 max(r.group_rest_seconds) as group_rest_seconds
             from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
 $$;
 
@@ -4607,7 +4641,8 @@ CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_
     AS $$
   select g.exercise_key,
          coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
-                  case when g.distance and g.load then 'weight_distance'
+                  case when g.assistance then 'assisted_bodyweight'
+                       when g.distance and g.load then 'weight_distance'
                        when g.distance then 'distance_duration'
                        when g.duration and not g.reps and g.load then 'weight_duration'
                        when g.duration and not g.reps then 'duration'
@@ -4617,7 +4652,7 @@ CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_
                        else 'weight_reps' end)
     from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
                  bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
-                 bool_or(coalesce(r.weight_kg, 0) > 0) as load
+                 bool_or(coalesce(r.weight_kg, 0) > 0) as load, bool_or(r.assistance_kg is not null) as assistance
             from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
 $$;
@@ -4694,13 +4729,96 @@ $$;
 
 ALTER FUNCTION app.import_exercises(p_entries jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_fitnotes_rows(p_document jsonb) RETURNS SETOF app.import_set_row
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  v_header jsonb := coalesce(p_document -> 'header', '[]');
+  v_weight record := app.import_weight_column(v_header);
+  c_date integer := app.import_column(v_header, array['Date']);
+  c_exercise integer := app.import_column(v_header, array['Exercise']);
+  c_weight_unit integer := app.import_column(v_header, array['Weight Unit']);
+  c_reps integer := app.import_column(v_header, array['Reps']);
+  c_distance integer := app.import_column(v_header, array['Distance']);
+  c_distance_unit integer := app.import_column(v_header, array['Distance Unit']);
+  c_time integer := app.import_column(v_header, array['Time']);
+  c_comment integer := app.import_column(v_header, array['Comment']);
+  -- A distance means nothing without its unit; a plain Weight nothing without its unit.
+  v_missing text := (app.import_missing_columns(v_header, array['Date', 'Exercise', 'Reps']
+    || case when v_weight.column_index is null then array['Weight (kgs)'] else '{}' end
+    || case when v_weight.column_index = app.import_column(v_header, array['Weight']) then array['Weight Unit'] else '{}' end
+    || case when c_distance is not null then array['Distance Unit'] else '{}' end)).problem;
+begin
+  if v_missing is not null then
+    return next app.import_line_problem(1, v_missing);
+    return;
+  end if;
+  return query
+  with cells as materialized (
+    select app.read_integer(x.item, 'line') as line,
+           app.import_cell(x.item -> 'fields', c_date) as date_text,
+           app.import_cell(x.item -> 'fields', c_exercise) as exercise,
+           app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_weight_unit) as weight_unit,
+           app.import_cell(x.item -> 'fields', c_reps) as reps,
+           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', c_distance_unit) as distance_unit,
+           app.import_cell(x.item -> 'fields', c_time) as time_text,
+           app.import_cell(x.item -> 'fields', c_comment) as comment
+      from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
+  dates as materialized (
+    select d.date_text, app.import_iso_date(d.date_text) as day from (select distinct c.date_text from cells as c) as d),
+  typed as materialized (
+    select c.*, d.day,
+           case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
+             as kg_per_unit,
+           app.import_metres_per_unit(c.distance_unit) as metres_per_unit,
+           app.import_clock_seconds(c.time_text) as seconds
+      from cells as c
+      left join dates as d on d.date_text = c.date_text),
+  -- Comments are per set; an exercise of a day keeps each distinct one, in file order.
+  notes as (
+    select n.date_text, n.exercise_key, string_agg(n.comment, '; ' order by n.first_line) as notes
+      from (select c.date_text, lower(c.exercise) as exercise_key, c.comment, min(c.line) as first_line
+              from cells as c where c.comment is not null group by 1, 2, 3) as n
+     group by n.date_text, n.exercise_key)
+  select r.line, 'fitnotes|' || coalesce(r.date_text, ''), null::timestamp, null::timestamp, null::text, null::text,
+         r.exercise, n.notes, r.line, 'working',
+         app.import_weight_kg(r.weight, coalesce(r.kg_per_unit, 1)),
+         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
+         null::numeric,
+         coalesce(
+           case
+             when r.day is null then 'Date must be a date like 2024-05-01'
+             when r.exercise is null then 'Exercise is required'
+             when r.weight is not null and not app.import_is_number(r.weight) then 'the weight must be a number'
+             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+             when r.time_text is not null and r.seconds is null then 'Time must be a clock time like 0:25:00'
+           end,
+           app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit',
+                                   case when c_weight_unit is null then 1 else r.kg_per_unit end, 'kgs, lbs'),
+           app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
+                                   'km, m, mi, ft, yd')),
+         nullif(r.seconds, 0),
+         app.import_distance_m(r.distance, r.metres_per_unit),
+         null::text, r.day, null::numeric, null::integer
+    from typed as r
+    left join notes as n on n.date_text = r.date_text and n.exercise_key = lower(r.exercise);
+end
+$_$;
+
+ALTER FUNCTION app.import_fitnotes_rows(p_document jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_hevy_rows(p_document jsonb) RETURNS SETOF app.import_set_row
     LANGUAGE plpgsql STABLE
     AS $_$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing app.import_set_row := app.import_missing_columns(v_header, array['title', 'start_time', 'exercise_title', 'set_index', 'reps']);
   v_weight record := app.import_weight_column(v_header);
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  v_missing text := (app.import_missing_columns(v_header, array['title', 'start_time', 'exercise_title', 'set_index', 'reps']
+    || case when v_weight.column_index is null then array['weight_kg'] else '{}' end)).problem;
   c_title integer := app.import_column(v_header, array['title']);
   c_start integer := app.import_column(v_header, array['start_time']);
   c_end integer := app.import_column(v_header, array['end_time']);
@@ -4715,10 +4833,8 @@ declare
   c_seconds integer := app.import_column(v_header, array['duration_seconds']);
   c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
-  -- A row value is "not null" only when every field is: ask for the problem itself.
-  if v_missing.problem is not null or v_weight.column_index is null then
-    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "weight_kg"', null, null, null)::app.import_set_row);
+  if v_missing is not null then
+    return next app.import_line_problem(1, v_missing);
     return;
   end if;
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
@@ -4773,8 +4889,8 @@ begin
            when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
          end,
          case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
-         r.superset
+         app.import_distance_m(r.distance, 1000),
+         r.superset, null::date, null::numeric, null::integer
     from typed as r;
 end
 $_$;
@@ -4799,6 +4915,15 @@ CREATE FUNCTION app.import_is_number(p_text text) RETURNS boolean
 
 ALTER FUNCTION app.import_is_number(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_iso_date(p_text text) RETURNS date
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select app.import_local_time(m[1]::integer, m[2]::integer, m[3]::integer, 0, 0, 0)::date
+    from regexp_match(p_text, '^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$') as m
+$_$;
+
+ALTER FUNCTION app.import_iso_date(p_text text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_iso_time(p_text text) RETURNS timestamp without time zone
     LANGUAGE sql IMMUTABLE
     AS $_$
@@ -4808,6 +4933,15 @@ CREATE FUNCTION app.import_iso_time(p_text text) RETURNS timestamp without time 
 $_$;
 
 ALTER FUNCTION app.import_iso_time(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_kg_per_unit(p_unit text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when lower(btrim(p_unit)) in ('kg', 'kgs', 'kilogram', 'kilograms') then 1
+              when lower(btrim(p_unit)) in ('lb', 'lbs', 'pound', 'pounds') then 0.45359237 end
+$$;
+
+ALTER FUNCTION app.import_kg_per_unit(p_unit text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql
@@ -5514,6 +5648,20 @@ $_$;
 
 ALTER FUNCTION app.import_liftbase_value_problems(p_document jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_line_problem(p_line integer, p_problem text) RETURNS app.import_set_row
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_row app.import_set_row;
+begin
+  v_row.line := p_line;
+  v_row.problem := p_problem;
+  return v_row;
+end
+$$;
+
+ALTER FUNCTION app.import_line_problem(p_line integer, p_problem text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) RETURNS timestamp without time zone
     LANGUAGE plpgsql IMMUTABLE
     AS $$
@@ -5529,11 +5677,24 @@ $$;
 
 ALTER FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_metres_per_unit(p_unit text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when lower(btrim(p_unit)) in ('km', 'kms', 'kilometer', 'kilometers', 'kilometre', 'kilometres') then 1000
+    when lower(btrim(p_unit)) in ('m', 'meter', 'meters', 'metre', 'metres') then 1
+    when lower(btrim(p_unit)) in ('mi', 'mile', 'miles') then 1609.344
+    when lower(btrim(p_unit)) in ('ft', 'foot', 'feet') then 0.3048
+    when lower(btrim(p_unit)) in ('yd', 'yds', 'yard', 'yards') then 0.9144
+  end
+$$;
+
+ALTER FUNCTION app.import_metres_per_unit(p_unit text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) RETURNS app.import_set_row
     LANGUAGE sql IMMUTABLE
     AS $$
-  select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k), null, null, null)::app.import_set_row
+  select app.import_line_problem(1, 'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))
     from unnest(p_required) with ordinality as r (name, k)
    where app.import_column(p_header, array[r.name]) is null
   having count(*) > 0
@@ -5547,7 +5708,7 @@ CREATE FUNCTION app.import_number(p_text text) RETURNS numeric
 
 ALTER FUNCTION app.import_number(p_text text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
+CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$
 declare
@@ -5557,6 +5718,9 @@ declare
   v_numbers integer[] := array(select c.i from unnest(p_numbers) as n (name)
                                 cross join lateral (select app.import_column(v_header, array[n.name]) as i) as c
                                 where c.i is not null);
+  v_words integer[] := array(select c.i from unnest(p_words) as n (name)
+                              cross join lateral (select app.import_column(v_header, array[n.name]) as i) as c
+                              where c.i is not null);
 begin
   with rows as (
     select x.n, x.item, app.read_integer(x.item, 'line') as line, jsonb_array_length(x.item -> 'fields') as width,
@@ -5569,7 +5733,9 @@ begin
     select r.*, r.rejoined is not null and not exists (
              select from unnest(v_numbers) as c (i)
               where app.import_cell(r.rejoined, c.i) is not null
-                and not app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
+                and not app.import_is_number(app.import_cell(r.rejoined, c.i)))
+           and not exists (select from unnest(v_words) as c (i)
+                            where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
            case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n), '[]')),
@@ -5584,7 +5750,7 @@ begin
 end
 $$;
 
-ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -5619,7 +5785,7 @@ begin
     v_columns := app.import_diary_columns(p_format);
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
-    v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients);
+    v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
     if v_rejoined.errors <> '[]' then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
     else
@@ -5628,6 +5794,18 @@ begin
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
            with ordinality as w (item, n);
+  elsif p_format = 'fitnotes' then
+    -- FitNotes writes its exercise names unquoted: one holding a comma is put back where the
+    -- numbers to its right then parse and its Category is a word.
+    v_rejoined := app.import_rejoin_split_names(p_document, 'Exercise',
+                    array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
+                    array['Category']);
+    v_warnings := v_rejoined.warnings;
+    if v_rejoined.errors <> '[]' then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    else
+      v_result := app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run);
+    end if;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -5684,7 +5862,11 @@ CREATE FUNCTION app.import_set_problems(p_user_id uuid, p_rows app.import_set_ro
      (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end),
      (9, 'seconds: ' || app.field_problem(jsonb_build_object('v', r.duration_seconds), 'v', 'app.duration_seconds', false)),
      (10, 'distance: ' || app.field_problem(jsonb_build_object('v', r.distance_m), 'v', 'app.distance_m', false)),
-     (11, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
+     (11, 'assistance: ' || app.field_problem(jsonb_build_object('v', r.assistance_kg), 'v', 'app.assistance_kg', false)
+          || ' kg'),
+     (12, 'superset rest: '
+          || app.field_problem(jsonb_build_object('v', r.group_rest_seconds), 'v', 'app.rest_seconds', false)),
+     (13, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
              from jsonb_each_text(app.set_fit_problems(t.tracking_type,
                     app.set_measures(t.weight_kg, t.assistance_kg, t.reps, t.duration_seconds, t.distance_m))) as f)
           || ' (' || r.exercise_name || ' is tracked as ' || t.tracking_type || ')'))
@@ -5699,24 +5881,30 @@ CREATE FUNCTION app.import_strong_rows(p_document jsonb) RETURNS SETOF app.impor
     AS $_$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing app.import_set_row := app.import_missing_columns(v_header, array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Reps']);
   v_weight record := app.import_weight_column(v_header);
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  v_missing text := (app.import_missing_columns(v_header,
+    array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Reps']
+    || case when v_weight.column_index is null then array['Weight'] else '{}' end)).problem;
   c_date integer := app.import_column(v_header, array['Date']);
   c_workout integer := app.import_column(v_header, array['Workout Name']);
   c_duration integer := app.import_column(v_header, array['Duration']);
   c_exercise integer := app.import_column(v_header, array['Exercise Name']);
   c_order integer := app.import_column(v_header, array['Set Order']);
+  c_weight_unit integer := app.import_column(v_header, array['Weight Unit']);
   c_reps integer := app.import_column(v_header, array['Reps']);
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
   c_distance integer := app.import_column(v_header, array['Distance']);
+  c_distance_unit integer := app.import_column(v_header, array['Distance Unit']);
   c_seconds integer := app.import_column(v_header, array['Seconds']);
+  c_assistance integer := app.import_column(v_header, array['Assistance']);
+  c_superset integer := app.import_column(v_header, array['Superset']);
+  c_superset_rest integer := app.import_column(v_header, array['Superset Rest Seconds']);
 begin
-  -- A row value is "not null" only when every field is: ask for the problem itself.
-  if v_missing.problem is not null or v_weight.column_index is null then
-    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "Weight"', null, null, null)::app.import_set_row);
+  if v_missing is not null then
+    return next app.import_line_problem(1, v_missing);
     return;
   end if;
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
@@ -5729,20 +5917,35 @@ begin
            app.import_cell(x.item -> 'fields', c_exercise) as exercise,
            app.import_cell(x.item -> 'fields', c_order) as set_order,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_weight_unit) as weight_unit,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
            app.import_cell(x.item -> 'fields', c_distance) as distance,
-           app.import_cell(x.item -> 'fields', c_seconds) as seconds
+           app.import_cell(x.item -> 'fields', c_distance_unit) as distance_unit,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds,
+           app.import_cell(x.item -> 'fields', c_assistance) as assistance,
+           app.import_cell(x.item -> 'fields', c_superset) as superset,
+           app.import_cell(x.item -> 'fields', c_superset_rest) as superset_rest
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
   durations as materialized (
     select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+  units as materialized (
+    -- Without a unit column every row is in the unit its column names (Distance: km).
+    select c.*,
+           case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
+             as kg_per_unit,
+           case when c_distance_unit is null then 1000 else app.import_metres_per_unit(c.distance_unit) end
+             as metres_per_unit
+      from cells as c),
   typed as materialized (
-    select c.*, t.started, u.length, app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
-      from cells as c
+    select c.*, t.started, u.length,
+           app.import_weight_kg(c.weight, coalesce(c.kg_per_unit, 1)) as weight_kg,
+           app.import_weight_kg(c.assistance, coalesce(c.kg_per_unit, 1)) as assistance_kg
+      from units as c
       left join times as t on t.date = c.date
       left join durations as u on u.duration = c.duration)
   select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
@@ -5752,22 +5955,33 @@ begin
          r.weight_kg,
          case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
-         case
-           when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.exercise is null then 'Exercise Name is required'
-           when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
-           when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
-             'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
-           when r.weight_kg is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
-           when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
-           when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
-           when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
-           when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
-         end,
+         coalesce(
+           case
+             when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
+             when r.exercise is null then 'Exercise Name is required'
+             when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
+             when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
+               'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
+             when r.weight_kg is null then 'the weight must be a number'
+             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
+             when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+             when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
+             when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+             when r.assistance_kg is null then 'Assistance must be a number'
+             when r.superset_rest is not null and r.superset_rest !~ '^[0-9]{1,9}$' then
+               'Superset Rest Seconds must be a whole number'
+           end,
+           app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
+           app.import_unit_problem(r.assistance, r.weight_unit, 'Assistance', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
+           app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
+                                   'km, m, mi, ft, yd')),
          case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
-         null::text
+         app.import_distance_m(r.distance, r.metres_per_unit),
+         r.superset,
+         null::date,
+         nullif(r.assistance_kg, 0),
+         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end
     from typed as r;
 end
 $_$;
@@ -5778,10 +5992,10 @@ CREATE FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[
     LANGUAGE sql STABLE
     AS $$
   select r.line, t.tracking_type,
-         case when t.tracking_type = 'assisted_bodyweight' then null
+         case when t.tracking_type = 'assisted_bodyweight' and r.assistance_kg is null then null
               when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
               else r.weight_kg end,
-         case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end,
+         coalesce(r.assistance_kg, case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end),
          case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
          r.duration_seconds, r.distance_m
     from unnest(p_rows) as r
@@ -5790,13 +6004,25 @@ $$;
 
 ALTER FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_value is null or app.import_number(p_value) = 0 or p_per_unit is not null then null
+    when p_unit is null then format('%s is required with a %s (%s)', p_unit_column, p_value_column, p_known)
+    else format('%s "%s" is not a known unit (%s)', p_unit_column, p_unit, p_known)
+  end
+$$;
+
+ALTER FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) RETURNS record
     LANGUAGE sql IMMUTABLE
     AS $$
-  select coalesce(app.import_column(p_header, array['weight_kg', 'kg', 'weight']),
-                  app.import_column(p_header, array['weight_lbs', 'weight_lb', 'lbs', 'lb'])),
-         case when app.import_column(p_header, array['weight_kg', 'kg', 'weight']) is not null then 1
-              else 0.45359237 end
+  select coalesce(app.import_column(p_header, array['weight_kg', 'kg', 'weight', 'weight (kgs)', 'weight (kg)']),
+                  app.import_column(p_header, array['weight_lbs', 'weight_lb', 'lbs', 'lb', 'weight (lbs)', 'weight (lb)'])),
+         case when app.import_column(p_header, array['weight_kg', 'kg', 'weight', 'weight (kgs)', 'weight (kg)']) is not null
+              then 1 else 0.45359237 end
 $$;
 
 ALTER FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) OWNER TO liftbase_owner;
@@ -5846,11 +6072,13 @@ begin
      where x.exercise_id is null and x.user_exercise_id is null;
 
     with sessions as (
-      select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+      -- A format without times (FitNotes) gives the date alone: the session has no start.
+    select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+             coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
              min(r.started_local) as started_local, max(r.finished_local) as finished_local
         from unnest(v_new) as r group by r.session_key)
     insert into app.training_sessions (user_id, session_date, name, notes, status, started_at, finished_at, import_key)
-    select p_user_id, s.started_local::date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+    select p_user_id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
            s.finished_local at time zone v_timezone, s.session_key
       from sessions as s;
 
@@ -5859,8 +6087,9 @@ begin
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
     insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group
+                                       superset_group, group_rest_seconds)
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+           p.group_rest_seconds
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
       join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
@@ -10358,6 +10587,9 @@ GRANT ALL ON FUNCTION api.goals_put(p_token text, p_body jsonb, p_args jsonb) TO
 REVOKE ALL ON FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.import_fitnotes(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.import_fitnotes(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.import_hevy(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.import_hevy(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -10762,6 +10994,9 @@ GRANT ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text
 REVOKE ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_cell(p_fields jsonb, p_index integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_clock_seconds(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_clock_seconds(p_text text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) TO liftbase_api;
 
@@ -10770,6 +11005,9 @@ GRANT ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns 
 
 REVOKE ALL ON FUNCTION app.import_diary_columns(p_format text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_diary_columns(p_format text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_duration(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_duration(p_text text) TO liftbase_api;
@@ -10785,6 +11023,9 @@ GRANT ALL ON FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.impor
 
 REVOKE ALL ON FUNCTION app.import_exercises(p_entries jsonb) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.import_fitnotes_rows(p_document jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_fitnotes_rows(p_document jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) TO liftbase_api;
 
@@ -10794,8 +11035,14 @@ GRANT ALL ON FUNCTION app.import_hevy_time(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.import_is_number(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_is_number(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_iso_date(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_iso_date(p_text text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_iso_time(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_iso_time(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_kg_per_unit(p_unit text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_kg_per_unit(p_unit text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
@@ -10830,8 +11077,14 @@ GRANT ALL ON FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_sess
 REVOKE ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_line_problem(p_line integer, p_problem text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_line_problem(p_line integer, p_problem text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_local_time(p_year integer, p_month integer, p_day integer, p_hour integer, p_minute integer, p_second integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_metres_per_unit(p_unit text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_metres_per_unit(p_unit text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) TO liftbase_api;
@@ -10839,8 +11092,8 @@ GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text
 REVOKE ALL ON FUNCTION app.import_number(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) TO liftbase_api;
@@ -10856,6 +11109,9 @@ GRANT ALL ON FUNCTION app.import_strong_rows(p_document jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) TO liftbase_api;

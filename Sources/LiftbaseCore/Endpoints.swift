@@ -343,6 +343,14 @@ public let endpoints: [Endpoint] = [
     ),
     Endpoint(
         .POST,
+        "/import/fitnotes",
+        function: "import_fitnotes",
+        body: .csv,
+        maximumBodySize: importMaximumBodySize,
+        summary: "Import a FitNotes training export (CSV): one session per day"
+    ),
+    Endpoint(
+        .POST,
         "/import/cronometer",
         function: "import_cronometer",
         body: .csv,

@@ -1,4 +1,4 @@
--- POST /import/{strong|hevy|cronometer|myfitnesspal|liftbase}?dry_run=: each authenticates and runs
+-- POST /import/{strong|hevy|fitnotes|cronometer|myfitnesspal|liftbase}?dry_run=: each authenticates and runs
 -- app.import_run (app_import.sql), which records the run and shapes the answer.
 
 create or replace function api.import_strong(p_token text, p_body jsonb, p_args jsonb)
@@ -22,6 +22,18 @@ declare
 begin
   v_user_id := auth.authenticate(p_token);
   return app.import_run(v_user_id, 'hevy', p_body, p_args);
+end
+$$;
+
+create or replace function api.import_fitnotes(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid;
+begin
+  v_user_id := auth.authenticate(p_token);
+  return app.import_run(v_user_id, 'fitnotes', p_body, p_args);
 end
 $$;
 

@@ -95,16 +95,79 @@ as $$
   end
 $$;
 
--- Kilograms per unit of the weight column a workout file names. Strong's plain `Weight`
--- and the `kg` columns are kilograms; `lb`/`lbs` columns are pounds (exactly 0.45359237 kg).
+-- Kilograms per unit of the weight column a workout file names. Strong's plain `Weight`,
+-- the `kg` columns and FitNotes' `Weight (kgs)` are kilograms; `lb`/`lbs` columns and
+-- `Weight (lbs)` are pounds (exactly 0.45359237 kg). A `Weight Unit` column beside a plain
+-- `Weight` names the unit row by row (app.import_kg_per_unit).
 create or replace function app.import_weight_column(p_header jsonb, out column_index integer, out kg_per_unit numeric)
 language sql
 immutable
 as $$
-  select coalesce(app.import_column(p_header, array['weight_kg', 'kg', 'weight']),
-                  app.import_column(p_header, array['weight_lbs', 'weight_lb', 'lbs', 'lb'])),
-         case when app.import_column(p_header, array['weight_kg', 'kg', 'weight']) is not null then 1
-              else 0.45359237 end
+  select coalesce(app.import_column(p_header, array['weight_kg', 'kg', 'weight', 'weight (kgs)', 'weight (kg)']),
+                  app.import_column(p_header, array['weight_lbs', 'weight_lb', 'lbs', 'lb', 'weight (lbs)', 'weight (lb)'])),
+         case when app.import_column(p_header, array['weight_kg', 'kg', 'weight', 'weight (kgs)', 'weight (kg)']) is not null
+              then 1 else 0.45359237 end
+$$;
+
+-- Kilograms per unit of a weight unit cell (kg, kgs, lb, lbs, any case); null for any other.
+create or replace function app.import_kg_per_unit(p_unit text)
+returns numeric
+language sql
+immutable
+as $$
+  select case when lower(btrim(p_unit)) in ('kg', 'kgs', 'kilogram', 'kilograms') then 1
+              when lower(btrim(p_unit)) in ('lb', 'lbs', 'pound', 'pounds') then 0.45359237 end
+$$;
+
+-- Metres per unit of a distance unit cell (km, m, mi, ft, yd and their spelled-out names,
+-- any case); null for any other.
+create or replace function app.import_metres_per_unit(p_unit text)
+returns numeric
+language sql
+immutable
+as $$
+  select case
+    when lower(btrim(p_unit)) in ('km', 'kms', 'kilometer', 'kilometers', 'kilometre', 'kilometres') then 1000
+    when lower(btrim(p_unit)) in ('m', 'meter', 'meters', 'metre', 'metres') then 1
+    when lower(btrim(p_unit)) in ('mi', 'mile', 'miles') then 1609.344
+    when lower(btrim(p_unit)) in ('ft', 'foot', 'feet') then 0.3048
+    when lower(btrim(p_unit)) in ('yd', 'yds', 'yard', 'yards') then 0.9144
+  end
+$$;
+
+-- The problem of a value given in a unit column: none when the value is blank or 0 (the
+-- unit then says nothing), else the unit must be one p_known names.
+create or replace function app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text,
+  p_per_unit numeric, p_known text)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_value is null or app.import_number(p_value) = 0 or p_per_unit is not null then null
+    when p_unit is null then format('%s is required with a %s (%s)', p_unit_column, p_value_column, p_known)
+    else format('%s "%s" is not a known unit (%s)', p_unit_column, p_unit, p_known)
+  end
+$$;
+
+-- A distance cell in metres (rounded to 0.1 m, 0 being none), p_metres_per_unit being the
+-- cell's unit.
+create or replace function app.import_distance_m(p_text text, p_metres_per_unit numeric)
+returns numeric
+language sql
+immutable
+as $$ select nullif(trim_scale(round(app.import_number(p_text) * p_metres_per_unit, 1)), 0) $$;
+
+-- A clock time as FitNotes writes a duration ("0:25:00", "1:02:03", "25:00") in seconds,
+-- or null when it is not one.
+create or replace function app.import_clock_seconds(p_text text)
+returns integer
+language sql
+immutable
+as $$
+  select case when m[1] is not null then m[1]::integer * 3600 + m[2]::integer * 60 + m[3]::integer
+              else m[2]::integer * 60 + m[3]::integer end
+    from regexp_match(btrim(p_text), '^(?:([0-9]{1,4}):)?([0-9]{1,4}):([0-5][0-9])$') as m
 $$;
 
 -- A load in kg from a weight cell (empty: body weight, 0), rounded to 10 g, without the
@@ -115,14 +178,29 @@ language sql
 immutable
 as $$ select case when p_text is null then 0 when app.import_is_number(p_text) then trim_scale(round(p_text::numeric * p_kg_per_unit, 2)) end $$;
 
--- The problem of a file missing a required column, reported on its first line.
+-- A workout row that only carries a problem (a file missing a column, a bad header).
+create or replace function app.import_line_problem(p_line integer, p_problem text)
+returns app.import_set_row
+language plpgsql
+immutable
+as $$
+declare
+  v_row app.import_set_row;
+begin
+  v_row.line := p_line;
+  v_row.problem := p_problem;
+  return v_row;
+end
+$$;
+
+-- The problem of a file missing a required column, reported on its first line; null when
+-- it has them all.
 create or replace function app.import_missing_columns(p_header jsonb, p_required text[])
 returns app.import_set_row
 language sql
 immutable
 as $$
-  select row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-             'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k), null, null, null)::app.import_set_row
+  select app.import_line_problem(1, 'missing column ' || string_agg('"' || r.name || '"', ', ' order by r.k))
     from unnest(p_required) with ordinality as r (name, k)
    where app.import_column(p_header, array[r.name]) is null
   having count(*) > 0
@@ -130,9 +208,11 @@ $$;
 
 -- Strong's CSV (one row per set): Date, Workout Name (a blank one is a session without a
 -- name, as Liftbase writes such a session in workouts.csv), Duration?, Exercise Name, Set Order
--- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Reps, Notes?,
--- Workout Notes?, RPE?, Distance? (kilometres), Seconds?: a 0 or blank distance or time is
--- none (Strong writes 0 in every measure a set does not use).
+-- (a number, or W warm-up, D drop set, F failure), Weight | kg | lb, Weight Unit?, Reps,
+-- Notes?, Workout Notes?, RPE?, Distance? (kilometres, or in Distance Unit?), Seconds?: a 0
+-- or blank distance or time is none (Strong writes 0 in every measure a set does not use).
+-- Liftbase's own workouts.csv adds Assistance (kg), Superset (the group of the exercise in
+-- its session) and Superset Rest Seconds, read back here.
 create or replace function app.import_strong_rows(p_document jsonb)
 returns setof app.import_set_row
 language plpgsql
@@ -140,24 +220,30 @@ stable
 as $$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing app.import_set_row := app.import_missing_columns(v_header, array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Reps']);
   v_weight record := app.import_weight_column(v_header);
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  v_missing text := (app.import_missing_columns(v_header,
+    array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Reps']
+    || case when v_weight.column_index is null then array['Weight'] else '{}' end)).problem;
   c_date integer := app.import_column(v_header, array['Date']);
   c_workout integer := app.import_column(v_header, array['Workout Name']);
   c_duration integer := app.import_column(v_header, array['Duration']);
   c_exercise integer := app.import_column(v_header, array['Exercise Name']);
   c_order integer := app.import_column(v_header, array['Set Order']);
+  c_weight_unit integer := app.import_column(v_header, array['Weight Unit']);
   c_reps integer := app.import_column(v_header, array['Reps']);
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
   c_distance integer := app.import_column(v_header, array['Distance']);
+  c_distance_unit integer := app.import_column(v_header, array['Distance Unit']);
   c_seconds integer := app.import_column(v_header, array['Seconds']);
+  c_assistance integer := app.import_column(v_header, array['Assistance']);
+  c_superset integer := app.import_column(v_header, array['Superset']);
+  c_superset_rest integer := app.import_column(v_header, array['Superset Rest Seconds']);
 begin
-  -- A row value is "not null" only when every field is: ask for the problem itself.
-  if v_missing.problem is not null or v_weight.column_index is null then
-    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "Weight"', null, null, null)::app.import_set_row);
+  if v_missing is not null then
+    return next app.import_line_problem(1, v_missing);
     return;
   end if;
   -- Dates and durations repeat on every set of a workout: each distinct one is parsed once.
@@ -170,20 +256,35 @@ begin
            app.import_cell(x.item -> 'fields', c_exercise) as exercise,
            app.import_cell(x.item -> 'fields', c_order) as set_order,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
+           app.import_cell(x.item -> 'fields', c_weight_unit) as weight_unit,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
            app.import_cell(x.item -> 'fields', c_distance) as distance,
-           app.import_cell(x.item -> 'fields', c_seconds) as seconds
+           app.import_cell(x.item -> 'fields', c_distance_unit) as distance_unit,
+           app.import_cell(x.item -> 'fields', c_seconds) as seconds,
+           app.import_cell(x.item -> 'fields', c_assistance) as assistance,
+           app.import_cell(x.item -> 'fields', c_superset) as superset,
+           app.import_cell(x.item -> 'fields', c_superset_rest) as superset_rest
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
   durations as materialized (
     select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+  units as materialized (
+    -- Without a unit column every row is in the unit its column names (Distance: km).
+    select c.*,
+           case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
+             as kg_per_unit,
+           case when c_distance_unit is null then 1000 else app.import_metres_per_unit(c.distance_unit) end
+             as metres_per_unit
+      from cells as c),
   typed as materialized (
-    select c.*, t.started, u.length, app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
-      from cells as c
+    select c.*, t.started, u.length,
+           app.import_weight_kg(c.weight, coalesce(c.kg_per_unit, 1)) as weight_kg,
+           app.import_weight_kg(c.assistance, coalesce(c.kg_per_unit, 1)) as assistance_kg
+      from units as c
       left join times as t on t.date = c.date
       left join durations as u on u.duration = c.duration)
   select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
@@ -193,22 +294,33 @@ begin
          r.weight_kg,
          case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
          case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
-         case
-           when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
-           when r.exercise is null then 'Exercise Name is required'
-           when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
-           when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
-             'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
-           when r.weight_kg is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
-           when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
-           when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
-           when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
-           when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
-         end,
+         coalesce(
+           case
+             when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
+             when r.exercise is null then 'Exercise Name is required'
+             when r.duration is not null and r.length is null then 'Duration must look like 1h 5m'
+             when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
+               'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
+             when r.weight_kg is null then 'the weight must be a number'
+             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
+             when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
+             when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
+             when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+             when r.assistance_kg is null then 'Assistance must be a number'
+             when r.superset_rest is not null and r.superset_rest !~ '^[0-9]{1,9}$' then
+               'Superset Rest Seconds must be a whole number'
+           end,
+           app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
+           app.import_unit_problem(r.assistance, r.weight_unit, 'Assistance', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
+           app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
+                                   'km, m, mi, ft, yd')),
          case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
-         null::text
+         app.import_distance_m(r.distance, r.metres_per_unit),
+         r.superset,
+         null::date,
+         nullif(r.assistance_kg, 0),
+         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end
     from typed as r;
 end
 $$;
@@ -224,8 +336,10 @@ stable
 as $$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
-  v_missing app.import_set_row := app.import_missing_columns(v_header, array['title', 'start_time', 'exercise_title', 'set_index', 'reps']);
   v_weight record := app.import_weight_column(v_header);
+  -- A row value is "not null" only when every field is: ask for the problem itself.
+  v_missing text := (app.import_missing_columns(v_header, array['title', 'start_time', 'exercise_title', 'set_index', 'reps']
+    || case when v_weight.column_index is null then array['weight_kg'] else '{}' end)).problem;
   c_title integer := app.import_column(v_header, array['title']);
   c_start integer := app.import_column(v_header, array['start_time']);
   c_end integer := app.import_column(v_header, array['end_time']);
@@ -240,10 +354,8 @@ declare
   c_seconds integer := app.import_column(v_header, array['duration_seconds']);
   c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
-  -- A row value is "not null" only when every field is: ask for the problem itself.
-  if v_missing.problem is not null or v_weight.column_index is null then
-    return next coalesce(v_missing, row(1, null, null, null, null, null, null, null, null, null, null, null, null,
-                                        'missing column "weight_kg"', null, null, null)::app.import_set_row);
+  if v_missing is not null then
+    return next app.import_line_problem(1, v_missing);
     return;
   end if;
   -- Start and end times repeat on every set of a workout: each distinct one is parsed once.
@@ -298,8 +410,8 @@ begin
            when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
          end,
          case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         nullif(trim_scale(round(app.import_number(r.distance) * 1000, 1)), 0),
-         r.superset
+         app.import_distance_m(r.distance, 1000),
+         r.superset, null::date, null::numeric, null::integer
     from typed as r;
 end
 $$;
@@ -314,13 +426,19 @@ grant execute on function
   app.import_hevy_time(text),
   app.import_duration(text),
   app.import_weight_column(jsonb),
+  app.import_kg_per_unit(text),
+  app.import_metres_per_unit(text),
+  app.import_unit_problem(text, text, text, text, numeric, text),
+  app.import_distance_m(text, numeric),
+  app.import_clock_seconds(text),
   app.import_weight_kg(text, numeric),
+  app.import_line_problem(integer, text),
   app.import_missing_columns(jsonb, text[]),
   app.import_strong_rows(jsonb),
   app.import_hevy_rows(jsonb)
 to liftbase_api;
 
--- POST /import/{strong|hevy|cronometer}?dry_run=: a CSV export of another app, sent by the
+-- POST /import/{strong|hevy|fitnotes|cronometer|myfitnesspal}?dry_run=: a CSV export of another app, sent by the
 -- HTTP layer as {file_sha256, header, rows: [{line, fields}]}; POST /import/liftbase: a
 -- Liftbase export document (JSON) as it is. Every run is recorded in
 -- app.import_runs, failed and dry ones too. A file with problems imports nothing and is
@@ -348,11 +466,12 @@ $$;
 
 -- Real files are not always well formed: a name holding an unquoted comma gives its row one
 -- field too many. Where the comma can be put back without doubt (joined into p_name, every
--- column of p_numbers parses as a number or is blank) the row is recovered and a warning
+-- column of p_numbers parses as a number or is blank, none of p_words is a number) the row
+-- is recovered and a warning
 -- says how it was read; a row that still has more fields than the header is an error
 -- naming its line. Returns the document with the recovered rows, and both lists.
 create or replace function app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[],
-  out document jsonb, out warnings jsonb, out errors jsonb)
+  p_words text[], out document jsonb, out warnings jsonb, out errors jsonb)
 language plpgsql
 stable
 as $$
@@ -363,6 +482,9 @@ declare
   v_numbers integer[] := array(select c.i from unnest(p_numbers) as n (name)
                                 cross join lateral (select app.import_column(v_header, array[n.name]) as i) as c
                                 where c.i is not null);
+  v_words integer[] := array(select c.i from unnest(p_words) as n (name)
+                              cross join lateral (select app.import_column(v_header, array[n.name]) as i) as c
+                              where c.i is not null);
 begin
   with rows as (
     select x.n, x.item, app.read_integer(x.item, 'line') as line, jsonb_array_length(x.item -> 'fields') as width,
@@ -375,7 +497,9 @@ begin
     select r.*, r.rejoined is not null and not exists (
              select from unnest(v_numbers) as c (i)
               where app.import_cell(r.rejoined, c.i) is not null
-                and not app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
+                and not app.import_is_number(app.import_cell(r.rejoined, c.i)))
+           and not exists (select from unnest(v_words) as c (i)
+                            where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
            case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n), '[]')),
@@ -390,7 +514,7 @@ begin
 end
 $$;
 
-grant execute on function app.import_rejoin_split_names(jsonb, text, text[]) to liftbase_api;
+grant execute on function app.import_rejoin_split_names(jsonb, text, text[], text[]) to liftbase_api;
 
 create or replace function app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb)
 returns jsonb
@@ -426,7 +550,7 @@ begin
     v_columns := app.import_diary_columns(p_format);
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
-    v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients);
+    v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
     if v_rejoined.errors <> '[]' then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
     else
@@ -435,6 +559,18 @@ begin
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
            with ordinality as w (item, n);
+  elsif p_format = 'fitnotes' then
+    -- FitNotes writes its exercise names unquoted: one holding a comma is put back where the
+    -- numbers to its right then parse and its Category is a word.
+    v_rejoined := app.import_rejoin_split_names(p_document, 'Exercise',
+                    array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
+                    array['Category']);
+    v_warnings := v_rejoined.warnings;
+    if v_rejoined.errors <> '[]' then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    else
+      v_result := app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run);
+    end if;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;

@@ -6,8 +6,9 @@
 -- or the user's own exercise's (app.resolve_exercise); for a name neither holds (it
 -- becomes an own exercise) the type its rows show: a distance → weight_distance when a
 -- load is given, else distance_duration; a time and no reps → weight_duration or duration;
--- a name the catalog rule's exceptions call bodyweight or assisted (weighted dips, assisted
--- pull-ups) → that; otherwise weight_reps.
+-- an assistance given (Liftbase's workouts.csv) → assisted_bodyweight; a name the catalog
+-- rule's exceptions call bodyweight or assisted (weighted dips, assisted pull-ups) → that;
+-- otherwise weight_reps.
 create or replace function app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[])
 returns table (exercise_key text, tracking_type text)
 language sql
@@ -15,7 +16,8 @@ stable
 as $$
   select g.exercise_key,
          coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
-                  case when g.distance and g.load then 'weight_distance'
+                  case when g.assistance then 'assisted_bodyweight'
+                       when g.distance and g.load then 'weight_distance'
                        when g.distance then 'distance_duration'
                        when g.duration and not g.reps and g.load then 'weight_duration'
                        when g.duration and not g.reps then 'duration'
@@ -25,14 +27,15 @@ as $$
                        else 'weight_reps' end)
     from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
                  bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
-                 bool_or(coalesce(r.weight_kg, 0) > 0) as load
+                 bool_or(coalesce(r.weight_kg, 0) > 0) as load, bool_or(r.assistance_kg is not null) as assistance
             from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
 $$;
 
 -- Workout rows as the sets their exercise's type takes: a 0 that stands for "not used" in
 -- a measure the type does not take (or in the added load of bodyweight_reps) is none; the
--- load of an assisted_bodyweight exercise is its assistance.
+-- load of an assisted_bodyweight exercise is its assistance, unless the row gives its
+-- assistance apart (Liftbase's workouts.csv), when a load is one.
 create or replace function app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[])
 returns table (line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer,
                duration_seconds integer, distance_m numeric)
@@ -40,10 +43,10 @@ language sql
 stable
 as $$
   select r.line, t.tracking_type,
-         case when t.tracking_type = 'assisted_bodyweight' then null
+         case when t.tracking_type = 'assisted_bodyweight' and r.assistance_kg is null then null
               when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
               else r.weight_kg end,
-         case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end,
+         coalesce(r.assistance_kg, case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end),
          case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
          r.duration_seconds, r.distance_m
     from unnest(p_rows) as r
@@ -71,7 +74,11 @@ as $$
      (8, case when r.finished_local < r.started_local then 'the workout must not end before it starts' end),
      (9, 'seconds: ' || app.field_problem(jsonb_build_object('v', r.duration_seconds), 'v', 'app.duration_seconds', false)),
      (10, 'distance: ' || app.field_problem(jsonb_build_object('v', r.distance_m), 'v', 'app.distance_m', false)),
-     (11, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
+     (11, 'assistance: ' || app.field_problem(jsonb_build_object('v', r.assistance_kg), 'v', 'app.assistance_kg', false)
+          || ' kg'),
+     (12, 'superset rest: '
+          || app.field_problem(jsonb_build_object('v', r.group_rest_seconds), 'v', 'app.rest_seconds', false)),
+     (13, (select string_agg(f.key || ' ' || f.value, '; ' order by f.key)
              from jsonb_each_text(app.set_fit_problems(t.tracking_type,
                     app.set_measures(t.weight_kg, t.assistance_kg, t.reps, t.duration_seconds, t.distance_m))) as f)
           || ' (' || r.exercise_name || ' is tracked as ' || t.tracking_type || ')'))
@@ -81,9 +88,11 @@ $$;
 
 -- The exercises of each imported session: one per exercise name (case-insensitive), in
 -- order of first appearance in the file, with the first notes given for it; exercises that
--- share a superset key form a superset, groups numbered in order of first appearance.
+-- share a superset key form a superset, groups numbered in order of first appearance, with
+-- the rest after the group where the file gives it.
 create or replace function app.import_exercise_positions(p_rows app.import_set_row[])
-returns table (session_key text, exercise_key text, "position" integer, notes text, superset_group integer)
+returns table (session_key text, exercise_key text, "position" integer, notes text, superset_group integer,
+               group_rest_seconds integer)
 language sql
 immutable
 as $$
@@ -94,9 +103,11 @@ as $$
               from (select r.superset_key, min(r.line) as first_line from unnest(p_rows) as r
                      where r.session_key = g.session_key and r.superset_key is not null group by r.superset_key) as k
              where k.first_line <= (select min(r.line) from unnest(p_rows) as r
-                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end
+                                     where r.session_key = g.session_key and r.superset_key = g.superset_key)) end,
+         g.group_rest_seconds
     from (select r.session_key, lower(r.exercise_name) as exercise_key, min(r.line) as first_line,
-                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key
+                 min(r.exercise_notes) as notes, min(r.superset_key) as superset_key,
+                 max(r.group_rest_seconds) as group_rest_seconds
             from unnest(p_rows) as r group by r.session_key, lower(r.exercise_name)) as g
 $$;
 
@@ -147,11 +158,13 @@ begin
      where x.exercise_id is null and x.user_exercise_id is null;
 
     with sessions as (
-      select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+      -- A format without times (FitNotes) gives the date alone: the session has no start.
+    select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+             coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
              min(r.started_local) as started_local, max(r.finished_local) as finished_local
         from unnest(v_new) as r group by r.session_key)
     insert into app.training_sessions (user_id, session_date, name, notes, status, started_at, finished_at, import_key)
-    select p_user_id, s.started_local::date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+    select p_user_id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
            s.finished_local at time zone v_timezone, s.session_key
       from sessions as s;
 
@@ -160,8 +173,9 @@ begin
      where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
 
     insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group
+                                       superset_group, group_rest_seconds)
+    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+           p.group_rest_seconds
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
       join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name

@@ -89,7 +89,7 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout 
 select is((select count(*) from app.training_sessions where name in ('Bad', 'Range')), 0::bigint, 'a refused file writes no session');
 select is((select count(*) from app.user_exercises where name = 'Brand New Lift'), 0::bigint, '… and no exercise');
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Exercise Name', 'Reps'], '2024-02-02 10:00|Squat|5')) -> 'errors',
-  '[{"line": 1, "message": "missing column \"Workout Name\", \"Set Order\""}]', 'missing columns are named on line 1');
+  '[{"line": 1, "message": "missing column \"Workout Name\", \"Set Order\", \"Weight\""}]', 'missing columns, the weight among them, are named at once on line 1');
 
 -- Hevy -----------------------------------------------------------------------------------------------
 select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
