@@ -154,11 +154,11 @@ struct ExportHTTPTests {
             let lines = workouts.text.components(separatedBy: "\r\n")
             #expect(
                 lines.first
-                    == "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
+                    == "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE,Assistance,Superset,Superset Rest Seconds"
             )
             // Day 1 starts 2024-01-02 17:00 UTC (the account keeps the default zone, UTC) and lasts 70 minutes.
-            #expect(lines[1] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,W,62.5,5,0,0,,,")
-            #expect(lines[2] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,1,65.0,5,0,0,,,8.0")
+            #expect(lines[1] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,W,62.5,5,0,0,,,,,,")
+            #expect(lines[2] == "2024-01-02 17:00:00,\"Day 1, \"\"bulk\"\"\",1h 10m,Exercise 1,1,65.0,5,0,0,,,8.0,,,")
             // 120 sessions × 3 exercises × 4 sets, the header, and the empty string after the last CRLF.
             #expect(lines.count == 1 + 1440 + 1)
 
@@ -205,7 +205,7 @@ struct ExportCLITests {
         let workouts = try String(contentsOf: folder.appendingPathComponent("workouts.csv"), encoding: .utf8)
         #expect(
             workouts.hasPrefix(
-                "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n"
+                "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE,Assistance,Superset,Superset Rest Seconds\r\n"
             )
         )
         #expect(workouts.components(separatedBy: "\r\n").count == 1 + 1440 + 1)

@@ -44,9 +44,11 @@ as $$
     from (select (extract(epoch from p_finished_at - p_started_at) / 60)::integer as minutes) as d
 $$;
 
--- Completed sessions, one row per set, in Strong's column layout. Set Order numbers the
--- working sets of an exercise; other set types are W (warm-up), D (drop set), F (failure)
--- as Strong writes them. Rows are joined with concat_ws over app.csv_field (inlined)
+-- Completed sessions, one row per set, in Strong's column layout, with three columns of
+-- Liftbase's own after it: Assistance (kg), Superset (the exercise's group in its session)
+-- and Superset Rest Seconds (the rest after the group), which /import/strong reads back, so
+-- that every set field comes back. Set Order numbers the working sets of an exercise;
+-- other set types are W (warm-up), D (drop set), F (failure) as Strong writes them. Rows are joined with concat_ws over app.csv_field (inlined)
 -- rather than app.csv_row (a subquery per call): a five-year history has 60,000 sets.
 create or replace function app.workouts_csv(p_user_id uuid)
 returns setof text
@@ -57,13 +59,14 @@ declare
   v_zone text := (select s.timezone from app.user_settings as s where s.user_id = p_user_id);
 begin
   return next app.csv_row('Date', 'Workout Name', 'Duration', 'Exercise Name', 'Set Order', 'Weight', 'Reps',
-                          'Distance', 'Seconds', 'Notes', 'Workout Notes', 'RPE');
+                          'Distance', 'Seconds', 'Notes', 'Workout Notes', 'RPE', 'Assistance', 'Superset',
+                          'Superset Rest Seconds');
   return query
     with workouts as materialized (
       -- What every row of a session repeats, formatted once per session.
       select t.id, t.session_date, t.started_at, t.created_at, t.name,
              -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
-             -- request can give any more) stays an empty field, so every row keeps 12 fields.
+             -- request can give any more) stays an empty field, so every row keeps 15 fields.
              concat_ws(',',
                coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
@@ -77,12 +80,13 @@ begin
                else (count(*) filter (where s.set_type = 'working')
                        over (partition by s.session_id, s.exercise_position order by s.position))::text
              end,
-             -- Weight: the load, or an assisted set's assistance (a Strong-format import reads it back as
-             -- the assistance of the same exercise); Distance in km, Seconds; a measure the set does not
-             -- hold is 0, as Strong writes it (its importer reads such a 0 as none).
-             coalesce(s.weight_kg, s.assistance_kg, 0)::text, coalesce(s.reps, 0)::text,
+             -- Weight: the load; Distance in km, Seconds; a measure the set does not hold is 0, as
+             -- Strong writes it (its importer reads such a 0 as none). Assistance, Superset and
+             -- Superset Rest Seconds are empty when the set or exercise has none.
+             coalesce(s.weight_kg, 0)::text, coalesce(s.reps, 0)::text,
              coalesce(trim_scale(s.distance_m / 1000), 0)::text, coalesce(s.duration_seconds, 0)::text,
-             app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text))
+             app.csv_field(e.notes), w.notes, app.csv_field(s.rpe::text), coalesce(s.assistance_kg::text, ''),
+             coalesce(e.superset_group::text, ''), coalesce(e.group_rest_seconds::text, ''))
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id

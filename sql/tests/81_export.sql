@@ -209,17 +209,17 @@ select is(pg_temp.error_of('export_workouts_csv', 'nobody', null, '{}') ->> 'sta
 -- 17:30 UTC is 18:30 in Berlin; 65 minutes; the in-progress session is not a workout yet;
 -- the program's logged workout follows (the template's name, 17:00 UTC, one hour).
 select is(pg_temp.export_text('a', 'export_workouts_csv'),
-  E'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,W,40,10,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,1,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",8\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,2,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",9.5\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,D,60,12,0,0,"pause, 1 s","felt good\nslept 8h",\r\n' ||
-  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Sled Push AAA-only,1,100,20,0,0,,"felt good\nslept 8h",\r\n' ||
-  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,1,100,5,0,0,,,\r\n' ||
-  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,2,100,5,0,0,,,\r\n' ||
-  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,3,100,5,0,0,,,\r\n' ||
-  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,1,80,5,0,0,,,\r\n' ||
-  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,2,80,4,0,0,,,\r\n',
+  E'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE,Assistance,Superset,Superset Rest Seconds\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,W,40,10,0,0,"pause, 1 s","felt good\nslept 8h",,,,\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,1,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",8,,,\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,2,80.5,5,0,0,"pause, 1 s","felt good\nslept 8h",9.5,,,\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Barbell Bench Press,D,60,12,0,0,"pause, 1 s","felt good\nslept 8h",,,,\r\n' ||
+  E'2024-03-04 18:30:00,"Push, ""heavy"" AAA-only",1h 5m,Sled Push AAA-only,1,100,20,0,0,,"felt good\nslept 8h",,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,1,100,5,0,0,,,,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,2,100,5,0,0,,,,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Squat,3,100,5,0,0,,,,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,1,80,5,0,0,,,,,,\r\n' ||
+  E'2024-03-11 18:00:00,Full body,1h,Barbell Bench Press,2,80,4,0,0,,,,,,\r\n',
   'workouts.csv: Strong''s header, one row per set, W/D for warm-ups and drop sets, quoting of commas, quotes and newlines');
 
 select is(pg_temp.export_text('a', 'export_nutrition_csv'),
