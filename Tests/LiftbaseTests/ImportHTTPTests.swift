@@ -5,7 +5,7 @@ import HummingbirdTesting
 import LiftbaseCore
 import Testing
 
-/// POST /import/{strong|hevy|cronometer|liftbase} over HTTP with the fixtures in Tests/Fixtures/imports,
+/// POST /import/{strong|hevy|fitnotes|cronometer|liftbase} over HTTP with the fixtures in Tests/Fixtures/imports,
 /// one per layout the exporting apps have used.
 @Suite("imports over HTTP")
 struct ImportHTTPTests {
@@ -22,6 +22,7 @@ struct ImportHTTPTests {
             ("strong", "strong-2025.csv", 8), ("strong", "strong-2019-pounds.csv", 3),
             ("strong", "strong-2019-kg.csv", 2),
             ("hevy", "hevy-2026.csv", 5), ("hevy", "hevy-pounds.csv", 2), ("cronometer", "cronometer-servings.csv", 5),
+            ("fitnotes", "fitnotes-2025.csv", 6),
         ]
     )
     func importsEachLayout(format: String, file: String, rows: Int) async throws {
