@@ -227,8 +227,8 @@ select pg_temp.call('sessions_create', 'b', '{"session_date": "2025-03-03", "exe
 create temporary table strong_lines as
 select n, replace(rtrim(l, E'\r\n'), ',', '|') as line
   from api.export_workouts_csv((select token from tokens where name = 'b'), null, '{}') with ordinality as x (l, n);
-select is((select count(*) from strong_lines where array_length(string_to_array(line, '|'), 1) <> 12), 0::bigint,
-  'every row of workouts.csv has the 12 fields of its header');
+select is((select count(*) from strong_lines where array_length(string_to_array(line, '|'), 1) <> 15), 0::bigint,
+  'every row of workouts.csv has the 15 fields of its header');
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv((select string_to_array(line, '|') from strong_lines where n = 1),
             variadic (select array_agg(line order by n) from strong_lines where n > 1))),
   '{"imported": 2, "skipped_duplicates": 0, "errors": [], "warnings": []}',
