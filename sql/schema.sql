@@ -1878,10 +1878,17 @@ declare
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
+  -- A load the type requires and the plan leaves out is 0 kg, as it always was.
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
-         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'reps'), app.read_integer(x.item, 'reps_max'),
+         coalesce(app.read_number(x.item, 'weight_kg'),
+                  case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
+                                               'weight_kg') = 'required' then 0 end),
+         app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
+         app.read_number(x.item, 'distance_m'),
          app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
          app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
@@ -1947,13 +1954,14 @@ begin
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                            'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+                           -- Each set holds the targets the exercise's type takes (app.target_set).
                            'sets', (select jsonb_agg(s.one_set)
-                                      -- A load of 0 is no load where the exercise's type does not require one.
-                                      from (select jsonb_build_object('reps', e.reps,
-                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
-                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
-                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
-                                                                      'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
+                                      from (select app.target_set(app.exercise_tracking_type(v_user_id, e.exercise_id,
+                                                                                             e.user_exercise_id),
+                                                                  e.reps, e.weight_kg, e.assistance_kg, e.duration_seconds,
+                                                                  e.distance_m)
+                                                   || jsonb_build_object('set_type', 'working',
+                                                                         'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_session_id)));
@@ -2604,6 +2612,8 @@ declare
   v_plan record;
   v_state app.program_exercise_state;
   v_reps integer[];
+  v_seconds integer[];
+  v_duration integer;
   v_top numeric;
   v_top_rpe numeric;
   v_load numeric;
@@ -2621,10 +2631,13 @@ begin
     return;
   end if;
   for v_plan in select * from app.program_plan(p_user_id, p_session.id) loop
+    continue when v_plan.strategy = 'hold';
     select array_agg(x.reps order by x.exercise_position, x.position), max(x.weight_kg),
-           max(x.rpe) filter (where x.weight_kg = x.top)
-      into v_reps, v_top, v_top_rpe
-      from (select s.reps, s.weight_kg, s.rpe, s.exercise_position, s.position, max(s.weight_kg) over () as top
+           max(x.rpe) filter (where x.weight_kg = x.top),
+           array_agg(x.duration_seconds order by x.exercise_position, x.position)
+      into v_reps, v_top, v_top_rpe, v_seconds
+      from (select s.reps, s.weight_kg, s.rpe, s.duration_seconds, s.exercise_position, s.position,
+                   max(s.weight_kg) over () as top
               from app.session_exercises as e
               join app.session_sets as s
                 on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
@@ -2639,6 +2652,7 @@ begin
     v_rpe_week := v_state.rpe_week;
     v_rpe_top := v_state.rpe_week_top;
     v_rpe_target := v_state.rpe_target;
+    v_duration := v_state.duration_seconds;
     case v_plan.strategy
       when 'linear' then
         select l.load_kg, l.misses into v_load, v_misses
@@ -2657,17 +2671,28 @@ begin
           v_rpe_top := greatest(v_rpe_top, v_top_rpe);
         end if;
         v_new_reps := array[v_phase.main_reps];
+      when 'reps' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift then v_phase.main_reps
+                                             else v_phase.accessory_reps_low end,
+                                        array_remove(v_reps, null));
+      when 'duration' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := coalesce(v_state.reps, '{}');
+        v_duration := app.progress_duration(v_plan.duration_seconds, array_remove(v_seconds, null));
       else
         select d.load_kg, d.reps into v_load, v_new_reps
           from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low, v_phase.accessory_reps_high,
                                    v_reps, v_plan.increment_kg, v_step) as d;
     end case;
     insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                            rpe_target, updated_at)
-    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target, now())
+                                            rpe_target, duration_seconds, updated_at)
+    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target,
+            v_duration, now())
     on conflict (user_id, program_id, exercise_id) do update
       set load_kg = excluded.load_kg, reps = excluded.reps, misses = excluded.misses, rpe_week = excluded.rpe_week,
-          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, updated_at = excluded.updated_at;
+          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, duration_seconds = excluded.duration_seconds,
+          updated_at = excluded.updated_at;
   end loop;
 end
 $$;
@@ -2976,7 +3001,7 @@ begin
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = e.id
+       where se.user_id = p_user_id and se.exercise_id = e.id and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
@@ -3594,7 +3619,9 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'reps', x.reps, 'reps_max', x.reps_max, 'weight_kg', x.weight_kg,
+                          'assistance_kg', x.assistance_kg, 'duration_seconds', x.duration_seconds,
+                          'distance_m', x.distance_m, 'rest_seconds', x.rest_seconds,
                           'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
@@ -3676,7 +3703,8 @@ CREATE FUNCTION app.export_program(p_program app.programs) RETURNS text
        where s.user_id = p_program.user_id and s.program_id = p_program.id), '[]'),
     'exercise_state', coalesce((
       select json_agg(json_build_object('exercise_id', x.exercise_id, 'load_kg', x.load_kg, 'reps', x.reps,
-               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target)
+               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target,
+               'duration_seconds', x.duration_seconds)
                order by lower(e.name), x.exercise_id)
         from app.program_exercise_state as x
         join app.exercises as e on e.id = x.exercise_id
@@ -4959,6 +4987,8 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
+      ('plans.exercises', 'reps_max', 'integer'), ('plans.exercises', 'assistance_kg', 'number'),
+      ('plans.exercises', 'duration_seconds', 'integer'), ('plans.exercises', 'distance_m', 'number'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
       ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
@@ -4995,7 +5025,7 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('programs.exercise_state', 'exercise_id', 'uuid'), ('programs.exercise_state', 'load_kg', 'number'),
       ('programs.exercise_state', 'reps', 'integer[]'), ('programs.exercise_state', 'misses', 'integer'),
       ('programs.exercise_state', 'rpe_week', 'integer'), ('programs.exercise_state', 'rpe_week_top', 'number'),
-      ('programs.exercise_state', 'rpe_target', 'number'),
+      ('programs.exercise_state', 'rpe_target', 'number'), ('programs.exercise_state', 'duration_seconds', 'integer'),
       ('training_sessions', 'id', 'uuid'), ('training_sessions', 'client_id', 'uuid'),
       ('training_sessions', 'import_key', 'string'), ('training_sessions', 'session_date', 'date'),
       ('training_sessions', 'name', 'string'), ('training_sessions', 'notes', 'string'),
@@ -5079,11 +5109,13 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
+         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), app.read_integer(e, 'reps_max'),
+         app.read_number(e, 'weight_kg'), app.read_number(e, 'assistance_kg'), app.read_integer(e, 'duration_seconds'),
+         app.read_number(e, 'distance_m'), app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -5236,11 +5268,11 @@ begin
   set constraints app.program_sessions_slot_key deferred;
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                          rpe_target)
+                                          rpe_target, duration_seconds)
   select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
-         app.read_number(x, 'rpe_target')
+         app.read_number(x, 'rpe_target'), app.read_integer(x, 'duration_seconds')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
     join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
@@ -6500,7 +6532,9 @@ CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURN
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'reps_max', e.reps_max, 'weight_kg', e.weight_kg,
+                                                  'assistance_kg', e.assistance_kg, 'duration_seconds', e.duration_seconds,
+                                                  'distance_m', e.distance_m, 'rest_seconds', e.rest_seconds,
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
@@ -6517,6 +6551,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_item jsonb;
   v_path text;
+  v_type text;
   i integer;
 begin
   if jsonb_typeof(v_exercises) <> 'array' then
@@ -6532,10 +6567,16 @@ begin
       v_problems := v_problems || jsonb_build_object(v_path, 'must be an object');
       continue;
     end if;
-    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path) || jsonb_build_object(
+    -- The targets follow the exercise's type (app.target_problems); an exercise that is not
+    -- found is named as such, and its targets are read as weight_reps.
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_item, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_item) as r;
+    end if;
+    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path)
+      || app.target_problems(v_item, v_path, coalesce(v_type, 'weight_reps')) || jsonb_build_object(
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
-      v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
-      v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
       v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
       v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
       v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
@@ -6752,7 +6793,7 @@ $$;
 
 ALTER FUNCTION app.program_phase_plan(p_goal text, p_training_age text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.program_plan(p_user_id uuid, p_session_id uuid) RETURNS TABLE(exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer, competition_lift boolean, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric)
+CREATE FUNCTION app.program_plan(p_user_id uuid, p_session_id uuid) RETURNS TABLE(exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer, competition_lift boolean, tracking_type text, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric, duration_seconds integer, distance_m numeric)
     LANGUAGE plpgsql STABLE
     AS $$
 #variable_conflict use_column
@@ -6766,21 +6807,30 @@ begin
      where ps.user_id = p_user_id and ps.id = p_session_id),
   ph as (select f.*, s.week from s cross join lateral app.program_phase_at(p_user_id, s.program_id, s.week) as f),
   te as (
-    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets
+    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets,
+           max(t.duration_seconds)::integer as duration_seconds, max(t.distance_m) as distance_m
       from s cross join unnest(s.templates) with ordinality as o (template_id, n)
       join app.template_exercises as t on t.template_id = o.template_id
      group by t.exercise_id)
-  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, x.strategy, x.increment,
-         case when x.strategy = 'double'
-              then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
-              else array_fill(ph.main_reps, array[x.sets]) end,
+  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, e.tracking_type::text, x.strategy,
+         x.increment,
+         case x.strategy
+           when 'double' then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
+           -- No top to the range: reps are the progress (app.progress_reps).
+           when 'reps' then app.double_rep_targets(st.reps, x.reps_low, 1000, x.sets)
+           when 'duration' then array_fill(null::integer, array[x.sets])
+           when 'hold' then array_fill(null::integer, array[x.sets])
+           else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'double' then st.load_kg
                         when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(st, ph.week, x.increment, x.step),
                                                                    st.reps[1], ph.main_reps, x.step)
-                        else app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step) end * ph.load_factor,
+                        when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
+                        else st.load_kg end * ph.load_factor,
                       x.step),
-         case when x.strategy = 'double' then ph.accessory_rpe else ph.main_rpe end
+         case when x.main then ph.main_rpe else ph.accessory_rpe end,
+         case x.strategy when 'duration' then coalesce(st.duration_seconds, te.duration_seconds, 30)
+                         when 'hold' then te.duration_seconds end,
+         te.distance_m
     from s
    cross join ph
    cross join te
@@ -6788,7 +6838,9 @@ begin
     left join app.program_exercise_state as st
       on st.user_id = p_user_id and st.program_id = s.program_id and st.exercise_id = e.id
    cross join lateral (
-     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift) as strategy,
+     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift, e.tracking_type) as strategy,
+            e.priority_tier = 1 or e.competition_lift as main,
+            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps else ph.accessory_reps_low end as reps_low,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
             greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
@@ -6837,8 +6889,11 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object(
            'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name, 'priority_tier', p.priority_tier,
            'competition_lift', p.competition_lift, 'strategy', p.strategy, 'increment_kg', p.increment_kg,
-           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'reps', p.reps[n], 'weight_kg', p.load_kg,
-                                                        'rpe', p.rpe, 'set_type', 'working') order by n)
+           'tracking_type', p.tracking_type,
+           -- The measures the exercise's type takes (app.target_set).
+           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'rpe', p.rpe, 'set_type', 'working')
+                                     || app.target_set(p.tracking_type, p.reps[n], p.load_kg, null, p.duration_seconds,
+                                                       p.distance_m) order by n)
                       from generate_series(1, cardinality(p.reps)) as n)) order by p.exercise_position), '[]')
     into v_exercises
     from app.program_plan(p_user_id, p_session.id) as p;
@@ -6890,6 +6945,15 @@ $$;
 
 ALTER FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when cardinality(p_seconds) > 0 and p_target_seconds <= all (p_seconds)
+              then least(p_target_seconds + 5, 86400) else p_target_seconds end
+$$;
+
+ALTER FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) RETURNS record
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -6902,6 +6966,14 @@ $$;
 
 ALTER FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) RETURNS integer[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n) order by n)
+$$;
+
+ALTER FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -6913,15 +6985,18 @@ $$;
 
 ALTER FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) RETURNS text
+CREATE FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
-  select case when p_priority_tier = 1 or p_competition_lift
+  select case when p_tracking_type in ('reps_only', 'bodyweight_reps', 'assisted_bodyweight') then 'reps'
+              when p_tracking_type in ('duration', 'weight_duration') then 'duration'
+              when p_tracking_type in ('distance_duration', 'weight_distance') then 'hold'
+              when p_priority_tier = 1 or p_competition_lift
               then case when p_training_age = 'novice' then 'linear' else 'rpe_weekly' end
               else 'double' end
 $$;
 
-ALTER FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) OWNER TO liftbase_owner;
+ALTER FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql
@@ -7591,6 +7666,7 @@ CREATE TABLE app.program_exercise_state (
     rpe_week_top numeric,
     rpe_target numeric,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    duration_seconds app.duration_seconds,
     CONSTRAINT program_exercise_state_load_kg_check CHECK ((load_kg >= (0)::numeric))
 );
 
@@ -8131,6 +8207,72 @@ $$;
 
 ALTER FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.target_field_rule(p_tracking_type text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_field
+    when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
+                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    else app.set_field_rule(p_tracking_type, p_field) end
+$$;
+
+ALTER FUNCTION app.target_field_rule(p_tracking_type text, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'reps_max', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.target_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.target_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+ALTER FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_target, 'reps', 'app.reps', false),
+    p_path || '.reps_max', app.field_problem(p_target, 'reps_max', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_target, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_target, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_target, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_target, 'distance_m', 'app.distance_m', false));
+  v_fit jsonb := app.target_fit_problems(p_tracking_type,
+                   array(select k from jsonb_each(p_target) as m (k, v)
+                          where v <> 'null' and k in ('weight_kg', 'assistance_kg', 'reps', 'reps_max',
+                                                      'duration_seconds', 'distance_m')));
+begin
+  if jsonb_strip_nulls(v_problems) = '{}' and app.read_integer(p_target, 'reps_max') < app.read_integer(p_target, 'reps') then
+    v_problems := jsonb_build_object(p_path || '.reps_max', 'must not be below reps');
+  end if;
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
+end
+$$;
+
+ALTER FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select jsonb_build_object(
+    'reps', case when app.set_field_rule(p_tracking_type, 'reps') <> 'refused' then p_reps end,
+    'weight_kg', case app.set_field_rule(p_tracking_type, 'weight_kg')
+                   when 'required' then p_weight_kg
+                   when 'allowed' then nullif(p_weight_kg, 0) end,
+    'assistance_kg', case when app.set_field_rule(p_tracking_type, 'assistance_kg') <> 'refused' then p_assistance_kg end,
+    'duration_seconds', case when app.set_field_rule(p_tracking_type, 'duration_seconds') <> 'refused' then p_duration_seconds end,
+    'distance_m', case when app.set_field_rule(p_tracking_type, 'distance_m') <> 'refused' then p_distance_m end)
+$$;
+
+ALTER FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
@@ -8174,11 +8316,16 @@ CREATE FUNCTION app.template_json(p_template app.templates) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    -- Sets in the shape of logged ones, with the measures the exercise's type takes
+    -- (app.target_set); the load is the lifter's to choose.
     'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
+                           'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
+                                                                  t.distance_m)
+                                                   || jsonb_build_object('weight_kg', null, 'set_type', 'working',
+                                                                         'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)
                     from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
                    where t.template_id = p_template.id))
@@ -9182,11 +9329,16 @@ CREATE TABLE app.plan_exercises (
     user_exercise_id uuid,
     exercise_name app.exercise_name NOT NULL,
     sets app.plan_sets NOT NULL,
-    reps app.reps NOT NULL,
-    weight_kg app.load_kg DEFAULT 0 NOT NULL,
+    reps app.reps,
+    weight_kg app.load_kg,
     rest_seconds app.rest_seconds,
     superset_group app.superset_group,
-    group_rest_seconds app.rest_seconds
+    group_rest_seconds app.rest_seconds,
+    reps_max app.reps,
+    assistance_kg app.assistance_kg,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
+    CONSTRAINT plan_exercises_reps_range CHECK (((reps_max IS NULL) OR ((reps IS NOT NULL) AND ((reps_max)::integer >= (reps)::integer))))
 );
 
 ALTER TABLE ONLY app.plan_exercises FORCE ROW LEVEL SECURITY;
@@ -9276,9 +9428,14 @@ CREATE TABLE app.template_exercises (
     "position" integer NOT NULL,
     exercise_id uuid NOT NULL,
     sets integer NOT NULL,
-    reps integer NOT NULL,
+    reps integer,
     rest_seconds integer NOT NULL,
+    reps_max integer,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
     CONSTRAINT template_exercises_reps_check CHECK (((reps >= 1) AND (reps <= 100))),
+    CONSTRAINT template_exercises_reps_max_check CHECK (((reps_max >= 1) AND (reps_max <= 100))),
+    CONSTRAINT template_exercises_reps_range CHECK (((reps_max IS NULL) OR ((reps IS NOT NULL) AND (reps_max >= reps)))),
     CONSTRAINT template_exercises_sets_check CHECK (((sets >= 1) AND (sets <= 20)))
 );
 
@@ -11016,14 +11173,20 @@ GRANT ALL ON FUNCTION app.program_week(p_slot integer, p_days_per_week integer) 
 REVOKE ALL ON FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) TO liftbase_api;
@@ -11192,6 +11355,18 @@ REVOKE ALL ON FUNCTION app.staged_number(p_text text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) TO liftbase_api;

@@ -40,6 +40,88 @@ as $$
       or (app.set_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
 $$;
 
+-- The target rule: what a plan, template or program target of each tracking type takes,
+-- the set rule (app.set_field_rule) with two differences. A required load may be left to
+-- the day (using the target writes 0 kg for it, never for a type that does not require a
+-- load); reps_max, the top of a rep range from reps, goes with reps. The one table plans,
+-- templates and programs check (docs/training.md).
+create or replace function app.target_field_rule(p_tracking_type text, p_field text)
+returns text
+language sql
+immutable
+as $$
+  select case p_field
+    when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
+                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    else app.set_field_rule(p_tracking_type, p_field) end
+$$;
+
+-- The measures of a target that break the target rule for p_tracking_type, as
+-- {field: message} (the messages of app.set_fit_problems).
+create or replace function app.target_fit_problems(p_tracking_type text, p_given text[])
+returns jsonb
+language sql
+immutable
+as $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'reps_max', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.target_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.target_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+-- Problems with the target members of one plan exercise (or any object holding reps,
+-- reps_max, weight_kg, assistance_kg, duration_seconds and distance_m) under p_path, for an
+-- exercise of p_tracking_type: each value against its domain, then the target rule.
+create or replace function app.target_problems(p_target jsonb, p_path text, p_tracking_type text)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_target, 'reps', 'app.reps', false),
+    p_path || '.reps_max', app.field_problem(p_target, 'reps_max', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_target, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_target, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_target, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_target, 'distance_m', 'app.distance_m', false));
+  v_fit jsonb := app.target_fit_problems(p_tracking_type,
+                   array(select k from jsonb_each(p_target) as m (k, v)
+                          where v <> 'null' and k in ('weight_kg', 'assistance_kg', 'reps', 'reps_max',
+                                                      'duration_seconds', 'distance_m')));
+begin
+  if jsonb_strip_nulls(v_problems) = '{}' and app.read_integer(p_target, 'reps_max') < app.read_integer(p_target, 'reps') then
+    v_problems := jsonb_build_object(p_path || '.reps_max', 'must not be below reps');
+  end if;
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
+end
+$$;
+
+-- One set written from a target (using a plan, a template, a program's next session): the
+-- measures p_tracking_type takes, every other one null. A load of 0 where the type does not
+-- require one is no load; a required load not known yet stays null (a program's first
+-- session: the lifter chooses it; a plan stores 0 kg for it). The bottom of a rep range is
+-- the set's reps.
+create or replace function app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric,
+                                          p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object(
+    'reps', case when app.set_field_rule(p_tracking_type, 'reps') <> 'refused' then p_reps end,
+    'weight_kg', case app.set_field_rule(p_tracking_type, 'weight_kg')
+                   when 'required' then p_weight_kg
+                   when 'allowed' then nullif(p_weight_kg, 0) end,
+    'assistance_kg', case when app.set_field_rule(p_tracking_type, 'assistance_kg') <> 'refused' then p_assistance_kg end,
+    'duration_seconds', case when app.set_field_rule(p_tracking_type, 'duration_seconds') <> 'refused' then p_duration_seconds end,
+    'distance_m', case when app.set_field_rule(p_tracking_type, 'distance_m') <> 'refused' then p_distance_m end)
+$$;
+
 -- The measures a stored set holds, in the names of app.set_fit_problems.
 create or replace function app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer,
                                             p_duration_seconds integer, p_distance_m numeric)
@@ -400,6 +482,10 @@ grant execute on function
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_field_rule(text, text),
   app.set_fit_problems(text, text[]),
+  app.target_field_rule(text, text),
+  app.target_fit_problems(text, text[]),
+  app.target_problems(jsonb, text, text),
+  app.target_set(text, integer, numeric, numeric, integer, numeric),
   app.set_measures(numeric, numeric, integer, integer, numeric),
   app.exercise_tracking_type_or_null(uuid, uuid, uuid),
   app.exercise_tracking_type(uuid, uuid, uuid),
@@ -456,11 +542,16 @@ language sql
 stable
 as $$
   select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    -- Sets in the shape of logged ones, with the measures the exercise's type takes
+    -- (app.target_set); the load is the lifter's to choose.
     'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
+                           'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
+                                                                  t.distance_m)
+                                                   || jsonb_build_object('weight_kg', null, 'set_type', 'working',
+                                                                         'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)
                     from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
                    where t.template_id = p_template.id))
