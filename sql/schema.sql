@@ -460,6 +460,38 @@ $$;
 
 ALTER FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+begin
+  return (
+    with c as (select * from app.cardio_weeks(v_user_id, v_range.from_date, v_range.to_date))
+    select jsonb_build_object(
+      'from', v_range.from_date, 'to', v_range.to_date,
+      'weeks', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'week_start', w.week, 'week_end', w.week + 6, 'duration_seconds', w.seconds, 'distance_m', w.distance,
+                 'pace_s_per_km', app.pace_s_per_km(w.paced_seconds, w.paced_distance)) order by w.week)
+          from (select c.week, sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.week) as w), '[]'),
+      'exercises', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'exercise_id', x.exercise_id, 'exercise_name', x.exercise_name, 'sessions', x.sessions,
+                 'duration_seconds', x.seconds, 'distance_m', x.distance,
+                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance)) order by x.exercise_name, x.exercise_id)
+          from (select c.exercise_id, min(c.exercise_name) as exercise_name, sum(c.sessions) as sessions,
+                       sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.exercise_id) as x), '[]')));
+end
+$$;
+
+ALTER FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -537,6 +569,58 @@ end
 $$;
 
 ALTER FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
+  v_page record := app.page_parameters(p_args, 'uuid', 50, 200);
+  v_items jsonb;
+begin
+  if v_page.cursor_uuid is not null
+     and not exists (select from app.session_exercises as e
+                      where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
+    perform app.raise_unknown_cursor();
+  end if;
+  with recursive keys as (
+    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
+      where e.user_id = v_user_id
+        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+      order by 1
+      limit 1)
+    union all
+    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
+             order by 1
+             limit 1)
+      from keys as k
+     where k.id is not null
+  )
+  select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
+    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                       || c.records as item
+            from keys as k
+           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+           cross join lateral (
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
+                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+                                               (select u.id from app.user_exercises as u
+                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
+           where k.id is not null and c.records is not null
+             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
+           order by k.id
+           limit v_page.page_size + 1) as r;
+  return jsonb_build_object(
+    'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size
+                        then v_items -> (v_page.page_size - 1) ->> 'exercise_id' end);
+end
+$$;
+
+ALTER FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -651,13 +735,16 @@ begin
                'bucket_start', k.bucket_start, 'bucket_end', k.bucket_end,
                'sessions', coalesce(t.sessions, 0), 'sets', coalesce(t.sets, 0),
                'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
-               'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
+               'duration_minutes', coalesce(round(t.duration_minutes), 0),
+               'set_duration_seconds', coalesce(t.set_duration_seconds, 0), 'distance_m', coalesce(t.distance_m, 0))
+               order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
                 from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
         left join (
           select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
-                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
+                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+                 sum(s.set_duration_seconds) as set_duration_seconds, sum(s.distance_m) as distance_m
             from app.training_sessions as s
            where s.user_id = v_user_id and s.status = 'completed'
              and s.session_date between v_range.from_date and v_range.to_date
@@ -2799,6 +2886,30 @@ $$;
 
 ALTER FUNCTION app.bump_food_catalog_version() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) RETURNS TABLE(week date, exercise_id uuid, exercise_name text, sessions bigint, duration_seconds bigint, distance_m numeric, paced_seconds bigint, paced_distance_m numeric)
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id), min(e.exercise_name)::text,
+           count(distinct s.id), sum(e.duration_seconds)::bigint, sum(e.distance_m), sum(e.paced_seconds)::bigint,
+           sum(e.paced_distance_m)
+      from app.training_sessions as s
+     cross join lateral (
+       select x.exercise_id, x.user_exercise_id, x.exercise_name, x.duration_seconds, x.distance_m, x.paced_seconds,
+              x.paced_distance_m
+         from app.session_exercises as x
+        where x.user_id = s.user_id and x.session_id = s.id and (x.duration_seconds > 0 or x.distance_m > 0)
+       offset 0) as e
+     where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       and (s.set_duration_seconds > 0 or s.distance_m > 0)
+     group by 1, 2;
+end
+$$;
+
+ALTER FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
+
 CREATE UNLOGGED TABLE app.food_search_results (
     query text NOT NULL,
     page_size integer NOT NULL,
@@ -2954,6 +3065,12 @@ CREATE FUNCTION app.counts_as_working_set(p_set_type text) RETURNS boolean
     AS $$ select p_set_type <> 'warmup' $$;
 
 ALTER FUNCTION app.counts_as_working_set(p_set_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.counts_for_muscle_volume(p_tracking_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_tracking_type is distinct from 'distance_duration' $$;
+
+ALTER FUNCTION app.counts_for_muscle_volume(p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.counts_for_progression(p_set_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3420,6 +3537,38 @@ $$;
 
 ALTER FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
+                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by e.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where e.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by e.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where e.best_pace_s_per_km is not null))[1]) end
+      from app.session_exercises as e
+      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
+     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+end
+$$;
+
+ALTER FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -3730,6 +3879,8 @@ CREATE TABLE app.training_sessions (
     working_sets integer DEFAULT 0 NOT NULL,
     volume_kg numeric DEFAULT 0 NOT NULL,
     import_key text,
+    set_duration_seconds integer DEFAULT 0 NOT NULL,
+    distance_m numeric DEFAULT 0 NOT NULL,
     CONSTRAINT training_sessions_check CHECK (((finished_at IS NULL) OR (started_at IS NULL) OR (finished_at >= started_at))),
     CONSTRAINT training_sessions_name_check CHECK ((length(name) <= 200))
 );
@@ -6469,6 +6620,12 @@ $$;
 
 ALTER FUNCTION app.object_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when p_distance_m > 0 then round(p_seconds * 1000 / p_distance_m, 1) end $$;
+
+ALTER FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.page(p_rows jsonb, p_limit integer) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -7458,6 +7615,16 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
                             and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
+         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
+          paced_seconds, paced_distance_m) = (
+           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
+                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
+                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
+                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
+                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
+             from app.session_sets as x
+            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+              and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
@@ -7465,15 +7632,19 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
               and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
-         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
+         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0),
+         set_duration_seconds = coalesce(t.seconds, 0), distance_m = coalesce(t.distance, 0)
     from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume,
+                 sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
+                 sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
@@ -8207,6 +8378,12 @@ $$;
 
 ALTER FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.takes_e1rm(p_tracking_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_tracking_type = 'weight_reps' $$;
+
+ALTER FUNCTION app.takes_e1rm(p_tracking_type text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.target_field_rule(p_tracking_type text, p_field text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -8438,6 +8615,7 @@ CREATE FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date)
       left join app.user_exercises as ue on ue.user_id = p_user_id and ue.id = x.exercise
      cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
                                            coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+     where app.counts_for_muscle_volume(coalesce(ce.tracking_type, ue.tracking_type))
   ),
   muscle_weeks as (
     select w.week, c.muscle, sum(c.credit * w.sets) as sets
@@ -8465,7 +8643,9 @@ begin
              count(s.id) as sessions,
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(s.working_sets), 0) as working_sets,
-             coalesce(sum(s.volume_kg), 0) as volume_kg
+             coalesce(sum(s.volume_kg), 0) as volume_kg,
+             coalesce(sum(s.set_duration_seconds), 0) as set_duration_seconds,
+             coalesce(sum(s.distance_m), 0) as distance_m
         -- Days as timestamps without time zone: the server's TimeZone plays no part.
         from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
@@ -8477,9 +8657,12 @@ begin
       'week_start', p_start, 'week_end', p_start + 6,
       'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
       'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'set_duration_seconds', sum(set_duration_seconds), 'distance_m', sum(distance_m),
       'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
                                            'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+                                           'working_sets', working_sets, 'volume_kg', volume_kg,
+                                           'set_duration_seconds', set_duration_seconds, 'distance_m', distance_m)
+                        order by day))
       from days);
 end
 $$;
@@ -9373,6 +9556,15 @@ CREATE TABLE app.session_exercises (
     best_e1rm_method text,
     superset_group app.superset_group,
     group_rest_seconds app.rest_seconds,
+    max_weight_kg numeric,
+    max_reps integer,
+    max_duration_seconds integer,
+    max_distance_m numeric,
+    best_pace_s_per_km numeric,
+    duration_seconds integer DEFAULT 0 NOT NULL,
+    distance_m numeric DEFAULT 0 NOT NULL,
+    paced_seconds integer DEFAULT 0 NOT NULL,
+    paced_distance_m numeric DEFAULT 0 NOT NULL,
     CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
 );
 
@@ -9994,6 +10186,8 @@ CREATE UNIQUE INDEX programs_one_active ON app.programs USING btree (user_id) WH
 
 CREATE INDEX session_exercises_exercise_idx ON app.session_exercises USING btree (user_id, exercise_id);
 
+CREATE INDEX session_exercises_exercise_key_idx ON app.session_exercises USING btree (user_id, COALESCE(exercise_id, user_exercise_id), session_id);
+
 CREATE INDEX session_exercises_user_exercise_idx ON app.session_exercises USING btree (user_id, user_exercise_id) WHERE (user_exercise_id IS NOT NULL);
 
 CREATE INDEX target_snapshots_latest_idx ON app.target_snapshots USING btree (user_id, computed_at DESC, id DESC);
@@ -10380,11 +10574,17 @@ GRANT ALL ON FUNCTION api.adaptive_expenditure(p_token text, p_body jsonb, p_arg
 REVOKE ALL ON FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -10693,6 +10893,9 @@ GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_re
 
 REVOKE ALL ON FUNCTION app.bump_food_catalog_version() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_search_results TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer) FROM PUBLIC;
@@ -10704,6 +10907,10 @@ GRANT ALL ON FUNCTION app.compute_targets(p_inputs jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.counts_as_working_set(p_set_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_api;
 GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) TO liftbase_api;
+GRANT ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.counts_for_progression(p_set_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.counts_for_progression(p_set_type text) TO liftbase_api;
@@ -10798,6 +11005,9 @@ GRANT ALL ON FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_req
 
 REVOKE ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
@@ -11120,6 +11330,9 @@ GRANT ALL ON FUNCTION app.nutrition_csv(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
 
@@ -11355,6 +11568,9 @@ REVOKE ALL ON FUNCTION app.staged_number(p_text text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) TO liftbase_api;

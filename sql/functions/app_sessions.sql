@@ -304,8 +304,20 @@ as $$
   select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
 $$;
 
+-- Which sets give an estimated one-rep max: load × reps (weight_reps) only. A bodyweight
+-- set's weight_kg is the load added to the body, an assisted one's is none, and timed or
+-- distance work has no reps: none of them is a fraction of a one-rep max (docs/training.md).
+create or replace function app.takes_e1rm(p_tracking_type text)
+returns boolean
+language sql
+immutable
+parallel safe
+as $$ select p_tracking_type = 'weight_reps' $$;
+
 -- The totals kept on the session row (see migration 0004) and on each of its exercises
--- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017).
+-- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017, of
+-- exercises that take one: app.takes_e1rm; the records and cardio measures of its working
+-- sets, migration 0036).
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
 language sql
@@ -314,6 +326,16 @@ as $$
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
                             and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
+         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
+          paced_seconds, paced_distance_m) = (
+           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
+                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
+                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
+                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
+                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
+             from app.session_sets as x
+            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+              and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
@@ -321,15 +343,19 @@ as $$
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
               and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
-         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
+         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0),
+         set_duration_seconds = coalesce(t.seconds, 0), distance_m = coalesce(t.distance, 0)
     from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume,
+                 sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
+                 sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
@@ -478,6 +504,7 @@ end
 $$;
 
 grant execute on function
+  app.takes_e1rm(text),
   app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_field_rule(text, text),
@@ -501,7 +528,8 @@ grant execute on function
 to liftbase_api;
 
 -- The weekly summary: the completed sessions of the 7 days from p_start, per day and in all:
--- sessions, minutes, working sets and volume (kg × reps of working sets), from the totals
+-- sessions, minutes, working sets, volume (kg × reps of working sets), the seconds of timed
+-- working sets (holds, runs) and the distance covered, from the totals
 -- app.refresh_session_totals keeps on each session row. Only the week's sessions are read
 -- (an index range of the user's sessions by date), never the sets, whatever the history.
 create or replace function app.weekly_summary(p_user_id uuid, p_start date)
@@ -516,7 +544,9 @@ begin
              count(s.id) as sessions,
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(s.working_sets), 0) as working_sets,
-             coalesce(sum(s.volume_kg), 0) as volume_kg
+             coalesce(sum(s.volume_kg), 0) as volume_kg,
+             coalesce(sum(s.set_duration_seconds), 0) as set_duration_seconds,
+             coalesce(sum(s.distance_m), 0) as distance_m
         -- Days as timestamps without time zone: the server's TimeZone plays no part.
         from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
@@ -528,9 +558,12 @@ begin
       'week_start', p_start, 'week_end', p_start + 6,
       'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
       'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'set_duration_seconds', sum(set_duration_seconds), 'distance_m', sum(distance_m),
       'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
                                            'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+                                           'working_sets', working_sets, 'volume_kg', volume_kg,
+                                           'set_duration_seconds', set_duration_seconds, 'distance_m', distance_m)
+                        order by day))
       from days);
 end
 $$;
