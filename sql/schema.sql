@@ -463,6 +463,38 @@ $$;
 
 ALTER FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+begin
+  return (
+    with c as (select * from app.cardio_weeks(v_user_id, v_range.from_date, v_range.to_date))
+    select jsonb_build_object(
+      'from', v_range.from_date, 'to', v_range.to_date,
+      'weeks', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'week_start', w.week, 'week_end', w.week + 6, 'duration_seconds', w.seconds, 'distance_m', w.distance,
+                 'pace_s_per_km', app.pace_s_per_km(w.paced_seconds, w.paced_distance)) order by w.week)
+          from (select c.week, sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.week) as w), '[]'),
+      'exercises', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'exercise_id', x.exercise_id, 'exercise_name', x.exercise_name, 'sessions', x.sessions,
+                 'duration_seconds', x.seconds, 'distance_m', x.distance,
+                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance)) order by x.exercise_name, x.exercise_id)
+          from (select c.exercise_id, min(c.exercise_name) as exercise_name, sum(c.sessions) as sessions,
+                       sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.exercise_id) as x), '[]')));
+end
+$$;
+
+ALTER FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -540,6 +572,58 @@ end
 $$;
 
 ALTER FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
+  v_page record := app.page_parameters(p_args, 'uuid', 50, 200);
+  v_items jsonb;
+begin
+  if v_page.cursor_uuid is not null
+     and not exists (select from app.session_exercises as e
+                      where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
+    perform app.raise_unknown_cursor();
+  end if;
+  with recursive keys as (
+    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
+      where e.user_id = v_user_id
+        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+      order by 1
+      limit 1)
+    union all
+    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
+             order by 1
+             limit 1)
+      from keys as k
+     where k.id is not null
+  )
+  select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
+    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                       || c.records as item
+            from keys as k
+           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+           cross join lateral (
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
+                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+                                               (select u.id from app.user_exercises as u
+                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
+           where k.id is not null and c.records is not null
+             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
+           order by k.id
+           limit v_page.page_size + 1) as r;
+  return jsonb_build_object(
+    'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size
+                        then v_items -> (v_page.page_size - 1) ->> 'exercise_id' end);
+end
+$$;
+
+ALTER FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -654,13 +738,16 @@ begin
                'bucket_start', k.bucket_start, 'bucket_end', k.bucket_end,
                'sessions', coalesce(t.sessions, 0), 'sets', coalesce(t.sets, 0),
                'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
-               'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
+               'duration_minutes', coalesce(round(t.duration_minutes), 0),
+               'set_duration_seconds', coalesce(t.set_duration_seconds, 0), 'distance_m', coalesce(t.distance_m, 0))
+               order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
                 from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
         left join (
           select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
-                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
+                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+                 sum(s.set_duration_seconds) as set_duration_seconds, sum(s.distance_m) as distance_m
             from app.training_sessions as s
            where s.user_id = v_user_id and s.status = 'completed'
              and s.session_date between v_range.from_date and v_range.to_date
@@ -1894,10 +1981,17 @@ declare
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
+  -- A load the type requires and the plan leaves out is 0 kg, as it always was.
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
-         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'reps'), app.read_integer(x.item, 'reps_max'),
+         coalesce(app.read_number(x.item, 'weight_kg'),
+                  case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
+                                               'weight_kg') = 'required' then 0 end),
+         app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
+         app.read_number(x.item, 'distance_m'),
          app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
          app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
@@ -1963,13 +2057,14 @@ begin
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                            'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+                           -- Each set holds the targets the exercise's type takes (app.target_set).
                            'sets', (select jsonb_agg(s.one_set)
-                                      -- A load of 0 is no load where the exercise's type does not require one.
-                                      from (select jsonb_build_object('reps', e.reps,
-                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
-                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
-                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
-                                                                      'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
+                                      from (select app.target_set(app.exercise_tracking_type(v_user_id, e.exercise_id,
+                                                                                             e.user_exercise_id),
+                                                                  e.reps, e.weight_kg, e.assistance_kg, e.duration_seconds,
+                                                                  e.distance_m)
+                                                   || jsonb_build_object('set_type', 'working',
+                                                                         'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_session_id)));
@@ -2620,6 +2715,8 @@ declare
   v_plan record;
   v_state app.program_exercise_state;
   v_reps integer[];
+  v_seconds integer[];
+  v_duration integer;
   v_top numeric;
   v_top_rpe numeric;
   v_load numeric;
@@ -2637,10 +2734,13 @@ begin
     return;
   end if;
   for v_plan in select * from app.program_plan(p_user_id, p_session.id) loop
+    continue when v_plan.strategy = 'hold';
     select array_agg(x.reps order by x.exercise_position, x.position), max(x.weight_kg),
-           max(x.rpe) filter (where x.weight_kg = x.top)
-      into v_reps, v_top, v_top_rpe
-      from (select s.reps, s.weight_kg, s.rpe, s.exercise_position, s.position, max(s.weight_kg) over () as top
+           max(x.rpe) filter (where x.weight_kg = x.top),
+           array_agg(x.duration_seconds order by x.exercise_position, x.position)
+      into v_reps, v_top, v_top_rpe, v_seconds
+      from (select s.reps, s.weight_kg, s.rpe, s.duration_seconds, s.exercise_position, s.position,
+                   max(s.weight_kg) over () as top
               from app.session_exercises as e
               join app.session_sets as s
                 on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
@@ -2655,6 +2755,7 @@ begin
     v_rpe_week := v_state.rpe_week;
     v_rpe_top := v_state.rpe_week_top;
     v_rpe_target := v_state.rpe_target;
+    v_duration := v_state.duration_seconds;
     case v_plan.strategy
       when 'linear' then
         select l.load_kg, l.misses into v_load, v_misses
@@ -2673,17 +2774,28 @@ begin
           v_rpe_top := greatest(v_rpe_top, v_top_rpe);
         end if;
         v_new_reps := array[v_phase.main_reps];
+      when 'reps' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift then v_phase.main_reps
+                                             else v_phase.accessory_reps_low end,
+                                        array_remove(v_reps, null));
+      when 'duration' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := coalesce(v_state.reps, '{}');
+        v_duration := app.progress_duration(v_plan.duration_seconds, array_remove(v_seconds, null));
       else
         select d.load_kg, d.reps into v_load, v_new_reps
           from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low, v_phase.accessory_reps_high,
                                    v_reps, v_plan.increment_kg, v_step) as d;
     end case;
     insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                            rpe_target, updated_at)
-    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target, now())
+                                            rpe_target, duration_seconds, updated_at)
+    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target,
+            v_duration, now())
     on conflict (user_id, program_id, exercise_id) do update
       set load_kg = excluded.load_kg, reps = excluded.reps, misses = excluded.misses, rpe_week = excluded.rpe_week,
-          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, updated_at = excluded.updated_at;
+          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, duration_seconds = excluded.duration_seconds,
+          updated_at = excluded.updated_at;
   end loop;
 end
 $$;
@@ -2789,6 +2901,30 @@ end
 $$;
 
 ALTER FUNCTION app.bump_food_catalog_version() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) RETURNS TABLE(week date, exercise_id uuid, exercise_name text, sessions bigint, duration_seconds bigint, distance_m numeric, paced_seconds bigint, paced_distance_m numeric)
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id), min(e.exercise_name)::text,
+           count(distinct s.id), sum(e.duration_seconds)::bigint, sum(e.distance_m), sum(e.paced_seconds)::bigint,
+           sum(e.paced_distance_m)
+      from app.training_sessions as s
+     cross join lateral (
+       select x.exercise_id, x.user_exercise_id, x.exercise_name, x.duration_seconds, x.distance_m, x.paced_seconds,
+              x.paced_distance_m
+         from app.session_exercises as x
+        where x.user_id = s.user_id and x.session_id = s.id and (x.duration_seconds > 0 or x.distance_m > 0)
+       offset 0) as e
+     where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       and (s.set_duration_seconds > 0 or s.distance_m > 0)
+     group by 1, 2;
+end
+$$;
+
+ALTER FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
 
 CREATE UNLOGGED TABLE app.food_search_results (
     query text NOT NULL,
@@ -2946,6 +3082,12 @@ CREATE FUNCTION app.counts_as_working_set(p_set_type text) RETURNS boolean
 
 ALTER FUNCTION app.counts_as_working_set(p_set_type text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.counts_for_muscle_volume(p_tracking_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_tracking_type is distinct from 'distance_duration' $$;
+
+ALTER FUNCTION app.counts_for_muscle_volume(p_tracking_type text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.counts_for_progression(p_set_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select p_set_type in ('working', 'failure') $$;
@@ -2992,7 +3134,7 @@ begin
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = e.id
+       where se.user_id = p_user_id and se.exercise_id = e.id and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
@@ -3411,6 +3553,38 @@ $$;
 
 ALTER FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
+                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by e.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where e.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by e.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where e.best_pace_s_per_km is not null))[1]) end
+      from app.session_exercises as e
+      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
+     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+end
+$$;
+
+ALTER FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -3610,7 +3784,9 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'reps', x.reps, 'reps_max', x.reps_max, 'weight_kg', x.weight_kg,
+                          'assistance_kg', x.assistance_kg, 'duration_seconds', x.duration_seconds,
+                          'distance_m', x.distance_m, 'rest_seconds', x.rest_seconds,
                           'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
@@ -3692,7 +3868,8 @@ CREATE FUNCTION app.export_program(p_program app.programs) RETURNS text
        where s.user_id = p_program.user_id and s.program_id = p_program.id), '[]'),
     'exercise_state', coalesce((
       select json_agg(json_build_object('exercise_id', x.exercise_id, 'load_kg', x.load_kg, 'reps', x.reps,
-               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target)
+               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target,
+               'duration_seconds', x.duration_seconds)
                order by lower(e.name), x.exercise_id)
         from app.program_exercise_state as x
         join app.exercises as e on e.id = x.exercise_id
@@ -3718,6 +3895,8 @@ CREATE TABLE app.training_sessions (
     working_sets integer DEFAULT 0 NOT NULL,
     volume_kg numeric DEFAULT 0 NOT NULL,
     import_key text,
+    set_duration_seconds integer DEFAULT 0 NOT NULL,
+    distance_m numeric DEFAULT 0 NOT NULL,
     CONSTRAINT training_sessions_check CHECK (((finished_at IS NULL) OR (started_at IS NULL) OR (finished_at >= started_at))),
     CONSTRAINT training_sessions_name_check CHECK ((length(name) <= 200))
 );
@@ -5093,6 +5272,8 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
+      ('plans.exercises', 'reps_max', 'integer'), ('plans.exercises', 'assistance_kg', 'number'),
+      ('plans.exercises', 'duration_seconds', 'integer'), ('plans.exercises', 'distance_m', 'number'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
       ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
@@ -5129,7 +5310,7 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('programs.exercise_state', 'exercise_id', 'uuid'), ('programs.exercise_state', 'load_kg', 'number'),
       ('programs.exercise_state', 'reps', 'integer[]'), ('programs.exercise_state', 'misses', 'integer'),
       ('programs.exercise_state', 'rpe_week', 'integer'), ('programs.exercise_state', 'rpe_week_top', 'number'),
-      ('programs.exercise_state', 'rpe_target', 'number'),
+      ('programs.exercise_state', 'rpe_target', 'number'), ('programs.exercise_state', 'duration_seconds', 'integer'),
       ('training_sessions', 'id', 'uuid'), ('training_sessions', 'client_id', 'uuid'),
       ('training_sessions', 'import_key', 'string'), ('training_sessions', 'session_date', 'date'),
       ('training_sessions', 'name', 'string'), ('training_sessions', 'notes', 'string'),
@@ -5213,11 +5394,13 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
+         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), app.read_integer(e, 'reps_max'),
+         app.read_number(e, 'weight_kg'), app.read_number(e, 'assistance_kg'), app.read_integer(e, 'duration_seconds'),
+         app.read_number(e, 'distance_m'), app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -5370,11 +5553,11 @@ begin
   set constraints app.program_sessions_slot_key deferred;
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                          rpe_target)
+                                          rpe_target, duration_seconds)
   select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
-         app.read_number(x, 'rpe_target')
+         app.read_number(x, 'rpe_target'), app.read_integer(x, 'duration_seconds')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
     join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
@@ -6666,6 +6849,12 @@ $$;
 
 ALTER FUNCTION app.object_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when p_distance_m > 0 then round(p_seconds * 1000 / p_distance_m, 1) end $$;
+
+ALTER FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.page(p_rows jsonb, p_limit integer) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -6729,7 +6918,9 @@ CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURN
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'reps_max', e.reps_max, 'weight_kg', e.weight_kg,
+                                                  'assistance_kg', e.assistance_kg, 'duration_seconds', e.duration_seconds,
+                                                  'distance_m', e.distance_m, 'rest_seconds', e.rest_seconds,
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
@@ -6746,6 +6937,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_item jsonb;
   v_path text;
+  v_type text;
   i integer;
 begin
   if jsonb_typeof(v_exercises) <> 'array' then
@@ -6761,10 +6953,16 @@ begin
       v_problems := v_problems || jsonb_build_object(v_path, 'must be an object');
       continue;
     end if;
-    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path) || jsonb_build_object(
+    -- The targets follow the exercise's type (app.target_problems); an exercise that is not
+    -- found is named as such, and its targets are read as weight_reps.
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_item, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_item) as r;
+    end if;
+    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path)
+      || app.target_problems(v_item, v_path, coalesce(v_type, 'weight_reps')) || jsonb_build_object(
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
-      v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
-      v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
       v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
       v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
       v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
@@ -6981,7 +7179,7 @@ $$;
 
 ALTER FUNCTION app.program_phase_plan(p_goal text, p_training_age text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.program_plan(p_user_id uuid, p_session_id uuid) RETURNS TABLE(exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer, competition_lift boolean, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric)
+CREATE FUNCTION app.program_plan(p_user_id uuid, p_session_id uuid) RETURNS TABLE(exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer, competition_lift boolean, tracking_type text, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric, duration_seconds integer, distance_m numeric)
     LANGUAGE plpgsql STABLE
     AS $$
 #variable_conflict use_column
@@ -6995,21 +7193,30 @@ begin
      where ps.user_id = p_user_id and ps.id = p_session_id),
   ph as (select f.*, s.week from s cross join lateral app.program_phase_at(p_user_id, s.program_id, s.week) as f),
   te as (
-    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets
+    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets,
+           max(t.duration_seconds)::integer as duration_seconds, max(t.distance_m) as distance_m
       from s cross join unnest(s.templates) with ordinality as o (template_id, n)
       join app.template_exercises as t on t.template_id = o.template_id
      group by t.exercise_id)
-  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, x.strategy, x.increment,
-         case when x.strategy = 'double'
-              then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
-              else array_fill(ph.main_reps, array[x.sets]) end,
+  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, e.tracking_type::text, x.strategy,
+         x.increment,
+         case x.strategy
+           when 'double' then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
+           -- No top to the range: reps are the progress (app.progress_reps).
+           when 'reps' then app.double_rep_targets(st.reps, x.reps_low, 1000, x.sets)
+           when 'duration' then array_fill(null::integer, array[x.sets])
+           when 'hold' then array_fill(null::integer, array[x.sets])
+           else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'double' then st.load_kg
                         when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(st, ph.week, x.increment, x.step),
                                                                    st.reps[1], ph.main_reps, x.step)
-                        else app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step) end * ph.load_factor,
+                        when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
+                        else st.load_kg end * ph.load_factor,
                       x.step),
-         case when x.strategy = 'double' then ph.accessory_rpe else ph.main_rpe end
+         case when x.main then ph.main_rpe else ph.accessory_rpe end,
+         case x.strategy when 'duration' then coalesce(st.duration_seconds, te.duration_seconds, 30)
+                         when 'hold' then te.duration_seconds end,
+         te.distance_m
     from s
    cross join ph
    cross join te
@@ -7017,7 +7224,9 @@ begin
     left join app.program_exercise_state as st
       on st.user_id = p_user_id and st.program_id = s.program_id and st.exercise_id = e.id
    cross join lateral (
-     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift) as strategy,
+     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift, e.tracking_type) as strategy,
+            e.priority_tier = 1 or e.competition_lift as main,
+            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps else ph.accessory_reps_low end as reps_low,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
             greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
@@ -7066,8 +7275,11 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object(
            'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name, 'priority_tier', p.priority_tier,
            'competition_lift', p.competition_lift, 'strategy', p.strategy, 'increment_kg', p.increment_kg,
-           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'reps', p.reps[n], 'weight_kg', p.load_kg,
-                                                        'rpe', p.rpe, 'set_type', 'working') order by n)
+           'tracking_type', p.tracking_type,
+           -- The measures the exercise's type takes (app.target_set).
+           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'rpe', p.rpe, 'set_type', 'working')
+                                     || app.target_set(p.tracking_type, p.reps[n], p.load_kg, null, p.duration_seconds,
+                                                       p.distance_m) order by n)
                       from generate_series(1, cardinality(p.reps)) as n)) order by p.exercise_position), '[]')
     into v_exercises
     from app.program_plan(p_user_id, p_session.id) as p;
@@ -7119,6 +7331,15 @@ $$;
 
 ALTER FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when cardinality(p_seconds) > 0 and p_target_seconds <= all (p_seconds)
+              then least(p_target_seconds + 5, 86400) else p_target_seconds end
+$$;
+
+ALTER FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) RETURNS record
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -7131,6 +7352,14 @@ $$;
 
 ALTER FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) RETURNS integer[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n) order by n)
+$$;
+
+ALTER FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -7142,15 +7371,18 @@ $$;
 
 ALTER FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) RETURNS text
+CREATE FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
-  select case when p_priority_tier = 1 or p_competition_lift
+  select case when p_tracking_type in ('reps_only', 'bodyweight_reps', 'assisted_bodyweight') then 'reps'
+              when p_tracking_type in ('duration', 'weight_duration') then 'duration'
+              when p_tracking_type in ('distance_duration', 'weight_distance') then 'hold'
+              when p_priority_tier = 1 or p_competition_lift
               then case when p_training_age = 'novice' then 'linear' else 'rpe_weekly' end
               else 'double' end
 $$;
 
-ALTER FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) OWNER TO liftbase_owner;
+ALTER FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql
@@ -7612,6 +7844,16 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
                             and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
+         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
+          paced_seconds, paced_distance_m) = (
+           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
+                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
+                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
+                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
+                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
+             from app.session_sets as x
+            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+              and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
@@ -7619,15 +7861,19 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
               and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
-         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
+         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0),
+         set_duration_seconds = coalesce(t.seconds, 0), distance_m = coalesce(t.distance, 0)
     from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume,
+                 sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
+                 sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
@@ -7820,6 +8066,7 @@ CREATE TABLE app.program_exercise_state (
     rpe_week_top numeric,
     rpe_target numeric,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    duration_seconds app.duration_seconds,
     CONSTRAINT program_exercise_state_load_kg_check CHECK ((load_kg >= (0)::numeric))
 );
 
@@ -8360,6 +8607,78 @@ $$;
 
 ALTER FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.takes_e1rm(p_tracking_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select p_tracking_type = 'weight_reps' $$;
+
+ALTER FUNCTION app.takes_e1rm(p_tracking_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_field_rule(p_tracking_type text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_field
+    when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
+                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    else app.set_field_rule(p_tracking_type, p_field) end
+$$;
+
+ALTER FUNCTION app.target_field_rule(p_tracking_type text, p_field text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'reps_max', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.target_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.target_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+ALTER FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_target, 'reps', 'app.reps', false),
+    p_path || '.reps_max', app.field_problem(p_target, 'reps_max', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_target, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_target, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_target, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_target, 'distance_m', 'app.distance_m', false));
+  v_fit jsonb := app.target_fit_problems(p_tracking_type,
+                   array(select k from jsonb_each(p_target) as m (k, v)
+                          where v <> 'null' and k in ('weight_kg', 'assistance_kg', 'reps', 'reps_max',
+                                                      'duration_seconds', 'distance_m')));
+begin
+  if jsonb_strip_nulls(v_problems) = '{}' and app.read_integer(p_target, 'reps_max') < app.read_integer(p_target, 'reps') then
+    v_problems := jsonb_build_object(p_path || '.reps_max', 'must not be below reps');
+  end if;
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
+end
+$$;
+
+ALTER FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select jsonb_build_object(
+    'reps', case when app.set_field_rule(p_tracking_type, 'reps') <> 'refused' then p_reps end,
+    'weight_kg', case app.set_field_rule(p_tracking_type, 'weight_kg')
+                   when 'required' then p_weight_kg
+                   when 'allowed' then nullif(p_weight_kg, 0) end,
+    'assistance_kg', case when app.set_field_rule(p_tracking_type, 'assistance_kg') <> 'refused' then p_assistance_kg end,
+    'duration_seconds', case when app.set_field_rule(p_tracking_type, 'duration_seconds') <> 'refused' then p_duration_seconds end,
+    'distance_m', case when app.set_field_rule(p_tracking_type, 'distance_m') <> 'refused' then p_distance_m end)
+$$;
+
+ALTER FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
@@ -8403,11 +8722,16 @@ CREATE FUNCTION app.template_json(p_template app.templates) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    -- Sets in the shape of logged ones, with the measures the exercise's type takes
+    -- (app.target_set); the load is the lifter's to choose.
     'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
+                           'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
+                                                                  t.distance_m)
+                                                   || jsonb_build_object('weight_kg', null, 'set_type', 'working',
+                                                                         'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)
                     from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
                    where t.template_id = p_template.id))
@@ -8520,6 +8844,7 @@ CREATE FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date)
       left join app.user_exercises as ue on ue.user_id = p_user_id and ue.id = x.exercise
      cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
                                            coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+     where app.counts_for_muscle_volume(coalesce(ce.tracking_type, ue.tracking_type))
   ),
   muscle_weeks as (
     select w.week, c.muscle, sum(c.credit * w.sets) as sets
@@ -8547,7 +8872,9 @@ begin
              count(s.id) as sessions,
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(s.working_sets), 0) as working_sets,
-             coalesce(sum(s.volume_kg), 0) as volume_kg
+             coalesce(sum(s.volume_kg), 0) as volume_kg,
+             coalesce(sum(s.set_duration_seconds), 0) as set_duration_seconds,
+             coalesce(sum(s.distance_m), 0) as distance_m
         -- Days as timestamps without time zone: the server's TimeZone plays no part.
         from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
@@ -8559,9 +8886,12 @@ begin
       'week_start', p_start, 'week_end', p_start + 6,
       'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
       'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'set_duration_seconds', sum(set_duration_seconds), 'distance_m', sum(distance_m),
       'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
                                            'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+                                           'working_sets', working_sets, 'volume_kg', volume_kg,
+                                           'set_duration_seconds', set_duration_seconds, 'distance_m', distance_m)
+                        order by day))
       from days);
 end
 $$;
@@ -9413,11 +9743,16 @@ CREATE TABLE app.plan_exercises (
     user_exercise_id uuid,
     exercise_name app.exercise_name NOT NULL,
     sets app.plan_sets NOT NULL,
-    reps app.reps NOT NULL,
-    weight_kg app.load_kg DEFAULT 0 NOT NULL,
+    reps app.reps,
+    weight_kg app.load_kg,
     rest_seconds app.rest_seconds,
     superset_group app.superset_group,
-    group_rest_seconds app.rest_seconds
+    group_rest_seconds app.rest_seconds,
+    reps_max app.reps,
+    assistance_kg app.assistance_kg,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
+    CONSTRAINT plan_exercises_reps_range CHECK (((reps_max IS NULL) OR ((reps IS NOT NULL) AND ((reps_max)::integer >= (reps)::integer))))
 );
 
 ALTER TABLE ONLY app.plan_exercises FORCE ROW LEVEL SECURITY;
@@ -9452,6 +9787,15 @@ CREATE TABLE app.session_exercises (
     best_e1rm_method text,
     superset_group app.superset_group,
     group_rest_seconds app.rest_seconds,
+    max_weight_kg numeric,
+    max_reps integer,
+    max_duration_seconds integer,
+    max_distance_m numeric,
+    best_pace_s_per_km numeric,
+    duration_seconds integer DEFAULT 0 NOT NULL,
+    distance_m numeric DEFAULT 0 NOT NULL,
+    paced_seconds integer DEFAULT 0 NOT NULL,
+    paced_distance_m numeric DEFAULT 0 NOT NULL,
     CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
 );
 
@@ -9507,9 +9851,14 @@ CREATE TABLE app.template_exercises (
     "position" integer NOT NULL,
     exercise_id uuid NOT NULL,
     sets integer NOT NULL,
-    reps integer NOT NULL,
+    reps integer,
     rest_seconds integer NOT NULL,
+    reps_max integer,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
     CONSTRAINT template_exercises_reps_check CHECK (((reps >= 1) AND (reps <= 100))),
+    CONSTRAINT template_exercises_reps_max_check CHECK (((reps_max >= 1) AND (reps_max <= 100))),
+    CONSTRAINT template_exercises_reps_range CHECK (((reps_max IS NULL) OR ((reps IS NOT NULL) AND (reps_max >= reps)))),
     CONSTRAINT template_exercises_sets_check CHECK (((sets >= 1) AND (sets <= 20)))
 );
 
@@ -10068,6 +10417,8 @@ CREATE UNIQUE INDEX programs_one_active ON app.programs USING btree (user_id) WH
 
 CREATE INDEX session_exercises_exercise_idx ON app.session_exercises USING btree (user_id, exercise_id);
 
+CREATE INDEX session_exercises_exercise_key_idx ON app.session_exercises USING btree (user_id, COALESCE(exercise_id, user_exercise_id), session_id);
+
 CREATE INDEX session_exercises_user_exercise_idx ON app.session_exercises USING btree (user_id, user_exercise_id) WHERE (user_exercise_id IS NOT NULL);
 
 CREATE INDEX target_snapshots_latest_idx ON app.target_snapshots USING btree (user_id, computed_at DESC, id DESC);
@@ -10454,11 +10805,17 @@ GRANT ALL ON FUNCTION api.adaptive_expenditure(p_token text, p_body jsonb, p_arg
 REVOKE ALL ON FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.adaptive_recalculate(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_nutrition(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.analytics_records(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -10770,6 +11127,9 @@ GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_re
 
 REVOKE ALL ON FUNCTION app.bump_food_catalog_version() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_search_results TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer) FROM PUBLIC;
@@ -10781,6 +11141,10 @@ GRANT ALL ON FUNCTION app.compute_targets(p_inputs jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.counts_as_working_set(p_set_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_api;
 GRANT ALL ON FUNCTION app.counts_as_working_set(p_set_type text) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) TO liftbase_api;
+GRANT ALL ON FUNCTION app.counts_for_muscle_volume(p_tracking_type text) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.counts_for_progression(p_set_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.counts_for_progression(p_set_type text) TO liftbase_api;
@@ -10875,6 +11239,9 @@ GRANT ALL ON FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_req
 
 REVOKE ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
@@ -11221,6 +11588,9 @@ GRANT ALL ON FUNCTION app.nutrition_csv(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
 
@@ -11274,14 +11644,20 @@ GRANT ALL ON FUNCTION app.program_week(p_slot integer, p_days_per_week integer) 
 REVOKE ALL ON FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT reps integer[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progress_duration(p_target_seconds integer, p_seconds integer[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[], p_increment numeric, p_step numeric, OUT load_kg numeric, OUT misses integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric, p_target_rpe numeric, p_increment numeric, p_step numeric) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) TO liftbase_api;
@@ -11450,6 +11826,21 @@ REVOKE ALL ON FUNCTION app.staged_number(p_text text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_field_rule(p_tracking_type text, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_fit_problems(p_tracking_type text, p_given text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_problems(p_target jsonb, p_path text, p_tracking_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) TO liftbase_api;

@@ -309,6 +309,18 @@ public let endpoints: [Endpoint] = [
         function: "analytics_workouts",
         summary: "Sessions, sets, volume and duration per day, week or month"
     ),
+    Endpoint(
+        .GET,
+        "/analytics/cardio",
+        function: "analytics_cardio",
+        summary: "Distance, time and pace per week and per exercise"
+    ),
+    Endpoint(
+        .GET,
+        "/analytics/records",
+        function: "analytics_records",
+        summary: "Personal records per exercise by tracking type"
+    ),
     Endpoint(.GET, "/analytics/weight", function: "analytics_weight", summary: "Daily weight and trend weight"),
     Endpoint(
         .GET,

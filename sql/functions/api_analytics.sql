@@ -152,8 +152,8 @@ end
 $$;
 
 -- GET /analytics/workouts?bucket=day|week|month&from=&to=: completed sessions, sets,
--- working sets, volume (kg × reps of working sets) and duration per bucket, from the
--- totals kept on the session rows. Default range: the 12 weeks up to today.
+-- working sets, volume (kg × reps of working sets), duration, the seconds of timed working
+-- sets and the distance per bucket, from the totals kept on the session rows. Default range: the 12 weeks up to today.
 create or replace function api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -170,13 +170,16 @@ begin
                'bucket_start', k.bucket_start, 'bucket_end', k.bucket_end,
                'sessions', coalesce(t.sessions, 0), 'sets', coalesce(t.sets, 0),
                'working_sets', coalesce(t.working_sets, 0), 'volume_kg', coalesce(t.volume_kg, 0),
-               'duration_minutes', coalesce(round(t.duration_minutes), 0)) order by k.bucket_start), '[]')
+               'duration_minutes', coalesce(round(t.duration_minutes), 0),
+               'set_duration_seconds', coalesce(t.set_duration_seconds, 0), 'distance_m', coalesce(t.distance_m, 0))
+               order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
                 from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
         left join (
           select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
-                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes
+                 coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
+                 sum(s.set_duration_seconds) as set_duration_seconds, sum(s.distance_m) as distance_m
             from app.training_sessions as s
            where s.user_id = v_user_id and s.status = 'completed'
              and s.session_date between v_range.from_date and v_range.to_date
@@ -221,5 +224,103 @@ begin
              'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
              order by p.created_at desc)
       from app.programs as p where p.user_id = v_user_id), '[]'));
+end
+$$;
+
+-- GET /analytics/records?exercise_id=&limit=&cursor=: personal records per exercise
+-- (app.exercise_records: heaviest, best e1RM, most reps, longest, farthest, fastest pace,
+-- each as its exercise's type allows), one exercise with ?exercise_id=, else a page of the
+-- exercises trained, in the order of their ids. A page costs what it holds, not the user's
+-- history: the exercises come from a loose index scan of session_exercises_exercise_key_idx
+-- (one probe per exercise, never a pass over every session), and each exercise's records
+-- are one pass over its own session rows, which hold the per-session records
+-- (app.refresh_session_totals), never its sets. Keeping records in a table of their own
+-- would make the page cheaper still, at the price of recomputing an exercise's records on
+-- every write, delete and import that touches it; a page of at most 200 exercises of
+-- session rows is the bound chosen. Free-text exercises (linked to no exercise) have none.
+create or replace function api.analytics_records(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
+  v_page record := app.page_parameters(p_args, 'uuid', 50, 200);
+  v_items jsonb;
+begin
+  if v_page.cursor_uuid is not null
+     and not exists (select from app.session_exercises as e
+                      where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
+    perform app.raise_unknown_cursor();
+  end if;
+  with recursive keys as (
+    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
+      where e.user_id = v_user_id
+        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+      order by 1
+      limit 1)
+    union all
+    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
+             order by 1
+             limit 1)
+      from keys as k
+     where k.id is not null
+  )
+  select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
+    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                       || c.records as item
+            from keys as k
+           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+           cross join lateral (
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
+                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+                                               (select u.id from app.user_exercises as u
+                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
+           where k.id is not null and c.records is not null
+             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
+           order by k.id
+           limit v_page.page_size + 1) as r;
+  return jsonb_build_object(
+    'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
+    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size
+                        then v_items -> (v_page.page_size - 1) ->> 'exercise_id' end);
+end
+$$;
+
+-- GET /analytics/cardio?from=&to=: distance, time and pace of timed and distance work per
+-- week (Monday to Sunday) and per exercise over the range (app.cardio_weeks), from the
+-- totals kept on each session exercise. Time is the duration of the working sets; pace is
+-- seconds per km over the sets with both a distance and a duration (null without any).
+-- Default range: the 12 weeks up to today; at most a year (app.analytics_range).
+create or replace function api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+begin
+  return (
+    with c as (select * from app.cardio_weeks(v_user_id, v_range.from_date, v_range.to_date))
+    select jsonb_build_object(
+      'from', v_range.from_date, 'to', v_range.to_date,
+      'weeks', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'week_start', w.week, 'week_end', w.week + 6, 'duration_seconds', w.seconds, 'distance_m', w.distance,
+                 'pace_s_per_km', app.pace_s_per_km(w.paced_seconds, w.paced_distance)) order by w.week)
+          from (select c.week, sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.week) as w), '[]'),
+      'exercises', coalesce((
+        select jsonb_agg(jsonb_build_object(
+                 'exercise_id', x.exercise_id, 'exercise_name', x.exercise_name, 'sessions', x.sessions,
+                 'duration_seconds', x.seconds, 'distance_m', x.distance,
+                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance)) order by x.exercise_name, x.exercise_id)
+          from (select c.exercise_id, min(c.exercise_name) as exercise_name, sum(c.sessions) as sessions,
+                       sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
+                       sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
+                  from c group by c.exercise_id) as x), '[]')));
 end
 $$;

@@ -41,10 +41,17 @@ declare
 begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
+  -- A load the type requires and the plan leaves out is 0 kg, as it always was.
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
-         app.read_integer(x.item, 'reps'), coalesce(app.read_number(x.item, 'weight_kg'), 0),
+         app.read_integer(x.item, 'reps'), app.read_integer(x.item, 'reps_max'),
+         coalesce(app.read_number(x.item, 'weight_kg'),
+                  case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
+                                               'weight_kg') = 'required' then 0 end),
+         app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
+         app.read_number(x.item, 'distance_m'),
          app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
          app.read_integer(x.item, 'group_rest_seconds')
     from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
@@ -92,7 +99,8 @@ end
 $$;
 
 -- POST /plans/{id}/use: stamps last_used_at and starts an in-progress session built from
--- the plan (each exercise with its sets of reps at the planned weight).
+-- the plan (each exercise with its sets at the planned targets: reps, the bottom of a rep
+-- range, the load, the assistance, the duration or the distance its type takes).
 create or replace function api.plan_use(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -108,13 +116,14 @@ begin
     'exercises', (select jsonb_agg(jsonb_build_object(
                            'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                            'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
+                           -- Each set holds the targets the exercise's type takes (app.target_set).
                            'sets', (select jsonb_agg(s.one_set)
-                                      -- A load of 0 is no load where the exercise's type does not require one.
-                                      from (select jsonb_build_object('reps', e.reps,
-                                                     'weight_kg', case when e.weight_kg = 0 and app.set_field_rule(
-                                                                         app.exercise_tracking_type(v_user_id, e.exercise_id, e.user_exercise_id),
-                                                                         'weight_kg') <> 'required' then null else e.weight_kg end,
-                                                                      'set_type', 'working', 'rest_seconds', e.rest_seconds) as one_set
+                                      from (select app.target_set(app.exercise_tracking_type(v_user_id, e.exercise_id,
+                                                                                             e.user_exercise_id),
+                                                                  e.reps, e.weight_kg, e.assistance_kg, e.duration_seconds,
+                                                                  e.distance_m)
+                                                   || jsonb_build_object('set_type', 'working',
+                                                                         'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
                     from app.plan_exercises as e where e.user_id = v_user_id and e.plan_id = v_plan.id)));
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_session_id)));

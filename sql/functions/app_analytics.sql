@@ -168,6 +168,85 @@ begin
 end
 $$;
 
+-- The personal records of one exercise (p_key: its catalog or own id) over the completed
+-- sessions, from the measures app.refresh_session_totals keeps on each session exercise
+-- (never the sets): heaviest (the load; for bodyweight_reps the added load), best_e1rm
+-- (load × reps only, app.takes_e1rm), most_reps, longest (a set's duration), farthest (a
+-- set's distance), fastest_pace (seconds per km of a set of at least 100 m with a
+-- duration). Each is {value, session_id, session_date} of the first session that set it,
+-- or null when no set of the exercise has that measure: the exercise's type decides which
+-- there are. Null when no completed session holds the exercise.
+-- PL/pgSQL: its plan is cached per connection. The read is the exercise's session rows
+-- (session_exercises_exercise_key_idx), one pass.
+create or replace function app.exercise_records(p_user_id uuid, p_key uuid)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
+                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by e.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where e.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by e.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where e.best_pace_s_per_km is not null))[1]) end
+      from app.session_exercises as e
+      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
+     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+end
+$$;
+
+-- Cardio per week and per exercise over completed sessions dated p_from..p_to: the
+-- distance, the time (the duration of timed working sets) and the pace (seconds per km
+-- over the sets with both a distance and a duration), from the totals kept on each
+-- session exercise (app.refresh_session_totals). The range drives the read, as
+-- app.e1rm_series: each session of it reads its own exercises by primary key.
+create or replace function app.cardio_weeks(p_user_id uuid, p_from date, p_to date)
+returns table (week date, exercise_id uuid, exercise_name text, sessions bigint, duration_seconds bigint,
+               distance_m numeric, paced_seconds bigint, paced_distance_m numeric)
+language plpgsql
+stable
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return query
+    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id), min(e.exercise_name)::text,
+           count(distinct s.id), sum(e.duration_seconds)::bigint, sum(e.distance_m), sum(e.paced_seconds)::bigint,
+           sum(e.paced_distance_m)
+      from app.training_sessions as s
+     cross join lateral (
+       select x.exercise_id, x.user_exercise_id, x.exercise_name, x.duration_seconds, x.distance_m, x.paced_seconds,
+              x.paced_distance_m
+         from app.session_exercises as x
+        where x.user_id = s.user_id and x.session_id = s.id and (x.duration_seconds > 0 or x.distance_m > 0)
+       offset 0) as e
+     where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to
+       and (s.set_duration_seconds > 0 or s.distance_m > 0)
+     group by 1, 2;
+end
+$$;
+
+-- Seconds per km, or null without distance.
+create or replace function app.pace_s_per_km(p_seconds numeric, p_distance_m numeric)
+returns numeric
+language sql
+immutable
+as $$ select case when p_distance_m > 0 then round(p_seconds * 1000 / p_distance_m, 1) end $$;
+
 -- ?exercise_id= naming a catalog exercise or one of the user's own: (id, name). A missing
 -- or malformed id is a 400 (a bad parameter); an unknown one a 404.
 create or replace function app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean,
@@ -252,6 +331,9 @@ grant execute on function
   app.analytics_range(uuid, jsonb, integer, integer),
   app.e1rm_series(uuid, uuid, date, date),
   app.rpe_counts(uuid, uuid, date, date),
+  app.exercise_records(uuid, uuid),
+  app.cardio_weeks(uuid, date, date),
+  app.pace_s_per_km(numeric, numeric),
   app.bucket_parameter(jsonb),
   app.bucket_start(text, date),
   app.bucket_range(uuid, jsonb, text, integer),

@@ -70,7 +70,9 @@ as $$
                'exercises', coalesce((
                  select json_agg(json_build_object('position', x.position, 'exercise_id', x.exercise_id,
                           'user_exercise_id', x.user_exercise_id, 'exercise_name', x.exercise_name, 'sets', x.sets,
-                          'reps', x.reps, 'weight_kg', x.weight_kg, 'rest_seconds', x.rest_seconds,
+                          'reps', x.reps, 'reps_max', x.reps_max, 'weight_kg', x.weight_kg,
+                          'assistance_kg', x.assistance_kg, 'duration_seconds', x.duration_seconds,
+                          'distance_m', x.distance_m, 'rest_seconds', x.rest_seconds,
                           'group', x.superset_group, 'group_rest_seconds', x.group_rest_seconds)
                           order by x.position)
                    from app.plan_exercises as x where x.user_id = p_user_id and x.plan_id = p.id), '[]'))
@@ -137,7 +139,8 @@ as $$
        where s.user_id = p_program.user_id and s.program_id = p_program.id), '[]'),
     'exercise_state', coalesce((
       select json_agg(json_build_object('exercise_id', x.exercise_id, 'load_kg', x.load_kg, 'reps', x.reps,
-               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target)
+               'misses', x.misses, 'rpe_week', x.rpe_week, 'rpe_week_top', x.rpe_week_top, 'rpe_target', x.rpe_target,
+               'duration_seconds', x.duration_seconds)
                order by lower(e.name), x.exercise_id)
         from app.program_exercise_state as x
         join app.exercises as e on e.id = x.exercise_id

@@ -260,11 +260,13 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  weight_kg, rest_seconds, superset_group, group_rest_seconds)
+                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
+                                  superset_group, group_rest_seconds)
   select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), coalesce(app.read_number(e, 'weight_kg'), 0),
-         app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
+         e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), app.read_integer(e, 'reps_max'),
+         app.read_number(e, 'weight_kg'), app.read_number(e, 'assistance_kg'), app.read_integer(e, 'duration_seconds'),
+         app.read_number(e, 'distance_m'), app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
     from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
    where app.read_uuid(p, 'id') = any (v_new);
@@ -422,11 +424,11 @@ begin
   set constraints app.program_sessions_slot_key deferred;
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                          rpe_target)
+                                          rpe_target, duration_seconds)
   select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
-         app.read_number(x, 'rpe_target')
+         app.read_number(x, 'rpe_target'), app.read_integer(x, 'duration_seconds')
     from jsonb_array_elements(v_programs) as p
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
     join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
@@ -479,6 +481,8 @@ as $$
       ('plans.exercises', 'position', 'integer'), ('plans.exercises', 'exercise_id', 'uuid'),
       ('plans.exercises', 'user_exercise_id', 'uuid'), ('plans.exercises', 'exercise_name', 'string'),
       ('plans.exercises', 'sets', 'integer'), ('plans.exercises', 'reps', 'integer'),
+      ('plans.exercises', 'reps_max', 'integer'), ('plans.exercises', 'assistance_kg', 'number'),
+      ('plans.exercises', 'duration_seconds', 'integer'), ('plans.exercises', 'distance_m', 'number'),
       ('plans.exercises', 'weight_kg', 'number'), ('plans.exercises', 'rest_seconds', 'integer'),
       ('plans.exercises', 'group', 'integer'), ('plans.exercises', 'group_rest_seconds', 'integer'),
       ('user_foods', 'id', 'uuid'), ('user_foods', 'name', 'string'), ('user_foods', 'brand', 'string'),
@@ -515,7 +519,7 @@ as $$
       ('programs.exercise_state', 'exercise_id', 'uuid'), ('programs.exercise_state', 'load_kg', 'number'),
       ('programs.exercise_state', 'reps', 'integer[]'), ('programs.exercise_state', 'misses', 'integer'),
       ('programs.exercise_state', 'rpe_week', 'integer'), ('programs.exercise_state', 'rpe_week_top', 'number'),
-      ('programs.exercise_state', 'rpe_target', 'number'),
+      ('programs.exercise_state', 'rpe_target', 'number'), ('programs.exercise_state', 'duration_seconds', 'integer'),
       ('training_sessions', 'id', 'uuid'), ('training_sessions', 'client_id', 'uuid'),
       ('training_sessions', 'import_key', 'string'), ('training_sessions', 'session_date', 'date'),
       ('training_sessions', 'name', 'string'), ('training_sessions', 'notes', 'string'),

@@ -1,5 +1,9 @@
 -- Saved workout plans and the setup state: validation, JSON shapes, lookup.
 
+-- Every problem with a plan body. Each exercise prescribes sets and the targets its
+-- exercise's type takes (app.target_problems): reps or a rep range (reps to reps_max), a
+-- load, an assistance, a duration, a distance.
+
 create or replace function app.plan_problems(p_user_id uuid, p_body jsonb)
 returns jsonb
 language plpgsql
@@ -10,6 +14,7 @@ declare
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
   v_item jsonb;
   v_path text;
+  v_type text;
   i integer;
 begin
   if jsonb_typeof(v_exercises) <> 'array' then
@@ -25,10 +30,16 @@ begin
       v_problems := v_problems || jsonb_build_object(v_path, 'must be an object');
       continue;
     end if;
-    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path) || jsonb_build_object(
+    -- The targets follow the exercise's type (app.target_problems); an exercise that is not
+    -- found is named as such, and its targets are read as weight_reps.
+    v_type := null;
+    if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_item, v_path)) = '{}' then
+      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
+        from app.resolve_exercise(p_user_id, v_item) as r;
+    end if;
+    v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path)
+      || app.target_problems(v_item, v_path, coalesce(v_type, 'weight_reps')) || jsonb_build_object(
       v_path || '.sets', app.field_problem(v_item, 'sets', 'app.plan_sets'),
-      v_path || '.reps', app.field_problem(v_item, 'reps', 'app.reps'),
-      v_path || '.weight_kg', app.field_problem(v_item, 'weight_kg', 'app.load_kg', false),
       v_path || '.rest_seconds', app.field_problem(v_item, 'rest_seconds', 'app.rest_seconds', false),
       v_path || '.group', app.field_problem(v_item, 'group', 'app.superset_group', false),
       v_path || '.group_rest_seconds', app.field_problem(v_item, 'group_rest_seconds', 'app.rest_seconds', false));
@@ -49,7 +60,9 @@ as $$
          || case when p_with_exercises then jsonb_build_object('exercises', coalesce((
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
-                                                  'weight_kg', e.weight_kg, 'rest_seconds', e.rest_seconds,
+                                                  'reps_max', e.reps_max, 'weight_kg', e.weight_kg,
+                                                  'assistance_kg', e.assistance_kg, 'duration_seconds', e.duration_seconds,
+                                                  'distance_m', e.distance_m, 'rest_seconds', e.rest_seconds,
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))

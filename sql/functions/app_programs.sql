@@ -107,7 +107,8 @@ $$;
 -- starting loads from history. A starting load is the heaviest set done as prescribed
 -- (app.counts_for_progression; 1–12 reps) of the latest completed session with the
 -- exercise, converted to the first phase's target reps (Epley); without history the load
--- is left for the first log to set.
+-- is left for the first log to set. Only load × reps exercises start from history: the
+-- added load of a bodyweight exercise is no load to convert by Epley.
 create or replace function app.create_program(p_user_id uuid, p_body jsonb)
 returns uuid
 language plpgsql
@@ -149,7 +150,7 @@ begin
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = e.id
+       where se.user_id = p_user_id and se.exercise_id = e.id and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
@@ -231,10 +232,14 @@ $$;
 -- The exercises of a planned session with their targets. A combined session holds every
 -- exercise of its templates once, with the sets of both workouts added up before its
 -- volume factor applies. Sets = template sets × phase set factor × session volume factor,
--- rounded, at least one. Loads come from the progression state (null until known).
+-- rounded, at least one. Loads come from the progression state (null until known). The
+-- targets follow the exercise's type (app.progression_strategy): reps for the load
+-- strategies and the reps one (null for timed and distance work), a duration for timed
+-- work (the state's, else the template's, else 30 s), the template's distance.
 create or replace function app.program_plan(p_user_id uuid, p_session_id uuid)
 returns table (exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer,
-               competition_lift boolean, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric)
+               competition_lift boolean, tracking_type text, strategy text, increment_kg numeric, reps integer[],
+               load_kg numeric, rpe numeric, duration_seconds integer, distance_m numeric)
 language plpgsql
 stable
 as $$
@@ -249,21 +254,30 @@ begin
      where ps.user_id = p_user_id and ps.id = p_session_id),
   ph as (select f.*, s.week from s cross join lateral app.program_phase_at(p_user_id, s.program_id, s.week) as f),
   te as (
-    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets
+    select t.exercise_id, min(o.n * 100 + t.position)::integer as ord, sum(t.sets) as sets,
+           max(t.duration_seconds)::integer as duration_seconds, max(t.distance_m) as distance_m
       from s cross join unnest(s.templates) with ordinality as o (template_id, n)
       join app.template_exercises as t on t.template_id = o.template_id
      group by t.exercise_id)
-  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, x.strategy, x.increment,
-         case when x.strategy = 'double'
-              then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
-              else array_fill(ph.main_reps, array[x.sets]) end,
+  select te.ord, e.id, e.name::text, e.priority_tier::integer, e.competition_lift, e.tracking_type::text, x.strategy,
+         x.increment,
+         case x.strategy
+           when 'double' then app.double_rep_targets(st.reps, ph.accessory_reps_low, ph.accessory_reps_high, x.sets)
+           -- No top to the range: reps are the progress (app.progress_reps).
+           when 'reps' then app.double_rep_targets(st.reps, x.reps_low, 1000, x.sets)
+           when 'duration' then array_fill(null::integer, array[x.sets])
+           when 'hold' then array_fill(null::integer, array[x.sets])
+           else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'double' then st.load_kg
                         when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(st, ph.week, x.increment, x.step),
                                                                    st.reps[1], ph.main_reps, x.step)
-                        else app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step) end * ph.load_factor,
+                        when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
+                        else st.load_kg end * ph.load_factor,
                       x.step),
-         case when x.strategy = 'double' then ph.accessory_rpe else ph.main_rpe end
+         case when x.main then ph.main_rpe else ph.accessory_rpe end,
+         case x.strategy when 'duration' then coalesce(st.duration_seconds, te.duration_seconds, 30)
+                         when 'hold' then te.duration_seconds end,
+         te.distance_m
     from s
    cross join ph
    cross join te
@@ -271,7 +285,9 @@ begin
     left join app.program_exercise_state as st
       on st.user_id = p_user_id and st.program_id = s.program_id and st.exercise_id = e.id
    cross join lateral (
-     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift) as strategy,
+     select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift, e.tracking_type) as strategy,
+            e.priority_tier = 1 or e.competition_lift as main,
+            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps else ph.accessory_reps_low end as reps_low,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
             greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
@@ -356,8 +372,11 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object(
            'exercise_id', p.exercise_id, 'exercise_name', p.exercise_name, 'priority_tier', p.priority_tier,
            'competition_lift', p.competition_lift, 'strategy', p.strategy, 'increment_kg', p.increment_kg,
-           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'reps', p.reps[n], 'weight_kg', p.load_kg,
-                                                        'rpe', p.rpe, 'set_type', 'working') order by n)
+           'tracking_type', p.tracking_type,
+           -- The measures the exercise's type takes (app.target_set).
+           'sets', (select jsonb_agg(jsonb_build_object('set_number', n, 'rpe', p.rpe, 'set_type', 'working')
+                                     || app.target_set(p.tracking_type, p.reps[n], p.load_kg, null, p.duration_seconds,
+                                                       p.distance_m) order by n)
                       from generate_series(1, cardinality(p.reps)) as n)) order by p.exercise_position), '[]')
     into v_exercises
     from app.program_plan(p_user_id, p_session.id) as p;
@@ -428,7 +447,9 @@ $$;
 -- Moves the progression state of each exercise of a planned session from the sets logged
 -- for it (the sets app.counts_for_progression reads; exercises not logged keep their state). The load a
 -- rule starts from is the state's, or the heaviest logged set while none is known.
--- Deload weeks never move the state.
+-- Each strategy moves what its type progresses (app.progression_strategy): the load
+-- strategies the load, 'reps' the reps (a load held), 'duration' the target seconds,
+-- 'hold' nothing. Deload weeks never move the state.
 create or replace function app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid)
 returns void
 language plpgsql
@@ -440,6 +461,8 @@ declare
   v_plan record;
   v_state app.program_exercise_state;
   v_reps integer[];
+  v_seconds integer[];
+  v_duration integer;
   v_top numeric;
   v_top_rpe numeric;
   v_load numeric;
@@ -457,10 +480,13 @@ begin
     return;
   end if;
   for v_plan in select * from app.program_plan(p_user_id, p_session.id) loop
+    continue when v_plan.strategy = 'hold';
     select array_agg(x.reps order by x.exercise_position, x.position), max(x.weight_kg),
-           max(x.rpe) filter (where x.weight_kg = x.top)
-      into v_reps, v_top, v_top_rpe
-      from (select s.reps, s.weight_kg, s.rpe, s.exercise_position, s.position, max(s.weight_kg) over () as top
+           max(x.rpe) filter (where x.weight_kg = x.top),
+           array_agg(x.duration_seconds order by x.exercise_position, x.position)
+      into v_reps, v_top, v_top_rpe, v_seconds
+      from (select s.reps, s.weight_kg, s.rpe, s.duration_seconds, s.exercise_position, s.position,
+                   max(s.weight_kg) over () as top
               from app.session_exercises as e
               join app.session_sets as s
                 on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
@@ -475,6 +501,7 @@ begin
     v_rpe_week := v_state.rpe_week;
     v_rpe_top := v_state.rpe_week_top;
     v_rpe_target := v_state.rpe_target;
+    v_duration := v_state.duration_seconds;
     case v_plan.strategy
       when 'linear' then
         select l.load_kg, l.misses into v_load, v_misses
@@ -493,17 +520,28 @@ begin
           v_rpe_top := greatest(v_rpe_top, v_top_rpe);
         end if;
         v_new_reps := array[v_phase.main_reps];
+      when 'reps' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift then v_phase.main_reps
+                                             else v_phase.accessory_reps_low end,
+                                        array_remove(v_reps, null));
+      when 'duration' then
+        v_load := coalesce(v_state.load_kg, v_top);
+        v_new_reps := coalesce(v_state.reps, '{}');
+        v_duration := app.progress_duration(v_plan.duration_seconds, array_remove(v_seconds, null));
       else
         select d.load_kg, d.reps into v_load, v_new_reps
           from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low, v_phase.accessory_reps_high,
                                    v_reps, v_plan.increment_kg, v_step) as d;
     end case;
     insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                            rpe_target, updated_at)
-    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target, now())
+                                            rpe_target, duration_seconds, updated_at)
+    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target,
+            v_duration, now())
     on conflict (user_id, program_id, exercise_id) do update
       set load_kg = excluded.load_kg, reps = excluded.reps, misses = excluded.misses, rpe_week = excluded.rpe_week,
-          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, updated_at = excluded.updated_at;
+          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, duration_seconds = excluded.duration_seconds,
+          updated_at = excluded.updated_at;
   end loop;
 end
 $$;

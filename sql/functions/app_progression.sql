@@ -1,5 +1,5 @@
--- Progression: loadable weights, per-exercise increments, the three strategies (each a
--- function of its own, testable alone) and which one an exercise follows.
+-- Progression: loadable weights, per-exercise increments, the strategies (each a function
+-- of its own, testable alone) and which one an exercise follows.
 
 -- The sets progression reads: those done as prescribed, working sets and sets taken to
 -- failure. Progression asks whether the prescribed load was lifted for the prescribed
@@ -127,17 +127,47 @@ as $$
                  from generate_series(1, p_sets) as n order by n)
 $$;
 
--- Main lifts (priority tier 1 or competition lifts) follow the training age: novices add
--- load each session, intermediate and advanced lifters weekly by RPE. Every other
--- exercise uses double progression.
-create or replace function app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean)
+-- What progresses follows the exercise's tracking type (docs/programs.md): load × reps
+-- lifts add load, main lifts (priority tier 1 or competition lifts) by the training age
+-- (novices each session, intermediate and advanced lifters weekly by RPE), every other
+-- one by double progression; reps-only, bodyweight and assisted exercises add reps
+-- ('reps': an added load or an assistance is held); timed ones add seconds ('duration', a
+-- load held); distance work holds its targets ('hold': a run's distance and time, a
+-- carry's load and distance are the lifter's to raise).
+create or replace function app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean,
+                                                    p_tracking_type text)
 returns text
 language sql
 immutable
 as $$
-  select case when p_priority_tier = 1 or p_competition_lift
+  select case when p_tracking_type in ('reps_only', 'bodyweight_reps', 'assisted_bodyweight') then 'reps'
+              when p_tracking_type in ('duration', 'weight_duration') then 'duration'
+              when p_tracking_type in ('distance_duration', 'weight_distance') then 'hold'
+              when p_priority_tier = 1 or p_competition_lift
               then case when p_training_age = 'novice' then 'linear' else 'rpe_weekly' end
               else 'double' end
+$$;
+
+-- Reps progression, applied after every session, for exercises without a load to add:
+-- each set's next target is one rep past what it did, never below the bottom of the
+-- range (there is no top: reps are the progress).
+create or replace function app.progress_reps(p_reps_low integer, p_reps integer[])
+returns integer[]
+language sql
+immutable
+as $$
+  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n) order by n)
+$$;
+
+-- Duration progression, applied after every session: when every set held the target,
+-- the target grows by 5 seconds; otherwise it holds.
+create or replace function app.progress_duration(p_target_seconds integer, p_seconds integer[])
+returns integer
+language sql
+immutable
+as $$
+  select case when cardinality(p_seconds) > 0 and p_target_seconds <= all (p_seconds)
+              then least(p_target_seconds + 5, 86400) else p_target_seconds end
 $$;
 
 -- The load of an RPE-driven lift for a session of p_week: the week the state collected is
@@ -162,6 +192,8 @@ grant execute on function
   app.progress_rpe_weekly(numeric, numeric, numeric, numeric, numeric),
   app.progress_double(numeric, integer, integer, integer[], numeric, numeric),
   app.double_rep_targets(integer[], integer, integer, integer),
-  app.progression_strategy(text, integer, boolean),
+  app.progression_strategy(text, integer, boolean, text),
+  app.progress_reps(integer, integer[]),
+  app.progress_duration(integer, integer[]),
   app.rpe_weekly_load(app.program_exercise_state, integer, numeric, numeric)
 to liftbase_api;

@@ -40,6 +40,88 @@ as $$
       or (app.set_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
 $$;
 
+-- The target rule: what a plan, template or program target of each tracking type takes,
+-- the set rule (app.set_field_rule) with two differences. A required load may be left to
+-- the day (using the target writes 0 kg for it, never for a type that does not require a
+-- load); reps_max, the top of a rep range from reps, goes with reps. The one table plans,
+-- templates and programs check (docs/training.md).
+create or replace function app.target_field_rule(p_tracking_type text, p_field text)
+returns text
+language sql
+immutable
+as $$
+  select case p_field
+    when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
+                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    else app.set_field_rule(p_tracking_type, p_field) end
+$$;
+
+-- The measures of a target that break the target rule for p_tracking_type, as
+-- {field: message} (the messages of app.set_fit_problems).
+create or replace function app.target_fit_problems(p_tracking_type text, p_given text[])
+returns jsonb
+language sql
+immutable
+as $$
+  select coalesce(jsonb_object_agg(f.field,
+           case when f.field = any (p_given) then 'is not taken by ' || p_tracking_type || ' exercises'
+                else 'is required' end), '{}')
+    from unnest(array['weight_kg', 'assistance_kg', 'reps', 'reps_max', 'duration_seconds', 'distance_m']) as f (field)
+   where (app.target_field_rule(p_tracking_type, f.field) = 'required' and not f.field = any (p_given))
+      or (app.target_field_rule(p_tracking_type, f.field) = 'refused' and f.field = any (p_given))
+$$;
+
+-- Problems with the target members of one plan exercise (or any object holding reps,
+-- reps_max, weight_kg, assistance_kg, duration_seconds and distance_m) under p_path, for an
+-- exercise of p_tracking_type: each value against its domain, then the target rule.
+create or replace function app.target_problems(p_target jsonb, p_path text, p_tracking_type text)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_problems jsonb := jsonb_build_object(
+    p_path || '.reps', app.field_problem(p_target, 'reps', 'app.reps', false),
+    p_path || '.reps_max', app.field_problem(p_target, 'reps_max', 'app.reps', false),
+    p_path || '.weight_kg', app.field_problem(p_target, 'weight_kg', 'app.load_kg', false),
+    p_path || '.assistance_kg', app.field_problem(p_target, 'assistance_kg', 'app.assistance_kg', false),
+    p_path || '.duration_seconds', app.field_problem(p_target, 'duration_seconds', 'app.duration_seconds', false),
+    p_path || '.distance_m', app.field_problem(p_target, 'distance_m', 'app.distance_m', false));
+  v_fit jsonb := app.target_fit_problems(p_tracking_type,
+                   array(select k from jsonb_each(p_target) as m (k, v)
+                          where v <> 'null' and k in ('weight_kg', 'assistance_kg', 'reps', 'reps_max',
+                                                      'duration_seconds', 'distance_m')));
+begin
+  if jsonb_strip_nulls(v_problems) = '{}' and app.read_integer(p_target, 'reps_max') < app.read_integer(p_target, 'reps') then
+    v_problems := jsonb_build_object(p_path || '.reps_max', 'must not be below reps');
+  end if;
+  return (select coalesce(jsonb_object_agg(p_path || '.' || f.key, f.value), '{}') from jsonb_each(v_fit) as f)
+         || jsonb_strip_nulls(v_problems);
+end
+$$;
+
+-- One set written from a target (using a plan, a template, a program's next session): the
+-- measures p_tracking_type takes, every other one null. A load of 0 where the type does not
+-- require one is no load; a required load not known yet stays null (a program's first
+-- session: the lifter chooses it; a plan stores 0 kg for it). The bottom of a rep range is
+-- the set's reps.
+create or replace function app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric,
+                                          p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric)
+returns jsonb
+language sql
+immutable
+as $$
+  select jsonb_build_object(
+    'reps', case when app.set_field_rule(p_tracking_type, 'reps') <> 'refused' then p_reps end,
+    'weight_kg', case app.set_field_rule(p_tracking_type, 'weight_kg')
+                   when 'required' then p_weight_kg
+                   when 'allowed' then nullif(p_weight_kg, 0) end,
+    'assistance_kg', case when app.set_field_rule(p_tracking_type, 'assistance_kg') <> 'refused' then p_assistance_kg end,
+    'duration_seconds', case when app.set_field_rule(p_tracking_type, 'duration_seconds') <> 'refused' then p_duration_seconds end,
+    'distance_m', case when app.set_field_rule(p_tracking_type, 'distance_m') <> 'refused' then p_distance_m end)
+$$;
+
 -- The measures a stored set holds, in the names of app.set_fit_problems.
 create or replace function app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer,
                                             p_duration_seconds integer, p_distance_m numeric)
@@ -222,8 +304,20 @@ as $$
   select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
 $$;
 
+-- Which sets give an estimated one-rep max: load × reps (weight_reps) only. A bodyweight
+-- set's weight_kg is the load added to the body, an assisted one's is none, and timed or
+-- distance work has no reps: none of them is a fraction of a one-rep max (docs/training.md).
+create or replace function app.takes_e1rm(p_tracking_type text)
+returns boolean
+language sql
+immutable
+parallel safe
+as $$ select p_tracking_type = 'weight_reps' $$;
+
 -- The totals kept on the session row (see migration 0004) and on each of its exercises
--- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017).
+-- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017, of
+-- exercises that take one: app.takes_e1rm; the records and cardio measures of its working
+-- sets, migration 0036).
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
 language sql
@@ -232,6 +326,16 @@ as $$
      set working_sets = (select count(*) from app.session_sets as x
                           where x.user_id = e.user_id and x.session_id = e.session_id
                             and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
+         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
+          paced_seconds, paced_distance_m) = (
+           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
+                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
+                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
+                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
+                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
+             from app.session_sets as x
+            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
+              and app.counts_as_working_set(x.set_type)),
          (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
            select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
                   app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
@@ -239,15 +343,19 @@ as $$
              left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
             where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
               and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
             order by 2 desc, x.position
             limit 1)
    where e.user_id = p_user_id and e.session_id = p_session_id;
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
-         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0)
+         set_count = t.sets, working_sets = t.working, volume_kg = coalesce(t.volume, 0),
+         set_duration_seconds = coalesce(t.seconds, 0), distance_m = coalesce(t.distance, 0)
     from (select count(*) as sets, count(*) filter (where app.counts_as_working_set(x.set_type)) as working,
-                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume
+                 sum(x.weight_kg * x.reps) filter (where app.counts_as_working_set(x.set_type)) as volume,
+                 sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
+                 sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
    where s.user_id = p_user_id and s.id = p_session_id
 $$;
@@ -396,10 +504,15 @@ end
 $$;
 
 grant execute on function
+  app.takes_e1rm(text),
   app.refresh_session_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_field_rule(text, text),
   app.set_fit_problems(text, text[]),
+  app.target_field_rule(text, text),
+  app.target_fit_problems(text, text[]),
+  app.target_problems(jsonb, text, text),
+  app.target_set(text, integer, numeric, numeric, integer, numeric),
   app.set_measures(numeric, numeric, integer, integer, numeric),
   app.exercise_tracking_type_or_null(uuid, uuid, uuid),
   app.exercise_tracking_type(uuid, uuid, uuid),
@@ -415,7 +528,8 @@ grant execute on function
 to liftbase_api;
 
 -- The weekly summary: the completed sessions of the 7 days from p_start, per day and in all:
--- sessions, minutes, working sets and volume (kg × reps of working sets), from the totals
+-- sessions, minutes, working sets, volume (kg × reps of working sets), the seconds of timed
+-- working sets (holds, runs) and the distance covered, from the totals
 -- app.refresh_session_totals keeps on each session row. Only the week's sessions are read
 -- (an index range of the user's sessions by date), never the sets, whatever the history.
 create or replace function app.weekly_summary(p_user_id uuid, p_start date)
@@ -430,7 +544,9 @@ begin
              count(s.id) as sessions,
              coalesce(sum(extract(epoch from s.finished_at - s.started_at) / 60), 0) as duration_minutes,
              coalesce(sum(s.working_sets), 0) as working_sets,
-             coalesce(sum(s.volume_kg), 0) as volume_kg
+             coalesce(sum(s.volume_kg), 0) as volume_kg,
+             coalesce(sum(s.set_duration_seconds), 0) as set_duration_seconds,
+             coalesce(sum(s.distance_m), 0) as distance_m
         -- Days as timestamps without time zone: the server's TimeZone plays no part.
         from generate_series(p_start::timestamp, (p_start + 6)::timestamp, interval '1 day') as d
         left join app.training_sessions as s
@@ -442,9 +558,12 @@ begin
       'week_start', p_start, 'week_end', p_start + 6,
       'sessions', sum(sessions), 'duration_minutes', round(sum(duration_minutes)),
       'working_sets', sum(working_sets), 'volume_kg', sum(volume_kg),
+      'set_duration_seconds', sum(set_duration_seconds), 'distance_m', sum(distance_m),
       'days', jsonb_agg(jsonb_build_object('date', day, 'sessions', sessions,
                                            'duration_minutes', round(duration_minutes),
-                                           'working_sets', working_sets, 'volume_kg', volume_kg) order by day))
+                                           'working_sets', working_sets, 'volume_kg', volume_kg,
+                                           'set_duration_seconds', set_duration_seconds, 'distance_m', distance_m)
+                        order by day))
       from days);
 end
 $$;
@@ -456,11 +575,16 @@ language sql
 stable
 as $$
   select jsonb_build_object('id', p_template.id, 'name', p_template.name, 'description', p_template.description,
+    -- Sets in the shape of logged ones, with the measures the exercise's type takes
+    -- (app.target_set); the load is the lifter's to choose.
     'exercises', (select jsonb_agg(jsonb_build_object(
-                           'exercise_id', e.id, 'exercise_name', e.name,
+                           'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
+                           'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select jsonb_build_object('reps', t.reps, 'weight_kg', null, 'set_type', 'working',
-                                                                      'rest_seconds', t.rest_seconds) as one_set
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
+                                                                  t.distance_m)
+                                                   || jsonb_build_object('weight_kg', null, 'set_type', 'working',
+                                                                         'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)
                     from app.template_exercises as t join app.exercises as e on e.id = t.exercise_id
                    where t.template_id = p_template.id))

@@ -14,6 +14,17 @@ immutable
 parallel safe
 as $$ select p_set_type <> 'warmup' $$;
 
+-- Which exercises' working sets are hard sets for the muscles they work: every tracking
+-- type but distance_duration. A plank held near failure, a weighted carry, a set of
+-- pull-ups are hard sets for their muscles; a run, a row or a ride is cardio, whose
+-- minutes are not sets (they count in the cardio analytics, docs/training.md).
+create or replace function app.counts_for_muscle_volume(p_tracking_type text)
+returns boolean
+language sql
+immutable
+parallel safe
+as $$ select p_tracking_type is distinct from 'distance_duration' $$;
+
 -- The overlap rule: a working set counts 1 set for each primary muscle of its exercise and
 -- 0.5 for each secondary muscle.
 create or replace function app.muscle_credits(p_primary text[], p_secondary text[])
@@ -28,8 +39,9 @@ as $$
 $$;
 
 -- A user's weekly volume (weeks from Monday) over completed sessions dated p_from..p_to:
--- one row per week and muscle with the sets credited to it, and the week's working sets
--- of every exercise. A week whose exercises credit no muscle (a deleted own exercise) has
+-- one row per week and muscle with the sets credited to it (by the exercises whose sets
+-- are hard sets, app.counts_for_muscle_volume), and the week's working sets of every
+-- exercise. A week whose exercises credit no muscle (a deleted own exercise) has
 -- one row with a null muscle, so its working sets still count. Working sets per session
 -- exercise are kept by app.refresh_session_totals in the transaction that writes the sets.
 -- SQL, so it is inlined into the caller's query (the API's cached plan; the report's
@@ -58,6 +70,7 @@ as $$
       left join app.user_exercises as ue on ue.user_id = p_user_id and ue.id = x.exercise
      cross join lateral app.muscle_credits(coalesce(ce.primary_muscles, ue.primary_muscles),
                                            coalesce(ce.secondary_muscles, ue.secondary_muscles)) as c
+     where app.counts_for_muscle_volume(coalesce(ce.tracking_type, ue.tracking_type))
   ),
   muscle_weeks as (
     select w.week, c.muscle, sum(c.credit * w.sets) as sets
@@ -75,6 +88,7 @@ $$;
 
 grant execute on function
   app.counts_as_working_set(text),
+  app.counts_for_muscle_volume(text),
   app.muscle_credits(text[], text[]),
   app.weekly_muscle_volume(uuid, date, date)
 to liftbase_api, liftbase_reporting_owner;

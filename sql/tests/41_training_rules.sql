@@ -95,7 +95,7 @@ select pg_temp.call('sessions_create', 'b', '{"started_at": "2026-03-08T23:30:00
   "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}, {"reps": 5, "weight_kg": 100},
                 {"reps": 10, "weight_kg": 40, "set_type": "warmup"}]}]}');
 select is(pg_temp.call('weekly_summary', 'b', null, '{"week_start": "2026-03-02"}') - 'days',
-  '{"week_start": "2026-03-02", "week_end": "2026-03-08", "sessions": 1, "duration_minutes": 60, "working_sets": 2, "volume_kg": 1000}',
+  '{"week_start": "2026-03-02", "week_end": "2026-03-08", "sessions": 1, "duration_minutes": 60, "working_sets": 2, "volume_kg": 1000, "set_duration_seconds": 0, "distance_m": 0}',
   'the session counts in the user''s local week, warm-ups excluded');
 select is(pg_temp.call('weekly_summary', 'b', null, '{"week_start": "2026-03-09"}') ->> 'sessions', '0', 'not in the next one');
 

@@ -3,7 +3,7 @@
 -- API role after the accounts are made.
 begin;
 \ir support/helpers.psql
-select plan(39);
+select plan(45);
 
 select pg_temp.sign_up('a', 'tracking-a@example.com', 'tracking a');
 
@@ -122,6 +122,54 @@ create temporary table jump_plan as select pg_temp.call('plan_create', 'a', '{"n
 select is((select jsonb_agg(e -> 'sets' -> 0 -> 'weight_kg')
              from jsonb_array_elements(pg_temp.call('plan_use', 'a', null, jsonb_build_object('id', (select plan ->> 'id' from jump_plan))) -> 'exercises') as e),
   '[null, null]', 'a plan''s load of 0 is no load for reps-only and bodyweight exercises, not "0 kg"');
+
+-- Targets by type: a plan of every kind of work is used without a 422 ------------------------------------
+reset role;
+delete from app.training_sessions where status = 'in_progress';
+set local role liftbase_api;
+create temporary table typed_plan as select pg_temp.call('plan_create', 'a', '{"name": "Mixed", "exercises": [
+  {"exercise_name": "Barbell Squat", "sets": 2, "reps": 8, "reps_max": 12, "weight_kg": 80},
+  {"exercise_name": "Pull-Up", "sets": 1, "reps": 6, "reps_max": 10},
+  {"exercise_name": "Band Pull-Up", "sets": 1, "reps": 5, "assistance_kg": 20},
+  {"exercise_name": "Plank", "sets": 2, "duration_seconds": 60},
+  {"exercise_name": "Weighted Wall Sit", "sets": 1, "weight_kg": 20, "duration_seconds": 45},
+  {"exercise_name": "Treadmill Run", "sets": 1, "duration_seconds": 1500, "distance_m": 5000},
+  {"exercise_name": "Farmer''s Walk", "sets": 1, "weight_kg": 40, "distance_m": 30}]}') as plan;
+select is((select jsonb_agg(jsonb_build_array(e -> 'reps', e -> 'reps_max', e -> 'duration_seconds', e -> 'distance_m'))
+             from typed_plan, jsonb_array_elements(plan -> 'exercises') as e),
+  '[[8, 12, null, null], [6, 10, null, null], [5, null, null, null], [null, null, 60, null], [null, null, 45, null], [null, null, 1500, 5000], [null, null, null, 30]]',
+  'a plan takes rep ranges, durations and distances');
+select is((select jsonb_agg((e -> 'sets' -> 0) - array['rpe', 'rir', 'tempo', 'rest_seconds', 'set_type'])
+             from jsonb_array_elements(pg_temp.call('plan_use', 'a', null, jsonb_build_object('id', (select plan ->> 'id' from typed_plan))) -> 'exercises') as e),
+  '[{"reps": 8, "weight_kg": 80, "distance_m": null, "assistance_kg": null, "duration_seconds": null},
+    {"reps": 6, "weight_kg": null, "distance_m": null, "assistance_kg": null, "duration_seconds": null},
+    {"reps": 5, "weight_kg": null, "distance_m": null, "assistance_kg": 20, "duration_seconds": null},
+    {"reps": null, "weight_kg": null, "distance_m": null, "assistance_kg": null, "duration_seconds": 60},
+    {"reps": null, "weight_kg": 20, "distance_m": null, "assistance_kg": null, "duration_seconds": 45},
+    {"reps": null, "weight_kg": null, "distance_m": 5000, "assistance_kg": null, "duration_seconds": 1500},
+    {"reps": null, "weight_kg": 40, "distance_m": 30, "assistance_kg": null, "duration_seconds": null}]',
+  'using it writes sets that fit each type: the bottom of a range, a 60 s plank, a 5 km run, a 30 m carry');
+select is(pg_temp.error_of('plan_create', 'a', '{"name": "Bad", "exercises": [
+  {"exercise_name": "Plank", "sets": 3, "reps": 10},
+  {"exercise_name": "Treadmill Run", "sets": 1, "distance_m": 5000},
+  {"exercise_name": "Barbell Squat", "sets": 3, "reps": 10, "reps_max": 8},
+  {"exercise_name": "Box Jump", "sets": 3, "reps": 5, "weight_kg": 10},
+  {"exercise_name": "Band Pull-Up", "sets": 3, "reps": 5, "weight_kg": 10}]}') -> 'fields',
+  '{"exercises[0].reps": "is not taken by duration exercises", "exercises[0].reps_max": null, "exercises[0].duration_seconds": "is required",
+    "exercises[1].duration_seconds": "is required", "exercises[2].reps_max": "must not be below reps",
+    "exercises[3].weight_kg": "is not taken by reps_only exercises",
+    "exercises[4].weight_kg": "is not taken by assisted_bodyweight exercises"}'::jsonb - 'exercises[0].reps_max',
+  'a target the type does not take, a missing one, a range upside down: 422 naming each field');
+select is(pg_temp.error_of('plan_create', 'a', '{"name": "Long", "exercises": [{"exercise_name": "Plank", "sets": 1, "duration_seconds": 90000}]}') -> 'fields',
+  '{"exercises[0].duration_seconds": "must be a whole number of seconds from 1 to 86400 (24 hours)"}', 'a target beyond its domain is 422');
+select is((select count(*) from app.templates as t, app.template_exercises as x join app.exercises as e on e.id = x.exercise_id
+            where x.template_id = t.id
+              and app.target_fit_problems(e.tracking_type, app.set_measures(null, null, x.reps, x.duration_seconds, x.distance_m)
+                                          || case when x.reps_max is not null then array['reps_max'] else '{}' end) <> '{}'),
+  0::bigint, 'every built-in template''s targets fit its exercise''s type');
+select is((select jsonb_agg(s -> 'reps') from jsonb_array_elements(pg_temp.call('template_get', 'a', null, '{"id": "pull"}') -> 'exercises') as e,
+                                           jsonb_array_elements(e -> 'sets') as s where e ->> 'exercise_name' = 'Pull-Up'),
+  '[8, 8, 8]', 'a template answers the targets of its exercise''s type');
 
 select * from finish();
 rollback;

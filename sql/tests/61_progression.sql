@@ -3,7 +3,7 @@
 -- expected load is worked out by hand in the comment next to it.
 begin;
 \ir support/helpers.psql
-select plan(46);
+select plan(55);
 
 -- Loadable weights and increments ------------------------------------------------------------------
 select is(app.loadable(101, 2.5), 100.0, '101 kg on a barbell: 100 (nearest 2.5)');
@@ -22,11 +22,22 @@ select is((select app.load_increment(primary_muscles, movement_pattern, equipmen
 select is(app.equivalent_load(100, 5, 3, 2.5), 105.0, '100 × 5 as triples: 100 × (1 + 5/30) / (1 + 3/30) = 106.06 → 105');
 
 -- Strategy choice ------------------------------------------------------------------------------------
-select is(array[app.progression_strategy('novice', 1, true), app.progression_strategy('intermediate', 1, false),
-                app.progression_strategy('advanced', 2, true), app.progression_strategy('novice', 2, false),
-                app.progression_strategy('intermediate', 3, false)],
+select is(array[app.progression_strategy('novice', 1, true, 'weight_reps'), app.progression_strategy('intermediate', 1, false, 'weight_reps'),
+                app.progression_strategy('advanced', 2, true, 'weight_reps'), app.progression_strategy('novice', 2, false, 'weight_reps'),
+                app.progression_strategy('intermediate', 3, false, 'weight_reps')],
   array['linear', 'rpe_weekly', 'rpe_weekly', 'double', 'double'],
-  'main lifts by training age (novice linear, else weekly RPE); everything else double progression');
+  'load × reps: main lifts by training age (novice linear, else weekly RPE); everything else double progression');
+select is(array(select app.progression_strategy('novice', 1, true, t)
+                  from unnest(array['reps_only', 'bodyweight_reps', 'assisted_bodyweight', 'duration', 'weight_duration',
+                                    'distance_duration', 'weight_distance']) with ordinality as x (t, n) order by n),
+  array['reps', 'reps', 'reps', 'duration', 'duration', 'hold', 'hold'],
+  'other types, main lift or not: reps-only, bodyweight and assisted add reps; timed adds seconds; distance holds');
+
+-- Reps and duration progression ------------------------------------------------------------------
+select is(app.progress_reps(8, '{10,9,6}'), '{11,10,8}', 'reps: one past each set, never below the bottom (6 + 1 → 8)');
+select is(app.progress_reps(8, '{20,20}'), '{21,21}', 'reps: no top to the range');
+select is(app.progress_duration(45, '{45,50,45}'), 50, 'duration: every set held 45 s → 50 s');
+select is(app.progress_duration(45, '{45,40,45}'), 45, 'duration: one set short → holds at 45 s');
 
 -- Novice linear ------------------------------------------------------------------------------------
 select is((select row(l.load_kg, l.misses)::text from app.progress_linear(100, 0, 5, '{5,5,5}', 5, 2.5) as l), '(105.0,0)',
@@ -159,6 +170,50 @@ insert into inter values (4, pg_temp.log_next('inter', '{"Barbell Bench Press": 
 select is(pg_temp.targets((select next from inter where n = 4), 'Barbell Bench Press'), '80.0×8,8,8',
   'week 3: top RPE 9 that week ≥ 8.5 → 82.5 − 2.5 = 80');
 select is(pg_temp.targets((select next from inter where n = 4), 'Barbell Squat'), '95.0×8,8,8', 'squat at target RPE holds at 95');
+
+-- Other types through a program: the pull day with a plank (3 × 45 s) and a run (30 min over
+-- 5 km) added to its template (rolled back with the test). Pull-Up (bodyweight, tier 2) adds
+-- reps; the plank adds seconds; the run holds.
+reset role;
+insert into app.template_exercises (template_id, position, exercise_id, sets, reps, rest_seconds, duration_seconds, distance_m)
+select 'pull', 6, id, 3, null::integer, 60, 45, null::numeric from app.exercises where name = 'Plank'
+union all
+select 'pull', 7, id, 1, null, 0, 1800, 5000 from app.exercises where name = 'Treadmill Run';
+select pg_temp.sign_up('typed', 'prog-typed@example.com', 'a good password');
+set local role liftbase_api;
+select pg_temp.call('program_create', 'typed', '{"goal": "hypertrophy", "training_age": "novice", "days_per_week": 3, "split": ["pull"]}');
+create temporary table typed (n integer primary key, next jsonb);
+grant all on typed to liftbase_api;
+insert into typed values (0, pg_temp.call('program_next', 'typed', null));
+-- The measures of one exercise's sets of a planned session, as text.
+create function pg_temp.measures(p_next jsonb, p_name text) returns text language sql as $$
+  select string_agg(concat_ws('/', s ->> 'weight_kg', s ->> 'reps', s ->> 'duration_seconds', s ->> 'distance_m'), ','
+                    order by (s ->> 'set_number')::integer)
+    from jsonb_array_elements(p_next -> 'exercises') as e, jsonb_array_elements(e -> 'sets') as s
+   where e ->> 'exercise_name' = p_name
+$$;
+select is(pg_temp.measures((select next from typed where n = 0), 'Plank') || ' | ' || pg_temp.measures((select next from typed where n = 0), 'Treadmill Run'),
+  '45,45,45 | 1800/5000', 'targets by type: the plank 3 × 45 s, the run 30 min over 5 km, no reps or load');
+-- The planned sets logged back as they are (their shape is a logged set's; the lifts at
+-- 20 kg, no load being known yet), but the pull-ups done without load for 12, 11 and 9
+-- reps, and the plank held 45, 50, 45 s.
+create function pg_temp.logged_back(p_next jsonb) returns jsonb language sql as $$
+  select jsonb_build_object('exercises', jsonb_agg(jsonb_build_object(
+    'exercise_id', e -> 'exercise_id',
+    'sets', (select jsonb_agg(case e ->> 'exercise_name'
+                                when 'Pull-Up' then jsonb_build_object('reps', (array[12, 11, 9])[n])
+                                when 'Plank' then jsonb_build_object('duration_seconds', (array[45, 50, 45])[n])
+                                else s - 'set_number' || case when s -> 'reps' <> 'null' and s -> 'weight_kg' = 'null'
+                                                              then '{"weight_kg": 20}'::jsonb else '{}' end end order by n)
+               from jsonb_array_elements(e -> 'sets') with ordinality as x (s, n))) order by i))
+    from jsonb_array_elements(p_next -> 'exercises') with ordinality as y (e, i)
+$$;
+insert into typed values (1, pg_temp.call('program_session_log', 'typed', pg_temp.logged_back((select next from typed where n = 0)),
+                                          jsonb_build_object('id', (select next ->> 'id' from typed where n = 0))) -> 'next');
+select is(pg_temp.measures((select next from typed where n = 1), 'Pull-Up'), '13,12,10',
+  'bodyweight: 12, 11, 9 reps → 13, 12, 10 (one past each, at least 10), still no load');
+select is(pg_temp.measures((select next from typed where n = 1), 'Plank'), '50,50,50', 'timed: every set held 45 s → 50 s');
+select is(pg_temp.measures((select next from typed where n = 1), 'Treadmill Run'), '1800/5000', 'distance: the run holds');
 
 select * from finish();
 rollback;
