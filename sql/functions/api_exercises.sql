@@ -26,8 +26,7 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created)
-                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created, x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -146,7 +145,7 @@ begin
   v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
-                                         c.is_user_created)
+                                         c.is_user_created, c.tracking_type)
                        || jsonb_build_object(
                             'specificity_score', c.score,
                             'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
@@ -175,7 +174,8 @@ begin
   return jsonb_build_object(
     'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
                                   v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created,
+                                  v_source.tracking_type),
     'goal', v_goal,
     'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
     'items', v_items - v_page.page_size);

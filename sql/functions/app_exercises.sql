@@ -21,7 +21,7 @@ $$;
 
 create or replace function app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text,
                                              p_primary text[], p_secondary text[], p_tier integer, p_competition boolean,
-                                             p_pattern text, p_user_created boolean)
+                                             p_pattern text, p_user_created boolean, p_tracking_type text)
 returns jsonb
 language sql
 -- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
@@ -32,7 +32,7 @@ as $$
                             'equipment', p_equipment, 'primary_muscles', to_jsonb(p_primary),
                             'secondary_muscles', to_jsonb(p_secondary), 'priority_tier', p_tier,
                             'competition_lift', p_competition, 'movement_pattern', p_pattern,
-                            'is_user_created', p_user_created)
+                            'is_user_created', p_user_created, 'tracking_type', p_tracking_type)
 $$;
 
 -- Resolves {exercise_id} or {exercise_name} of a request to (catalog id, own id, name).
@@ -172,7 +172,7 @@ $$;
 
 grant execute on function
   app.visible_exercises(uuid),
-  app.exercise_json(uuid, text, text, text, text, text[], text[], integer, boolean, text, boolean),
+  app.exercise_json(uuid, text, text, text, text, text[], text[], integer, boolean, text, boolean, text),
   app.resolve_exercise(uuid, jsonb),
   app.exercise_reference_problems(uuid, jsonb, text)
 to liftbase_api;
@@ -258,8 +258,8 @@ language sql
 stable
 as $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
-         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
+                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true,
+                           p_exercise.tracking_type)
 $$;
 
 grant execute on function
