@@ -521,8 +521,14 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/DroppedSet`.
         public struct DroppedSet: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DroppedSet/assistance_kg`.
+            public var assistanceKg: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/DroppedSet/competition_lift`.
             public var competitionLift: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/DroppedSet/distance_m`.
+            public var distanceM: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/DroppedSet/duration_seconds`.
+            public var durationSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/DroppedSet/exercise_id`.
             public var exerciseId: Swift.String
             /// - Remark: Generated from `#/components/schemas/DroppedSet/exercise_index`.
@@ -532,7 +538,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/DroppedSet/priority_tier`.
             public var priorityTier: Swift.Int
             /// - Remark: Generated from `#/components/schemas/DroppedSet/reps`.
-            public var reps: Swift.Int
+            public var reps: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/DroppedSet/rpe`.
             public var rpe: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/DroppedSet/set_number`.
@@ -544,7 +550,10 @@ extension Components {
             /// Creates a new `DroppedSet`.
             ///
             /// - Parameters:
+            ///   - assistanceKg:
             ///   - competitionLift:
+            ///   - distanceM:
+            ///   - durationSeconds:
             ///   - exerciseId:
             ///   - exerciseIndex:
             ///   - exerciseName:
@@ -555,18 +564,24 @@ extension Components {
             ///   - setType:
             ///   - weightKg:
             public init(
+                assistanceKg: Swift.Double? = nil,
                 competitionLift: Swift.Bool,
+                distanceM: Swift.Double? = nil,
+                durationSeconds: Swift.Int? = nil,
                 exerciseId: Swift.String,
                 exerciseIndex: Swift.Int,
                 exerciseName: Swift.String,
                 priorityTier: Swift.Int,
-                reps: Swift.Int,
+                reps: Swift.Int? = nil,
                 rpe: Swift.Double? = nil,
                 setNumber: Swift.Int,
                 setType: Components.Schemas.SetType,
                 weightKg: Swift.Double? = nil
             ) {
+                self.assistanceKg = assistanceKg
                 self.competitionLift = competitionLift
+                self.distanceM = distanceM
+                self.durationSeconds = durationSeconds
                 self.exerciseId = exerciseId
                 self.exerciseIndex = exerciseIndex
                 self.exerciseName = exerciseName
@@ -578,7 +593,10 @@ extension Components {
                 self.weightKg = weightKg
             }
             public enum CodingKeys: String, CodingKey {
+                case assistanceKg = "assistance_kg"
                 case competitionLift = "competition_lift"
+                case distanceM = "distance_m"
+                case durationSeconds = "duration_seconds"
                 case exerciseId = "exercise_id"
                 case exerciseIndex = "exercise_index"
                 case exerciseName = "exercise_name"
@@ -784,6 +802,8 @@ extension Components {
             public var priorityTier: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Exercise/secondary_muscles`.
             public var secondaryMuscles: [Components.Schemas.Muscle]
+            /// - Remark: Generated from `#/components/schemas/Exercise/tracking_type`.
+            public var trackingType: Components.Schemas.TrackingType
             /// Creates a new `Exercise`.
             ///
             /// - Parameters:
@@ -798,6 +818,7 @@ extension Components {
             ///   - primaryMuscles:
             ///   - priorityTier: 1 main lifts, 2 secondary, 3 accessories (own exercises are 3).
             ///   - secondaryMuscles:
+            ///   - trackingType:
             public init(
                 category: Components.Schemas.ExerciseCategory,
                 competitionLift: Swift.Bool,
@@ -809,7 +830,8 @@ extension Components {
                 name: Swift.String,
                 primaryMuscles: [Components.Schemas.Muscle],
                 priorityTier: Swift.Int,
-                secondaryMuscles: [Components.Schemas.Muscle]
+                secondaryMuscles: [Components.Schemas.Muscle],
+                trackingType: Components.Schemas.TrackingType
             ) {
                 self.category = category
                 self.competitionLift = competitionLift
@@ -822,6 +844,7 @@ extension Components {
                 self.primaryMuscles = primaryMuscles
                 self.priorityTier = priorityTier
                 self.secondaryMuscles = secondaryMuscles
+                self.trackingType = trackingType
             }
             public enum CodingKeys: String, CodingKey {
                 case category
@@ -835,6 +858,7 @@ extension Components {
                 case primaryMuscles = "primary_muscles"
                 case priorityTier = "priority_tier"
                 case secondaryMuscles = "secondary_muscles"
+                case trackingType = "tracking_type"
             }
         }
         /// - Remark: Generated from `#/components/schemas/ExerciseCategory`.
@@ -882,6 +906,24 @@ extension Components {
             public var primaryMuscles: [Components.Schemas.Muscle]?
             /// - Remark: Generated from `#/components/schemas/ExerciseInput/secondary_muscles`.
             public var secondaryMuscles: [Components.Schemas.Muscle]?
+            /// Default: derived from the category and equipment (docs/training.md). Changing it is 409 while logged sets would stop fitting it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExerciseInput/tracking_type`.
+            @frozen public enum TrackingTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case weightReps = "weight_reps"
+                case repsOnly = "reps_only"
+                case bodyweightReps = "bodyweight_reps"
+                case assistedBodyweight = "assisted_bodyweight"
+                case duration = "duration"
+                case weightDuration = "weight_duration"
+                case distanceDuration = "distance_duration"
+                case weightDistance = "weight_distance"
+                case _empty_ = ""
+            }
+            /// Default: derived from the category and equipment (docs/training.md). Changing it is 409 while logged sets would stop fitting it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExerciseInput/tracking_type`.
+            public var trackingType: Components.Schemas.ExerciseInput.TrackingTypePayload?
             /// Creates a new `ExerciseInput`.
             ///
             /// - Parameters:
@@ -891,13 +933,15 @@ extension Components {
             ///   - name: Unique among the catalog and the user's exercises (case-insensitive); trimmed.
             ///   - primaryMuscles:
             ///   - secondaryMuscles:
+            ///   - trackingType: Default: derived from the category and equipment (docs/training.md). Changing it is 409 while logged sets would stop fitting it.
             public init(
                 category: Components.Schemas.ExerciseInput.CategoryPayload? = nil,
                 equipment: Swift.String? = nil,
                 mechanic: Components.Schemas.ExerciseInput.MechanicPayload? = nil,
                 name: Swift.String? = nil,
                 primaryMuscles: [Components.Schemas.Muscle]? = nil,
-                secondaryMuscles: [Components.Schemas.Muscle]? = nil
+                secondaryMuscles: [Components.Schemas.Muscle]? = nil,
+                trackingType: Components.Schemas.ExerciseInput.TrackingTypePayload? = nil
             ) {
                 self.category = category
                 self.equipment = equipment
@@ -905,6 +949,7 @@ extension Components {
                 self.name = name
                 self.primaryMuscles = primaryMuscles
                 self.secondaryMuscles = secondaryMuscles
+                self.trackingType = trackingType
             }
             public enum CodingKeys: String, CodingKey {
                 case category
@@ -913,6 +958,7 @@ extension Components {
                 case name
                 case primaryMuscles = "primary_muscles"
                 case secondaryMuscles = "secondary_muscles"
+                case trackingType = "tracking_type"
             }
         }
         /// - Remark: Generated from `#/components/schemas/ExercisePage`.
@@ -1900,6 +1946,10 @@ extension Components {
             public var imported: OpenAPIRuntime.OpenAPIValueContainer
             /// - Remark: Generated from `#/components/schemas/ImportFailure/skipped_duplicates`.
             public var skippedDuplicates: OpenAPIRuntime.OpenAPIValueContainer
+            /// Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportFailure/warnings`.
+            public var warnings: [Components.Schemas.ImportProblem]
             /// Creates a new `ImportFailure`.
             ///
             /// - Parameters:
@@ -1907,22 +1957,26 @@ extension Components {
             ///   - errors:
             ///   - imported:
             ///   - skippedDuplicates:
+            ///   - warnings: Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
             public init(
                 error: Components.Schemas.ImportFailure._ErrorPayload,
                 errors: [Components.Schemas.ImportProblem],
                 imported: OpenAPIRuntime.OpenAPIValueContainer,
-                skippedDuplicates: OpenAPIRuntime.OpenAPIValueContainer
+                skippedDuplicates: OpenAPIRuntime.OpenAPIValueContainer,
+                warnings: [Components.Schemas.ImportProblem]
             ) {
                 self.error = error
                 self.errors = errors
                 self.imported = imported
                 self.skippedDuplicates = skippedDuplicates
+                self.warnings = warnings
             }
             public enum CodingKeys: String, CodingKey {
                 case error
                 case errors
                 case imported
                 case skippedDuplicates = "skipped_duplicates"
+                case warnings
             }
         }
         /// - Remark: Generated from `#/components/schemas/ImportProblem`.
@@ -1960,25 +2014,33 @@ extension Components {
             public var imported: Swift.Int
             /// - Remark: Generated from `#/components/schemas/ImportResult/skipped_duplicates`.
             public var skippedDuplicates: Swift.Int
+            /// Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportResult/warnings`.
+            public var warnings: [Components.Schemas.ImportProblem]
             /// Creates a new `ImportResult`.
             ///
             /// - Parameters:
             ///   - errors:
             ///   - imported: Rows written (sets, diary rows; a Liftbase document counts a session or program as one).
             ///   - skippedDuplicates:
+            ///   - warnings: Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
             public init(
                 errors: [Components.Schemas.ImportProblem],
                 imported: Swift.Int,
-                skippedDuplicates: Swift.Int
+                skippedDuplicates: Swift.Int,
+                warnings: [Components.Schemas.ImportProblem]
             ) {
                 self.errors = errors
                 self.imported = imported
                 self.skippedDuplicates = skippedDuplicates
+                self.warnings = warnings
             }
             public enum CodingKeys: String, CodingKey {
                 case errors
                 case imported
                 case skippedDuplicates = "skipped_duplicates"
+                case warnings
             }
         }
         /// The session in progress, with `resume_timestamp`: when it was last changed.
@@ -2302,46 +2364,86 @@ extension Components {
             public var exerciseCount: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload`.
             public struct ExercisesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/assistance_kg`.
+                public var assistanceKg: Swift.Double?
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/distance_m`.
+                public var distanceM: Swift.Double?
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/duration_seconds`.
+                public var durationSeconds: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/exercise_id`.
                 public var exerciseId: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/exercise_name`.
                 public var exerciseName: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/group`.
+                public var group: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/group_rest_seconds`.
+                public var groupRestSeconds: Swift.Int?
+                /// Target reps, or the bottom of the range up to reps_max.
+                ///
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/reps`.
-                public var reps: Swift.Int
+                public var reps: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/reps_max`.
+                public var repsMax: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/rest_seconds`.
                 public var restSeconds: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/sets`.
                 public var sets: Swift.Int
+                /// The planned load; null where the type takes none or it is left out.
+                ///
                 /// - Remark: Generated from `#/components/schemas/Plan/ExercisesPayload/weight_kg`.
-                public var weightKg: Swift.Double
+                public var weightKg: Swift.Double?
                 /// Creates a new `ExercisesPayloadPayload`.
                 ///
                 /// - Parameters:
+                ///   - assistanceKg:
+                ///   - distanceM:
+                ///   - durationSeconds:
                 ///   - exerciseId:
                 ///   - exerciseName:
-                ///   - reps:
+                ///   - group:
+                ///   - groupRestSeconds:
+                ///   - reps: Target reps, or the bottom of the range up to reps_max.
+                ///   - repsMax:
                 ///   - restSeconds:
                 ///   - sets:
-                ///   - weightKg:
+                ///   - weightKg: The planned load; null where the type takes none or it is left out.
                 public init(
+                    assistanceKg: Swift.Double? = nil,
+                    distanceM: Swift.Double? = nil,
+                    durationSeconds: Swift.Int? = nil,
                     exerciseId: Swift.String? = nil,
                     exerciseName: Swift.String,
-                    reps: Swift.Int,
+                    group: Swift.Int? = nil,
+                    groupRestSeconds: Swift.Int? = nil,
+                    reps: Swift.Int? = nil,
+                    repsMax: Swift.Int? = nil,
                     restSeconds: Swift.Int? = nil,
                     sets: Swift.Int,
-                    weightKg: Swift.Double
+                    weightKg: Swift.Double? = nil
                 ) {
+                    self.assistanceKg = assistanceKg
+                    self.distanceM = distanceM
+                    self.durationSeconds = durationSeconds
                     self.exerciseId = exerciseId
                     self.exerciseName = exerciseName
+                    self.group = group
+                    self.groupRestSeconds = groupRestSeconds
                     self.reps = reps
+                    self.repsMax = repsMax
                     self.restSeconds = restSeconds
                     self.sets = sets
                     self.weightKg = weightKg
                 }
                 public enum CodingKeys: String, CodingKey {
+                    case assistanceKg = "assistance_kg"
+                    case distanceM = "distance_m"
+                    case durationSeconds = "duration_seconds"
                     case exerciseId = "exercise_id"
                     case exerciseName = "exercise_name"
+                    case group
+                    case groupRestSeconds = "group_rest_seconds"
                     case reps
+                    case repsMax = "reps_max"
                     case restSeconds = "rest_seconds"
                     case sets
                     case weightKg = "weight_kg"
@@ -2390,37 +2492,52 @@ extension Components {
                 case name
             }
         }
-        /// A target set in the shape of a logged set, so it can be logged back.
+        /// A target set in the shape of a logged set, so it can be logged back: the measures the exercise's tracking_type takes (reps for lifts and bodyweight work, a duration for timed work, a distance and time for distance work), the others null.
         ///
         /// - Remark: Generated from `#/components/schemas/PlannedSet`.
         public struct PlannedSet: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlannedSet/assistance_kg`.
+            public var assistanceKg: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/PlannedSet/distance_m`.
+            public var distanceM: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/PlannedSet/duration_seconds`.
+            public var durationSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/PlannedSet/reps`.
-            public var reps: Swift.Int
+            public var reps: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/PlannedSet/rpe`.
             public var rpe: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/PlannedSet/set_number`.
             public var setNumber: Swift.Int
             /// - Remark: Generated from `#/components/schemas/PlannedSet/set_type`.
             public var setType: Components.Schemas.SetType
-            /// Null while no load is known (no history yet): the first log sets it. 0 for a body-weight lift.
+            /// Null while no load is known (no history yet): the first log sets it; null where the type takes no load.
             ///
             /// - Remark: Generated from `#/components/schemas/PlannedSet/weight_kg`.
             public var weightKg: Swift.Double?
             /// Creates a new `PlannedSet`.
             ///
             /// - Parameters:
+            ///   - assistanceKg:
+            ///   - distanceM:
+            ///   - durationSeconds:
             ///   - reps:
             ///   - rpe:
             ///   - setNumber:
             ///   - setType:
-            ///   - weightKg: Null while no load is known (no history yet): the first log sets it. 0 for a body-weight lift.
+            ///   - weightKg: Null while no load is known (no history yet): the first log sets it; null where the type takes no load.
             public init(
-                reps: Swift.Int,
+                assistanceKg: Swift.Double? = nil,
+                distanceM: Swift.Double? = nil,
+                durationSeconds: Swift.Int? = nil,
+                reps: Swift.Int? = nil,
                 rpe: Swift.Double? = nil,
                 setNumber: Swift.Int,
                 setType: Components.Schemas.SetType,
                 weightKg: Swift.Double? = nil
             ) {
+                self.assistanceKg = assistanceKg
+                self.distanceM = distanceM
+                self.durationSeconds = durationSeconds
                 self.reps = reps
                 self.rpe = rpe
                 self.setNumber = setNumber
@@ -2428,6 +2545,9 @@ extension Components {
                 self.weightKg = weightKg
             }
             public enum CodingKeys: String, CodingKey {
+                case assistanceKg = "assistance_kg"
+                case distanceM = "distance_m"
+                case durationSeconds = "duration_seconds"
                 case reps
                 case rpe
                 case setNumber = "set_number"
@@ -3082,9 +3202,14 @@ extension Components {
                     case linear = "linear"
                     case rpeWeekly = "rpe_weekly"
                     case double = "double"
+                    case reps = "reps"
+                    case duration = "duration"
+                    case hold = "hold"
                 }
                 /// - Remark: Generated from `#/components/schemas/ProgramSession/ExercisesPayload/strategy`.
                 public var strategy: Components.Schemas.ProgramSession.ExercisesPayloadPayload.StrategyPayload
+                /// - Remark: Generated from `#/components/schemas/ProgramSession/ExercisesPayload/tracking_type`.
+                public var trackingType: Components.Schemas.TrackingType
                 /// Creates a new `ExercisesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -3095,6 +3220,7 @@ extension Components {
                 ///   - priorityTier:
                 ///   - sets:
                 ///   - strategy:
+                ///   - trackingType:
                 public init(
                     competitionLift: Swift.Bool,
                     exerciseId: Swift.String,
@@ -3102,7 +3228,8 @@ extension Components {
                     incrementKg: Swift.Double,
                     priorityTier: Swift.Int,
                     sets: [Components.Schemas.PlannedSet],
-                    strategy: Components.Schemas.ProgramSession.ExercisesPayloadPayload.StrategyPayload
+                    strategy: Components.Schemas.ProgramSession.ExercisesPayloadPayload.StrategyPayload,
+                    trackingType: Components.Schemas.TrackingType
                 ) {
                     self.competitionLift = competitionLift
                     self.exerciseId = exerciseId
@@ -3111,6 +3238,7 @@ extension Components {
                     self.priorityTier = priorityTier
                     self.sets = sets
                     self.strategy = strategy
+                    self.trackingType = trackingType
                 }
                 public enum CodingKeys: String, CodingKey {
                     case competitionLift = "competition_lift"
@@ -3120,6 +3248,7 @@ extension Components {
                     case priorityTier = "priority_tier"
                     case sets
                     case strategy
+                    case trackingType = "tracking_type"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/ProgramSession/exercises`.
@@ -3308,6 +3437,14 @@ extension Components {
             public var exerciseId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExercise/exercise_name`.
             public var exerciseName: Swift.String
+            /// Exercises sharing a group are a superset, in order; null when ungrouped.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionExercise/group`.
+            public var group: Swift.Int?
+            /// The rest after the whole group, on its last exercise.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionExercise/group_rest_seconds`.
+            public var groupRestSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SessionExercise/notes`.
             public var notes: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExercise/sets`.
@@ -3317,22 +3454,30 @@ extension Components {
             /// - Parameters:
             ///   - exerciseId: The catalog or own exercise; null for a free-text name.
             ///   - exerciseName:
+            ///   - group: Exercises sharing a group are a superset, in order; null when ungrouped.
+            ///   - groupRestSeconds: The rest after the whole group, on its last exercise.
             ///   - notes:
             ///   - sets:
             public init(
                 exerciseId: Swift.String? = nil,
                 exerciseName: Swift.String,
+                group: Swift.Int? = nil,
+                groupRestSeconds: Swift.Int? = nil,
                 notes: Swift.String? = nil,
                 sets: [Components.Schemas.Set]
             ) {
                 self.exerciseId = exerciseId
                 self.exerciseName = exerciseName
+                self.group = group
+                self.groupRestSeconds = groupRestSeconds
                 self.notes = notes
                 self.sets = sets
             }
             public enum CodingKeys: String, CodingKey {
                 case exerciseId = "exercise_id"
                 case exerciseName = "exercise_name"
+                case group
+                case groupRestSeconds = "group_rest_seconds"
                 case notes
                 case sets
             }
@@ -3345,6 +3490,10 @@ extension Components {
             public var exerciseId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/exercise_name`.
             public var exerciseName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/group`.
+            public var group: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/group_rest_seconds`.
+            public var groupRestSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/notes`.
             public var notes: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/sets`.
@@ -3354,22 +3503,30 @@ extension Components {
             /// - Parameters:
             ///   - exerciseId:
             ///   - exerciseName:
+            ///   - group:
+            ///   - groupRestSeconds:
             ///   - notes:
             ///   - sets:
             public init(
                 exerciseId: Swift.String? = nil,
                 exerciseName: Swift.String? = nil,
+                group: Swift.Int? = nil,
+                groupRestSeconds: Swift.Int? = nil,
                 notes: Swift.String? = nil,
                 sets: [Components.Schemas.SetInput]? = nil
             ) {
                 self.exerciseId = exerciseId
                 self.exerciseName = exerciseName
+                self.group = group
+                self.groupRestSeconds = groupRestSeconds
                 self.notes = notes
                 self.sets = sets
             }
             public enum CodingKeys: String, CodingKey {
                 case exerciseId = "exercise_id"
                 case exerciseName = "exercise_name"
+                case group
+                case groupRestSeconds = "group_rest_seconds"
                 case notes
                 case sets
             }
@@ -3550,8 +3707,16 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Set`.
         public struct Set: Codable, Hashable, Sendable {
+            /// The load that helps (assisted_bodyweight), never counted as load.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Set/assistance_kg`.
+            public var assistanceKg: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Set/distance_m`.
+            public var distanceM: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/Set/duration_seconds`.
+            public var durationSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Set/reps`.
-            public var reps: Swift.Int
+            public var reps: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Set/rest_seconds`.
             public var restSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/Set/rir`.
@@ -3562,29 +3727,38 @@ extension Components {
             public var setType: Components.Schemas.SetType
             /// - Remark: Generated from `#/components/schemas/Set/tempo`.
             public var tempo: Swift.String?
-            /// The load in kg; 0 for a body-weight set.
+            /// The load in kg (for bodyweight_reps, the load added to the body); null when the set has none.
             ///
             /// - Remark: Generated from `#/components/schemas/Set/weight_kg`.
-            public var weightKg: Swift.Double
+            public var weightKg: Swift.Double?
             /// Creates a new `Set`.
             ///
             /// - Parameters:
+            ///   - assistanceKg: The load that helps (assisted_bodyweight), never counted as load.
+            ///   - distanceM:
+            ///   - durationSeconds:
             ///   - reps:
             ///   - restSeconds:
             ///   - rir:
             ///   - rpe:
             ///   - setType:
             ///   - tempo:
-            ///   - weightKg: The load in kg; 0 for a body-weight set.
+            ///   - weightKg: The load in kg (for bodyweight_reps, the load added to the body); null when the set has none.
             public init(
-                reps: Swift.Int,
+                assistanceKg: Swift.Double? = nil,
+                distanceM: Swift.Double? = nil,
+                durationSeconds: Swift.Int? = nil,
+                reps: Swift.Int? = nil,
                 restSeconds: Swift.Int? = nil,
                 rir: Swift.Int? = nil,
                 rpe: Swift.Double? = nil,
                 setType: Components.Schemas.SetType,
                 tempo: Swift.String? = nil,
-                weightKg: Swift.Double
+                weightKg: Swift.Double? = nil
             ) {
+                self.assistanceKg = assistanceKg
+                self.distanceM = distanceM
+                self.durationSeconds = durationSeconds
                 self.reps = reps
                 self.restSeconds = restSeconds
                 self.rir = rir
@@ -3594,6 +3768,9 @@ extension Components {
                 self.weightKg = weightKg
             }
             public enum CodingKeys: String, CodingKey {
+                case assistanceKg = "assistance_kg"
+                case distanceM = "distance_m"
+                case durationSeconds = "duration_seconds"
                 case reps
                 case restSeconds = "rest_seconds"
                 case rir
@@ -3603,10 +3780,18 @@ extension Components {
                 case weightKg = "weight_kg"
             }
         }
+        /// Which of reps, weight_kg, assistance_kg, duration_seconds and distance_m a set requires, allows or refuses follows its exercise's tracking_type (docs/training.md); a set that breaks the rule is 422 naming the field.
+        ///
         /// - Remark: Generated from `#/components/schemas/SetInput`.
         public struct SetInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SetInput/assistance_kg`.
+            public var assistanceKg: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/SetInput/distance_m`.
+            public var distanceM: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/SetInput/duration_seconds`.
+            public var durationSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SetInput/reps`.
-            public var reps: Swift.Int
+            public var reps: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SetInput/rest_seconds`.
             public var restSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SetInput/rir`.
@@ -3629,29 +3814,38 @@ extension Components {
             public var setType: Components.Schemas.SetInput.SetTypePayload?
             /// - Remark: Generated from `#/components/schemas/SetInput/tempo`.
             public var tempo: Swift.String?
-            /// The load in kg; 0 for a body-weight set.
+            /// The load in kg; for bodyweight_reps the load added to the body. Never 0 for bodyweight.
             ///
             /// - Remark: Generated from `#/components/schemas/SetInput/weight_kg`.
-            public var weightKg: Swift.Double
+            public var weightKg: Swift.Double?
             /// Creates a new `SetInput`.
             ///
             /// - Parameters:
+            ///   - assistanceKg:
+            ///   - distanceM:
+            ///   - durationSeconds:
             ///   - reps:
             ///   - restSeconds:
             ///   - rir:
             ///   - rpe:
             ///   - setType: Default working. A warm-up is not a working set; drop sets and sets to failure are.
             ///   - tempo:
-            ///   - weightKg: The load in kg; 0 for a body-weight set.
+            ///   - weightKg: The load in kg; for bodyweight_reps the load added to the body. Never 0 for bodyweight.
             public init(
-                reps: Swift.Int,
+                assistanceKg: Swift.Double? = nil,
+                distanceM: Swift.Double? = nil,
+                durationSeconds: Swift.Int? = nil,
+                reps: Swift.Int? = nil,
                 restSeconds: Swift.Int? = nil,
                 rir: Swift.Int? = nil,
                 rpe: Swift.Double? = nil,
                 setType: Components.Schemas.SetInput.SetTypePayload? = nil,
                 tempo: Swift.String? = nil,
-                weightKg: Swift.Double
+                weightKg: Swift.Double? = nil
             ) {
+                self.assistanceKg = assistanceKg
+                self.distanceM = distanceM
+                self.durationSeconds = durationSeconds
                 self.reps = reps
                 self.restSeconds = restSeconds
                 self.rir = rir
@@ -3661,6 +3855,9 @@ extension Components {
                 self.weightKg = weightKg
             }
             public enum CodingKeys: String, CodingKey {
+                case assistanceKg = "assistance_kg"
+                case distanceM = "distance_m"
+                case durationSeconds = "duration_seconds"
                 case reps
                 case restSeconds = "rest_seconds"
                 case rir
@@ -4177,10 +4374,22 @@ extension Components {
                 public var exerciseId: Swift.String
                 /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/exercise_name`.
                 public var exerciseName: Swift.String
+                /// The top of the rep range whose bottom is each set's reps; null for a fixed target.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/reps_max`.
+                public var repsMax: Swift.Int?
+                /// The measures the exercise's tracking_type takes; the others are null. The load is the lifter's to choose.
+                ///
                 /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload`.
                 public struct SetsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/assistance_kg`.
+                    public var assistanceKg: Swift.Double?
+                    /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/distance_m`.
+                    public var distanceM: Swift.Double?
+                    /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/duration_seconds`.
+                    public var durationSeconds: Swift.Int?
                     /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/reps`.
-                    public var reps: Swift.Int
+                    public var reps: Swift.Int?
                     /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/rest_seconds`.
                     public var restSeconds: Swift.Int?
                     /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/SetsPayload/set_type`.
@@ -4188,19 +4397,31 @@ extension Components {
                     /// Creates a new `SetsPayloadPayload`.
                     ///
                     /// - Parameters:
+                    ///   - assistanceKg:
+                    ///   - distanceM:
+                    ///   - durationSeconds:
                     ///   - reps:
                     ///   - restSeconds:
                     ///   - setType:
                     public init(
-                        reps: Swift.Int,
+                        assistanceKg: Swift.Double? = nil,
+                        distanceM: Swift.Double? = nil,
+                        durationSeconds: Swift.Int? = nil,
+                        reps: Swift.Int? = nil,
                         restSeconds: Swift.Int? = nil,
                         setType: Components.Schemas.SetType
                     ) {
+                        self.assistanceKg = assistanceKg
+                        self.distanceM = distanceM
+                        self.durationSeconds = durationSeconds
                         self.reps = reps
                         self.restSeconds = restSeconds
                         self.setType = setType
                     }
                     public enum CodingKeys: String, CodingKey {
+                        case assistanceKg = "assistance_kg"
+                        case distanceM = "distance_m"
+                        case durationSeconds = "duration_seconds"
                         case reps
                         case restSeconds = "rest_seconds"
                         case setType = "set_type"
@@ -4210,25 +4431,35 @@ extension Components {
                 public typealias SetsPayload = [Components.Schemas.Template.ExercisesPayloadPayload.SetsPayloadPayload]
                 /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/sets`.
                 public var sets: Components.Schemas.Template.ExercisesPayloadPayload.SetsPayload
+                /// - Remark: Generated from `#/components/schemas/Template/ExercisesPayload/tracking_type`.
+                public var trackingType: Components.Schemas.TrackingType
                 /// Creates a new `ExercisesPayloadPayload`.
                 ///
                 /// - Parameters:
                 ///   - exerciseId:
                 ///   - exerciseName:
+                ///   - repsMax: The top of the rep range whose bottom is each set's reps; null for a fixed target.
                 ///   - sets:
+                ///   - trackingType:
                 public init(
                     exerciseId: Swift.String,
                     exerciseName: Swift.String,
-                    sets: Components.Schemas.Template.ExercisesPayloadPayload.SetsPayload
+                    repsMax: Swift.Int? = nil,
+                    sets: Components.Schemas.Template.ExercisesPayloadPayload.SetsPayload,
+                    trackingType: Components.Schemas.TrackingType
                 ) {
                     self.exerciseId = exerciseId
                     self.exerciseName = exerciseName
+                    self.repsMax = repsMax
                     self.sets = sets
+                    self.trackingType = trackingType
                 }
                 public enum CodingKeys: String, CodingKey {
                     case exerciseId = "exercise_id"
                     case exerciseName = "exercise_name"
+                    case repsMax = "reps_max"
                     case sets
+                    case trackingType = "tracking_type"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Template/exercises`.
@@ -4295,6 +4526,19 @@ extension Components {
                 case items
                 case nextCursor = "next_cursor"
             }
+        }
+        /// Which measures a set of the exercise takes (docs/training.md).
+        ///
+        /// - Remark: Generated from `#/components/schemas/TrackingType`.
+        @frozen public enum TrackingType: String, Codable, Hashable, Sendable, CaseIterable {
+            case weightReps = "weight_reps"
+            case repsOnly = "reps_only"
+            case bodyweightReps = "bodyweight_reps"
+            case assistedBodyweight = "assisted_bodyweight"
+            case duration = "duration"
+            case weightDuration = "weight_duration"
+            case distanceDuration = "distance_duration"
+            case weightDistance = "weight_distance"
         }
         /// - Remark: Generated from `#/components/schemas/TrainingAge`.
         @frozen public enum TrainingAge: String, Codable, Hashable, Sendable, CaseIterable {

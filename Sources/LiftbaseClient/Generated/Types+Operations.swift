@@ -515,6 +515,405 @@ public enum Operations {
             }
         }
     }
+    /// Distance, time and pace per week and per exercise
+    ///
+    /// Distance, time and pace of timed and distance work (any tracking type with a duration or a distance) per week (Monday to Sunday) and per exercise over the range. Default range: the last 12 weeks; at most a year.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/cardio`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)`.
+    public enum AnalyticsCardio {
+        public static let id: Swift.String = "analytics_cardio"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/query/from`.
+                public var from: Components.Parameters.From?
+                /// Last day of the range (YYYY-MM-DD).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/query/to`.
+                public var to: Components.Parameters.To?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - from: First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///   - to: Last day of the range (YYYY-MM-DD).
+                public init(
+                    from: Components.Parameters.From? = nil,
+                    to: Components.Parameters.To? = nil
+                ) {
+                    self.from = from
+                    self.to = to
+                }
+            }
+            public var query: Operations.AnalyticsCardio.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AnalyticsCardio.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AnalyticsCardio.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AnalyticsCardio.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.AnalyticsCardio.Input.Query = .init(),
+                headers: Operations.AnalyticsCardio.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload`.
+                        public struct ExercisesPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/distance_m`.
+                            public var distanceM: Swift.Double
+                            /// The seconds of the timed working sets.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/duration_seconds`.
+                            public var durationSeconds: Swift.Int
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/exercise_id`.
+                            public var exerciseId: Swift.String?
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/exercise_name`.
+                            public var exerciseName: Swift.String
+                            /// Seconds per km over the sets with both a distance and a duration; null without any.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/pace_s_per_km`.
+                            public var paceSPerKm: Swift.Double?
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/ExercisesPayload/sessions`.
+                            public var sessions: Swift.Int
+                            /// Creates a new `ExercisesPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - distanceM:
+                            ///   - durationSeconds: The seconds of the timed working sets.
+                            ///   - exerciseId:
+                            ///   - exerciseName:
+                            ///   - paceSPerKm: Seconds per km over the sets with both a distance and a duration; null without any.
+                            ///   - sessions:
+                            public init(
+                                distanceM: Swift.Double,
+                                durationSeconds: Swift.Int,
+                                exerciseId: Swift.String? = nil,
+                                exerciseName: Swift.String,
+                                paceSPerKm: Swift.Double? = nil,
+                                sessions: Swift.Int
+                            ) {
+                                self.distanceM = distanceM
+                                self.durationSeconds = durationSeconds
+                                self.exerciseId = exerciseId
+                                self.exerciseName = exerciseName
+                                self.paceSPerKm = paceSPerKm
+                                self.sessions = sessions
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case distanceM = "distance_m"
+                                case durationSeconds = "duration_seconds"
+                                case exerciseId = "exercise_id"
+                                case exerciseName = "exercise_name"
+                                case paceSPerKm = "pace_s_per_km"
+                                case sessions
+                            }
+                        }
+                        /// By name.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/exercises`.
+                        public typealias ExercisesPayload = [Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.ExercisesPayloadPayload]
+                        /// By name.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/exercises`.
+                        public var exercises: Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.ExercisesPayload
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/from`.
+                        public var from: Swift.String
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/to`.
+                        public var to: Swift.String
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload`.
+                        public struct WeeksPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload/distance_m`.
+                            public var distanceM: Swift.Double
+                            /// The seconds of the timed working sets.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload/duration_seconds`.
+                            public var durationSeconds: Swift.Int
+                            /// Seconds per km over the sets with both a distance and a duration; null without any.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload/pace_s_per_km`.
+                            public var paceSPerKm: Swift.Double?
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload/week_end`.
+                            public var weekEnd: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/WeeksPayload/week_start`.
+                            public var weekStart: Swift.String
+                            /// Creates a new `WeeksPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - distanceM:
+                            ///   - durationSeconds: The seconds of the timed working sets.
+                            ///   - paceSPerKm: Seconds per km over the sets with both a distance and a duration; null without any.
+                            ///   - weekEnd:
+                            ///   - weekStart:
+                            public init(
+                                distanceM: Swift.Double,
+                                durationSeconds: Swift.Int,
+                                paceSPerKm: Swift.Double? = nil,
+                                weekEnd: Swift.String,
+                                weekStart: Swift.String
+                            ) {
+                                self.distanceM = distanceM
+                                self.durationSeconds = durationSeconds
+                                self.paceSPerKm = paceSPerKm
+                                self.weekEnd = weekEnd
+                                self.weekStart = weekStart
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case distanceM = "distance_m"
+                                case durationSeconds = "duration_seconds"
+                                case paceSPerKm = "pace_s_per_km"
+                                case weekEnd = "week_end"
+                                case weekStart = "week_start"
+                            }
+                        }
+                        /// Weeks with timed or distance work, oldest first.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/weeks`.
+                        public typealias WeeksPayload = [Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.WeeksPayloadPayload]
+                        /// Weeks with timed or distance work, oldest first.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/json/weeks`.
+                        public var weeks: Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.WeeksPayload
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - exercises: By name.
+                        ///   - from:
+                        ///   - to:
+                        ///   - weeks: Weeks with timed or distance work, oldest first.
+                        public init(
+                            exercises: Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.ExercisesPayload,
+                            from: Swift.String,
+                            to: Swift.String,
+                            weeks: Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload.WeeksPayload
+                        ) {
+                            self.exercises = exercises
+                            self.from = from
+                            self.to = to
+                            self.weeks = weeks
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case exercises
+                            case from
+                            case to
+                            case weeks
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/analytics/cardio/GET/responses/200/content/application\/json`.
+                    case json(Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.AnalyticsCardio.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AnalyticsCardio.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AnalyticsCardio.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Cardio per week and per exercise
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AnalyticsCardio.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AnalyticsCardio.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Best estimated one-rep max per session (RPE chart or Epley)
     ///
     /// The best estimated one-rep max of each completed session with the exercise: the RTS RPE chart when the set has an RPE (or RIR), Epley otherwise.
@@ -1215,6 +1614,603 @@ public enum Operations {
             /// `database_unavailable`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Personal records per exercise by tracking type
+    ///
+    /// Personal records per exercise trained (catalog or own; free-text names have none) over completed sessions, each with the session that set it first; the exercise's tracking_type decides which records there are (the others are null). One exercise with `exercise_id`, else a page of exercises in the order of their ids: a page costs what it holds.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/records`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)`.
+    public enum AnalyticsRecords {
+        public static let id: Swift.String = "analytics_records"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// A catalog or own exercise: only its records.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/query/exercise_id`.
+                public var exerciseId: Swift.String?
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - exerciseId: A catalog or own exercise: only its records.
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    exerciseId: Swift.String? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.exerciseId = exerciseId
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.AnalyticsRecords.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AnalyticsRecords.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AnalyticsRecords.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AnalyticsRecords.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.AnalyticsRecords.Input.Query = .init(),
+                headers: Operations.AnalyticsRecords.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload`.
+                        public struct ItemsPayloadPayload: Codable, Hashable, Sendable {
+                            /// The best estimated one-rep max, from load × reps (weight_reps) exercises only.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm`.
+                            public struct BestE1rmPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/e1rm_kg`.
+                                public var e1rmKg: Swift.Double
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/method`.
+                                @frozen public enum MethodPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                    case rpeChart = "rpe_chart"
+                                    case epley = "epley"
+                                }
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/method`.
+                                public var method: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BestE1rmPayload.MethodPayload
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/reps`.
+                                public var reps: Swift.Int
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/session_id`.
+                                public var sessionId: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm/weight_kg`.
+                                public var weightKg: Swift.Double
+                                /// Creates a new `BestE1rmPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - e1rmKg:
+                                ///   - method:
+                                ///   - reps:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                ///   - weightKg:
+                                public init(
+                                    e1rmKg: Swift.Double,
+                                    method: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BestE1rmPayload.MethodPayload,
+                                    reps: Swift.Int,
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String,
+                                    weightKg: Swift.Double
+                                ) {
+                                    self.e1rmKg = e1rmKg
+                                    self.method = method
+                                    self.reps = reps
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                    self.weightKg = weightKg
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case e1rmKg = "e1rm_kg"
+                                    case method
+                                    case reps
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                    case weightKg = "weight_kg"
+                                }
+                            }
+                            /// The best estimated one-rep max, from load × reps (weight_reps) exercises only.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/best_e1rm`.
+                            public var bestE1rm: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BestE1rmPayload?
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/exercise_id`.
+                            public var exerciseId: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/exercise_name`.
+                            public var exerciseName: Swift.String
+                            /// The farthest set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/farthest`.
+                            public struct FarthestPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/farthest/distance_m`.
+                                public var distanceM: Swift.Double
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/farthest/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/farthest/session_id`.
+                                public var sessionId: Swift.String
+                                /// Creates a new `FarthestPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - distanceM:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                public init(
+                                    distanceM: Swift.Double,
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String
+                                ) {
+                                    self.distanceM = distanceM
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case distanceM = "distance_m"
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                }
+                            }
+                            /// The farthest set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/farthest`.
+                            public var farthest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.FarthestPayload?
+                            /// The fastest pace of a set of at least 100 m with a duration.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/fastest_pace`.
+                            public struct FastestPacePayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/fastest_pace/seconds_per_km`.
+                                public var secondsPerKm: Swift.Double
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/fastest_pace/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/fastest_pace/session_id`.
+                                public var sessionId: Swift.String
+                                /// Creates a new `FastestPacePayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - secondsPerKm:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                public init(
+                                    secondsPerKm: Swift.Double,
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String
+                                ) {
+                                    self.secondsPerKm = secondsPerKm
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case secondsPerKm = "seconds_per_km"
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                }
+                            }
+                            /// The fastest pace of a set of at least 100 m with a duration.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/fastest_pace`.
+                            public var fastestPace: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.FastestPacePayload?
+                            /// The heaviest working set (for bodyweight_reps, the most load added); null without a load.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/heaviest`.
+                            public struct HeaviestPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/heaviest/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/heaviest/session_id`.
+                                public var sessionId: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/heaviest/weight_kg`.
+                                public var weightKg: Swift.Double
+                                /// Creates a new `HeaviestPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                ///   - weightKg:
+                                public init(
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String,
+                                    weightKg: Swift.Double
+                                ) {
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                    self.weightKg = weightKg
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                    case weightKg = "weight_kg"
+                                }
+                            }
+                            /// The heaviest working set (for bodyweight_reps, the most load added); null without a load.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/heaviest`.
+                            public var heaviest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.HeaviestPayload?
+                            /// The longest set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/longest`.
+                            public struct LongestPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/longest/duration_seconds`.
+                                public var durationSeconds: Swift.Int
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/longest/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/longest/session_id`.
+                                public var sessionId: Swift.String
+                                /// Creates a new `LongestPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - durationSeconds:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                public init(
+                                    durationSeconds: Swift.Int,
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String
+                                ) {
+                                    self.durationSeconds = durationSeconds
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case durationSeconds = "duration_seconds"
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                }
+                            }
+                            /// The longest set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/longest`.
+                            public var longest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.LongestPayload?
+                            /// The most reps in one set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/most_reps`.
+                            public struct MostRepsPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/most_reps/reps`.
+                                public var reps: Swift.Int
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/most_reps/session_date`.
+                                public var sessionDate: Swift.String
+                                /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/most_reps/session_id`.
+                                public var sessionId: Swift.String
+                                /// Creates a new `MostRepsPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - reps:
+                                ///   - sessionDate:
+                                ///   - sessionId:
+                                public init(
+                                    reps: Swift.Int,
+                                    sessionDate: Swift.String,
+                                    sessionId: Swift.String
+                                ) {
+                                    self.reps = reps
+                                    self.sessionDate = sessionDate
+                                    self.sessionId = sessionId
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case reps
+                                    case sessionDate = "session_date"
+                                    case sessionId = "session_id"
+                                }
+                            }
+                            /// The most reps in one set.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/most_reps`.
+                            public var mostReps: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.MostRepsPayload?
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/ItemsPayload/tracking_type`.
+                            public var trackingType: Components.Schemas.TrackingType
+                            /// Creates a new `ItemsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - bestE1rm: The best estimated one-rep max, from load × reps (weight_reps) exercises only.
+                            ///   - exerciseId:
+                            ///   - exerciseName:
+                            ///   - farthest: The farthest set.
+                            ///   - fastestPace: The fastest pace of a set of at least 100 m with a duration.
+                            ///   - heaviest: The heaviest working set (for bodyweight_reps, the most load added); null without a load.
+                            ///   - longest: The longest set.
+                            ///   - mostReps: The most reps in one set.
+                            ///   - trackingType:
+                            public init(
+                                bestE1rm: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BestE1rmPayload? = nil,
+                                exerciseId: Swift.String,
+                                exerciseName: Swift.String,
+                                farthest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.FarthestPayload? = nil,
+                                fastestPace: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.FastestPacePayload? = nil,
+                                heaviest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.HeaviestPayload? = nil,
+                                longest: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.LongestPayload? = nil,
+                                mostReps: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.MostRepsPayload? = nil,
+                                trackingType: Components.Schemas.TrackingType
+                            ) {
+                                self.bestE1rm = bestE1rm
+                                self.exerciseId = exerciseId
+                                self.exerciseName = exerciseName
+                                self.farthest = farthest
+                                self.fastestPace = fastestPace
+                                self.heaviest = heaviest
+                                self.longest = longest
+                                self.mostReps = mostReps
+                                self.trackingType = trackingType
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case bestE1rm = "best_e1rm"
+                                case exerciseId = "exercise_id"
+                                case exerciseName = "exercise_name"
+                                case farthest
+                                case fastestPace = "fastest_pace"
+                                case heaviest
+                                case longest
+                                case mostReps = "most_reps"
+                                case trackingType = "tracking_type"
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/items`.
+                        public typealias ItemsPayload = [Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/items`.
+                        public var items: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayload
+                        /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/json/next_cursor`.
+                        public var nextCursor: Components.Schemas.Cursor?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        ///   - nextCursor:
+                        public init(
+                            items: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload.ItemsPayload,
+                            nextCursor: Components.Schemas.Cursor? = nil
+                        ) {
+                            self.items = items
+                            self.nextCursor = nextCursor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                            case nextCursor = "next_cursor"
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/analytics/records/GET/responses/200/content/application\/json`.
+                    case json(Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.AnalyticsRecords.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AnalyticsRecords.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AnalyticsRecords.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Records per exercise
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AnalyticsRecords.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AnalyticsRecords.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `exercise_not_found`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -2771,10 +3767,18 @@ public enum Operations {
                             public var bucketEnd: Swift.String
                             /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/bucket_start`.
                             public var bucketStart: Swift.String
+                            /// The metres of the working sets with a distance.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/distance_m`.
+                            public var distanceM: Swift.Double
                             /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/duration_minutes`.
                             public var durationMinutes: Swift.Double
                             /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/sessions`.
                             public var sessions: Swift.Int
+                            /// The seconds of the timed working sets (holds, runs).
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/set_duration_seconds`.
+                            public var setDurationSeconds: Swift.Int
                             /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/sets`.
                             public var sets: Swift.Int
                             /// - Remark: Generated from `#/paths/api/v1/analytics/workouts/GET/responses/200/content/json/ItemsPayload/volume_kg`.
@@ -2786,24 +3790,30 @@ public enum Operations {
                             /// - Parameters:
                             ///   - bucketEnd:
                             ///   - bucketStart:
+                            ///   - distanceM: The metres of the working sets with a distance.
                             ///   - durationMinutes:
                             ///   - sessions:
+                            ///   - setDurationSeconds: The seconds of the timed working sets (holds, runs).
                             ///   - sets:
                             ///   - volumeKg:
                             ///   - workingSets:
                             public init(
                                 bucketEnd: Swift.String,
                                 bucketStart: Swift.String,
+                                distanceM: Swift.Double,
                                 durationMinutes: Swift.Double,
                                 sessions: Swift.Int,
+                                setDurationSeconds: Swift.Int,
                                 sets: Swift.Int,
                                 volumeKg: Swift.Double,
                                 workingSets: Swift.Int
                             ) {
                                 self.bucketEnd = bucketEnd
                                 self.bucketStart = bucketStart
+                                self.distanceM = distanceM
                                 self.durationMinutes = durationMinutes
                                 self.sessions = sessions
+                                self.setDurationSeconds = setDurationSeconds
                                 self.sets = sets
                                 self.volumeKg = volumeKg
                                 self.workingSets = workingSets
@@ -2811,8 +3821,10 @@ public enum Operations {
                             public enum CodingKeys: String, CodingKey {
                                 case bucketEnd = "bucket_end"
                                 case bucketStart = "bucket_start"
+                                case distanceM = "distance_m"
                                 case durationMinutes = "duration_minutes"
                                 case sessions
+                                case setDurationSeconds = "set_duration_seconds"
                                 case sets
                                 case volumeKg = "volume_kg"
                                 case workingSets = "working_sets"
@@ -7965,7 +8977,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Completed workouts in Strong's layout, one row per set
+            /// Completed workouts in Strong's layout, one row per set, with Liftbase's Assistance, Superset and Superset Rest Seconds columns after it (docs/export-format.md)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/workouts.csv/get(export_workouts_csv)/responses/200`.
             ///
@@ -9597,6 +10609,366 @@ public enum Operations {
             }
         }
     }
+    /// Import a FitNotes training export (CSV): one session per day
+    ///
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
+    /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
+    public enum ImportFitnotes {
+        public static let id: Swift.String = "import_fitnotes"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/dry_run`.
+                @frozen public enum DryRun: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// Check and count everything, write nothing (true, false, 1 or 0).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/query/dry_run`.
+                public var dryRun: Components.Parameters.DryRun?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
+                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                    self.dryRun = dryRun
+                }
+            }
+            public var query: Operations.ImportFitnotes.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportFitnotes.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportFitnotes.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ImportFitnotes.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/requestBody/content/text\/csv`.
+                case csv(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.ImportFitnotes.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.ImportFitnotes.Input.Query = .init(),
+                headers: Operations.ImportFitnotes.Input.Headers = .init(),
+                body: Operations.ImportFitnotes.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ImportResult)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ImportResult {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportFitnotes.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportFitnotes.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Imported (or counted, on a dry run)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ImportFitnotes.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ImportFitnotes.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 20 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be text/csv
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas.ImportFailure)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ImportFailure {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportFitnotes.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportFitnotes.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `import_invalid`: every bad line (a missing column on line 1, an unknown unit by line), nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ImportFitnotes.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ImportFitnotes.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Import a Hevy workout export (CSV)
     ///
     /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
@@ -10266,6 +11638,366 @@ public enum Operations {
             /// `database_unavailable`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Import a MyFitnessPal nutrition summary (CSV): one diary entry per day and meal
+    ///
+    /// A MyFitnessPal nutrition summary into the diary: one entry per day and meal (source `import`), named after the meal; blank nutrient cells are 0, with a warning.
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/myfitnesspal`.
+    /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)`.
+    public enum ImportMyfitnesspal {
+        public static let id: Swift.String = "import_myfitnesspal"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/dry_run`.
+                @frozen public enum DryRun: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// Check and count everything, write nothing (true, false, 1 or 0).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/query/dry_run`.
+                public var dryRun: Components.Parameters.DryRun?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
+                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                    self.dryRun = dryRun
+                }
+            }
+            public var query: Operations.ImportMyfitnesspal.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportMyfitnesspal.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportMyfitnesspal.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ImportMyfitnesspal.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/requestBody/content/text\/csv`.
+                case csv(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.ImportMyfitnesspal.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.ImportMyfitnesspal.Input.Query = .init(),
+                headers: Operations.ImportMyfitnesspal.Input.Headers = .init(),
+                body: Operations.ImportMyfitnesspal.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ImportResult)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ImportResult {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportMyfitnesspal.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportMyfitnesspal.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Imported (or counted, on a dry run)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ImportMyfitnesspal.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ImportMyfitnesspal.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 20 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be text/csv
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas.ImportFailure)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ImportFailure {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportMyfitnesspal.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportMyfitnesspal.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `import_invalid`: every bad line (a missing column on line 1), nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ImportMyfitnesspal.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ImportMyfitnesspal.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -16035,16 +17767,32 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// An exercise by `exercise_id` or `exercise_name`, with its planned sets of reps.
+                    /// An exercise by `exercise_id` or `exercise_name`, with its planned sets and the targets its tracking_type takes (docs/training.md): reps or a rep range (reps to reps_max), a load, an assistance, a duration, a distance. A target the type does not take, or a missing one it requires, is 422 naming the field.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload`.
                     public struct ExercisesPayloadPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/assistance_kg`.
+                        public var assistanceKg: Swift.Double?
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/distance_m`.
+                        public var distanceM: Swift.Double?
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/duration_seconds`.
+                        public var durationSeconds: Swift.Int?
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/exercise_id`.
                         public var exerciseId: Swift.String?
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/exercise_name`.
                         public var exerciseName: Swift.String?
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/group`.
+                        public var group: Swift.Int?
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/group_rest_seconds`.
+                        public var groupRestSeconds: Swift.Int?
+                        /// Target reps, or the bottom of a rep range.
+                        ///
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/reps`.
-                        public var reps: Swift.Int
+                        public var reps: Swift.Int?
+                        /// The top of the rep range; not below reps.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/reps_max`.
+                        public var repsMax: Swift.Int?
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/rest_seconds`.
                         public var restSeconds: Swift.Int?
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/sets`.
@@ -16054,31 +17802,55 @@ public enum Operations {
                         /// Creates a new `ExercisesPayloadPayload`.
                         ///
                         /// - Parameters:
+                        ///   - assistanceKg:
+                        ///   - distanceM:
+                        ///   - durationSeconds:
                         ///   - exerciseId:
                         ///   - exerciseName:
-                        ///   - reps:
+                        ///   - group:
+                        ///   - groupRestSeconds:
+                        ///   - reps: Target reps, or the bottom of a rep range.
+                        ///   - repsMax: The top of the rep range; not below reps.
                         ///   - restSeconds:
                         ///   - sets:
                         ///   - weightKg:
                         public init(
+                            assistanceKg: Swift.Double? = nil,
+                            distanceM: Swift.Double? = nil,
+                            durationSeconds: Swift.Int? = nil,
                             exerciseId: Swift.String? = nil,
                             exerciseName: Swift.String? = nil,
-                            reps: Swift.Int,
+                            group: Swift.Int? = nil,
+                            groupRestSeconds: Swift.Int? = nil,
+                            reps: Swift.Int? = nil,
+                            repsMax: Swift.Int? = nil,
                             restSeconds: Swift.Int? = nil,
                             sets: Swift.Int,
                             weightKg: Swift.Double? = nil
                         ) {
+                            self.assistanceKg = assistanceKg
+                            self.distanceM = distanceM
+                            self.durationSeconds = durationSeconds
                             self.exerciseId = exerciseId
                             self.exerciseName = exerciseName
+                            self.group = group
+                            self.groupRestSeconds = groupRestSeconds
                             self.reps = reps
+                            self.repsMax = repsMax
                             self.restSeconds = restSeconds
                             self.sets = sets
                             self.weightKg = weightKg
                         }
                         public enum CodingKeys: String, CodingKey {
+                            case assistanceKg = "assistance_kg"
+                            case distanceM = "distance_m"
+                            case durationSeconds = "duration_seconds"
                             case exerciseId = "exercise_id"
                             case exerciseName = "exercise_name"
+                            case group
+                            case groupRestSeconds = "group_rest_seconds"
                             case reps
+                            case repsMax = "reps_max"
                             case restSeconds = "rest_seconds"
                             case sets
                             case weightKg = "weight_kg"
@@ -24212,10 +25984,18 @@ public enum Operations {
                         public struct DaysPayloadPayload: Codable, Hashable, Sendable {
                             /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/date`.
                             public var date: Swift.String
+                            /// The metres of the working sets with a distance.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/distance_m`.
+                            public var distanceM: Swift.Double
                             /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/duration_minutes`.
                             public var durationMinutes: Swift.Double
                             /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/sessions`.
                             public var sessions: Swift.Int
+                            /// The seconds of the timed working sets (holds, runs).
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/set_duration_seconds`.
+                            public var setDurationSeconds: Swift.Int
                             /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/volume_kg`.
                             public var volumeKg: Swift.Double
                             /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/DaysPayload/working_sets`.
@@ -24224,27 +26004,35 @@ public enum Operations {
                             ///
                             /// - Parameters:
                             ///   - date:
+                            ///   - distanceM: The metres of the working sets with a distance.
                             ///   - durationMinutes:
                             ///   - sessions:
+                            ///   - setDurationSeconds: The seconds of the timed working sets (holds, runs).
                             ///   - volumeKg:
                             ///   - workingSets:
                             public init(
                                 date: Swift.String,
+                                distanceM: Swift.Double,
                                 durationMinutes: Swift.Double,
                                 sessions: Swift.Int,
+                                setDurationSeconds: Swift.Int,
                                 volumeKg: Swift.Double,
                                 workingSets: Swift.Int
                             ) {
                                 self.date = date
+                                self.distanceM = distanceM
                                 self.durationMinutes = durationMinutes
                                 self.sessions = sessions
+                                self.setDurationSeconds = setDurationSeconds
                                 self.volumeKg = volumeKg
                                 self.workingSets = workingSets
                             }
                             public enum CodingKeys: String, CodingKey {
                                 case date
+                                case distanceM = "distance_m"
                                 case durationMinutes = "duration_minutes"
                                 case sessions
+                                case setDurationSeconds = "set_duration_seconds"
                                 case volumeKg = "volume_kg"
                                 case workingSets = "working_sets"
                             }
@@ -24253,10 +26041,18 @@ public enum Operations {
                         public typealias DaysPayload = [Operations.WeeklySummary.Output.Ok.Body.JsonPayload.DaysPayloadPayload]
                         /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/days`.
                         public var days: Operations.WeeklySummary.Output.Ok.Body.JsonPayload.DaysPayload
+                        /// The metres of the working sets with a distance.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/distance_m`.
+                        public var distanceM: Swift.Double
                         /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/duration_minutes`.
                         public var durationMinutes: Swift.Double
                         /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/sessions`.
                         public var sessions: Swift.Int
+                        /// The seconds of the timed working sets (holds, runs).
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/set_duration_seconds`.
+                        public var setDurationSeconds: Swift.Int
                         /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/volume_kg`.
                         public var volumeKg: Swift.Double
                         /// - Remark: Generated from `#/paths/api/v1/training/summary/weekly/GET/responses/200/content/json/week_end`.
@@ -24269,24 +26065,30 @@ public enum Operations {
                         ///
                         /// - Parameters:
                         ///   - days:
+                        ///   - distanceM: The metres of the working sets with a distance.
                         ///   - durationMinutes:
                         ///   - sessions:
+                        ///   - setDurationSeconds: The seconds of the timed working sets (holds, runs).
                         ///   - volumeKg:
                         ///   - weekEnd:
                         ///   - weekStart:
                         ///   - workingSets:
                         public init(
                             days: Operations.WeeklySummary.Output.Ok.Body.JsonPayload.DaysPayload,
+                            distanceM: Swift.Double,
                             durationMinutes: Swift.Double,
                             sessions: Swift.Int,
+                            setDurationSeconds: Swift.Int,
                             volumeKg: Swift.Double,
                             weekEnd: Swift.String,
                             weekStart: Swift.String,
                             workingSets: Swift.Int
                         ) {
                             self.days = days
+                            self.distanceM = distanceM
                             self.durationMinutes = durationMinutes
                             self.sessions = sessions
+                            self.setDurationSeconds = setDurationSeconds
                             self.volumeKg = volumeKg
                             self.weekEnd = weekEnd
                             self.weekStart = weekStart
@@ -24294,8 +26096,10 @@ public enum Operations {
                         }
                         public enum CodingKeys: String, CodingKey {
                             case days
+                            case distanceM = "distance_m"
                             case durationMinutes = "duration_minutes"
                             case sessions
+                            case setDurationSeconds = "set_duration_seconds"
                             case volumeKg = "volume_kg"
                             case weekEnd = "week_end"
                             case weekStart = "week_start"

@@ -29,6 +29,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/adaptive/recalculate`.
     /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)`.
     func adaptiveRecalculate(_ input: Operations.AdaptiveRecalculate.Input) async throws -> Operations.AdaptiveRecalculate.Output
+    /// Distance, time and pace per week and per exercise
+    ///
+    /// Distance, time and pace of timed and distance work (any tracking type with a duration or a distance) per week (Monday to Sunday) and per exercise over the range. Default range: the last 12 weeks; at most a year.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/cardio`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)`.
+    func analyticsCardio(_ input: Operations.AnalyticsCardio.Input) async throws -> Operations.AnalyticsCardio.Output
     /// Best estimated one-rep max per session (RPE chart or Epley)
     ///
     /// The best estimated one-rep max of each completed session with the exercise: the RTS RPE chart when the set has an RPE (or RIR), Epley otherwise.
@@ -43,6 +50,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/analytics/nutrition`.
     /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)`.
     func analyticsNutrition(_ input: Operations.AnalyticsNutrition.Input) async throws -> Operations.AnalyticsNutrition.Output
+    /// Personal records per exercise by tracking type
+    ///
+    /// Personal records per exercise trained (catalog or own; free-text names have none) over completed sessions, each with the session that set it first; the exercise's tracking_type decides which records there are (the others are null). One exercise with `exercise_id`, else a page of exercises in the order of their ids: a page costs what it holds.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/records`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)`.
+    func analyticsRecords(_ input: Operations.AnalyticsRecords.Input) async throws -> Operations.AnalyticsRecords.Output
     /// Working sets per RPE
     ///
     /// - Remark: HTTP `GET /api/v1/analytics/rpe-distribution`.
@@ -198,6 +212,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/import/cronometer`.
     /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)`.
     func importCronometer(_ input: Operations.ImportCronometer.Input) async throws -> Operations.ImportCronometer.Output
+    /// Import a FitNotes training export (CSV): one session per day
+    ///
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
+    /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
+    func importFitnotes(_ input: Operations.ImportFitnotes.Input) async throws -> Operations.ImportFitnotes.Output
     /// Import a Hevy workout export (CSV)
     ///
     /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
@@ -212,6 +233,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/import/liftbase`.
     /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)`.
     func importLiftbase(_ input: Operations.ImportLiftbase.Input) async throws -> Operations.ImportLiftbase.Output
+    /// Import a MyFitnessPal nutrition summary (CSV): one diary entry per day and meal
+    ///
+    /// A MyFitnessPal nutrition summary into the diary: one entry per day and meal (source `import`), named after the meal; blank nutrient cells are 0, with a warning.
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/myfitnesspal`.
+    /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)`.
+    func importMyfitnesspal(_ input: Operations.ImportMyfitnesspal.Input) async throws -> Operations.ImportMyfitnesspal.Output
     /// Import a Strong workout export (CSV)
     ///
     /// A Strong workout export (one row per set), as sent by the app. Idempotent: sessions imported before are skipped. All or nothing (docs/imports.md).
@@ -571,6 +599,21 @@ extension APIProtocol {
     public func adaptiveRecalculate(headers: Operations.AdaptiveRecalculate.Input.Headers = .init()) async throws -> Operations.AdaptiveRecalculate.Output {
         try await adaptiveRecalculate(Operations.AdaptiveRecalculate.Input(headers: headers))
     }
+    /// Distance, time and pace per week and per exercise
+    ///
+    /// Distance, time and pace of timed and distance work (any tracking type with a duration or a distance) per week (Monday to Sunday) and per exercise over the range. Default range: the last 12 weeks; at most a year.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/cardio`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)`.
+    public func analyticsCardio(
+        query: Operations.AnalyticsCardio.Input.Query = .init(),
+        headers: Operations.AnalyticsCardio.Input.Headers = .init()
+    ) async throws -> Operations.AnalyticsCardio.Output {
+        try await analyticsCardio(Operations.AnalyticsCardio.Input(
+            query: query,
+            headers: headers
+        ))
+    }
     /// Best estimated one-rep max per session (RPE chart or Epley)
     ///
     /// The best estimated one-rep max of each completed session with the exercise: the RTS RPE chart when the set has an RPE (or RIR), Epley otherwise.
@@ -597,6 +640,21 @@ extension APIProtocol {
         headers: Operations.AnalyticsNutrition.Input.Headers = .init()
     ) async throws -> Operations.AnalyticsNutrition.Output {
         try await analyticsNutrition(Operations.AnalyticsNutrition.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Personal records per exercise by tracking type
+    ///
+    /// Personal records per exercise trained (catalog or own; free-text names have none) over completed sessions, each with the session that set it first; the exercise's tracking_type decides which records there are (the others are null). One exercise with `exercise_id`, else a page of exercises in the order of their ids: a page costs what it holds.
+    ///
+    /// - Remark: HTTP `GET /api/v1/analytics/records`.
+    /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)`.
+    public func analyticsRecords(
+        query: Operations.AnalyticsRecords.Input.Query = .init(),
+        headers: Operations.AnalyticsRecords.Input.Headers = .init()
+    ) async throws -> Operations.AnalyticsRecords.Output {
+        try await analyticsRecords(Operations.AnalyticsRecords.Input(
             query: query,
             headers: headers
         ))
@@ -942,6 +1000,23 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Import a FitNotes training export (CSV): one session per day
+    ///
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
+    /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
+    public func importFitnotes(
+        query: Operations.ImportFitnotes.Input.Query = .init(),
+        headers: Operations.ImportFitnotes.Input.Headers = .init(),
+        body: Operations.ImportFitnotes.Input.Body
+    ) async throws -> Operations.ImportFitnotes.Output {
+        try await importFitnotes(Operations.ImportFitnotes.Input(
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
     /// Import a Hevy workout export (CSV)
     ///
     /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
@@ -971,6 +1046,23 @@ extension APIProtocol {
         body: Operations.ImportLiftbase.Input.Body
     ) async throws -> Operations.ImportLiftbase.Output {
         try await importLiftbase(Operations.ImportLiftbase.Input(
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Import a MyFitnessPal nutrition summary (CSV): one diary entry per day and meal
+    ///
+    /// A MyFitnessPal nutrition summary into the diary: one entry per day and meal (source `import`), named after the meal; blank nutrient cells are 0, with a warning.
+    ///
+    /// - Remark: HTTP `POST /api/v1/import/myfitnesspal`.
+    /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)`.
+    public func importMyfitnesspal(
+        query: Operations.ImportMyfitnesspal.Input.Query = .init(),
+        headers: Operations.ImportMyfitnesspal.Input.Headers = .init(),
+        body: Operations.ImportMyfitnesspal.Input.Body
+    ) async throws -> Operations.ImportMyfitnesspal.Output {
+        try await importMyfitnesspal(Operations.ImportMyfitnesspal.Input(
             query: query,
             headers: headers,
             body: body
