@@ -8,18 +8,20 @@ import Testing
 /// create, read, duplicate, a plan and a program.
 @Suite("a mixed session over HTTP")
 struct MixedSessionHTTPTests {
-    static let exercises: [[String: Any]] = [
+    static var exercises: [[String: Any]] {
         [
-            "exercise_name": "Barbell Bench Press", "group": 1, "group_rest_seconds": 120,
-            "sets": [["reps": 8, "weight_kg": 80], ["reps": 8, "weight_kg": 80]],
-        ],
-        [
-            "exercise_name": "Barbell Row", "group": 1, "group_rest_seconds": 120,
-            "sets": [["reps": 10, "weight_kg": 60], ["reps": 10, "weight_kg": 60]],
-        ],
-        ["exercise_name": "Plank", "sets": [["duration_seconds": 60], ["duration_seconds": 45]]],
-        ["exercise_name": "Treadmill Run", "sets": [["duration_seconds": 1500, "distance_m": 5000]]],
-    ]
+            [
+                "exercise_name": "Barbell Bench Press", "group": 1, "group_rest_seconds": 120,
+                "sets": [["reps": 8, "weight_kg": 80], ["reps": 8, "weight_kg": 80]],
+            ],
+            [
+                "exercise_name": "Barbell Row", "group": 1, "group_rest_seconds": 120,
+                "sets": [["reps": 10, "weight_kg": 60], ["reps": 10, "weight_kg": 60]],
+            ],
+            ["exercise_name": "Plank", "sets": [["duration_seconds": 60], ["duration_seconds": 45]]],
+            ["exercise_name": "Treadmill Run", "sets": [["duration_seconds": 1500, "distance_m": 5000]]],
+        ]
+    }
 
     /// What a session answer says of each exercise: name, group, rest after the group, and
     /// every set's measures (weight_kg/reps/duration_seconds/distance_m; "-" for null).
