@@ -7911,6 +7911,8 @@ public enum Operations {
                             public var secondaryMuscles: [Components.Schemas.Muscle]
                             /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/json/ItemsPayload/specificity_score`.
                             public var specificityScore: Swift.Double
+                            /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/json/ItemsPayload/tracking_type`.
+                            public var trackingType: Components.Schemas.TrackingType
                             /// Creates a new `ItemsPayloadPayload`.
                             ///
                             /// - Parameters:
@@ -7926,6 +7928,7 @@ public enum Operations {
                             ///   - priorityTier:
                             ///   - secondaryMuscles:
                             ///   - specificityScore:
+                            ///   - trackingType:
                             public init(
                                 category: Components.Schemas.ExerciseCategory,
                                 competitionLift: Swift.Bool,
@@ -7938,7 +7941,8 @@ public enum Operations {
                                 primaryMuscles: [Components.Schemas.Muscle],
                                 priorityTier: Swift.Int,
                                 secondaryMuscles: [Components.Schemas.Muscle],
-                                specificityScore: Swift.Double
+                                specificityScore: Swift.Double,
+                                trackingType: Components.Schemas.TrackingType
                             ) {
                                 self.category = category
                                 self.competitionLift = competitionLift
@@ -7952,6 +7956,7 @@ public enum Operations {
                                 self.priorityTier = priorityTier
                                 self.secondaryMuscles = secondaryMuscles
                                 self.specificityScore = specificityScore
+                                self.trackingType = trackingType
                             }
                             public enum CodingKeys: String, CodingKey {
                                 case category
@@ -7966,6 +7971,7 @@ public enum Operations {
                                 case priorityTier = "priority_tier"
                                 case secondaryMuscles = "secondary_muscles"
                                 case specificityScore = "specificity_score"
+                                case trackingType = "tracking_type"
                             }
                         }
                         /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/json/items`.
