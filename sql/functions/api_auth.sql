@@ -54,7 +54,7 @@ returns jsonb
 language plpgsql
 as $$
 begin
-  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', true)));
   perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end

@@ -404,8 +404,10 @@ declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
   v_status text;
 begin
-  -- The status decides what is checked below: a bad one is named with every other problem.
-  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+  -- The status decides what is checked below: a bad one is named with every other problem,
+  -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null
+     or app.field_problem(p_body, 'client_id', 'app.uuid_value', false) is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
   v_status := coalesce(app.read_text(p_body, 'status'), 'completed');

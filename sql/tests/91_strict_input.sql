@@ -6,7 +6,7 @@
 -- server's TimeZone. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(50);
+select plan(53);
 
 select pg_temp.sign_up('a', 'strict-a@example.com', 'strict a pass', 'Ann');
 select pg_temp.sign_up('b', 'strict-b@example.com', 'strict b pass');
@@ -257,6 +257,16 @@ select is((select array_agg(d ->> 'date') from jsonb_array_elements(
   'a week is its seven calendar days');
 select is((select count(*) from api.export_json((select token from tokens where name = 'b'), null, '{}') as c
             where c ~ '"[0-9-]{10}T[0-9:.]+\+14:00"'), 0::bigint, 'the export writes no timestamp in the server''s zone');
+
+-- What the fuzzer found the contract promises and SQL must keep: a required member given
+-- as null is missing, and a member a route does not use is still refused in the wrong type.
+select is(pg_temp.error_of('auth_password_forgot', 'a', '{"email": null}') -> 'fields', '{"email": "is required"}',
+  'forgot with a null email is 422, not a silent 202');
+select pg_temp.call('sessions_create', 'a', '{"session_date": "2024-05-02", "exercises": [{"exercise_name": "Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}');
+select is(pg_temp.error_of('session_replace', 'a', '{"client_id": {}, "name": "Changed", "exercises": [{"exercise_name": "Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}',
+                           jsonb_build_object('id', (select s.id from app.training_sessions as s where s.session_date = '2024-05-02'))) -> 'fields' -> 'client_id',
+  '"must be a UUID"', 'a replace refuses a client_id of the wrong type, though it never reads one');
+select is((select s.name from app.training_sessions as s where s.session_date = '2024-05-02'), null, 'and writes nothing');
 
 select * from finish();
 rollback;

@@ -1754,7 +1754,7 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// A `liftbase-export` document of version 1 to import (GET /export makes one). Only `format` and `version` are required: a missing section is read as empty, members this server does not know are ignored.
+        /// A `liftbase-export` document of version 1 to import (GET /export makes one). Only `format` and `version` are required: a missing or null section is read as empty, members this server does not know are ignored.
         ///
         /// - Remark: Generated from `#/components/schemas/ImportDocument`.
         public struct ImportDocument: Codable, Hashable, Sendable {

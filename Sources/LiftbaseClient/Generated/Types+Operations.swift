@@ -7978,25 +7978,31 @@ public enum Operations {
                         public typealias ItemsPayload = [Operations.ExerciseSubstitutions.Output.Ok.Body.JsonPayload.ItemsPayloadPayload]
                         /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/json/items`.
                         public var items: Operations.ExerciseSubstitutions.Output.Ok.Body.JsonPayload.ItemsPayload
+                        /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/json/next_cursor`.
+                        public var nextCursor: Components.Schemas.Cursor?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - exercise:
                         ///   - goal:
                         ///   - items:
+                        ///   - nextCursor:
                         public init(
                             exercise: Components.Schemas.Exercise,
                             goal: Components.Schemas.ProgramGoal,
-                            items: Operations.ExerciseSubstitutions.Output.Ok.Body.JsonPayload.ItemsPayload
+                            items: Operations.ExerciseSubstitutions.Output.Ok.Body.JsonPayload.ItemsPayload,
+                            nextCursor: Components.Schemas.Cursor? = nil
                         ) {
                             self.exercise = exercise
                             self.goal = goal
                             self.items = items
+                            self.nextCursor = nextCursor
                         }
                         public enum CodingKeys: String, CodingKey {
                             case exercise
                             case goal
                             case items
+                            case nextCursor = "next_cursor"
                         }
                     }
                     /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/responses/200/content/application\/json`.
@@ -26824,7 +26830,7 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/user/exclusions/PUT/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Catalog or own exercises.
+                    /// Catalog or own exercises; absent or null: none.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/exclusions/PUT/requestBody/json/exercise_ids`.
                     public var exerciseIds: [Swift.String]?
@@ -26833,7 +26839,7 @@ public enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - exerciseIds: Catalog or own exercises.
+                    ///   - exerciseIds: Catalog or own exercises; absent or null: none.
                     ///   - muscles:
                     public init(
                         exerciseIds: [Swift.String]? = nil,
