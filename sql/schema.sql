@@ -7752,6 +7752,30 @@ $$;
 
 ALTER FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer := cardinality(p_ids);
+  v_last bigint;
+begin
+  if v_count = 0 then
+    return;
+  end if;
+  insert into app.sync_state as s (user_id, last_seq) values (p_user_id, v_count)
+  on conflict (user_id) do update set last_seq = s.last_seq + v_count
+  returning s.last_seq into v_last;
+  insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
+  select p_user_id, p_entity, i.id, v_last - v_count + i.n,
+         case when p_deleted[i.n] then 'delete' else 'upsert' end, now()
+    from unnest(p_ids) with ordinality as i (id, n)
+  on conflict (user_id, entity, entity_id) do update
+    set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
+end
+$$;
+
+ALTER FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -8738,6 +8762,78 @@ CREATE FUNCTION app.template_json(p_template app.templates) RETURNS jsonb
 $$;
 
 ALTER FUNCTION app.template_json(p_template app.templates) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.track_account_changes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+begin
+  for v_user_id in
+    select n.id from new_rows as n join old_rows as o on o.id = n.id
+     where n.display_name is distinct from o.display_name or n.email is distinct from o.email
+     order by n.id
+  loop
+    perform set_config('liftbase.user_id', v_user_id::text, true);
+    perform app.record_sync_changes(v_user_id, 'profile', array[v_user_id::text], array[false]);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.track_account_changes() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.track_sync_changes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  v_entity text := tg_argv[0];
+  v_id_column text := tg_argv[1];
+  v_root text := tg_argv[2];
+  v_id_type text := tg_argv[3];
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user record;
+  v_deleted boolean[];
+  v_users uuid[] := '{}';
+  v_ids text[] := '{}';
+begin
+  -- The rows before and after the statement (a transition table exists only for its event).
+  if tg_op in ('INSERT', 'UPDATE') then
+    select v_users || array_agg(n.user_id), v_ids || array_agg(coalesce(to_jsonb(n) ->> nullif(v_id_column, ''), n.user_id::text))
+      into v_users, v_ids from new_rows as n;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    select v_users || array_agg(o.user_id), v_ids || array_agg(coalesce(to_jsonb(o) ->> nullif(v_id_column, ''), o.user_id::text))
+      into v_users, v_ids from old_rows as o;
+  end if;
+  for v_user in
+    select t.user_id, array_agg(distinct t.id) as ids
+      from unnest(v_users, v_ids) as t (user_id, id)
+     group by 1
+     order by 1
+  loop
+    continue when not exists (select from auth.users as u where u.id = v_user.user_id);
+    perform set_config('liftbase.user_id', v_user.user_id::text, true);
+    -- Only a delete can end an entity: an insert or an update leaves it (or its parent) there.
+    if v_id_column = '' or tg_op <> 'DELETE' then
+      v_deleted := array_fill(false, array[cardinality(v_user.ids)]);
+    else
+      execute format('select array_agg(not exists (select from %s as e where e.user_id = $1 and e.id = i.id::%s) order by i.n)
+                        from unnest($2) with ordinality as i (id, n)', v_root, v_id_type)
+        into v_deleted using v_user.user_id, v_user.ids;
+    end if;
+    perform app.record_sync_changes(v_user.user_id, v_entity, v_user.ids, v_deleted);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$_$;
+
+ALTER FUNCTION app.track_sync_changes() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.training_goal(p_user_id uuid) RETURNS text
     LANGUAGE plpgsql STABLE
@@ -9824,6 +9920,34 @@ ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.session_sets OWNER TO liftbase_owner;
 
+CREATE TABLE app.sync_changes (
+    user_id uuid NOT NULL,
+    entity text NOT NULL,
+    entity_id text NOT NULL,
+    seq bigint NOT NULL,
+    op text NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sync_changes_op_check CHECK ((op = ANY (ARRAY['upsert'::text, 'delete'::text])))
+);
+
+ALTER TABLE ONLY app.sync_changes FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_changes OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.sync_changes IS 'The latest change of each entity of a user (the change feed, compacted), with deletes as tombstones';
+
+CREATE TABLE app.sync_state (
+    user_id uuid NOT NULL,
+    last_seq bigint DEFAULT 0 NOT NULL,
+    pruned_seq bigint DEFAULT 0 NOT NULL
+);
+
+ALTER TABLE ONLY app.sync_state FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_state OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.sync_state IS 'Per-user change counter (its row lock orders one user''s writes by commit) and the prune horizon of tombstones';
+
 CREATE TABLE app.target_overrides (
     user_id uuid NOT NULL,
     calories app.target_calories,
@@ -10311,6 +10435,12 @@ ALTER TABLE ONLY app.session_exercises
 ALTER TABLE ONLY app.session_sets
     ADD CONSTRAINT session_sets_pkey PRIMARY KEY (user_id, session_id, exercise_position, "position");
 
+ALTER TABLE ONLY app.sync_changes
+    ADD CONSTRAINT sync_changes_pkey PRIMARY KEY (user_id, entity, entity_id);
+
+ALTER TABLE ONLY app.sync_state
+    ADD CONSTRAINT sync_state_pkey PRIMARY KEY (user_id);
+
 ALTER TABLE ONLY app.target_overrides
     ADD CONSTRAINT target_overrides_pkey PRIMARY KEY (user_id);
 
@@ -10421,6 +10551,10 @@ CREATE INDEX session_exercises_exercise_key_idx ON app.session_exercises USING b
 
 CREATE INDEX session_exercises_user_exercise_idx ON app.session_exercises USING btree (user_id, user_exercise_id) WHERE (user_exercise_id IS NOT NULL);
 
+CREATE UNIQUE INDEX sync_changes_seq_key ON app.sync_changes USING btree (user_id, seq);
+
+CREATE INDEX sync_changes_tombstones_idx ON app.sync_changes USING btree (user_id, changed_at) WHERE (op = 'delete'::text);
+
 CREATE INDEX target_snapshots_latest_idx ON app.target_snapshots USING btree (user_id, computed_at DESC, id DESC);
 
 CREATE UNIQUE INDEX training_sessions_client_key ON app.training_sessions USING btree (user_id, client_id);
@@ -10453,6 +10587,36 @@ CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFEREN
 
 CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
 
+CREATE TRIGGER body_metrics_sync_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER body_metrics_sync_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER body_metrics_sync_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER custom_meal_items_sync_delete AFTER DELETE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meal_items_sync_insert AFTER INSERT ON app.custom_meal_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meal_items_sync_update AFTER UPDATE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_delete AFTER DELETE ON app.custom_meals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_insert AFTER INSERT ON app.custom_meals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_update AFTER UPDATE ON app.custom_meals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER favorites_sync_delete AFTER DELETE ON app.favorites REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER favorites_sync_insert AFTER INSERT ON app.favorites REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER favorites_sync_update AFTER UPDATE ON app.favorites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER food_entries_sync_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
+CREATE TRIGGER food_entries_sync_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
+CREATE TRIGGER food_entries_sync_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
 CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
@@ -10467,7 +10631,129 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
+CREATE TRIGGER goals_sync_delete AFTER DELETE ON app.goals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER goals_sync_insert AFTER INSERT ON app.goals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER goals_sync_update AFTER UPDATE ON app.goals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER health_metrics_sync_delete AFTER DELETE ON app.health_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER health_metrics_sync_insert AFTER INSERT ON app.health_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER health_metrics_sync_update AFTER UPDATE ON app.health_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_delete AFTER DELETE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_insert AFTER INSERT ON app.metrics_acknowledgements REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_update AFTER UPDATE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER plan_exercises_sync_delete AFTER DELETE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plan_exercises_sync_insert AFTER INSERT ON app.plan_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plan_exercises_sync_update AFTER UPDATE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_delete AFTER DELETE ON app.plans REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_insert AFTER INSERT ON app.plans REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_update AFTER UPDATE ON app.plans REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_delete AFTER DELETE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_insert AFTER INSERT ON app.program_exercise_state REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_update AFTER UPDATE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_delete AFTER DELETE ON app.program_phases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_insert AFTER INSERT ON app.program_phases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_update AFTER UPDATE ON app.program_phases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_delete AFTER DELETE ON app.program_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_insert AFTER INSERT ON app.program_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_update AFTER UPDATE ON app.program_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_delete AFTER DELETE ON app.programs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_delete AFTER DELETE ON app.session_sets REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_insert AFTER INSERT ON app.session_sets REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_update AFTER UPDATE ON app.session_sets REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER target_overrides_sync_delete AFTER DELETE ON app.target_overrides REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_overrides_sync_insert AFTER INSERT ON app.target_overrides REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_overrides_sync_update AFTER UPDATE ON app.target_overrides REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER training_sessions_sync_insert AFTER INSERT ON app.training_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER training_sessions_sync_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER user_equipment_sync_delete AFTER DELETE ON app.user_equipment REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_equipment_sync_insert AFTER INSERT ON app.user_equipment REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_equipment_sync_update AFTER UPDATE ON app.user_equipment REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_delete AFTER DELETE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_insert AFTER INSERT ON app.user_exclusions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_update AFTER UPDATE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exercises_sync_delete AFTER DELETE ON app.user_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_exercises_sync_insert AFTER INSERT ON app.user_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_exercises_sync_update AFTER UPDATE ON app.user_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_foods_sync_delete AFTER DELETE ON app.user_foods REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_foods_sync_insert AFTER INSERT ON app.user_foods REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_foods_sync_update AFTER UPDATE ON app.user_foods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_profiles_sync_delete AFTER DELETE ON app.user_profiles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
+CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
+CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
 CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
+
+CREATE TRIGGER users_sync_update AFTER UPDATE ON auth.users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_account_changes();
 
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -10580,6 +10866,12 @@ ALTER TABLE ONLY app.session_exercises
 ALTER TABLE ONLY app.session_sets
     ADD CONSTRAINT session_sets_user_id_session_id_exercise_position_fkey FOREIGN KEY (user_id, session_id, exercise_position) REFERENCES app.session_exercises(user_id, session_id, "position") ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.sync_changes
+    ADD CONSTRAINT sync_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.sync_state
+    ADD CONSTRAINT sync_state_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.target_overrides
     ADD CONSTRAINT target_overrides_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -10691,6 +10983,10 @@ CREATE POLICY own_rows ON app.session_exercises USING ((user_id = ( SELECT app.c
 
 CREATE POLICY own_rows ON app.session_sets USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.sync_changes USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.sync_state USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.target_overrides USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.target_snapshots USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
@@ -10756,6 +11052,10 @@ CREATE POLICY reporting_read ON app.user_setup FOR SELECT TO liftbase_reporting_
 ALTER TABLE app.session_exercises ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.session_sets ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_changes ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_state ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.target_overrides ENABLE ROW LEVEL SECURITY;
 
@@ -11728,6 +12028,8 @@ GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
 
@@ -11849,6 +12151,10 @@ GRANT SELECT ON TABLE app.templates TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.template_json(p_template app.templates) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.template_json(p_template app.templates) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.track_account_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.track_sync_changes() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.training_goal(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.training_goal(p_user_id uuid) TO liftbase_api;
@@ -12028,6 +12334,10 @@ GRANT SELECT ON TABLE app.session_exercises TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_sets TO liftbase_api;
 GRANT SELECT ON TABLE app.session_sets TO liftbase_reporting_owner;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_changes TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_state TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.target_overrides TO liftbase_api;
 GRANT SELECT ON TABLE app.target_overrides TO liftbase_reporting_owner;
