@@ -226,8 +226,10 @@ declare
     'name', app.field_problem(p_body, 'name', 'app.session_name', false),
     'notes', app.field_problem(p_body, 'notes', 'app.short_text', false),
     'status', app.field_problem(p_body, 'status', 'app.session_status', false),
-    'started_at', app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
-    'finished_at', app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+    'started_at', coalesce(app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
+                           app.future_time_problem(p_body, 'started_at')),
+    'finished_at', coalesce(app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+                            app.future_time_problem(p_body, 'finished_at')),
     'client_id', app.field_problem(p_body, 'client_id', 'app.uuid_value', false));
   v_completed boolean := coalesce(p_body ->> 'status', 'completed') = 'completed';
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
