@@ -2234,7 +2234,12 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.programs', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
+  end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   update app.programs set client_id = app.read_uuid(v_body, 'client_id') where user_id = v_user_id and id = v_id;
@@ -8480,6 +8485,10 @@ declare
 begin
   -- The status decides what is checked below: a bad one is named with every other problem.
   if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  -- A start or end the device gives may lie in the past, not beyond the clock skew.
+  if app.future_time_problem(p_body, 'started_at') is not null or app.future_time_problem(p_body, 'finished_at') is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
   v_status := coalesce(app.read_text(p_body, 'status'), 'completed');

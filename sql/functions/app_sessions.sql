@@ -410,6 +410,10 @@ begin
   if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
+  -- A start or end the device gives may lie in the past, not beyond the clock skew.
+  if app.future_time_problem(p_body, 'started_at') is not null or app.future_time_problem(p_body, 'finished_at') is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
   v_status := coalesce(app.read_text(p_body, 'status'), 'completed');
   if v_status = 'in_progress' then
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
