@@ -799,7 +799,7 @@ CREATE FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', true)));
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
   perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
@@ -846,8 +846,21 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_entry app.body_metrics;
   v_recorded jsonb;
+  v_replayed text;
 begin
-  perform app.raise_if_invalid(app.body_metric_problems(v_body, false));
+  v_replayed := app.replayed_key('app.body_metrics', v_user_id, v_body);
+  if v_replayed is not null then
+    -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
+    return jsonb_build_object(
+      'entry', (select app.body_metric_json(b) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'snapshot', (select app.snapshot_json(t) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
+      'metrics', (select app.metrics_json(h) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+  end if;
+  -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
+  -- that moment's date in the user's zone.
+  perform app.raise_if_invalid(app.body_metric_problems(v_body, false)
+    || jsonb_build_object('recorded_at', coalesce(app.field_problem(v_body, 'recorded_at', 'app.timestamp_value', false),
+                                                  app.future_time_problem(v_body, 'recorded_at'))));
   v_entry := app.add_body_metric(v_user_id, v_body);
   v_recorded := app.record_targets(v_user_id, 'metrics');
   return jsonb_build_object('entry', app.body_metric_json(v_entry), 'snapshot', v_recorded -> 'snapshot',
@@ -889,9 +902,15 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_meal app.custom_meals;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.custom_meals', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.custom_meal_json(app.find_custom_meal(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
+  insert into app.custom_meals (user_id, client_id, name)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -906,6 +925,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   delete from app.custom_meals where user_id = v_user_id and id = v_meal.id;
   return null;
 end
@@ -921,6 +941,7 @@ declare
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
   update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
@@ -1102,6 +1123,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_entry app.food_entries := app.find_entry(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   delete from app.food_entries where user_id = v_user_id and id = v_entry.id;
   return null;
 end
@@ -1120,6 +1142,7 @@ declare
                       and v_entry.favorite_id is null;
   v_scale numeric := 1;
 begin
+  perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
@@ -1226,14 +1249,19 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_exercise app.user_exercises;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.user_exercises', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.user_exercise_json(app.find_user_exercise(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
   perform app.raise_if_invalid(app.exercise_problems(v_body, true));
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
+  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
                                   tracking_type)
-  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
           app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
           coalesce(app.read_text(v_body, 'tracking_type'),
@@ -1254,6 +1282,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'own_exercise', v_exercise.id::text, p_args);
   delete from app.user_exercises where user_id = v_user_id and id = v_exercise.id;
   return null;
 end
@@ -1283,7 +1312,7 @@ begin
   v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
-                                         c.is_user_created, c.tracking_type)
+                                         c.is_user_created)
                        || jsonb_build_object(
                             'specificity_score', c.score,
                             'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
@@ -1312,8 +1341,7 @@ begin
   return jsonb_build_object(
     'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
                                   v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created,
-                                  v_source.tracking_type),
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
     'goal', v_goal,
     'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
     'items', v_items - v_page.page_size);
@@ -1330,6 +1358,7 @@ declare
   v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'own_exercise', v_exercise.id::text, p_args);
   perform app.raise_if_invalid(app.exercise_problems(v_body, false));
   if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
@@ -1378,7 +1407,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created, x.tracking_type) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created)
+                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -1463,7 +1493,12 @@ declare
   v_entry app.food_entries;
   v_favorite app.favorites;
   v_food record;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
+  if v_replayed is not null then
+    return (select app.favorite_json(f) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+  end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
       select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
@@ -1488,8 +1523,8 @@ begin
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
-  insert into app.favorites (user_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
-  values (v_user_id, v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
+  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
           v_entry.food_id, v_entry.user_food_id, v_entry.servings)
   returning * into v_favorite;
   return app.favorite_json(v_favorite);
@@ -1504,6 +1539,9 @@ CREATE FUNCTION api.favorite_delete(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if exists (select from app.favorites as f where f.user_id = v_user_id and f.id = app.id_parameter(p_args, 'id')) then
+    perform app.check_if_match(v_user_id, 'favorite', app.id_parameter(p_args, 'id')::text, p_args);
+  end if;
   delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
@@ -1568,7 +1606,12 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.user_foods', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.food_json(v_user_id, v_replayed::uuid);
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'name', app.field_problem(v_body, 'name', 'app.food_name'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
@@ -1583,9 +1626,9 @@ begin
     'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
     'brand', app.field_problem(v_body, 'brand', 'text', false),
     'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
-  insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
+  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
           app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
           coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
           app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
@@ -1609,6 +1652,9 @@ begin
   v_food := app.food_json(v_user_id, app.id_parameter(p_args, 'id'));
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
+  end if;
+  if app.entity_not_modified(v_user_id, 'own_food', app.id_parameter(p_args, 'id')::text, p_args) then
+    return null;
   end if;
   return v_food;
 end
@@ -1675,6 +1721,9 @@ CREATE FUNCTION api.goals_get(p_token text, p_body jsonb, p_args jsonb) RETURNS 
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if app.entity_not_modified(v_user_id, 'goal', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.goal_json(v_user_id);
 end
 $$;
@@ -1689,6 +1738,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_recorded jsonb;
 begin
+  perform app.check_if_match(v_user_id, 'goal', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.goal_problems(v_body));
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
@@ -1789,6 +1839,11 @@ CREATE FUNCTION api.me(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  -- One version covers all it shows: the user's change counter (display name and email
+  -- changes count as profile changes).
+  if app.not_modified(p_args, app.etag('u' || app.user_version(v_user_id))) then
+    return null;
+  end if;
   return jsonb_build_object(
     'user', auth.current_account(),
     'settings', app.settings_json(v_user_id),
@@ -1909,9 +1964,16 @@ CREATE FUNCTION api.nutrition_daily(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
-  v_targets jsonb := app.effective_targets(v_user_id);
-  v_totals jsonb := app.daily_totals(v_user_id, v_date);
+  v_targets jsonb;
+  v_totals jsonb;
 begin
+  -- The day's totals and the targets are the user's rows: the user's change counter and the
+  -- day (a default day moves at midnight) version the answer.
+  if app.not_modified(p_args, app.etag(format('u%s-%s', app.user_version(v_user_id), v_date))) then
+    return null;
+  end if;
+  v_targets := app.effective_targets(v_user_id);
+  v_totals := app.daily_totals(v_user_id, v_date);
   return jsonb_build_object(
     'date', v_date,
     'totals', v_totals,
@@ -1978,9 +2040,15 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_plan app.plans;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.plans', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.plan_json(app.find_plan(v_user_id, jsonb_build_object('id', v_replayed)), true);
+  end if;
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
+  insert into app.plans (user_id, client_id, name)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   -- A load the type requires and the plan leaves out is 0 kg, as it always was.
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
@@ -2009,6 +2077,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   delete from app.plans where user_id = v_user_id and id = v_plan.id;
   return null;
 end
@@ -2021,8 +2090,13 @@ CREATE FUNCTION api.plan_get(p_token text, p_body jsonb, p_args jsonb) RETURNS j
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_plan app.plans;
 begin
-  return app.plan_json(app.find_plan(v_user_id, p_args), true);
+  v_plan := app.find_plan(v_user_id, p_args);
+  if app.entity_not_modified(v_user_id, 'plan', v_plan.id::text, p_args) then
+    return null;
+  end if;
+  return app.plan_json(v_plan, true);
 end
 $$;
 
@@ -2035,6 +2109,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
   update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
@@ -2124,6 +2199,9 @@ CREATE FUNCTION api.profile_get(p_token text, p_body jsonb, p_args jsonb) RETURN
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if app.entity_not_modified(v_user_id, 'profile', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.profile_json(v_user_id);
 end
 $$;
@@ -2138,6 +2216,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_recorded jsonb;
 begin
+  perform app.check_if_match(v_user_id, 'profile', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.profile_problems(v_body));
   perform app.save_profile(v_user_id, v_body);
   v_recorded := app.record_targets(v_user_id, 'profile');
@@ -2155,9 +2234,15 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.programs', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
+  end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
+  update app.programs set client_id = app.read_uuid(v_body, 'client_id') where user_id = v_user_id and id = v_id;
   return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
 end
 $$;
@@ -2169,8 +2254,13 @@ CREATE FUNCTION api.program_get(p_token text, p_body jsonb, p_args jsonb) RETURN
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_program app.programs;
 begin
-  return app.program_json(v_user_id, app.find_active_program(v_user_id));
+  v_program := app.find_active_program(v_user_id);
+  if app.entity_not_modified(v_user_id, 'program', v_program.id::text, p_args) then
+    return null;
+  end if;
+  return app.program_json(v_user_id, v_program);
 end
 $$;
 
@@ -2275,6 +2365,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   delete from app.training_sessions where user_id = v_user_id and id = v_session.id;
   return null;
 end
@@ -2304,8 +2395,13 @@ CREATE FUNCTION api.session_get(p_token text, p_body jsonb, p_args jsonb) RETURN
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
 begin
-  return app.session_json(app.find_session(v_user_id, p_args));
+  v_session := app.find_session(v_user_id, p_args);
+  if app.entity_not_modified(v_user_id, 'session', v_session.id::text, p_args) then
+    return null;
+  end if;
+  return app.session_json(v_session);
 end
 $$;
 
@@ -2354,6 +2450,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.save_session(v_user_id, v_session.id, coalesce(p_body, '{}'));
   return app.session_json(app.find_session(v_user_id, p_args));
 end
@@ -2369,6 +2466,7 @@ declare
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'status', app.field_problem(v_body, 'status', 'app.session_status', false),
     'name', app.field_problem(v_body, 'name', 'app.session_name', false),
@@ -2464,6 +2562,9 @@ declare
   v_user_id uuid;
 begin
   v_user_id := auth.authenticate(p_token);
+  if app.entity_not_modified(v_user_id, 'settings', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.settings_json(v_user_id);
 end
 $$;
@@ -2478,6 +2579,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   v_user_id := auth.authenticate(p_token);
+  perform app.check_if_match(v_user_id, 'settings', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.settings_problems(v_body));
   perform app.save_settings(v_user_id, v_body);
   return app.settings_json(v_user_id);
@@ -2511,6 +2613,28 @@ $$;
 
 ALTER FUNCTION api.setup_get(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.sync_changes(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number', 100, 500);
+  v_state app.sync_state;
+begin
+  select s.* into v_state from app.sync_state as s where s.user_id = v_user_id;
+  if v_page.cursor_number > coalesce(v_state.last_seq, 0) then
+    perform app.raise_unknown_cursor();
+  end if;
+  if v_page.cursor_number < v_state.pruned_seq then
+    perform app.raise_error(410, 'cursor_expired',
+      'Changes after this cursor are no longer kept: start again without a cursor.');
+  end if;
+  return app.sync_page(v_user_id, coalesce(v_page.cursor_number, 0), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.sync_changes(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.targets_get(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -2520,6 +2644,9 @@ declare
 begin
   if v_targets is null then
     perform app.raise_error(404, 'targets_not_found', 'No targets yet: complete onboarding first.');
+  end if;
+  if app.entity_not_modified(v_user_id, 'targets', v_user_id::text, p_args) then
+    return null;
   end if;
   return v_targets;
 end
@@ -2534,6 +2661,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'targets', v_user_id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'calories', app.field_problem(v_body, 'calories', 'app.target_calories', false),
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),
@@ -2614,7 +2742,8 @@ CREATE TABLE app.body_metrics (
     weight_kg app.weight_kg NOT NULL,
     body_fat_pct app.body_fat_pct,
     height_cm app.height_cm,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    client_id uuid
 );
 
 ALTER TABLE ONLY app.body_metrics FORCE ROW LEVEL SECURITY;
@@ -2627,8 +2756,9 @@ CREATE FUNCTION app.add_body_metric(p_user_id uuid, p_body jsonb) RETURNS app.bo
 declare
   v_entry app.body_metrics;
 begin
-  insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
-  values (p_user_id, app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
+  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm)
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), coalesce(app.read_timestamp(p_body, 'recorded_at'), now()),
+          app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
           app.read_number(p_body, 'height_cm'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
@@ -3042,6 +3172,39 @@ $$;
 
 ALTER FUNCTION app.catalog_food_search(p_query text, p_page_size integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_tags text[] := app.entity_tags(p_args, 'if_match');
+  v_version bigint;
+begin
+  if v_tags is null then
+    return;
+  end if;
+  select c.seq into v_version from app.sync_changes as c
+   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+     for update;
+  if '*' = any (v_tags) and v_version is not null then
+    return;
+  end if;
+  if v_version is null or not app.etag(v_version::text) = any (v_tags) then
+    perform app.raise_error_with(412, 'precondition_failed',
+      'The entity changed since the version If-Match names: read it again.',
+      jsonb_build_object('version', v_version, 'etag', app.etag(v_version::text)));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.clock_skew() RETURNS interval
+    LANGUAGE sql IMMUTABLE
+    AS $$ select interval '5 minutes' $$;
+
+ALTER FUNCTION app.clock_skew() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.compute_targets(p_inputs jsonb) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
@@ -3199,7 +3362,8 @@ CREATE TABLE app.custom_meals (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     name app.food_name NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    client_id uuid
 );
 
 ALTER TABLE ONLY app.custom_meals FORCE ROW LEVEL SECURITY;
@@ -3410,6 +3574,42 @@ $$;
 
 ALTER FUNCTION app.effective_targets(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) RETURNS boolean
+    LANGUAGE sql
+    AS $$ select app.not_modified(p_args, app.etag(app.entity_version(p_user_id, p_entity, p_id)::text)) $$;
+
+ALTER FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.entity_tags(p_args jsonb, p_name text) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+declare
+  v_header text := btrim(p_args ->> p_name);
+begin
+  if v_header is null then
+    return null;
+  end if;
+  if v_header = '*' then
+    return array['*'];
+  end if;
+  if v_header !~ '^(W/)?"[\x21\x23-\x7e]*"(\s*,\s*(W/)?"[\x21\x23-\x7e]*")*$' then
+    perform app.raise_parameter_problem(p_name, 'must be an entity tag ("<version>") or a list of them');
+  end if;
+  return array(select m[1] from regexp_matches(v_header, '(?:W/)?("[^"]*")', 'g') as m);
+end
+$_$;
+
+ALTER FUNCTION app.entity_tags(p_args jsonb, p_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$
+  select c.seq from app.sync_changes as c
+   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+$$;
+
+ALTER FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
+
 CREATE TABLE app.food_entries (
     user_id uuid NOT NULL,
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -3487,17 +3687,23 @@ $$;
 
 ALTER FUNCTION app.error_response(p_status integer, p_code text, p_message text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) RETURNS jsonb
+CREATE FUNCTION app.etag(p_version text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ select '"' || p_version || '"' $$;
+
+ALTER FUNCTION app.etag(p_version text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object('id', p_id, 'name', p_name, 'category', p_category, 'mechanic', p_mechanic,
                             'equipment', p_equipment, 'primary_muscles', to_jsonb(p_primary),
                             'secondary_muscles', to_jsonb(p_secondary), 'priority_tier', p_tier,
                             'competition_lift', p_competition, 'movement_pattern', p_pattern,
-                            'is_user_created', p_user_created, 'tracking_type', p_tracking_type)
+                            'is_user_created', p_user_created)
 $$;
 
-ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) OWNER TO liftbase_owner;
+ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) RETURNS boolean
     LANGUAGE sql STABLE
@@ -3837,6 +4043,7 @@ CREATE TABLE app.programs (
     started_on date NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     ended_at timestamp with time zone,
+    client_id uuid,
     CONSTRAINT programs_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
 );
 
@@ -3942,7 +4149,8 @@ CREATE TABLE app.favorites (
     food_id uuid,
     user_food_id uuid,
     servings app.servings,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    client_id uuid
 );
 
 ALTER TABLE ONLY app.favorites FORCE ROW LEVEL SECURITY;
@@ -4088,6 +4296,7 @@ CREATE TABLE app.plans (
     name text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     last_used_at timestamp with time zone,
+    client_id uuid,
     CONSTRAINT plans_name_check CHECK (((length(btrim(name)) >= 1) AND (length(btrim(name)) <= 120)))
 );
 
@@ -4154,7 +4363,8 @@ CREATE TABLE app.user_exercises (
     primary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
     secondary_muscles app.muscle_list DEFAULT '{}'::text[] NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL
+    tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL,
+    client_id uuid
 );
 
 ALTER TABLE ONLY app.user_exercises FORCE ROW LEVEL SECURITY;
@@ -4524,6 +4734,16 @@ CREATE FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_req
 $$;
 
 ALTER FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.future_time_problem(p_body jsonb, p_field text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select case when app.input_problem(p_body -> p_field, 'timestamp') is null
+                   and app.read_timestamp(p_body, p_field) > now() + app.clock_skew()
+              then 'must not be later than now (5 minutes of clock skew allowed)' end
+$$;
+
+ALTER FUNCTION app.future_time_problem(p_body jsonb, p_field text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.goal_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -6812,6 +7032,26 @@ CREATE FUNCTION app.nonnegative(p_value numeric) RETURNS numeric
 
 ALTER FUNCTION app.nonnegative(p_value numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.not_modified(p_args jsonb, p_tag text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_tags text[] := app.entity_tags(p_args, 'if_none_match');
+begin
+  if p_tag is null then
+    return false;
+  end if;
+  perform app.set_response_header('ETag', p_tag);
+  if p_tag = any (v_tags) or '*' = any (v_tags) then
+    perform app.set_response_status(304);
+    return true;
+  end if;
+  return false;
+end
+$$;
+
+ALTER FUNCTION app.not_modified(p_args jsonb, p_tag text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -7384,6 +7624,36 @@ $$;
 
 ALTER FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.prune_sync_tombstones(p_older_than interval DEFAULT NULL::interval) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_pruned bigint;
+  v_count bigint;
+  v_total bigint := 0;
+begin
+  for v_user_id in select u.id from auth.users as u order by u.id loop
+    perform set_config('liftbase.user_id', v_user_id::text, true);
+    with gone as (
+      delete from app.sync_changes as c
+       where c.user_id = v_user_id and c.op = 'delete'
+         and c.changed_at < now() - coalesce(p_older_than, app.sync_tombstone_retention())
+      returning c.seq)
+    select max(g.seq), count(*) into v_pruned, v_count from gone as g;
+    if v_count > 0 then
+      update app.sync_state as s set pruned_seq = greatest(s.pruned_seq, v_pruned) where s.user_id = v_user_id;
+      v_total := v_total + v_count;
+    end if;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return v_total;
+end
+$$;
+
+ALTER FUNCTION app.prune_sync_tombstones(p_older_than interval) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -7752,6 +8022,30 @@ $$;
 
 ALTER FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer := cardinality(p_ids);
+  v_last bigint;
+begin
+  if v_count = 0 then
+    return;
+  end if;
+  insert into app.sync_state as s (user_id, last_seq) values (p_user_id, v_count)
+  on conflict (user_id) do update set last_seq = s.last_seq + v_count
+  returning s.last_seq into v_last;
+  insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
+  select p_user_id, p_entity, i.id, v_last - v_count + i.n,
+         case when p_deleted[i.n] then 'delete' else 'upsert' end, now()
+    from unnest(p_ids) with ordinality as i (id, n)
+  on conflict (user_id, entity, entity_id) do update
+    set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
+end
+$$;
+
+ALTER FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -7938,6 +8232,33 @@ end
 $$;
 
 ALTER FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) RETURNS text
+    LANGUAGE plpgsql
+    AS $_$
+declare
+  v_problem text := app.input_problem(p_body -> 'client_id', 'uuid');
+  v_client_id uuid;
+  v_id text;
+begin
+  if v_problem is not null then
+    perform app.raise_if_invalid(jsonb_build_object('client_id', v_problem));
+  end if;
+  v_client_id := app.read_uuid(p_body, 'client_id');
+  if v_client_id is null then
+    return null;
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended(p_user_id::text || v_client_id::text, p_table::oid::bigint));
+  execute format('select t.id::text from %s as t where t.user_id = $1 and t.client_id = $2', p_table)
+    into v_id using p_user_id, v_client_id;
+  if v_id is not null then
+    perform app.set_response_status(200);
+  end if;
+  return v_id;
+end
+$_$;
+
+ALTER FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
@@ -8162,10 +8483,12 @@ declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
   v_status text;
 begin
-  -- The status decides what is checked below: a bad one is named with every other problem,
-  -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
-  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null
-     or app.field_problem(p_body, 'client_id', 'app.uuid_value', false) is not null then
+  -- The status decides what is checked below: a bad one is named with every other problem.
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  -- A start or end the device gives may lie in the past, not beyond the clock skew.
+  if app.future_time_problem(p_body, 'started_at') is not null or app.future_time_problem(p_body, 'finished_at') is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
   v_status := coalesce(app.read_text(p_body, 'status'), 'completed');
@@ -8288,8 +8611,10 @@ declare
     'name', app.field_problem(p_body, 'name', 'app.session_name', false),
     'notes', app.field_problem(p_body, 'notes', 'app.short_text', false),
     'status', app.field_problem(p_body, 'status', 'app.session_status', false),
-    'started_at', app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
-    'finished_at', app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+    'started_at', coalesce(app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
+                           app.future_time_problem(p_body, 'started_at')),
+    'finished_at', coalesce(app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+                            app.future_time_problem(p_body, 'finished_at')),
     'client_id', app.field_problem(p_body, 'client_id', 'app.uuid_value', false));
   v_completed boolean := coalesce(p_body ->> 'status', 'completed') = 'completed';
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
@@ -8355,6 +8680,13 @@ CREATE FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_se
 $$;
 
 ALTER FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_entity_etag(p_user_id uuid, p_entity text, p_id text) RETURNS void
+    LANGUAGE sql
+    AS $$ select app.set_response_header('ETag', app.etag(app.entity_version(p_user_id, p_entity, p_id)::text))
+       where app.entity_version(p_user_id, p_entity, p_id) is not null $$;
+
+ALTER FUNCTION app.set_entity_etag(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.set_field_rule(p_tracking_type text, p_field text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -8609,6 +8941,75 @@ $$;
 
 ALTER FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_args jsonb := jsonb_build_object('id', p_id);
+begin
+  return case p_entity
+    when 'session' then (select app.session_json(s) from app.training_sessions as s
+                          where s.user_id = p_user_id and s.id = app.id_parameter(v_args))
+    when 'diary_entry' then (select app.entry_json(e) from app.food_entries as e
+                              where e.user_id = p_user_id and e.id = app.id_parameter(v_args))
+    when 'favorite' then (select app.favorite_json(f) from app.favorites as f
+                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
+    when 'custom_meal' then (select app.custom_meal_json(m) from app.custom_meals as m
+                              where m.user_id = p_user_id and m.id = app.id_parameter(v_args))
+    when 'plan' then (select app.plan_json(p, true) from app.plans as p
+                       where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
+    when 'own_food' then (select app.food_json(p_user_id, f.id) from app.user_foods as f
+                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
+    when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
+                               where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
+    when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
+                              where b.user_id = p_user_id and b.id::text = p_id)
+    when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
+                                where h.user_id = p_user_id and h.id::text = p_id)
+    when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
+                          where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
+    when 'goal' then app.goal_json(p_user_id)
+    when 'profile' then app.profile_json(p_user_id)
+    when 'targets' then app.effective_targets(p_user_id)
+    when 'settings' then app.settings_json(p_user_id)
+    when 'equipment' then app.equipment_json(p_user_id)
+    when 'exclusions' then (select jsonb_build_object('exercise_ids', to_jsonb(x.exercise_ids),
+                                                      'muscles', to_jsonb(x.muscles::text[]))
+                              from app.user_exclusions as x where x.user_id = p_user_id)
+  end;
+end
+$$;
+
+ALTER FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  with page as (
+    select c.* from app.sync_changes as c
+     where c.user_id = p_user_id and c.seq > p_after
+       -- From the start, a tombstone names nothing the client has: left out.
+       and (p_after > 0 or c.op = 'upsert')
+     order by c.seq
+     limit p_limit + 1)
+  select jsonb_build_object(
+    'changes', coalesce(jsonb_agg(jsonb_build_object(
+                 'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
+                 'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
+                 order by p.seq) filter (where p.n <= p_limit), '[]'),
+    'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
+    'has_more', count(*) > p_limit)
+    from (select page.*, row_number() over (order by page.seq) as n from page) as p
+$$;
+
+ALTER FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.sync_tombstone_retention() RETURNS interval
+    LANGUAGE sql IMMUTABLE
+    AS $$ select interval '90 days' $$;
+
+ALTER FUNCTION app.sync_tombstone_retention() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.takes_e1rm(p_tracking_type text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select p_tracking_type = 'weight_reps' $$;
@@ -8741,6 +9142,78 @@ $$;
 
 ALTER FUNCTION app.template_json(p_template app.templates) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.track_account_changes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+begin
+  for v_user_id in
+    select n.id from new_rows as n join old_rows as o on o.id = n.id
+     where n.display_name is distinct from o.display_name or n.email is distinct from o.email
+     order by n.id
+  loop
+    perform set_config('liftbase.user_id', v_user_id::text, true);
+    perform app.record_sync_changes(v_user_id, 'profile', array[v_user_id::text], array[false]);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.track_account_changes() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.track_sync_changes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  v_entity text := tg_argv[0];
+  v_id_column text := tg_argv[1];
+  v_root text := tg_argv[2];
+  v_id_type text := tg_argv[3];
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user record;
+  v_deleted boolean[];
+  v_users uuid[] := '{}';
+  v_ids text[] := '{}';
+begin
+  -- The rows before and after the statement (a transition table exists only for its event).
+  if tg_op in ('INSERT', 'UPDATE') then
+    select v_users || array_agg(n.user_id), v_ids || array_agg(coalesce(to_jsonb(n) ->> nullif(v_id_column, ''), n.user_id::text))
+      into v_users, v_ids from new_rows as n;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    select v_users || array_agg(o.user_id), v_ids || array_agg(coalesce(to_jsonb(o) ->> nullif(v_id_column, ''), o.user_id::text))
+      into v_users, v_ids from old_rows as o;
+  end if;
+  for v_user in
+    select t.user_id, array_agg(distinct t.id) as ids
+      from unnest(v_users, v_ids) as t (user_id, id)
+     group by 1
+     order by 1
+  loop
+    continue when not exists (select from auth.users as u where u.id = v_user.user_id);
+    perform set_config('liftbase.user_id', v_user.user_id::text, true);
+    -- Only a delete can end an entity: an insert or an update leaves it (or its parent) there.
+    if v_id_column = '' or tg_op <> 'DELETE' then
+      v_deleted := array_fill(false, array[cardinality(v_user.ids)]);
+    else
+      execute format('select array_agg(not exists (select from %s as e where e.user_id = $1 and e.id = i.id::%s) order by i.n)
+                        from unnest($2) with ordinality as i (id, n)', v_root, v_id_type)
+        into v_deleted using v_user.user_id, v_user.ids;
+    end if;
+    perform app.record_sync_changes(v_user.user_id, v_entity, v_user.ids, v_deleted);
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$_$;
+
+ALTER FUNCTION app.track_sync_changes() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.training_goal(p_user_id uuid) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$
@@ -8789,8 +9262,8 @@ CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS js
     LANGUAGE sql STABLE
     AS $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true,
-                           p_exercise.tracking_type)
+                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
+         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
 $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
@@ -8802,6 +9275,12 @@ CREATE FUNCTION app.user_today(p_user_id uuid) RETURNS date
 $$;
 
 ALTER FUNCTION app.user_today(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.user_version(p_user_id uuid) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ select coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0) $$;
+
+ALTER FUNCTION app.user_version(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, name text, category text, mechanic text, equipment text, primary_muscles text[], secondary_muscles text[], priority_tier integer, competition_lift boolean, movement_pattern text, is_user_created boolean, tracking_type text)
     LANGUAGE sql STABLE
@@ -9826,6 +10305,34 @@ ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.session_sets OWNER TO liftbase_owner;
 
+CREATE TABLE app.sync_changes (
+    user_id uuid NOT NULL,
+    entity text NOT NULL,
+    entity_id text NOT NULL,
+    seq bigint NOT NULL,
+    op text NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT sync_changes_op_check CHECK ((op = ANY (ARRAY['upsert'::text, 'delete'::text])))
+);
+
+ALTER TABLE ONLY app.sync_changes FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_changes OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.sync_changes IS 'The latest change of each entity of a user (the change feed, compacted), with deletes as tombstones';
+
+CREATE TABLE app.sync_state (
+    user_id uuid NOT NULL,
+    last_seq bigint DEFAULT 0 NOT NULL,
+    pruned_seq bigint DEFAULT 0 NOT NULL
+);
+
+ALTER TABLE ONLY app.sync_state FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_state OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.sync_state IS 'Per-user change counter (its row lock orders one user''s writes by commit) and the prune horizon of tombstones';
+
 CREATE TABLE app.target_overrides (
     user_id uuid NOT NULL,
     calories app.target_calories,
@@ -9913,6 +10420,7 @@ CREATE TABLE app.user_foods (
     serving_label text DEFAULT '100 g'::text NOT NULL,
     serving_g numeric DEFAULT 100 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    client_id uuid,
     CONSTRAINT user_foods_serving_g_check CHECK (((serving_g > (0)::numeric) AND (serving_g <= (5000)::numeric))),
     CONSTRAINT user_foods_sodium_mg_check CHECK ((sodium_mg >= (0)::numeric))
 );
@@ -10313,6 +10821,12 @@ ALTER TABLE ONLY app.session_exercises
 ALTER TABLE ONLY app.session_sets
     ADD CONSTRAINT session_sets_pkey PRIMARY KEY (user_id, session_id, exercise_position, "position");
 
+ALTER TABLE ONLY app.sync_changes
+    ADD CONSTRAINT sync_changes_pkey PRIMARY KEY (user_id, entity, entity_id);
+
+ALTER TABLE ONLY app.sync_state
+    ADD CONSTRAINT sync_state_pkey PRIMARY KEY (user_id);
+
 ALTER TABLE ONLY app.target_overrides
     ADD CONSTRAINT target_overrides_pkey PRIMARY KEY (user_id);
 
@@ -10373,13 +10887,19 @@ ALTER TABLE ONLY liftbase_meta.builtin_catalogs
 ALTER TABLE ONLY liftbase_meta.migrations
     ADD CONSTRAINT migrations_pkey PRIMARY KEY (name);
 
+CREATE UNIQUE INDEX body_metrics_client_key ON app.body_metrics USING btree (user_id, client_id);
+
 CREATE INDEX body_metrics_latest_idx ON app.body_metrics USING btree (user_id, recorded_at DESC, id DESC);
+
+CREATE UNIQUE INDEX custom_meals_client_key ON app.custom_meals USING btree (user_id, client_id);
 
 CREATE UNIQUE INDEX exercises_name_key ON app.exercises USING btree (lower((name)::text));
 
 CREATE INDEX exercises_name_trgm_idx ON app.exercises USING gin (lower((name)::text) public.gin_trgm_ops);
 
 CREATE INDEX exercises_primary_muscles_idx ON app.exercises USING gin (((primary_muscles)::text[]));
+
+CREATE UNIQUE INDEX favorites_client_key ON app.favorites USING btree (user_id, client_id);
 
 CREATE UNIQUE INDEX food_entries_client_key ON app.food_entries USING btree (user_id, client_id);
 
@@ -10413,7 +10933,11 @@ CREATE INDEX health_metrics_latest_idx ON app.health_metrics USING btree (user_i
 
 CREATE INDEX import_runs_created_idx ON app.import_runs USING btree (created_at);
 
+CREATE UNIQUE INDEX plans_client_key ON app.plans USING btree (user_id, client_id);
+
 CREATE INDEX program_sessions_planned_idx ON app.program_sessions USING btree (user_id, program_id, slot) WHERE (status = 'planned'::text);
+
+CREATE UNIQUE INDEX programs_client_key ON app.programs USING btree (user_id, client_id);
 
 CREATE UNIQUE INDEX programs_one_active ON app.programs USING btree (user_id) WHERE (status = 'active'::text);
 
@@ -10422,6 +10946,10 @@ CREATE INDEX session_exercises_exercise_idx ON app.session_exercises USING btree
 CREATE INDEX session_exercises_exercise_key_idx ON app.session_exercises USING btree (user_id, COALESCE(exercise_id, user_exercise_id), session_id);
 
 CREATE INDEX session_exercises_user_exercise_idx ON app.session_exercises USING btree (user_id, user_exercise_id) WHERE (user_exercise_id IS NOT NULL);
+
+CREATE UNIQUE INDEX sync_changes_seq_key ON app.sync_changes USING btree (user_id, seq);
+
+CREATE INDEX sync_changes_tombstones_idx ON app.sync_changes USING btree (user_id, changed_at) WHERE (op = 'delete'::text);
 
 CREATE INDEX target_snapshots_latest_idx ON app.target_snapshots USING btree (user_id, computed_at DESC, id DESC);
 
@@ -10433,9 +10961,13 @@ CREATE UNIQUE INDEX training_sessions_one_in_progress ON app.training_sessions U
 
 CREATE INDEX training_sessions_recent_idx ON app.training_sessions USING btree (user_id, session_date DESC, created_at DESC, id DESC);
 
+CREATE UNIQUE INDEX user_exercises_client_key ON app.user_exercises USING btree (user_id, client_id);
+
 CREATE UNIQUE INDEX user_exercises_name_key ON app.user_exercises USING btree (user_id, lower((name)::text));
 
 CREATE INDEX user_foods_barcode_idx ON app.user_foods USING btree (user_id, barcode) WHERE (barcode IS NOT NULL);
+
+CREATE UNIQUE INDEX user_foods_client_key ON app.user_foods USING btree (user_id, client_id);
 
 CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name)::text) public.gin_trgm_ops);
 
@@ -10455,6 +10987,36 @@ CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFEREN
 
 CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
 
+CREATE TRIGGER body_metrics_sync_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER body_metrics_sync_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER body_metrics_sync_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+
+CREATE TRIGGER custom_meal_items_sync_delete AFTER DELETE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meal_items_sync_insert AFTER INSERT ON app.custom_meal_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meal_items_sync_update AFTER UPDATE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_delete AFTER DELETE ON app.custom_meals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_insert AFTER INSERT ON app.custom_meals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER custom_meals_sync_update AFTER UPDATE ON app.custom_meals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+
+CREATE TRIGGER favorites_sync_delete AFTER DELETE ON app.favorites REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER favorites_sync_insert AFTER INSERT ON app.favorites REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER favorites_sync_update AFTER UPDATE ON app.favorites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+
+CREATE TRIGGER food_entries_sync_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
+CREATE TRIGGER food_entries_sync_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
+CREATE TRIGGER food_entries_sync_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+
 CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
@@ -10469,7 +11031,129 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
+CREATE TRIGGER goals_sync_delete AFTER DELETE ON app.goals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER goals_sync_insert AFTER INSERT ON app.goals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER goals_sync_update AFTER UPDATE ON app.goals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+
+CREATE TRIGGER health_metrics_sync_delete AFTER DELETE ON app.health_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER health_metrics_sync_insert AFTER INSERT ON app.health_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER health_metrics_sync_update AFTER UPDATE ON app.health_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_delete AFTER DELETE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_insert AFTER INSERT ON app.metrics_acknowledgements REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER metrics_acknowledgements_sync_update AFTER UPDATE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+
+CREATE TRIGGER plan_exercises_sync_delete AFTER DELETE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plan_exercises_sync_insert AFTER INSERT ON app.plan_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plan_exercises_sync_update AFTER UPDATE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_delete AFTER DELETE ON app.plans REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_insert AFTER INSERT ON app.plans REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER plans_sync_update AFTER UPDATE ON app.plans REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_delete AFTER DELETE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_insert AFTER INSERT ON app.program_exercise_state REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_exercise_state_sync_update AFTER UPDATE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_delete AFTER DELETE ON app.program_phases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_insert AFTER INSERT ON app.program_phases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_phases_sync_update AFTER UPDATE ON app.program_phases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_delete AFTER DELETE ON app.program_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_insert AFTER INSERT ON app.program_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER program_sessions_sync_update AFTER UPDATE ON app.program_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_delete AFTER DELETE ON app.programs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_exercises_sync_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_delete AFTER DELETE ON app.session_sets REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_insert AFTER INSERT ON app.session_sets REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER session_sets_sync_update AFTER UPDATE ON app.session_sets REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER target_overrides_sync_delete AFTER DELETE ON app.target_overrides REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_overrides_sync_insert AFTER INSERT ON app.target_overrides REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_overrides_sync_update AFTER UPDATE ON app.target_overrides REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER training_sessions_sync_insert AFTER INSERT ON app.training_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER training_sessions_sync_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+
+CREATE TRIGGER user_equipment_sync_delete AFTER DELETE ON app.user_equipment REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_equipment_sync_insert AFTER INSERT ON app.user_equipment REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_equipment_sync_update AFTER UPDATE ON app.user_equipment REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_delete AFTER DELETE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_insert AFTER INSERT ON app.user_exclusions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exclusions_sync_update AFTER UPDATE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+
+CREATE TRIGGER user_exercises_sync_delete AFTER DELETE ON app.user_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_exercises_sync_insert AFTER INSERT ON app.user_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_exercises_sync_update AFTER UPDATE ON app.user_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+
+CREATE TRIGGER user_foods_sync_delete AFTER DELETE ON app.user_foods REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_foods_sync_insert AFTER INSERT ON app.user_foods REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_foods_sync_update AFTER UPDATE ON app.user_foods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+
+CREATE TRIGGER user_profiles_sync_delete AFTER DELETE ON app.user_profiles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
+CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
+CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+
 CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
+
+CREATE TRIGGER users_sync_update AFTER UPDATE ON auth.users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_account_changes();
 
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -10582,6 +11266,12 @@ ALTER TABLE ONLY app.session_exercises
 ALTER TABLE ONLY app.session_sets
     ADD CONSTRAINT session_sets_user_id_session_id_exercise_position_fkey FOREIGN KEY (user_id, session_id, exercise_position) REFERENCES app.session_exercises(user_id, session_id, "position") ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.sync_changes
+    ADD CONSTRAINT sync_changes_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.sync_state
+    ADD CONSTRAINT sync_state_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.target_overrides
     ADD CONSTRAINT target_overrides_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -10693,6 +11383,10 @@ CREATE POLICY own_rows ON app.session_exercises USING ((user_id = ( SELECT app.c
 
 CREATE POLICY own_rows ON app.session_sets USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.sync_changes USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.sync_state USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.target_overrides USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.target_snapshots USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
@@ -10758,6 +11452,10 @@ CREATE POLICY reporting_read ON app.user_setup FOR SELECT TO liftbase_reporting_
 ALTER TABLE app.session_exercises ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.session_sets ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_changes ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.sync_state ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.target_overrides ENABLE ROW LEVEL SECURITY;
 
@@ -11068,6 +11766,9 @@ GRANT ALL ON FUNCTION api.setup_complete(p_token text, p_body jsonb, p_args json
 REVOKE ALL ON FUNCTION api.setup_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.setup_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.sync_changes(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.sync_changes(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.targets_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.targets_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -11136,6 +11837,12 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_search_results TO liftbase_a
 
 REVOKE ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.clock_skew() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.clock_skew() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.compute_targets(p_inputs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.compute_targets(p_inputs jsonb) TO liftbase_api;
@@ -11215,6 +11922,15 @@ REVOKE ALL ON FUNCTION app.effective_targets(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.effective_targets(p_user_id uuid) TO liftbase_api;
 GRANT ALL ON FUNCTION app.effective_targets(p_user_id uuid) TO liftbase_reporting_owner;
 
+REVOKE ALL ON FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.entity_tags(p_args jsonb, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.entity_tags(p_args jsonb, p_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) TO liftbase_api;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_entries TO liftbase_api;
 GRANT SELECT ON TABLE app.food_entries TO liftbase_reporting_owner;
 
@@ -11230,8 +11946,11 @@ GRANT ALL ON FUNCTION app.equivalent_load(p_load numeric, p_from_reps integer, p
 REVOKE ALL ON FUNCTION app.error_response(p_status integer, p_code text, p_message text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.error_response(p_status integer, p_code text, p_message text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.etag(p_version text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.etag(p_version text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) TO liftbase_api;
@@ -11346,6 +12065,9 @@ GRANT ALL ON FUNCTION app.food_values_json(p_id uuid, p_is_user_food boolean, p_
 
 REVOKE ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.goal_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_json(p_user_id uuid) TO liftbase_api;
@@ -11581,6 +12303,9 @@ GRANT ALL ON FUNCTION app.next_program_session(p_user_id uuid, p_program_id uuid
 
 REVOKE ALL ON FUNCTION app.nonnegative(p_value numeric) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) TO liftbase_api;
 
@@ -11661,6 +12386,8 @@ GRANT ALL ON FUNCTION app.progress_rpe_weekly(p_load numeric, p_top_rpe numeric,
 REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.prune_sync_tombstones(p_older_than interval) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) TO liftbase_api;
 
@@ -11730,6 +12457,8 @@ GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
 
@@ -11744,6 +12473,9 @@ GRANT ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version
 
 REVOKE ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.request_body(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
@@ -11784,6 +12516,9 @@ GRANT ALL ON FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) TO lift
 
 REVOKE ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_entity_etag(p_user_id uuid, p_entity text, p_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_entity_etag(p_user_id uuid, p_entity text, p_id text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) TO liftbase_api;
@@ -11829,6 +12564,14 @@ REVOKE ALL ON FUNCTION app.staged_number(p_text text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.sync_tombstone_retention() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.takes_e1rm(p_tracking_type text) TO liftbase_api;
 
@@ -11852,6 +12595,10 @@ GRANT SELECT ON TABLE app.templates TO liftbase_api;
 REVOKE ALL ON FUNCTION app.template_json(p_template app.templates) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.template_json(p_template app.templates) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.track_account_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.track_sync_changes() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.training_goal(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.training_goal(p_user_id uuid) TO liftbase_api;
 
@@ -11866,6 +12613,9 @@ GRANT ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) TO l
 
 REVOKE ALL ON FUNCTION app.user_today(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_today(p_user_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.user_version(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.user_version(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.visible_exercises(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.visible_exercises(p_user_id uuid) TO liftbase_api;
@@ -12030,6 +12780,10 @@ GRANT SELECT ON TABLE app.session_exercises TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_sets TO liftbase_api;
 GRANT SELECT ON TABLE app.session_sets TO liftbase_reporting_owner;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_changes TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_state TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.target_overrides TO liftbase_api;
 GRANT SELECT ON TABLE app.target_overrides TO liftbase_reporting_owner;

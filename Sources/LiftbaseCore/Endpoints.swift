@@ -399,6 +399,12 @@ public let endpoints: [Endpoint] = [
     ),
     Endpoint(
         .GET,
+        "/sync/changes",
+        function: "sync_changes",
+        summary: "Changes since a cursor, in commit order, with tombstones"
+    ),
+    Endpoint(
+        .GET,
         "/export",
         function: "export_json",
         streamed: "application/json",

@@ -11,14 +11,31 @@ extension APIResponder {
     /// parsing, since parsing them costs stack in PostgreSQL and no real body needs it.
     static let maximumJSONDepth = 512
 
+    /// The request headers SQL reads, by the argument name it reads them under.
+    static let conditionalHeaders: [(String, HTTPField.Name)] = [
+        ("if_none_match", .ifNoneMatch), ("if_match", .ifMatch),
+    ]
+
     /// The path and query parameters as one JSON object of strings for SQL (path parameters
     /// win over query parameters of the same name). A NUL in any of them is refused: no text
     /// in PostgreSQL can hold it. No parameter of the API is a list, so one given twice is
     /// refused rather than one of its values silently dropped.
-    static func argumentsJSON(parameters: [String: String], query: Parameters) throws -> String {
+    ///
+    /// The conditional request headers join them (`If-None-Match` as `if_none_match`,
+    /// `If-Match` as `if_match`, verbatim): SQL owns versions, so it judges them too
+    /// (docs/sync.md). A header wins over a query parameter of the same name.
+    static func argumentsJSON(
+        parameters: [String: String],
+        query: Parameters,
+        headers: HTTPFields = [:]
+    ) throws -> String {
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let conditions = conditionalHeaders.compactMap { name, field in
+            headers[values: field].isEmpty ? nil : (name, headers[values: field].joined(separator: ", "))
+        }
         var given: Set<String> = []
-        for (name, value) in query where parameters[String(name)] == nil {
+        for (name, value) in query
+        where parameters[String(name)] == nil && !conditions.contains(where: { $0.0 == String(name) }) {
             guard given.insert(String(name)).inserted else {
                 throw APIError(
                     status: .badRequest,
@@ -28,6 +45,7 @@ extension APIResponder {
             }
             arguments.append((String(name), String(value)))
         }
+        arguments += conditions
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
             throw APIError.invalidText
         }

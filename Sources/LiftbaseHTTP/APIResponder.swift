@@ -104,7 +104,11 @@ struct APIResponder: HTTPResponder {
         request: Request,
         logger: Logger
     ) async throws -> Response {
-        let argumentsJSON = try Self.argumentsJSON(parameters: parameters, query: request.uri.queryParameters)
+        let argumentsJSON = try Self.argumentsJSON(
+            parameters: parameters,
+            query: request.uri.queryParameters,
+            headers: request.headers
+        )
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
         let body = try await Self.bodyText(request, for: endpoint)

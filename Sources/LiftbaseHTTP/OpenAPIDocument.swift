@@ -211,6 +211,9 @@ public enum OpenAPIDocument {
             ]
         }
         parameters += declared.filter { $0["in"] as? String != "path" }
+        let statuses = Set((contract["responses"] as? [String: Any] ?? [:]).keys)
+        if statuses.contains("304") { parameters.append(conditionHeader("If-None-Match", answer: "304")) }
+        if statuses.contains("412") { parameters.append(conditionHeader("If-Match", answer: "412")) }
         if !parameters.isEmpty { operation["parameters"] = parameters }
 
         var takesBody = false
@@ -241,6 +244,15 @@ public enum OpenAPIDocument {
                 }
             }
             if let name = response["links"] as? String { response["links"] = described?.links[name] }
+            // A GET that can answer 304 tells the version it shows (SQL sets the header).
+            if statuses.contains("304"), (200..<400).contains(code), code != 204 {
+                response["headers"] = [
+                    "ETag": [
+                        "description": "The version of what the answer shows, for If-None-Match and If-Match.",
+                        "schema": ["type": "string"],
+                    ]
+                ]
+            }
             responses[status] = response
         }
         if responses.isEmpty {
@@ -257,6 +269,19 @@ public enum OpenAPIDocument {
         }
         operation["responses"] = responses
         return operation
+    }
+
+    /// A conditional request header of an operation that answers `answer` (304 or 412) by it:
+    /// one entity tag, a list of them, or `*` (what SQL accepts; anything else is 400).
+    static func conditionHeader(_ name: String, answer: String) -> [String: Any] {
+        [
+            "name": name, "in": "header", "required": false,
+            "description": "An ETag this server gave (\"<version>\"), a list of them, or *; answered \(answer) when "
+                + (answer == "304" ? "it names the current version." : "it does not name the current version."),
+            "schema": [
+                "type": "string", "pattern": #"^(\*|(W/)?"[\x21\x23-\x7e]*"(\s*,\s*(W/)?"[\x21\x23-\x7e]*")*)$"#,
+            ],
+        ]
     }
 
     static var operationalPaths: [(String, [String: Any])] {

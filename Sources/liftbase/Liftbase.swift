@@ -9,7 +9,7 @@ struct Liftbase: AsyncParsableCommand {
         abstract: "Liftbase: the backend for strength-training and nutrition apps.",
         subcommands: [
             Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, MetricsCommand.self, ImportCommand.self,
-            ExportCommand.self, ReportCommand.self, SummariesCommand.self, OpenAPICommand.self,
+            ExportCommand.self, ReportCommand.self, SummariesCommand.self, SyncCommand.self, OpenAPICommand.self,
         ],
         defaultSubcommand: Serve.self
     )

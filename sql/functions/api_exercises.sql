@@ -52,14 +52,19 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_exercise app.user_exercises;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.user_exercises', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.user_exercise_json(app.find_user_exercise(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
   perform app.raise_if_invalid(app.exercise_problems(v_body, true));
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
+  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
                                   tracking_type)
-  values (v_user_id, btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
           app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
           coalesce(app.read_text(v_body, 'tracking_type'),
@@ -80,6 +85,7 @@ declare
   v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'own_exercise', v_exercise.id::text, p_args);
   perform app.raise_if_invalid(app.exercise_problems(v_body, false));
   if v_body ? 'name' and app.exercise_name_taken(v_user_id, v_body ->> 'name', v_exercise.id) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
@@ -111,6 +117,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise app.user_exercises := app.find_user_exercise(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'own_exercise', v_exercise.id::text, p_args);
   delete from app.user_exercises where user_id = v_user_id and id = v_exercise.id;
   return null;
 end

@@ -97,6 +97,9 @@ begin
   if v_food is null then
     perform app.raise_error(404, 'food_not_found', 'No such food.');
   end if;
+  if app.entity_not_modified(v_user_id, 'own_food', app.id_parameter(p_args, 'id')::text, p_args) then
+    return null;
+  end if;
   return v_food;
 end
 $$;
@@ -110,7 +113,12 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.user_foods', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.food_json(v_user_id, v_replayed::uuid);
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'name', app.field_problem(v_body, 'name', 'app.food_name'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
@@ -125,9 +133,9 @@ begin
     'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
     'brand', app.field_problem(v_body, 'brand', 'text', false),
     'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
-  insert into app.user_foods (user_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
+  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
           app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
           coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
           app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),

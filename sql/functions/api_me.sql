@@ -8,6 +8,11 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  -- One version covers all it shows: the user's change counter (display name and email
+  -- changes count as profile changes).
+  if app.not_modified(p_args, app.etag('u' || app.user_version(v_user_id))) then
+    return null;
+  end if;
   return jsonb_build_object(
     'user', auth.current_account(),
     'settings', app.settings_json(v_user_id),

@@ -38,7 +38,12 @@ declare
   v_entry app.food_entries;
   v_favorite app.favorites;
   v_food record;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
+  if v_replayed is not null then
+    return (select app.favorite_json(f) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+  end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
       select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
@@ -63,8 +68,8 @@ begin
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
-  insert into app.favorites (user_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
-  values (v_user_id, v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
+  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
           v_entry.food_id, v_entry.user_food_id, v_entry.servings)
   returning * into v_favorite;
   return app.favorite_json(v_favorite);
@@ -78,6 +83,9 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if exists (select from app.favorites as f where f.user_id = v_user_id and f.id = app.id_parameter(p_args, 'id')) then
+    perform app.check_if_match(v_user_id, 'favorite', app.id_parameter(p_args, 'id')::text, p_args);
+  end if;
   delete from app.favorites where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'favorite_not_found', 'No such favorite.');
@@ -120,9 +128,15 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_meal app.custom_meals;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.custom_meals', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.custom_meal_json(app.find_custom_meal(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name')));
-  insert into app.custom_meals (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
+  insert into app.custom_meals (user_id, client_id, name)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_meal;
   perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
   return app.custom_meal_json(v_meal);
 end
@@ -137,6 +151,7 @@ declare
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
   update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
    where user_id = v_user_id and id = v_meal.id;
@@ -155,6 +170,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   delete from app.custom_meals where user_id = v_user_id and id = v_meal.id;
   return null;
 end

@@ -154,6 +154,7 @@ declare
                       and v_entry.favorite_id is null;
   v_scale numeric := 1;
 begin
+  perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'entry_date', app.field_problem(v_body, 'entry_date', 'app.calendar_date', false),
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
@@ -196,6 +197,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_entry app.food_entries := app.find_entry(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   delete from app.food_entries where user_id = v_user_id and id = v_entry.id;
   return null;
 end
@@ -209,9 +211,16 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
-  v_targets jsonb := app.effective_targets(v_user_id);
-  v_totals jsonb := app.daily_totals(v_user_id, v_date);
+  v_targets jsonb;
+  v_totals jsonb;
 begin
+  -- The day's totals and the targets are the user's rows: the user's change counter and the
+  -- day (a default day moves at midnight) version the answer.
+  if app.not_modified(p_args, app.etag(format('u%s-%s', app.user_version(v_user_id), v_date))) then
+    return null;
+  end if;
+  v_targets := app.effective_targets(v_user_id);
+  v_totals := app.daily_totals(v_user_id, v_date);
   return jsonb_build_object(
     'date', v_date,
     'totals', v_totals,

@@ -38,9 +38,15 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_plan app.plans;
+  v_replayed text;
 begin
+  v_replayed := app.replayed_key('app.plans', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.plan_json(app.find_plan(v_user_id, jsonb_build_object('id', v_replayed)), true);
+  end if;
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
-  insert into app.plans (user_id, name) values (v_user_id, btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
+  insert into app.plans (user_id, client_id, name)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
   -- A load the type requires and the plan leaves out is 0 kg, as it always was.
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
@@ -66,8 +72,13 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_plan app.plans;
 begin
-  return app.plan_json(app.find_plan(v_user_id, p_args), true);
+  v_plan := app.find_plan(v_user_id, p_args);
+  if app.entity_not_modified(v_user_id, 'plan', v_plan.id::text, p_args) then
+    return null;
+  end if;
+  return app.plan_json(v_plan, true);
 end
 $$;
 
@@ -79,6 +90,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
   update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
@@ -93,6 +105,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   delete from app.plans where user_id = v_user_id and id = v_plan.id;
   return null;
 end

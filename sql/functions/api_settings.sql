@@ -8,6 +8,9 @@ declare
   v_user_id uuid;
 begin
   v_user_id := auth.authenticate(p_token);
+  if app.entity_not_modified(v_user_id, 'settings', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.settings_json(v_user_id);
 end
 $$;
@@ -23,6 +26,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
 begin
   v_user_id := auth.authenticate(p_token);
+  perform app.check_if_match(v_user_id, 'settings', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.settings_problems(v_body));
   perform app.save_settings(v_user_id, v_body);
   return app.settings_json(v_user_id);

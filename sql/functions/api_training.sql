@@ -71,8 +71,13 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
 begin
-  return app.session_json(app.find_session(v_user_id, p_args));
+  v_session := app.find_session(v_user_id, p_args);
+  if app.entity_not_modified(v_user_id, 'session', v_session.id::text, p_args) then
+    return null;
+  end if;
+  return app.session_json(v_session);
 end
 $$;
 
@@ -85,6 +90,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.save_session(v_user_id, v_session.id, coalesce(p_body, '{}'));
   return app.session_json(app.find_session(v_user_id, p_args));
 end
@@ -100,6 +106,7 @@ declare
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'status', app.field_problem(v_body, 'status', 'app.session_status', false),
     'name', app.field_problem(v_body, 'name', 'app.session_name', false),
@@ -133,6 +140,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
 begin
+  perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   delete from app.training_sessions where user_id = v_user_id and id = v_session.id;
   return null;
 end

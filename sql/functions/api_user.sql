@@ -7,6 +7,9 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if app.entity_not_modified(v_user_id, 'goal', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.goal_json(v_user_id);
 end
 $$;
@@ -21,6 +24,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_recorded jsonb;
 begin
+  perform app.check_if_match(v_user_id, 'goal', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.goal_problems(v_body));
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
@@ -42,6 +46,9 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  if app.entity_not_modified(v_user_id, 'profile', v_user_id::text, p_args) then
+    return null;
+  end if;
   return app.profile_json(v_user_id);
 end
 $$;
@@ -57,6 +64,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_recorded jsonb;
 begin
+  perform app.check_if_match(v_user_id, 'profile', v_user_id::text, p_args);
   perform app.raise_if_invalid(app.profile_problems(v_body));
   perform app.save_profile(v_user_id, v_body);
   v_recorded := app.record_targets(v_user_id, 'profile');
@@ -75,8 +83,21 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_entry app.body_metrics;
   v_recorded jsonb;
+  v_replayed text;
 begin
-  perform app.raise_if_invalid(app.body_metric_problems(v_body, false));
+  v_replayed := app.replayed_key('app.body_metrics', v_user_id, v_body);
+  if v_replayed is not null then
+    -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
+    return jsonb_build_object(
+      'entry', (select app.body_metric_json(b) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'snapshot', (select app.snapshot_json(t) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
+      'metrics', (select app.metrics_json(h) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+  end if;
+  -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
+  -- that moment's date in the user's zone.
+  perform app.raise_if_invalid(app.body_metric_problems(v_body, false)
+    || jsonb_build_object('recorded_at', coalesce(app.field_problem(v_body, 'recorded_at', 'app.timestamp_value', false),
+                                                  app.future_time_problem(v_body, 'recorded_at'))));
   v_entry := app.add_body_metric(v_user_id, v_body);
   v_recorded := app.record_targets(v_user_id, 'metrics');
   return jsonb_build_object('entry', app.body_metric_json(v_entry), 'snapshot', v_recorded -> 'snapshot',
@@ -119,6 +140,9 @@ begin
   if v_targets is null then
     perform app.raise_error(404, 'targets_not_found', 'No targets yet: complete onboarding first.');
   end if;
+  if app.entity_not_modified(v_user_id, 'targets', v_user_id::text, p_args) then
+    return null;
+  end if;
   return v_targets;
 end
 $$;
@@ -132,6 +156,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
 begin
+  perform app.check_if_match(v_user_id, 'targets', v_user_id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
     'calories', app.field_problem(v_body, 'calories', 'app.target_calories', false),
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),

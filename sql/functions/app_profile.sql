@@ -38,8 +38,9 @@ as $$
 declare
   v_entry app.body_metrics;
 begin
-  insert into app.body_metrics (user_id, weight_kg, body_fat_pct, height_cm)
-  values (p_user_id, app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
+  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm)
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), coalesce(app.read_timestamp(p_body, 'recorded_at'), now()),
+          app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
           app.read_number(p_body, 'height_cm'))
   returning * into v_entry;
   if v_entry.height_cm is not null then

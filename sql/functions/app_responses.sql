@@ -154,3 +154,39 @@ begin
 end
 $$;
 grant execute on function app.replayed_id(regclass, uuid, jsonb) to liftbase_api;
+
+-- The replay rule of every create (one rule; POST /nutrition/entries and POST
+-- /training/sessions keep app.replayed_id above, which this generalizes): the body's
+-- optional client_id names the row on the device. A client_id the user has used before in
+-- p_table is a retry after a lost answer: nothing is written, the first row's id is
+-- returned (as text: body metrics have bigint ids) and the status is 200. A client_id that
+-- is no UUID is a 422 naming it. The first upload and a racing retry of the same client_id
+-- are serialized by a transaction-level advisory lock on (user, client_id), taken before
+-- the look-up: the retry waits for the first to commit and then finds its row, so no path
+-- ends in a unique violation. p_table must have a client_id column (0046).
+create or replace function app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb)
+returns text
+language plpgsql
+as $$
+declare
+  v_problem text := app.input_problem(p_body -> 'client_id', 'uuid');
+  v_client_id uuid;
+  v_id text;
+begin
+  if v_problem is not null then
+    perform app.raise_if_invalid(jsonb_build_object('client_id', v_problem));
+  end if;
+  v_client_id := app.read_uuid(p_body, 'client_id');
+  if v_client_id is null then
+    return null;
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended(p_user_id::text || v_client_id::text, p_table::oid::bigint));
+  execute format('select t.id::text from %s as t where t.user_id = $1 and t.client_id = $2', p_table)
+    into v_id using p_user_id, v_client_id;
+  if v_id is not null then
+    perform app.set_response_status(200);
+  end if;
+  return v_id;
+end
+$$;
+grant execute on function app.replayed_key(regclass, uuid, jsonb) to liftbase_api;

@@ -226,8 +226,10 @@ declare
     'name', app.field_problem(p_body, 'name', 'app.session_name', false),
     'notes', app.field_problem(p_body, 'notes', 'app.short_text', false),
     'status', app.field_problem(p_body, 'status', 'app.session_status', false),
-    'started_at', app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
-    'finished_at', app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+    'started_at', coalesce(app.field_problem(p_body, 'started_at', 'app.timestamp_value', false),
+                           app.future_time_problem(p_body, 'started_at')),
+    'finished_at', coalesce(app.field_problem(p_body, 'finished_at', 'app.timestamp_value', false),
+                            app.future_time_problem(p_body, 'finished_at')),
     'client_id', app.field_problem(p_body, 'client_id', 'app.uuid_value', false));
   v_completed boolean := coalesce(p_body ->> 'status', 'completed') = 'completed';
   v_exercises jsonb := coalesce(p_body -> 'exercises', '[]');
@@ -408,6 +410,10 @@ begin
   -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
   if app.field_problem(p_body, 'status', 'app.session_status', false) is not null
      or app.field_problem(p_body, 'client_id', 'app.uuid_value', false) is not null then
+    perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
+  end if;
+  -- A start or end the device gives may lie in the past, not beyond the clock skew.
+  if app.future_time_problem(p_body, 'started_at') is not null or app.future_time_problem(p_body, 'finished_at') is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
   v_status := coalesce(app.read_text(p_body, 'status'), 'completed');

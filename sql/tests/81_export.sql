@@ -46,6 +46,8 @@ insert into export_paths values
   ('app.program_sessions', '$.programs[*].sessions[*]', null),
   ('app.program_exercise_state', '$.programs[*].exercise_state[*]', null),
   ('app.body_weight_days', null, 'derived from the weigh-ins (body_metrics), which the export holds: daily and trend weight'),
+  ('app.sync_state', null, 'the change counter of the change feed: bookkeeping of this server, rebuilt by any import'),
+  ('app.sync_changes', null, 'the change feed: versions of the rows the export holds, and tombstones of deleted ones'),
   ('app.food_usage', null, 'derived from the diary (food_entries), which the export holds: foods logged, for search'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),

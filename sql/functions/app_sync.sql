@@ -1,0 +1,264 @@
+-- Versions, conditional requests and the change feed (docs/sync.md).
+--
+-- Every entity's version is one number: the user's change counter at the entity's latest
+-- write, kept in app.sync_changes by the triggers of migration 0045. Its ETag is that
+-- number in quotes. The HTTP layer copies the If-None-Match and If-Match request headers
+-- verbatim into the arguments as if_none_match and if_match.
+
+-- How far in the future a client's clock may put the time of an event (a weigh-in's
+-- recorded_at, a session's start and end): clocks of phones drift; a time later than this
+-- is a mistake, not drift.
+create or replace function app.clock_skew()
+returns interval
+language sql
+immutable
+as $$ select interval '5 minutes' $$;
+
+-- The 422 problem of a client-given event time beyond now plus the clock skew, or null.
+create or replace function app.future_time_problem(p_body jsonb, p_field text)
+returns text
+language sql
+stable
+as $$
+  select case when app.input_problem(p_body -> p_field, 'timestamp') is null
+                   and app.read_timestamp(p_body, p_field) > now() + app.clock_skew()
+              then 'must not be later than now (5 minutes of clock skew allowed)' end
+$$;
+
+-- The version of one entity of the user, or null when it has none (never written, or gone).
+create or replace function app.entity_version(p_user_id uuid, p_entity text, p_id text)
+returns bigint
+language sql
+stable
+as $$
+  select c.seq from app.sync_changes as c
+   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+$$;
+
+-- The user's change counter: the version of everything the user owns, for the answers that
+-- show many entities at once (GET /me, GET /nutrition/daily).
+create or replace function app.user_version(p_user_id uuid)
+returns bigint
+language sql
+stable
+as $$ select coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0) $$;
+
+-- The entity tags of an If-None-Match or If-Match header ('*' stays '*'), each as its
+-- quoted opaque tag (a weak W/ prefix dropped: GET compares weakly, and Liftbase hands out
+-- only strong tags). Null when the header is absent; a value that is not a list of entity
+-- tags is a 400 naming it.
+create or replace function app.entity_tags(p_args jsonb, p_name text)
+returns text[]
+language plpgsql
+immutable
+as $$
+declare
+  v_header text := btrim(p_args ->> p_name);
+begin
+  if v_header is null then
+    return null;
+  end if;
+  if v_header = '*' then
+    return array['*'];
+  end if;
+  if v_header !~ '^(W/)?"[\x21\x23-\x7e]*"(\s*,\s*(W/)?"[\x21\x23-\x7e]*")*$' then
+    perform app.raise_parameter_problem(p_name, 'must be an entity tag ("<version>") or a list of them');
+  end if;
+  return array(select m[1] from regexp_matches(v_header, '(?:W/)?("[^"]*")', 'g') as m);
+end
+$$;
+
+-- The ETag of a version.
+create or replace function app.etag(p_version text)
+returns text
+language sql
+immutable
+as $$ select '"' || p_version || '"' $$;
+
+-- A GET's conditional answer: sets the ETag header of p_tag, and answers true (with status
+-- 304, and the caller answers no body) when If-None-Match names it or is '*'.
+create or replace function app.not_modified(p_args jsonb, p_tag text)
+returns boolean
+language plpgsql
+as $$
+declare
+  v_tags text[] := app.entity_tags(p_args, 'if_none_match');
+begin
+  if p_tag is null then
+    return false;
+  end if;
+  perform app.set_response_header('ETag', p_tag);
+  if p_tag = any (v_tags) or '*' = any (v_tags) then
+    perform app.set_response_status(304);
+    return true;
+  end if;
+  return false;
+end
+$$;
+
+-- The same for one entity: its version is the tag.
+create or replace function app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb)
+returns boolean
+language sql
+as $$ select app.not_modified(p_args, app.etag(app.entity_version(p_user_id, p_entity, p_id)::text)) $$;
+
+-- A write's precondition: with If-Match, the entity's current version must be one it
+-- names ('*': any), else 412 precondition_failed with the current version and nothing is
+-- written. The entity's version row is locked until the transaction ends, so a concurrent
+-- writer that checked the same version waits and then fails the check (it reads the
+-- version this write gives). Call it before writing.
+create or replace function app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_tags text[] := app.entity_tags(p_args, 'if_match');
+  v_version bigint;
+begin
+  if v_tags is null then
+    return;
+  end if;
+  select c.seq into v_version from app.sync_changes as c
+   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+     for update;
+  if '*' = any (v_tags) and v_version is not null then
+    return;
+  end if;
+  if v_version is null or not app.etag(v_version::text) = any (v_tags) then
+    perform app.raise_error_with(412, 'precondition_failed',
+      'The entity changed since the version If-Match names: read it again.',
+      jsonb_build_object('version', v_version, 'etag', app.etag(v_version::text)));
+  end if;
+end
+$$;
+
+-- After a write: the ETag of the entity's new version.
+create or replace function app.set_entity_etag(p_user_id uuid, p_entity text, p_id text)
+returns void
+language sql
+as $$ select app.set_response_header('ETag', app.etag(app.entity_version(p_user_id, p_entity, p_id)::text))
+       where app.entity_version(p_user_id, p_entity, p_id) is not null $$;
+
+-- The answer of one entity's own GET (or of the list that shows it, for entities without
+-- one), as the change feed gives it; null when it is gone.
+create or replace function app.sync_entity_json(p_user_id uuid, p_entity text, p_id text)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_args jsonb := jsonb_build_object('id', p_id);
+begin
+  return case p_entity
+    when 'session' then (select app.session_json(s) from app.training_sessions as s
+                          where s.user_id = p_user_id and s.id = app.id_parameter(v_args))
+    when 'diary_entry' then (select app.entry_json(e) from app.food_entries as e
+                              where e.user_id = p_user_id and e.id = app.id_parameter(v_args))
+    when 'favorite' then (select app.favorite_json(f) from app.favorites as f
+                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
+    when 'custom_meal' then (select app.custom_meal_json(m) from app.custom_meals as m
+                              where m.user_id = p_user_id and m.id = app.id_parameter(v_args))
+    when 'plan' then (select app.plan_json(p, true) from app.plans as p
+                       where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
+    when 'own_food' then (select app.food_json(p_user_id, f.id) from app.user_foods as f
+                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
+    when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
+                               where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
+    when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
+                              where b.user_id = p_user_id and b.id::text = p_id)
+    when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
+                                where h.user_id = p_user_id and h.id::text = p_id)
+    when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
+                          where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
+    when 'goal' then app.goal_json(p_user_id)
+    when 'profile' then app.profile_json(p_user_id)
+    when 'targets' then app.effective_targets(p_user_id)
+    when 'settings' then app.settings_json(p_user_id)
+    when 'equipment' then app.equipment_json(p_user_id)
+    when 'exclusions' then (select jsonb_build_object('exercise_ids', to_jsonb(x.exercise_ids),
+                                                      'muscles', to_jsonb(x.muscles::text[]))
+                              from app.user_exclusions as x where x.user_id = p_user_id)
+  end;
+end
+$$;
+
+-- A page of the user's change feed after version p_after (0: from the start, the user's
+-- current state), in version order: {changes: [{entity, id, op, version, data}],
+-- next_cursor, has_more}. Reads one snapshot; why it cannot skip a change: migration 0045.
+create or replace function app.sync_page(p_user_id uuid, p_after bigint, p_limit integer)
+returns jsonb
+language sql
+stable
+as $$
+  with page as (
+    select c.* from app.sync_changes as c
+     where c.user_id = p_user_id and c.seq > p_after
+       -- From the start, a tombstone names nothing the client has: left out.
+       and (p_after > 0 or c.op = 'upsert')
+     order by c.seq
+     limit p_limit + 1)
+  select jsonb_build_object(
+    'changes', coalesce(jsonb_agg(jsonb_build_object(
+                 'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
+                 'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
+                 order by p.seq) filter (where p.n <= p_limit), '[]'),
+    'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
+    'has_more', count(*) > p_limit)
+    from (select page.*, row_number() over (order by page.seq) as n from page) as p
+$$;
+
+grant execute on function
+  app.clock_skew(),
+  app.future_time_problem(jsonb, text),
+  app.entity_version(uuid, text, text),
+  app.user_version(uuid),
+  app.entity_tags(jsonb, text),
+  app.etag(text),
+  app.not_modified(jsonb, text),
+  app.entity_not_modified(uuid, text, text, jsonb),
+  app.check_if_match(uuid, text, text, jsonb),
+  app.set_entity_etag(uuid, text, text),
+  app.sync_entity_json(uuid, text, text),
+  app.sync_page(uuid, bigint, integer)
+to liftbase_api;
+
+-- How long a tombstone stays: a device offline for longer starts over (410 cursor_expired).
+create or replace function app.sync_tombstone_retention()
+returns interval
+language sql
+immutable
+as $$ select interval '90 days' $$;
+
+-- Removes tombstones older than p_older_than (default: the retention) and moves each
+-- user's prune horizon up to the newest one removed; returns how many went. For the
+-- operator's cron, as the owner (it acts as each user in turn: row-level security).
+create or replace function app.prune_sync_tombstones(p_older_than interval default null)
+returns bigint
+language plpgsql
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_pruned bigint;
+  v_count bigint;
+  v_total bigint := 0;
+begin
+  for v_user_id in select u.id from auth.users as u order by u.id loop
+    perform set_config('liftbase.user_id', v_user_id::text, true);
+    with gone as (
+      delete from app.sync_changes as c
+       where c.user_id = v_user_id and c.op = 'delete'
+         and c.changed_at < now() - coalesce(p_older_than, app.sync_tombstone_retention())
+      returning c.seq)
+    select max(g.seq), count(*) into v_pruned, v_count from gone as g;
+    if v_count > 0 then
+      update app.sync_state as s set pruned_seq = greatest(s.pruned_seq, v_pruned) where s.user_id = v_user_id;
+      v_total := v_total + v_count;
+    end if;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return v_total;
+end
+$$;
