@@ -799,7 +799,7 @@ CREATE FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args json
     LANGUAGE plpgsql
     AS $$
 begin
-  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', false)));
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', true)));
   perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
@@ -1312,7 +1312,7 @@ begin
   v_items := coalesce((
       select jsonb_agg(app.exercise_json(c.id, c.name, c.category, c.mechanic, c.equipment, c.primary_muscles,
                                          c.secondary_muscles, c.priority_tier, c.competition_lift, c.movement_pattern,
-                                         c.is_user_created)
+                                         c.is_user_created, c.tracking_type)
                        || jsonb_build_object(
                             'specificity_score', c.score,
                             'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
@@ -1341,7 +1341,8 @@ begin
   return jsonb_build_object(
     'exercise', app.exercise_json(v_source.id, v_source.name, v_source.category, v_source.mechanic, v_source.equipment,
                                   v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
-                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created),
+                                  v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created,
+                                  v_source.tracking_type),
     'goal', v_goal,
     'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
     'items', v_items - v_page.page_size);
@@ -1407,8 +1408,7 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created)
-                            || jsonb_build_object('tracking_type', x.tracking_type) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created, x.tracking_type) order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -3693,17 +3693,17 @@ CREATE FUNCTION app.etag(p_version text) RETURNS text
 
 ALTER FUNCTION app.etag(p_version text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) RETURNS jsonb
+CREATE FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object('id', p_id, 'name', p_name, 'category', p_category, 'mechanic', p_mechanic,
                             'equipment', p_equipment, 'primary_muscles', to_jsonb(p_primary),
                             'secondary_muscles', to_jsonb(p_secondary), 'priority_tier', p_tier,
                             'competition_lift', p_competition, 'movement_pattern', p_pattern,
-                            'is_user_created', p_user_created)
+                            'is_user_created', p_user_created, 'tracking_type', p_tracking_type)
 $$;
 
-ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) OWNER TO liftbase_owner;
+ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) RETURNS boolean
     LANGUAGE sql STABLE
@@ -8483,8 +8483,10 @@ declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
   v_status text;
 begin
-  -- The status decides what is checked below: a bad one is named with every other problem.
-  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null then
+  -- The status decides what is checked below: a bad one is named with every other problem,
+  -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
+  if app.field_problem(p_body, 'status', 'app.session_status', false) is not null
+     or app.field_problem(p_body, 'client_id', 'app.uuid_value', false) is not null then
     perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
   end if;
   -- A start or end the device gives may lie in the past, not beyond the clock skew.
@@ -9262,8 +9264,8 @@ CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS js
     LANGUAGE sql STABLE
     AS $$
   select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true)
-         || jsonb_build_object('tracking_type', p_exercise.tracking_type)
+                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true,
+                           p_exercise.tracking_type)
 $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
@@ -11949,8 +11951,8 @@ GRANT ALL ON FUNCTION app.error_response(p_status integer, p_code text, p_messag
 REVOKE ALL ON FUNCTION app.etag(p_version text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.etag(p_version text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) TO liftbase_api;

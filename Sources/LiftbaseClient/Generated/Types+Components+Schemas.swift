@@ -1296,16 +1296,26 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/FavoriteFromEntry`.
         public struct FavoriteFromEntry: Codable, Hashable, Sendable {
+            /// An offline retry key: a repeated client_id writes nothing and answers the first (200).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FavoriteFromEntry/client_id`.
+            public var clientId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/FavoriteFromEntry/entry_id`.
             public var entryId: Swift.String
             /// Creates a new `FavoriteFromEntry`.
             ///
             /// - Parameters:
+            ///   - clientId: An offline retry key: a repeated client_id writes nothing and answers the first (200).
             ///   - entryId:
-            public init(entryId: Swift.String) {
+            public init(
+                clientId: Swift.String? = nil,
+                entryId: Swift.String
+            ) {
+                self.clientId = clientId
                 self.entryId = entryId
             }
             public enum CodingKeys: String, CodingKey {
+                case clientId = "client_id"
                 case entryId = "entry_id"
             }
         }
@@ -1317,6 +1327,10 @@ extension Components {
             public var calories: Swift.Double
             /// - Remark: Generated from `#/components/schemas/FavoriteFromValues/carbs_g`.
             public var carbsG: Swift.Double
+            /// An offline retry key: a repeated client_id writes nothing and answers the first (200).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FavoriteFromValues/client_id`.
+            public var clientId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/FavoriteFromValues/fat_g`.
             public var fatG: Swift.Double
             /// - Remark: Generated from `#/components/schemas/FavoriteFromValues/food_item_id`.
@@ -1332,6 +1346,7 @@ extension Components {
             /// - Parameters:
             ///   - calories:
             ///   - carbsG:
+            ///   - clientId: An offline retry key: a repeated client_id writes nothing and answers the first (200).
             ///   - fatG:
             ///   - foodItemId:
             ///   - name:
@@ -1340,6 +1355,7 @@ extension Components {
             public init(
                 calories: Swift.Double,
                 carbsG: Swift.Double,
+                clientId: Swift.String? = nil,
                 fatG: Swift.Double,
                 foodItemId: Swift.String? = nil,
                 name: Swift.String,
@@ -1348,6 +1364,7 @@ extension Components {
             ) {
                 self.calories = calories
                 self.carbsG = carbsG
+                self.clientId = clientId
                 self.fatG = fatG
                 self.foodItemId = foodItemId
                 self.name = name
@@ -1357,6 +1374,7 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case calories
                 case carbsG = "carbs_g"
+                case clientId = "client_id"
                 case fatG = "fat_g"
                 case foodItemId = "food_item_id"
                 case name
@@ -1508,6 +1526,10 @@ extension Components {
             public var calories: Swift.Double
             /// - Remark: Generated from `#/components/schemas/FoodInput/carbs_g`.
             public var carbsG: Swift.Double?
+            /// An offline retry key: a repeated client_id writes nothing and answers the first (200).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FoodInput/client_id`.
+            public var clientId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/FoodInput/fat_g`.
             public var fatG: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/FoodInput/fiber_g`.
@@ -1533,6 +1555,7 @@ extension Components {
             ///   - brand:
             ///   - calories: kcal per 100 g
             ///   - carbsG:
+            ///   - clientId: An offline retry key: a repeated client_id writes nothing and answers the first (200).
             ///   - fatG:
             ///   - fiberG:
             ///   - name:
@@ -1547,6 +1570,7 @@ extension Components {
                 brand: Swift.String? = nil,
                 calories: Swift.Double,
                 carbsG: Swift.Double? = nil,
+                clientId: Swift.String? = nil,
                 fatG: Swift.Double? = nil,
                 fiberG: Swift.Double? = nil,
                 name: Swift.String,
@@ -1561,6 +1585,7 @@ extension Components {
                 self.brand = brand
                 self.calories = calories
                 self.carbsG = carbsG
+                self.clientId = clientId
                 self.fatG = fatG
                 self.fiberG = fiberG
                 self.name = name
@@ -1576,6 +1601,7 @@ extension Components {
                 case brand
                 case calories
                 case carbsG = "carbs_g"
+                case clientId = "client_id"
                 case fatG = "fat_g"
                 case fiberG = "fiber_g"
                 case name

@@ -6797,6 +6797,10 @@ public enum Operations {
                     }
                     /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/category`.
                     public var category: Operations.ExerciseCreate.Input.Body.JsonPayload.CategoryPayload?
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
                     /// An equipment id (GET /equipment); default `other`.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/equipment`.
@@ -6821,6 +6825,7 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - category:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - equipment: An equipment id (GET /equipment); default `other`.
                     ///   - mechanic:
                     ///   - name: Unique among the catalog and the user's exercises (case-insensitive); trimmed.
@@ -6828,6 +6833,7 @@ public enum Operations {
                     ///   - secondaryMuscles:
                     public init(
                         category: Operations.ExerciseCreate.Input.Body.JsonPayload.CategoryPayload? = nil,
+                        clientId: Swift.String? = nil,
                         equipment: Swift.String? = nil,
                         mechanic: Operations.ExerciseCreate.Input.Body.JsonPayload.MechanicPayload? = nil,
                         name: Swift.String,
@@ -6835,6 +6841,7 @@ public enum Operations {
                         secondaryMuscles: [Components.Schemas.Muscle]? = nil
                     ) {
                         self.category = category
+                        self.clientId = clientId
                         self.equipment = equipment
                         self.mechanic = mechanic
                         self.name = name
@@ -6843,6 +6850,7 @@ public enum Operations {
                     }
                     public enum CodingKeys: String, CodingKey {
                         case category
+                        case clientId = "client_id"
                         case equipment
                         case mechanic
                         case name
@@ -6868,6 +6876,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/exercises/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Exercise)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Exercise {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExerciseCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ExerciseCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ExerciseCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ExerciseCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/exercises/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -7156,12 +7215,21 @@ public enum Operations {
             public var path: Operations.ExerciseUpdate.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -7240,7 +7308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/400`.
             ///
@@ -7350,6 +7418,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExerciseUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ExerciseUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.ExerciseUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.ExerciseUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -7523,12 +7642,21 @@ public enum Operations {
             public var path: Operations.ExerciseDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExerciseDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -7582,7 +7710,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/400`.
             ///
@@ -7692,6 +7820,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExerciseDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ExerciseDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.ExerciseDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.ExerciseDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -9473,6 +9652,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/food/items/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/food/items/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Food)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Food {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FoodCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FoodCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.FoodCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.FoodCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/food/items/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -9761,12 +9991,21 @@ public enum Operations {
             public var path: Operations.FoodGet.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FoodGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FoodGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FoodGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -9786,6 +10025,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.FoodGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/200/content/application\/json`.
@@ -9808,8 +10063,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.FoodGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.FoodGet.Output.Ok.Headers = .init(),
+                    body: Operations.FoodGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -9831,6 +10091,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/food/items/{id}/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.FoodGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.FoodGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/food/items/{id}/get(food_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.FoodGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.FoodGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -12430,12 +12738,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Me.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Me.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Me.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -12450,6 +12767,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.Me.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/200/content/application\/json`.
@@ -12472,8 +12805,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.Me.Output.Ok.Body) {
+                public init(
+                    headers: Operations.Me.Output.Ok.Headers = .init(),
+                    body: Operations.Me.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -12495,6 +12833,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.Me.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.Me.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/get(me)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.Me.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.Me.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -13560,6 +13946,10 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
                     /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/requestBody/json/items`.
                     public var items: [Components.Schemas.CustomMealItemInput]
                     /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/requestBody/json/name`.
@@ -13567,16 +13957,20 @@ public enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - items:
                     ///   - name:
                     public init(
+                        clientId: Swift.String? = nil,
                         items: [Components.Schemas.CustomMealItemInput],
                         name: Swift.String
                     ) {
+                        self.clientId = clientId
                         self.items = items
                         self.name = name
                     }
                     public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
                         case items
                         case name
                     }
@@ -13599,6 +13993,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.CustomMeal)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.CustomMeal {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CustomMealCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CustomMealCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.CustomMealCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.CustomMealCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -13887,12 +14332,21 @@ public enum Operations {
             public var path: Operations.CustomMealUpdate.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -13996,7 +14450,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/400`.
             ///
@@ -14083,6 +14537,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CustomMealUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CustomMealUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.CustomMealUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.CustomMealUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -14256,12 +14761,21 @@ public enum Operations {
             public var path: Operations.CustomMealDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -14315,7 +14829,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/400`.
             ///
@@ -14402,6 +14916,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CustomMealDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CustomMealDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.CustomMealDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.CustomMealDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -14818,6 +15383,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/meals/favorites/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/meals/favorites/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Favorite)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Favorite {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FavoriteCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FavoriteCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.FavoriteCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.FavoriteCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/meals/favorites/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -15106,12 +15722,21 @@ public enum Operations {
             public var path: Operations.FavoriteDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/meals/favorites/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/favorites/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavoriteDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavoriteDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavoriteDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -15165,7 +15790,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/400`.
             ///
@@ -15252,6 +15877,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/meals/favorites/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/meals/favorites/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FavoriteDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FavoriteDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.FavoriteDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.FavoriteDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -15381,12 +16057,21 @@ public enum Operations {
             public var query: Operations.NutritionDaily.Input.Query
             /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.NutritionDaily.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.NutritionDaily.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.NutritionDaily.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -15406,6 +16091,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.NutritionDaily.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/content/json`.
@@ -15504,8 +16205,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.NutritionDaily.Output.Ok.Body) {
+                public init(
+                    headers: Operations.NutritionDaily.Output.Ok.Headers = .init(),
+                    body: Operations.NutritionDaily.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -15527,6 +16233,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.NutritionDaily.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.NutritionDaily.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/daily/get(nutrition_daily)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.NutritionDaily.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.NutritionDaily.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -16434,12 +17188,21 @@ public enum Operations {
             public var path: Operations.EntryUpdate.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -16585,7 +17348,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/400`.
             ///
@@ -16672,6 +17435,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.EntryUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.EntryUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.EntryUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.EntryUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -16845,12 +17659,21 @@ public enum Operations {
             public var path: Operations.EntryDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EntryDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -16904,7 +17727,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/400`.
             ///
@@ -16991,6 +17814,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.EntryDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.EntryDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.EntryDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.EntryDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -17779,6 +18653,10 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
                     /// An exercise by `exercise_id` or `exercise_name`, with its planned sets and the targets its tracking_type takes (docs/training.md): reps or a rep range (reps to reps_max), a load, an assistance, a duration, a distance. A target the type does not take, or a missing one it requires, is 422 naming the field.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload`.
@@ -17877,16 +18755,20 @@ public enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - exercises:
                     ///   - name:
                     public init(
+                        clientId: Swift.String? = nil,
                         exercises: Operations.PlanCreate.Input.Body.JsonPayload.ExercisesPayload,
                         name: Swift.String
                     ) {
+                        self.clientId = clientId
                         self.exercises = exercises
                         self.name = name
                     }
                     public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
                         case exercises
                         case name
                     }
@@ -17909,6 +18791,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/plans/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/plans/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Plan)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Plan {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PlanCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PlanCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.PlanCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.PlanCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/plans/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -18197,12 +19130,21 @@ public enum Operations {
             public var path: Operations.PlanGet.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -18222,6 +19164,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PlanGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/200/content/application\/json`.
@@ -18244,8 +19202,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PlanGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PlanGet.Output.Ok.Headers = .init(),
+                    body: Operations.PlanGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -18267,6 +19230,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/plans/{id}/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PlanGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.PlanGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/get(plan_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.PlanGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.PlanGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -18463,12 +19474,21 @@ public enum Operations {
             public var path: Operations.PlanRename.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/plans/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanRename.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanRename.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanRename.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -18562,7 +19582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/400`.
             ///
@@ -18649,6 +19669,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/plans/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PlanRename.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PlanRename.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.PlanRename.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.PlanRename.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -18822,12 +19893,21 @@ public enum Operations {
             public var path: Operations.PlanDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/plans/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlanDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -18881,7 +19961,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/400`.
             ///
@@ -18968,6 +20048,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/plans/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/plans/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PlanDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PlanDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.PlanDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.PlanDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -20539,12 +21670,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/program/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/program/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgramGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgramGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgramGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -20559,6 +21699,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgramGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/200/content/application\/json`.
@@ -20581,8 +21737,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ProgramGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.ProgramGet.Output.Ok.Headers = .init(),
+                    body: Operations.ProgramGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -20604,6 +21765,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/program/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgramGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ProgramGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/program/get(program_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ProgramGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ProgramGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -20803,6 +22012,10 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/program/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/program/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
                     /// - Remark: Generated from `#/paths/api/v1/program/POST/requestBody/json/days_per_week`.
                     public var daysPerWeek: Swift.Int
                     /// - Remark: Generated from `#/paths/api/v1/program/POST/requestBody/json/goal`.
@@ -20816,22 +22029,26 @@ public enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - daysPerWeek:
                     ///   - goal:
                     ///   - split: The rotation of templates; default by days per week.
                     ///   - trainingAge:
                     public init(
+                        clientId: Swift.String? = nil,
                         daysPerWeek: Swift.Int,
                         goal: Components.Schemas.ProgramGoal,
                         split: [Components.Schemas.TemplateId]? = nil,
                         trainingAge: Components.Schemas.TrainingAge
                     ) {
+                        self.clientId = clientId
                         self.daysPerWeek = daysPerWeek
                         self.goal = goal
                         self.split = split
                         self.trainingAge = trainingAge
                     }
                     public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
                         case daysPerWeek = "days_per_week"
                         case goal
                         case split
@@ -20856,6 +22073,57 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/program/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/program/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Program)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Program {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgramCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgramCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgramCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgramCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/program/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -22168,12 +23436,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/settings/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/settings/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -22188,6 +23465,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.SettingsGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/200/content/application\/json`.
@@ -22210,8 +23503,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.SettingsGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.SettingsGet.Output.Ok.Headers = .init(),
+                    body: Operations.SettingsGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -22233,6 +23531,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/settings/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.SettingsGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.SettingsGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/settings/get(settings_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.SettingsGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.SettingsGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -22395,12 +23741,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SettingsUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -22617,7 +23972,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/400`.
             ///
@@ -22681,6 +24036,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SettingsUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SettingsUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.SettingsUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.SettingsUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -23254,6 +24660,465 @@ public enum Operations {
             /// `database_unavailable`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Changes since a cursor, in commit order, with tombstones
+    ///
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    ///
+    /// - Remark: HTTP `GET /api/v1/sync/changes`.
+    /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
+    public enum SyncChanges {
+        public static let id: Swift.String = "sync_changes"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Changes per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                ///   - limit: Changes per page.
+                public init(
+                    cursor: Components.Parameters.Cursor? = nil,
+                    limit: Swift.Int? = nil
+                ) {
+                    self.cursor = cursor
+                    self.limit = limit
+                }
+            }
+            public var query: Operations.SyncChanges.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SyncChanges.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SyncChanges.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SyncChanges.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.SyncChanges.Input.Query = .init(),
+                headers: Operations.SyncChanges.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload`.
+                        public struct ChangesPayloadPayload: Codable, Hashable, Sendable {
+                            /// The entity as its own GET answers it; null for a delete.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/data`.
+                            public var data: OpenAPIRuntime.OpenAPIValueContainer
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/entity`.
+                            @frozen public enum EntityPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case session = "session"
+                                case diaryEntry = "diary_entry"
+                                case favorite = "favorite"
+                                case customMeal = "custom_meal"
+                                case plan = "plan"
+                                case ownFood = "own_food"
+                                case ownExercise = "own_exercise"
+                                case bodyMetric = "body_metric"
+                                case healthMetric = "health_metric"
+                                case program = "program"
+                                case goal = "goal"
+                                case profile = "profile"
+                                case targets = "targets"
+                                case settings = "settings"
+                                case equipment = "equipment"
+                                case exclusions = "exclusions"
+                            }
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/entity`.
+                            public var entity: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.EntityPayload
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/id`.
+                            public var id: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/op`.
+                            @frozen public enum OpPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case upsert = "upsert"
+                                case delete = "delete"
+                            }
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/op`.
+                            public var op: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.OpPayload
+                            /// The entity's version: its ETag is this number in quotes.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/ChangesPayload/version`.
+                            public var version: Swift.Int
+                            /// Creates a new `ChangesPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - data: The entity as its own GET answers it; null for a delete.
+                            ///   - entity:
+                            ///   - id:
+                            ///   - op:
+                            ///   - version: The entity's version: its ETag is this number in quotes.
+                            public init(
+                                data: OpenAPIRuntime.OpenAPIValueContainer,
+                                entity: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.EntityPayload,
+                                id: Swift.String,
+                                op: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.OpPayload,
+                                version: Swift.Int
+                            ) {
+                                self.data = data
+                                self.entity = entity
+                                self.id = id
+                                self.op = op
+                                self.version = version
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case data
+                                case entity
+                                case id
+                                case op
+                                case version
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.data = try container.decode(
+                                    OpenAPIRuntime.OpenAPIValueContainer.self,
+                                    forKey: .data
+                                )
+                                self.entity = try container.decode(
+                                    Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.EntityPayload.self,
+                                    forKey: .entity
+                                )
+                                self.id = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .id
+                                )
+                                self.op = try container.decode(
+                                    Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload.OpPayload.self,
+                                    forKey: .op
+                                )
+                                self.version = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .version
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "data",
+                                    "entity",
+                                    "id",
+                                    "op",
+                                    "version"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/changes`.
+                        public typealias ChangesPayload = [Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/changes`.
+                        public var changes: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayload
+                        /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/has_more`.
+                        public var hasMore: Swift.Bool
+                        /// Opaque: where the next page starts.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/json/next_cursor`.
+                        public var nextCursor: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - changes:
+                        ///   - hasMore:
+                        ///   - nextCursor: Opaque: where the next page starts.
+                        public init(
+                            changes: Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayload,
+                            hasMore: Swift.Bool,
+                            nextCursor: Swift.String
+                        ) {
+                            self.changes = changes
+                            self.hasMore = hasMore
+                            self.nextCursor = nextCursor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case changes
+                            case hasMore = "has_more"
+                            case nextCursor = "next_cursor"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.changes = try container.decode(
+                                Operations.SyncChanges.Output.Ok.Body.JsonPayload.ChangesPayload.self,
+                                forKey: .changes
+                            )
+                            self.hasMore = try container.decode(
+                                Swift.Bool.self,
+                                forKey: .hasMore
+                            )
+                            self.nextCursor = try container.decode(
+                                Swift.String.self,
+                                forKey: .nextCursor
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "changes",
+                                "has_more",
+                                "next_cursor"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/200/content/application\/json`.
+                    case json(Operations.SyncChanges.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SyncChanges.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SyncChanges.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SyncChanges.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of changes
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SyncChanges.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SyncChanges.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Gone: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/410/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/sync/changes/GET/responses/410/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SyncChanges.Output.Gone.Body
+                /// Creates a new `Gone`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SyncChanges.Output.Gone.Body) {
+                    self.body = body
+                }
+            }
+            /// `cursor_expired`: tombstones after this cursor were pruned; start again without a cursor
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Operations.SyncChanges.Output.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Operations.SyncChanges.Output.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -23951,12 +25816,21 @@ public enum Operations {
             public var path: Operations.SessionGet.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -23976,6 +25850,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.SessionGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/200/content/application\/json`.
@@ -23998,8 +25888,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.SessionGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.SessionGet.Output.Ok.Headers = .init(),
+                    body: Operations.SessionGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -24021,6 +25916,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.SessionGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.SessionGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/get(session_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.SessionGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.SessionGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -24219,12 +26162,21 @@ public enum Operations {
             public var path: Operations.SessionUpdate.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -24344,7 +26296,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/400`.
             ///
@@ -24431,6 +26383,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SessionUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SessionUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.SessionUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.SessionUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -24604,12 +26607,21 @@ public enum Operations {
             public var path: Operations.SessionReplace.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PUT/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PUT/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionReplace.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionReplace.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionReplace.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -24688,7 +26700,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/400`.
             ///
@@ -24775,6 +26787,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PUT/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PUT/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SessionReplace.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SessionReplace.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.SessionReplace.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.SessionReplace.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -24948,12 +27011,21 @@ public enum Operations {
             public var path: Operations.SessionDelete.Input.Path
             /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionDelete.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionDelete.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SessionDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -25007,7 +27079,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/400`.
             ///
@@ -25094,6 +27166,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SessionDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SessionDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.SessionDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.SessionDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -27146,12 +29269,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -27166,8 +29298,29 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GoalsGet.Output.Ok.Headers
                 /// Creates a new `Ok`.
-                public init() {}
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GoalsGet.Output.Ok.Headers = .init()) {
+                    self.headers = headers
+                }
             }
             /// The goal, or null while onboarding is needed
             ///
@@ -27187,6 +29340,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/goals/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GoalsGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GoalsGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/goals/get(goals_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GoalsGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GoalsGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -27347,12 +29548,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/goals/PUT/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/goals/PUT/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsPut.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsPut.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GoalsPut.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -27443,7 +29653,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/400`.
             ///
@@ -27507,6 +29717,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/goals/PUT/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/goals/PUT/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GoalsPut.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GoalsPut.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.GoalsPut.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.GoalsPut.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -27937,30 +30198,46 @@ public enum Operations {
                 public struct JsonPayload: Codable, Hashable, Sendable {
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/body_fat_pct`.
                     public var bodyFatPct: Swift.Double?
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
                     /// Also becomes the profile's height.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/height_cm`.
                     public var heightCm: Swift.Double?
+                    /// When the weigh-in was taken (default: now); in the past, or at most 5 minutes ahead (clock skew). Its day is that moment's date in the user's zone.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/weight_kg`.
                     public var weightKg: Swift.Double
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
                     ///   - bodyFatPct:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - heightCm: Also becomes the profile's height.
+                    ///   - recordedAt: When the weigh-in was taken (default: now); in the past, or at most 5 minutes ahead (clock skew). Its day is that moment's date in the user's zone.
                     ///   - weightKg:
                     public init(
                         bodyFatPct: Swift.Double? = nil,
+                        clientId: Swift.String? = nil,
                         heightCm: Swift.Double? = nil,
+                        recordedAt: Foundation.Date? = nil,
                         weightKg: Swift.Double
                     ) {
                         self.bodyFatPct = bodyFatPct
+                        self.clientId = clientId
                         self.heightCm = heightCm
+                        self.recordedAt = recordedAt
                         self.weightKg = weightKg
                     }
                     public enum CodingKeys: String, CodingKey {
                         case bodyFatPct = "body_fat_pct"
+                        case clientId = "client_id"
                         case heightCm = "height_cm"
+                        case recordedAt = "recorded_at"
                         case weightKg = "weight_kg"
                     }
                 }
@@ -27982,6 +30259,72 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/responses/200/content/json/entry`.
+                        public var entry: Components.Schemas.BodyMetric
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - entry:
+                        public init(entry: Components.Schemas.BodyMetric) {
+                            self.entry = entry
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case entry
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/responses/200/content/application\/json`.
+                    case json(Operations.BodyMetricsAdd.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.BodyMetricsAdd.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BodyMetricsAdd.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BodyMetricsAdd.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.BodyMetricsAdd.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.BodyMetricsAdd.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -28272,12 +30615,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfileGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfileGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfileGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -28292,6 +30644,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProfileGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/200/content/application\/json`.
@@ -28314,8 +30682,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ProfileGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.ProfileGet.Output.Ok.Headers = .init(),
+                    body: Operations.ProfileGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -28337,6 +30710,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/profile/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProfileGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ProfileGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/profile/get(profile_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ProfileGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ProfileGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -28497,12 +30918,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/profile/PUT/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/profile/PUT/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfilePut.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfilePut.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProfilePut.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -28593,7 +31023,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/400`.
             ///
@@ -28657,6 +31087,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/profile/PUT/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/profile/PUT/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProfilePut.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProfilePut.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.ProfilePut.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.ProfilePut.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -28817,12 +31298,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsGet.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsGet.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -28837,6 +31327,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.TargetsGet.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/200/content/application\/json`.
@@ -28859,8 +31365,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TargetsGet.Output.Ok.Body) {
+                public init(
+                    headers: Operations.TargetsGet.Output.Ok.Headers = .init(),
+                    body: Operations.TargetsGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -28882,6 +31393,54 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/targets/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.TargetsGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.TargetsGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/targets/get(targets_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.TargetsGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.TargetsGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -29067,12 +31626,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/header`.
             public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsPut.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsPut.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TargetsPut.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -29183,7 +31751,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/400`.
             ///
@@ -29247,6 +31815,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.TargetsPut.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.TargetsPut.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.TargetsPut.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.TargetsPut.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }

@@ -446,6 +446,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/setup/complete`.
     /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)`.
     func setupComplete(_ input: Operations.SetupComplete.Input) async throws -> Operations.SetupComplete.Output
+    /// Changes since a cursor, in commit order, with tombstones
+    ///
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    ///
+    /// - Remark: HTTP `GET /api/v1/sync/changes`.
+    /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
+    func syncChanges(_ input: Operations.SyncChanges.Input) async throws -> Operations.SyncChanges.Output
     /// Sessions, newest first
     ///
     /// - Remark: HTTP `GET /api/v1/training/sessions`.
@@ -1513,6 +1520,21 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)`.
     public func setupComplete(headers: Operations.SetupComplete.Input.Headers = .init()) async throws -> Operations.SetupComplete.Output {
         try await setupComplete(Operations.SetupComplete.Input(headers: headers))
+    }
+    /// Changes since a cursor, in commit order, with tombstones
+    ///
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    ///
+    /// - Remark: HTTP `GET /api/v1/sync/changes`.
+    /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
+    public func syncChanges(
+        query: Operations.SyncChanges.Input.Query = .init(),
+        headers: Operations.SyncChanges.Input.Headers = .init()
+    ) async throws -> Operations.SyncChanges.Output {
+        try await syncChanges(Operations.SyncChanges.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Sessions, newest first
     ///
