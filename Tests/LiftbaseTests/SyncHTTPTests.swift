@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
+import LiftbaseCore
 import Testing
 
 /// The conditional headers reach SQL, and its answers reach the client: ETag, 304 with no
