@@ -59,7 +59,7 @@ for (( first = 2; first <= scale_users; first += scale_batch )); do
 done
 psql -qX -o /dev/null -c "vacuum (analyze)"
 loaded=$(( $(date +%s) - started ))
-read -r size entries sessions sets < <(psql -tAX -F ' ' <<'SQL'
+IFS='|' read -r size entries sessions sets < <(psql -tAX -F '|' <<'SQL'
 select pg_size_pretty(pg_database_size(current_database())), (select count(*) from app.food_entries),
        (select count(*) from app.training_sessions), (select count(*) from app.session_sets);
 SQL
