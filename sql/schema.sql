@@ -3547,9 +3547,10 @@ CREATE FUNCTION app.effective_rpe(p_rpe numeric, p_rir integer) RETURNS numeric
 ALTER FUNCTION app.effective_rpe(p_rpe numeric, p_rir integer) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.effective_targets(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
+begin
+  return (select jsonb_build_object(
     'calories', coalesce(o.calories, s.calories),
     'protein_g', coalesce(o.protein_g, s.protein_g),
     'carbs_g', coalesce(o.carbs_g, s.carbs_g),
@@ -3569,7 +3570,8 @@ CREATE FUNCTION app.effective_targets(p_user_id uuid) RETURNS jsonb
     left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
                         order by t.computed_at desc, t.id desc limit 1) as s on true
     left join app.target_overrides as o on o.user_id = u.user_id
-   where s.id is not null or o.user_id is not null
+   where s.id is not null or o.user_id is not null);
+end
 $$;
 
 ALTER FUNCTION app.effective_targets(p_user_id uuid) OWNER TO liftbase_owner;
@@ -4257,16 +4259,23 @@ $$;
 ALTER FUNCTION app.find_entry(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.find_food(p_user_id uuid, p_id uuid, OUT id uuid, OUT is_user_food boolean, OUT name text, OUT brand text, OUT food_group text, OUT barcode text, OUT source text, OUT energy_kcal numeric, OUT protein_g numeric, OUT fat_g numeric, OUT carbs_g numeric, OUT fiber_g numeric, OUT sugars_g numeric, OUT sodium_mg numeric, OUT saturated_fat_g numeric, OUT serving_label text, OUT serving_g numeric) RETURNS record
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g, f.fat_g,
+begin
+  select f.id, f.is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g, f.fat_g,
          f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g
-    from app.foods as f where f.id = p_id
-  union all
-  select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
-         u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g
-    from app.user_foods as u where u.user_id = p_user_id and u.id = p_id
-  limit 1
+    into id, is_user_food, name, brand, food_group, barcode, source, energy_kcal, protein_g, fat_g, carbs_g, fiber_g,
+         sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g
+    from (select c.id, false as is_user_food, c.name, c.brand, c.food_group, c.barcode, c.source, c.energy_kcal,
+                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g, c.serving_label,
+                 c.serving_g
+            from app.foods as c where c.id = p_id
+          union all
+          select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
+                 u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g
+            from app.user_foods as u where u.user_id = p_user_id and u.id = p_id
+           limit 1) as f;
+end
 $$;
 
 ALTER FUNCTION app.find_food(p_user_id uuid, p_id uuid, OUT id uuid, OUT is_user_food boolean, OUT name text, OUT brand text, OUT food_group text, OUT barcode text, OUT source text, OUT energy_kcal numeric, OUT protein_g numeric, OUT fat_g numeric, OUT carbs_g numeric, OUT fiber_g numeric, OUT sugars_g numeric, OUT sodium_mg numeric, OUT saturated_fat_g numeric, OUT serving_label text, OUT serving_g numeric) OWNER TO liftbase_owner;
@@ -4614,17 +4623,29 @@ $$;
 ALTER FUNCTION app.food_json(p_user_id uuid, p_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.food_macros(p_user_id uuid, p_food_id uuid, p_portion integer, p_servings numeric, OUT is_user_food boolean, OUT name text, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) RETURNS record
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select f.is_user_food, f.name,
-         trim_scale(f.energy_kcal * g.grams / 100 * p_servings), trim_scale(f.protein_g * g.grams / 100 * p_servings),
-         trim_scale(f.carbs_g * g.grams / 100 * p_servings), trim_scale(f.fat_g * g.grams / 100 * p_servings), f.barcode
-    from app.find_food(p_user_id, p_food_id) as f
-   cross join lateral (
-     select case when p_portion is null then f.serving_g
-                 else (select p.gram_weight from app.food_portions as p where p.food_id = f.id and p.seq = p_portion) end as grams
-   ) as g
-   where f.id is not null and g.grams is not null
+declare
+  v_food record;
+  v_grams numeric;
+begin
+  select f.* into v_food from app.find_food(p_user_id, p_food_id) as f;
+  if v_food.id is null then
+    return;
+  end if;
+  v_grams := case when p_portion is null then v_food.serving_g
+                  else (select p.gram_weight from app.food_portions as p where p.food_id = v_food.id and p.seq = p_portion) end;
+  if v_grams is null then
+    return;
+  end if;
+  is_user_food := v_food.is_user_food;
+  name := v_food.name;
+  calories := trim_scale(v_food.energy_kcal * v_grams / 100 * p_servings);
+  protein_g := trim_scale(v_food.protein_g * v_grams / 100 * p_servings);
+  carbs_g := trim_scale(v_food.carbs_g * v_grams / 100 * p_servings);
+  fat_g := trim_scale(v_food.fat_g * v_grams / 100 * p_servings);
+  barcode := v_food.barcode;
+end
 $$;
 
 ALTER FUNCTION app.food_macros(p_user_id uuid, p_food_id uuid, p_portion integer, p_servings numeric, OUT is_user_food boolean, OUT name text, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) OWNER TO liftbase_owner;
@@ -4654,7 +4675,8 @@ CREATE FUNCTION app.food_name_query(p_query text, OUT terms tsquery, OUT correct
     SET enable_seqscan TO 'off'
     AS $$
 declare
-  v_words text[] := array(select app.name_words(p_query));
+  -- In FROM, so that the set-returning SQL function is inlined (in the select list it is not).
+  v_words text[] := array(select w from app.name_words(p_query) as w);
   v_count integer := coalesce(array_length(v_words, 1), 0);
   v_terms text[] := '{}';
   v_meant text[] := '{}';
@@ -6567,9 +6589,10 @@ $$;
 ALTER FUNCTION app.input_integer_problem(p_value jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.input_kind(p_type regtype) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select case coalesce(nullif(t.typbasetype, 0), t.oid)
+begin
+  return (select case coalesce(nullif(t.typbasetype, 0), t.oid)
     when 'text'::regtype then 'string' when 'character varying'::regtype then 'string'
     when 'numeric'::regtype then 'number'
     when 'integer'::regtype then 'integer' when 'smallint'::regtype then 'integer' when 'bigint'::regtype then 'integer'
@@ -6581,7 +6604,8 @@ CREATE FUNCTION app.input_kind(p_type regtype) RETURNS text
     when 'uuid[]'::regtype then 'uuid[]'
   end
     from pg_catalog.pg_type as t
-   where t.oid = p_type
+   where t.oid = p_type);
+end
 $$;
 
 ALTER FUNCTION app.input_kind(p_type regtype) OWNER TO liftbase_owner;
@@ -6821,12 +6845,14 @@ ALTER TABLE ONLY app.health_metrics FORCE ROW LEVEL SECURITY;
 ALTER TABLE app.health_metrics OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.latest_health_metrics(p_user_id uuid) RETURNS app.health_metrics
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select h.* from app.health_metrics as h
-   where h.user_id = p_user_id
-   order by h.computed_at desc, h.id desc
-   limit 1
+begin
+  return (select h from app.health_metrics as h
+           where h.user_id = p_user_id
+           order by h.computed_at desc, h.id desc
+           limit 1);
+end
 $$;
 
 ALTER FUNCTION app.latest_health_metrics(p_user_id uuid) OWNER TO liftbase_owner;
@@ -6932,9 +6958,12 @@ CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
 ALTER FUNCTION app.meal_order(p_meal_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.metrics_explanations(p_metrics app.health_metrics) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
+declare
+  i jsonb := p_metrics.inputs;
+begin
+  return jsonb_build_object(
     'bmi', format('BMI %s = %s kg / (%s m)².', p_metrics.bmi, i ->> 'weight_kg',
                   round((i ->> 'height_cm')::numeric / 100, 2)),
     'bmr', case i ->> 'bmr_formula'
@@ -6947,8 +6976,8 @@ CREATE FUNCTION app.metrics_explanations(p_metrics app.health_metrics) RETURNS j
         i ->> 'age_years', i ->> 'sex', i ->> 'height_cm', i ->> 'weight_kg', p_metrics.bmr)
       end,
     'tdee', format('BMR %s kcal × %s for a %s activity level = %s kcal a day.',
-                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee))
-    from (select p_metrics.inputs as i) as inputs
+                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee));
+end
 $$;
 
 ALTER FUNCTION app.metrics_explanations(p_metrics app.health_metrics) OWNER TO liftbase_owner;
@@ -7096,11 +7125,13 @@ CREATE FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) RETUR
 ALTER FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.page(p_rows jsonb, p_limit integer) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     AS $$
-  select case when jsonb_array_length(p_rows) > p_limit
+begin
+  return case when jsonb_array_length(p_rows) > p_limit
               then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> 'id')
-              else jsonb_build_object('items', p_rows, 'next_cursor', null) end
+              else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
+end
 $$;
 
 ALTER FUNCTION app.page(p_rows jsonb, p_limit integer) OWNER TO liftbase_owner;
@@ -9271,9 +9302,11 @@ $$;
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.user_today(p_user_id uuid) RETURNS date
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date
+begin
+  return (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date;
+end
 $$;
 
 ALTER FUNCTION app.user_today(p_user_id uuid) OWNER TO liftbase_owner;
@@ -9456,8 +9489,12 @@ $$;
 ALTER FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.act_as(p_user_id uuid) RETURNS void
-    LANGUAGE sql
-    AS $$ select set_config('liftbase.user_id', p_user_id::text, true) $$;
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform set_config('liftbase.user_id', p_user_id::text, true);
+end
+$$;
 
 ALTER FUNCTION auth.act_as(p_user_id uuid) OWNER TO liftbase_owner;
 
@@ -9566,27 +9603,29 @@ CREATE FUNCTION auth.authenticate(p_token text) RETURNS uuid
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_session auth.sessions;
+  v_user_id text;
+  v_stale boolean;
 begin
-  if p_token is null or p_token = '' then
-    perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
-  end if;
-  select s.* into v_session
+  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute'
+    into v_user_id, v_stale
     from auth.sessions as s
     join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
      and s.expires_at > now()
      and u.disabled_at is null;
-  if not found then
+  if v_user_id is null then
+    -- No token finds no session (the hash of null is null, and no token hashes as '' does).
+    if p_token is null or p_token = '' then
+      perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
+    end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
-  if v_session.last_seen_at < now() - interval '1 minute' then
+  if v_stale then
     update auth.sessions
        set last_seen_at = now(), expires_at = now() + auth.session_lifetime()
-     where token_hash = v_session.token_hash;
+     where token_hash = auth.token_hash(p_token);
   end if;
-  perform auth.act_as(v_session.user_id);
-  return v_session.user_id;
+  return v_user_id;
 end
 $$;
 
@@ -9641,10 +9680,12 @@ $$;
 ALTER FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.current_account() RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select auth.user_json(u) from auth.users as u where u.id = app.current_user_id()
+begin
+  return (select auth.user_json(u) from auth.users as u where u.id = app.current_user_id());
+end
 $$;
 
 ALTER FUNCTION auth.current_account() OWNER TO liftbase_owner;
@@ -9934,7 +9975,7 @@ $$;
 ALTER FUNCTION auth.start_session(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.token_hash(p_token text) RETURNS bytea
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$ select sha256(convert_to(p_token, 'UTF8')) $$;
 
 ALTER FUNCTION auth.token_hash(p_token text) OWNER TO liftbase_owner;
@@ -9962,7 +10003,7 @@ $$;
 ALTER FUNCTION auth.update_current_account(p_changes jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.user_json(p_user auth.users) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object(
     'id', p_user.id,

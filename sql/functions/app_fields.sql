@@ -72,12 +72,16 @@ as $$
 $$;
 
 -- Today's date where the user lives (never the server's TimeZone).
+-- PL/pgSQL so that its query is planned once per connection (a SQL function reading a table
+-- is never inlined, and was planned again on every call).
 create or replace function app.user_today(p_user_id uuid)
 returns date
-language sql
+language plpgsql
 stable
 as $$
-  select (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date
+begin
+  return (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date;
+end
 $$;
 
 -- Problems with profile fields: sex, age (age_years or date_of_birth), height, activity,

@@ -1,22 +1,31 @@
 -- Foods as the API shows them: catalog foods and the user's own, one shape.
 
 -- A catalog food or one of the user's own foods, by id. Null fields when there is none.
+-- PL/pgSQL so that the query is planned once per connection (a SQL function returning one
+-- row is never inlined, and was planned again on every diary insert).
 create or replace function app.find_food(p_user_id uuid, p_id uuid,
   out id uuid, out is_user_food boolean, out name text, out brand text, out food_group text, out barcode text,
   out source text, out energy_kcal numeric, out protein_g numeric, out fat_g numeric, out carbs_g numeric,
   out fiber_g numeric, out sugars_g numeric, out sodium_mg numeric, out saturated_fat_g numeric,
   out serving_label text, out serving_g numeric)
-language sql
+language plpgsql
 stable
 as $$
-  select f.id, false, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g, f.fat_g,
+begin
+  select f.id, f.is_user_food, f.name, f.brand, f.food_group, f.barcode, f.source, f.energy_kcal, f.protein_g, f.fat_g,
          f.carbs_g, f.fiber_g, f.sugars_g, f.sodium_mg, f.saturated_fat_g, f.serving_label, f.serving_g
-    from app.foods as f where f.id = p_id
-  union all
-  select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
-         u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g
-    from app.user_foods as u where u.user_id = p_user_id and u.id = p_id
-  limit 1
+    into id, is_user_food, name, brand, food_group, barcode, source, energy_kcal, protein_g, fat_g, carbs_g, fiber_g,
+         sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g
+    from (select c.id, false as is_user_food, c.name, c.brand, c.food_group, c.barcode, c.source, c.energy_kcal,
+                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g, c.serving_label,
+                 c.serving_g
+            from app.foods as c where c.id = p_id
+          union all
+          select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
+                 u.fiber_g, u.sugars_g, u.sodium_mg, u.saturated_fat_g, u.serving_label, u.serving_g
+            from app.user_foods as u where u.user_id = p_user_id and u.id = p_id
+           limit 1) as f;
+end
 $$;
 
 -- Nutrients of p_grams of a food with the given per-100 g values.
@@ -83,21 +92,34 @@ $$;
 
 -- The four macros of `servings` servings of a food (a portion's grams, else the food's
 -- default serving): per-serving × servings. Null when the food or portion is unknown.
+-- PL/pgSQL so that its reads are planned once per connection, not on every call.
 create or replace function app.food_macros(p_user_id uuid, p_food_id uuid, p_portion integer, p_servings numeric,
   out is_user_food boolean, out name text, out calories numeric, out protein_g numeric, out carbs_g numeric,
   out fat_g numeric, out barcode text)
-language sql
+language plpgsql
 stable
 as $$
-  select f.is_user_food, f.name,
-         trim_scale(f.energy_kcal * g.grams / 100 * p_servings), trim_scale(f.protein_g * g.grams / 100 * p_servings),
-         trim_scale(f.carbs_g * g.grams / 100 * p_servings), trim_scale(f.fat_g * g.grams / 100 * p_servings), f.barcode
-    from app.find_food(p_user_id, p_food_id) as f
-   cross join lateral (
-     select case when p_portion is null then f.serving_g
-                 else (select p.gram_weight from app.food_portions as p where p.food_id = f.id and p.seq = p_portion) end as grams
-   ) as g
-   where f.id is not null and g.grams is not null
+declare
+  v_food record;
+  v_grams numeric;
+begin
+  select f.* into v_food from app.find_food(p_user_id, p_food_id) as f;
+  if v_food.id is null then
+    return;
+  end if;
+  v_grams := case when p_portion is null then v_food.serving_g
+                  else (select p.gram_weight from app.food_portions as p where p.food_id = v_food.id and p.seq = p_portion) end;
+  if v_grams is null then
+    return;
+  end if;
+  is_user_food := v_food.is_user_food;
+  name := v_food.name;
+  calories := trim_scale(v_food.energy_kcal * v_grams / 100 * p_servings);
+  protein_g := trim_scale(v_food.protein_g * v_grams / 100 * p_servings);
+  carbs_g := trim_scale(v_food.carbs_g * v_grams / 100 * p_servings);
+  fat_g := trim_scale(v_food.fat_g * v_grams / 100 * p_servings);
+  barcode := v_food.barcode;
+end
 $$;
 
 grant execute on function

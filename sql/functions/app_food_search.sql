@@ -16,7 +16,8 @@ stable
 set enable_seqscan = off
 as $$
 declare
-  v_words text[] := array(select app.name_words(p_query));
+  -- In FROM, so that the set-returning SQL function is inlined (in the select list it is not).
+  v_words text[] := array(select w from app.name_words(p_query) as w);
   v_count integer := coalesce(array_length(v_words, 1), 0);
   v_terms text[] := '{}';
   v_meant text[] := '{}';

@@ -195,12 +195,14 @@ $$;
 
 -- The kind a column type or domain is read as: text as a string, numeric as a number, and
 -- so on (null for a type no request member has).
+-- PL/pgSQL so that the catalog read is planned once per connection, not on every call.
 create or replace function app.input_kind(p_type regtype)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select case coalesce(nullif(t.typbasetype, 0), t.oid)
+begin
+  return (select case coalesce(nullif(t.typbasetype, 0), t.oid)
     when 'text'::regtype then 'string' when 'character varying'::regtype then 'string'
     when 'numeric'::regtype then 'number'
     when 'integer'::regtype then 'integer' when 'smallint'::regtype then 'integer' when 'bigint'::regtype then 'integer'
@@ -212,7 +214,8 @@ as $$
     when 'uuid[]'::regtype then 'uuid[]'
   end
     from pg_catalog.pg_type as t
-   where t.oid = p_type
+   where t.oid = p_type);
+end
 $$;
 
 -- The 422 of a member a caller read without checking it first. Stable, not volatile, so

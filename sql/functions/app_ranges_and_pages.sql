@@ -130,14 +130,18 @@ $$;
 -- {"items": [...first p_limit...], "next_cursor": id of the last item when there is more}.
 -- p_rows holds up to p_limit + 1 items, each with an "id"; the extra one only says that
 -- there is more, and is dropped (jsonb minus an index) rather than re-aggregated.
+-- PL/pgSQL: its callers pass a subquery, which a SQL function using its argument more than
+-- once is never inlined with, and a SQL function not inlined is planned on every call.
 create or replace function app.page(p_rows jsonb, p_limit integer)
 returns jsonb
-language sql
+language plpgsql
 immutable
 as $$
-  select case when jsonb_array_length(p_rows) > p_limit
+begin
+  return case when jsonb_array_length(p_rows) > p_limit
               then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> 'id')
-              else jsonb_build_object('items', p_rows, 'next_cursor', null) end
+              else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
+end
 $$;
 
 grant execute on function

@@ -207,13 +207,17 @@ grant execute on function
   app.metrics_json(app.health_metrics)
 to liftbase_api;
 
--- Sentences that quote the user's own numbers.
+-- Sentences that quote the user's own numbers. PL/pgSQL: one expression over the row, no
+-- query (as a SQL function with a FROM it was planned again on every call).
 create or replace function app.metrics_explanations(p_metrics app.health_metrics)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
+declare
+  i jsonb := p_metrics.inputs;
+begin
+  return jsonb_build_object(
     'bmi', format('BMI %s = %s kg / (%s m)².', p_metrics.bmi, i ->> 'weight_kg',
                   round((i ->> 'height_cm')::numeric / 100, 2)),
     'bmr', case i ->> 'bmr_formula'
@@ -226,21 +230,25 @@ as $$
         i ->> 'age_years', i ->> 'sex', i ->> 'height_cm', i ->> 'weight_kg', p_metrics.bmr)
       end,
     'tdee', format('BMR %s kcal × %s for a %s activity level = %s kcal a day.',
-                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee))
-    from (select p_metrics.inputs as i) as inputs
+                   p_metrics.bmr, i ->> 'activity_factor', replace(i ->> 'activity_level', '_', ' '), p_metrics.tdee));
+end
 $$;
 
 -- The latest health metrics by computed_at, never filtered by date: they are found the
--- moment onboarding commits, whatever the time zones.
+-- moment onboarding commits, whatever the time zones. Null when there are none. PL/pgSQL so
+-- that the query is planned once per connection (a SQL function that is not inlined, as no
+-- function returning one row of a table is, is planned again on every call).
 create or replace function app.latest_health_metrics(p_user_id uuid)
 returns app.health_metrics
-language sql
+language plpgsql
 stable
 as $$
-  select h.* from app.health_metrics as h
-   where h.user_id = p_user_id
-   order by h.computed_at desc, h.id desc
-   limit 1
+begin
+  return (select h from app.health_metrics as h
+           where h.user_id = p_user_id
+           order by h.computed_at desc, h.id desc
+           limit 1);
+end
 $$;
 
 grant execute on function
@@ -271,12 +279,14 @@ end
 $$;
 
 -- Effective daily targets: the user's override where set, else the latest snapshot.
+-- PL/pgSQL so that the query is planned once per connection, not on every call.
 create or replace function app.effective_targets(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
+begin
+  return (select jsonb_build_object(
     'calories', coalesce(o.calories, s.calories),
     'protein_g', coalesce(o.protein_g, s.protein_g),
     'carbs_g', coalesce(o.carbs_g, s.carbs_g),
@@ -296,7 +306,8 @@ as $$
     left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
                         order by t.computed_at desc, t.id desc limit 1) as s on true
     left join app.target_overrides as o on o.user_id = u.user_id
-   where s.id is not null or o.user_id is not null
+   where s.id is not null or o.user_id is not null);
+end
 $$;
 
 -- The reporting owner runs it for the nutrition adherence report (reporting_views.sql).

@@ -1,14 +1,18 @@
 -- The signed-in user's own account (GET/PATCH/DELETE /me). Each reads the user of the
 -- transaction, set by auth.authenticate(), never a user id passed in.
 
+-- PL/pgSQL so that its query is planned once per connection (a security definer SQL
+-- function is never inlined, and was planned again on every GET /me).
 create or replace function auth.current_account()
 returns jsonb
-language sql
+language plpgsql
 stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-  select auth.user_json(u) from auth.users as u where u.id = app.current_user_id()
+begin
+  return (select auth.user_json(u) from auth.users as u where u.id = app.current_user_id());
+end
 $$;
 
 create or replace function auth.update_current_account(p_changes jsonb)

@@ -103,17 +103,19 @@ language sql
 volatile
 as $$ select rtrim(translate(encode(public.gen_random_bytes(32), 'base64'), '+/', '-_'), '=') $$;
 
+-- Stable, not immutable: convert_to is stable, and only a function declared no stricter
+-- than its body is inlined (a call that is not inlined is planned anew each time).
 create or replace function auth.token_hash(p_token text)
 returns bytea
 language sql
-immutable
+stable
 as $$ select sha256(convert_to(p_token, 'UTF8')) $$;
 
--- The public shape of an account.
+-- The public shape of an account. Stable, as jsonb_build_object is, so that it is inlined.
 create or replace function auth.user_json(p_user auth.users)
 returns jsonb
 language sql
-immutable
+stable
 as $$
   select jsonb_build_object(
     'id', p_user.id,

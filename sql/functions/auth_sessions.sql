@@ -1,13 +1,25 @@
 -- Sessions: who the request is, registration, login with lockout, logout.
 
 -- Makes p_user_id the user of this transaction: RLS policies compare user_id with it.
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (this one returns void) is parsed
+-- and planned again on every call, which cost more than the rest of authenticating.
 create or replace function auth.act_as(p_user_id uuid)
 returns void
-language sql
-as $$ select set_config('liftbase.user_id', p_user_id::text, true) $$;
+language plpgsql
+as $$
+begin
+  perform set_config('liftbase.user_id', p_user_id::text, true);
+end
+$$;
 
 -- Resolves a bearer token to its user, or raises 401. Extends the sliding expiry, written
 -- at most once a minute per session so that reads stay reads.
+-- Every request runs this first, so a valid token costs one statement with a cached plan:
+-- the session by its primary key and its user by theirs (auth.token_hash is inlined), which
+-- also makes the user the transaction's (as auth.act_as does; a call of it would be one more
+-- statement). Security definer, because the API role cannot read auth.sessions or
+-- auth.users; the fixed search_path keeps a caller's path from choosing what the names here
+-- mean (about 3 µs of a call, kept).
 create or replace function auth.authenticate(p_token text)
 returns uuid
 language plpgsql
@@ -15,27 +27,29 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_session auth.sessions;
+  v_user_id text;
+  v_stale boolean;
 begin
-  if p_token is null or p_token = '' then
-    perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
-  end if;
-  select s.* into v_session
+  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute'
+    into v_user_id, v_stale
     from auth.sessions as s
     join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
      and s.expires_at > now()
      and u.disabled_at is null;
-  if not found then
+  if v_user_id is null then
+    -- No token finds no session (the hash of null is null, and no token hashes as '' does).
+    if p_token is null or p_token = '' then
+      perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
+    end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
-  if v_session.last_seen_at < now() - interval '1 minute' then
+  if v_stale then
     update auth.sessions
        set last_seen_at = now(), expires_at = now() + auth.session_lifetime()
-     where token_hash = v_session.token_hash;
+     where token_hash = auth.token_hash(p_token);
   end if;
-  perform auth.act_as(v_session.user_id);
-  return v_session.user_id;
+  return v_user_id;
 end
 $$;
 
