@@ -8798,13 +8798,15 @@ $$;
 ALTER FUNCTION app.set_problems(p_set jsonb, p_path text, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.set_response_header(p_name text, p_value text) RETURNS void
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-  select set_config(
+begin
+  perform set_config(
     'liftbase.response_headers',
     (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
       || jsonb_build_object(p_name, p_value))::text,
-    true)
+    true);
+end
 $$;
 
 ALTER FUNCTION app.set_response_header(p_name text, p_value text) OWNER TO liftbase_owner;
@@ -9312,8 +9314,12 @@ $$;
 ALTER FUNCTION app.user_today(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.user_version(p_user_id uuid) RETURNS bigint
-    LANGUAGE sql STABLE
-    AS $$ select coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0) $$;
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0);
+end
+$$;
 
 ALTER FUNCTION app.user_version(p_user_id uuid) OWNER TO liftbase_owner;
 

@@ -37,16 +37,20 @@ returns void
 language sql
 as $$ select set_config('liftbase.response_status', p_status::text, true) $$;
 
--- Adds a response header for this request (transaction-local), e.g. Retry-After.
+-- Adds a response header for this request (transaction-local), e.g. Retry-After, ETag.
+-- PL/pgSQL, not SQL: hot reads set ETag, and a SQL function called on its own is planned
+-- anew on every call, a PL/pgSQL one once per connection (docs/benchmarks.md).
 create or replace function app.set_response_header(p_name text, p_value text)
 returns void
-language sql
+language plpgsql
 as $$
-  select set_config(
+begin
+  perform set_config(
     'liftbase.response_headers',
     (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
       || jsonb_build_object(p_name, p_value))::text,
-    true)
+    true);
+end
 $$;
 
 -- An error answer that does NOT roll the transaction back: for the rare rule whose

@@ -37,11 +37,16 @@ $$;
 
 -- The user's change counter: the version of everything the user owns, for the answers that
 -- show many entities at once (GET /me, GET /nutrition/daily).
+-- PL/pgSQL so that GET /me and /nutrition/daily plan it once per connection.
 create or replace function app.user_version(p_user_id uuid)
 returns bigint
-language sql
+language plpgsql
 stable
-as $$ select coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0) $$;
+as $$
+begin
+  return coalesce((select s.last_seq from app.sync_state as s where s.user_id = p_user_id), 0);
+end
+$$;
 
 -- The entity tags of an If-None-Match or If-Match header ('*' stays '*'), each as its
 -- quoted opaque tag (a weak W/ prefix dropped: GET compares weakly, and Liftbase hands out
