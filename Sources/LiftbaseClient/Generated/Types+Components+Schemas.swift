@@ -669,7 +669,7 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`); `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`).
+        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`); `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`; 412 `precondition_failed` gives the current `version` and its `etag`).
         ///
         /// - Remark: Generated from `#/components/schemas/Error`.
         public struct _Error: Codable, Hashable, Sendable {
@@ -677,6 +677,10 @@ extension Components {
             public struct _ErrorPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.
                 public var code: Swift.String
+                /// 412: the current version as an ETag, for the next If-Match.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/etag`.
+                public var etag: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Error/error/fields`.
                 public struct FieldsPayload: Codable, Hashable, Sendable {
                     /// A container of undocumented properties.
@@ -703,33 +707,45 @@ extension Components {
                 public var requestId: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Error/error/session_id`.
                 public var sessionId: Swift.String?
+                /// 412: the entity's current version (null: it is gone).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/version`.
+                public var version: Swift.Int?
                 /// Creates a new `_ErrorPayload`.
                 ///
                 /// - Parameters:
                 ///   - code:
+                ///   - etag: 412: the current version as an ETag, for the next If-Match.
                 ///   - fields:
                 ///   - message:
                 ///   - requestId:
                 ///   - sessionId:
+                ///   - version: 412: the entity's current version (null: it is gone).
                 public init(
                     code: Swift.String,
+                    etag: Swift.String? = nil,
                     fields: Components.Schemas._Error._ErrorPayload.FieldsPayload? = nil,
                     message: Swift.String,
                     requestId: Swift.String? = nil,
-                    sessionId: Swift.String? = nil
+                    sessionId: Swift.String? = nil,
+                    version: Swift.Int? = nil
                 ) {
                     self.code = code
+                    self.etag = etag
                     self.fields = fields
                     self.message = message
                     self.requestId = requestId
                     self.sessionId = sessionId
+                    self.version = version
                 }
                 public enum CodingKeys: String, CodingKey {
                     case code
+                    case etag
                     case fields
                     case message
                     case requestId = "request_id"
                     case sessionId = "session_id"
+                    case version
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Error/error`.
