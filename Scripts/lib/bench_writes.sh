@@ -11,6 +11,7 @@
 # BENCH_WRITES_ROUNDS times (default 3), and the table gives the median of the rounds.
 #   LIFTBASE_BINARY (default /tmp/liftbase-bin/liftbase) the migrator
 #   BENCH_WRITES_SECONDS (default 10)
+#   BENCH_WRITES_ONLY (default: all) run only the scenarios whose name matches this regex
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/lib/postgres.sh
@@ -95,6 +96,7 @@ for scenario in "diary insert, 1 user @1:entry.sql:1" "diary insert, 1 user @32:
                 "diary insert, 16 users @16:entry_users.sql:16" "session create, 1 user @1:session.sql:1" \
                 "session create, 1 user @32:session.sql:32" "session create, 16 users @16:session_users.sql:16"; do
   IFS=: read -r name file clients <<<"$scenario"
+  [[ "$name" =~ ${BENCH_WRITES_ONLY:-.} ]] || continue
   for round in $(seq 1 "$rounds"); do
     for label in "${labels[@]}"; do
       run "bench_$label" "$work/$file" "$clients" >> "$work/results-$label"
