@@ -19,8 +19,13 @@ public final class DeliveryWorker: @unchecked Sendable {
         /// Deliver what is due now, then return (for cron and tests).
         public var once: Bool
 
-        public init(name: String, batchSize: Int = 20, lease: Duration = .seconds(60),
-                    pollInterval: Duration = .seconds(1), once: Bool = false) {
+        public init(
+            name: String,
+            batchSize: Int = 20,
+            lease: Duration = .seconds(60),
+            pollInterval: Duration = .seconds(1),
+            once: Bool = false
+        ) {
             self.name = name
             self.batchSize = batchSize
             self.lease = lease
@@ -126,8 +131,10 @@ public final class DeliveryWorker: @unchecked Sendable {
     func record(_ message: OutboxMessage, _ outcome: DeliveryOutcome, on connection: Connection) throws -> String {
         try connection.query(
             "select auth.outbox_record($1::bigint, $2::integer, $3::boolean, $4::integer, $5)",
-            [String(message.id), String(message.attempt), outcome.ok ? "true" : "false",
-             outcome.status.map(String.init), outcome.error]
+            [
+                String(message.id), String(message.attempt), outcome.ok ? "true" : "false",
+                outcome.status.map(String.init), outcome.error,
+            ]
         ).scalar ?? "ignored"
     }
 

@@ -19,7 +19,8 @@ public struct MailSender: Sendable {
         }
         var variables = Self.strings(ofJSON: message.emailVariables)
         if let token = variables["token"] {
-            let base = configuration.publicURL.hasSuffix("/")
+            let base =
+                configuration.publicURL.hasSuffix("/")
                 ? String(configuration.publicURL.dropLast()) : configuration.publicURL
             let escaped = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
             variables["link"] = "\(base)/reset-password?token=\(escaped)"
@@ -55,7 +56,7 @@ public struct MailSender: Sendable {
         do { composed = try compose(message) } catch { return .failed(status: nil, "\(error)") }
 
         var arguments = [
-            "--host=\(host)", "--port=\(configuration.smtpPort)", "--from=\(configuration.mailFrom)",
+            "--host=\(host)", "--port=\(configuration.smtpPort)", "--from=\(Self.address(configuration.mailFrom))",
             "--tls=\(configuration.smtpStartTLS ? "on" : "off")",
         ]
         if configuration.smtpStartTLS { arguments += ["--tls-starttls=on", "--tls-trust-file=system"] }
@@ -92,6 +93,14 @@ public struct MailSender: Sendable {
             "\(configuration.sendmailProgram) exited \(process.terminationStatus): "
                 + stderr.trimmingCharacters(in: .whitespacesAndNewlines)
         )
+    }
+
+    /// The bare address of a From such as `Liftbase <no-reply@example.com>`: the envelope's.
+    static func address(_ from: String) -> String {
+        guard let open = from.lastIndex(of: "<"), let close = from.lastIndex(of: ">"), open < close else {
+            return from.trimmingCharacters(in: .whitespaces)
+        }
+        return String(from[from.index(after: open)..<close])
     }
 
     /// The SMTP reply code msmtp quotes ("server message: 550 ..."), if any.

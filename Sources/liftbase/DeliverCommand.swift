@@ -48,7 +48,7 @@ struct DeliverCommand: ParsableCommand {
             source.resume()
             return source
         }
-        defer { signals.forEach { $0.cancel() } }
+        defer { for source in signals { source.cancel() } }
         let delivered = try worker.run()
         logger.info("deliver: \(delivered) message(s) delivered")
         if once { print("delivered \(delivered) message(s)") }

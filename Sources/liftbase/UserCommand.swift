@@ -202,7 +202,12 @@ struct OutboxCommand: ParsableCommand {
         }
 
         func run() throws {
-            try OutboxCommand.each(ids, database: database, function: "auth.outbox_drop", missing: "no undelivered message")
+            try OutboxCommand.each(
+                ids,
+                database: database,
+                function: "auth.outbox_drop",
+                missing: "no undelivered message"
+            )
             print("dropped \(ids.count) message(s)")
         }
     }

@@ -84,7 +84,11 @@ struct DeliveryTests {
         try await body(url)
     }
 
-    static func deliver(_ url: String, _ arguments: [String] = ["--once"], environment: [String: String])
+    static func deliver(
+        _ url: String,
+        _ arguments: [String] = ["--once"],
+        environment: [String: String]
+    )
         throws -> (status: Int32, stdout: String, stderr: String)
     {
         try runCLI(["deliver"] + arguments + ["--database-url", url], environment: environment)
@@ -116,7 +120,10 @@ struct DeliveryTests {
             #expect(mail.contains("Subject: Reset your Liftbase password"))
             #expect(mail.contains("Content-Type: multipart/alternative"))
             let link = try #require(
-                mail.range(of: #"https://app\.example\.com/reset-password\?token=[A-Za-z0-9%]+"#, options: .regularExpression)
+                mail.range(
+                    of: #"https://app\.example\.com/reset-password\?token=[A-Za-z0-9%]+"#,
+                    options: .regularExpression
+                )
             )
             let token = try #require(
                 String(mail[link]).components(separatedBy: "token=").last?.removingPercentEncoding

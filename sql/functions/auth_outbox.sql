@@ -56,8 +56,10 @@ as $$ select 'whsec_' || encode(public.gen_random_bytes(24), 'base64') $$;
 --   kind 'webhook': webhook_url, webhook_body (the exact bytes to POST, JSON) and the
 --                   three Standard Webhooks headers, signed for this try.
 -- The worker delivers and calls auth.outbox_record(id, attempt, ...) with the attempt
--- given here.
-create or replace function auth.outbox_claim(p_worker text, p_limit integer, p_lease interval)
+-- given here. p_channels: the channels this worker sends (one without a mail relay takes
+-- no mail, which then waits instead of using up its tries).
+create or replace function auth.outbox_claim(p_worker text, p_limit integer, p_lease interval,
+                                             p_channels text[] default array['email', 'webhook'])
 returns table (id bigint, attempt integer, kind text, idempotency_key text, event text,
                email_to text, email_template text, email_variables jsonb,
                webhook_url text, webhook_body text, webhook_id text, webhook_timestamp text, webhook_signature text)
@@ -76,6 +78,7 @@ begin
     select o.id from auth.outbox as o
      where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
        and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
+       and o.channel = any (p_channels)
      order by o.next_attempt_at, o.id
      limit greatest(p_limit, 0)
        for update skip locked),

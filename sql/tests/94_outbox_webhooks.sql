@@ -4,7 +4,7 @@
 -- deletion leaving only its account.deleted deliveries.
 begin;
 \ir support/helpers.psql
-select plan(43);
+select plan(44);
 
 select pg_temp.sign_up('a', 'hooks-a@example.com', 'hooks a password');
 select pg_temp.sign_up('b', 'hooks-b@example.com', 'hooks b password');
@@ -68,6 +68,11 @@ select is((select count(*) from auth.outbox as o where o.kind = 'workout.logged'
 
 -- Claims and leases -----------------------------------------------------------------------------
 select pg_temp.call('auth_password_forgot', null, '{"email": "hooks-b@example.com"}');
+-- A worker without a mail relay claims webhooks only: the mail waits, its tries untouched.
+savepoint webhooks_only;
+select is((select array_agg(kind order by id) from auth.outbox_claim('worker-0', 10, interval '1 minute', array['webhook'])),
+  array['webhook', 'webhook'], 'a worker claims only the channels it sends');
+rollback to savepoint webhooks_only;
 create temporary table claim1 as select * from auth.outbox_claim('worker-1', 10, interval '1 minute');
 select is((select array_agg(kind || ':' || coalesce(event, '') order by id) from claim1),
   array['webhook:diary.changed', 'webhook:workout.logged', 'email:password_reset'], 'a worker claims every due message, oldest first');
