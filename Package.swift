@@ -72,6 +72,14 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // The outbox's delivery worker: mail through msmtp, webhooks over HTTP.
+        .target(
+            name: "LiftbaseDelivery",
+            dependencies: [
+                "PQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The client: Generated/ is written by Scripts/generate-client (swift-openapi-generator,
         // not its build plugin) from `liftbase openapi`; the rest is written by hand.
         .target(
@@ -86,6 +94,7 @@ let package = Package(
             name: "liftbase",
             dependencies: [
                 "LiftbaseCore",
+                "LiftbaseDelivery",
                 "LiftbaseHTTP",
                 "PQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -98,6 +107,7 @@ let package = Package(
             dependencies: [
                 "LiftbaseClient",
                 "LiftbaseCore",
+                "LiftbaseDelivery",
                 "LiftbaseHTTP",
                 "PQ",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -423,6 +423,20 @@ ALTER DOMAIN app.uuid_value OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.uuid_value IS 'must be a UUID';
 
+CREATE DOMAIN app.webhook_events AS text[]
+	CONSTRAINT webhook_events_check CHECK ((((cardinality(VALUE) >= 1) AND (cardinality(VALUE) <= 5)) AND (VALUE <@ ARRAY['workout.logged'::text, 'diary.changed'::text, 'metrics.updated'::text, 'goal.changed'::text, 'account.deleted'::text])));
+
+ALTER DOMAIN app.webhook_events OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.webhook_events IS 'must be a list of 1 to 5 of workout.logged, diary.changed, metrics.updated, goal.changed, account.deleted';
+
+CREATE DOMAIN app.webhook_url AS text
+	CONSTRAINT webhook_url_check CHECK (((VALUE ~ '^[hH][tT][tT][pP][sS]?://'::text) AND (octet_length(VALUE) <= 2048)));
+
+ALTER DOMAIN app.webhook_url OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.webhook_url IS 'must be an http or https URL of at most 2,048 bytes';
+
 CREATE DOMAIN app.weekday AS text
 	CONSTRAINT weekday_check CHECK ((VALUE = ANY (ARRAY['monday'::text, 'tuesday'::text, 'wednesday'::text, 'thursday'::text, 'friday'::text, 'saturday'::text, 'sunday'::text])));
 
@@ -2711,6 +2725,84 @@ $$;
 
 ALTER FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_replayed text;
+begin
+  v_replayed := app.replayed_key('app.webhook_subscriptions', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.replayed_webhook(v_user_id, v_replayed::uuid);
+  end if;
+  perform app.raise_if_invalid(app.webhook_problems(v_body));
+  return app.create_webhook(v_user_id, v_body);
+end
+$$;
+
+ALTER FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.webhook_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  delete from app.webhook_subscriptions where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
+  if not found then
+    perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.webhook_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.webhook_deliveries(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_id uuid := app.id_parameter(p_args, 'id');
+begin
+  if not exists (select from app.webhook_subscriptions as s where s.user_id = v_user_id and s.id = v_id) then
+    perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
+  end if;
+  return app.page(app.webhook_deliveries(v_user_id, v_id, v_page.cursor_number, v_page.page_size), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.webhook_deliveries(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.webhooks_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'uuid');
+  v_after app.webhook_subscriptions;
+begin
+  if v_page.cursor_uuid is not null then
+    select s.* into v_after from app.webhook_subscriptions as s where s.user_id = v_user_id and s.id = v_page.cursor_uuid;
+    if v_after.id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.webhook_json(s) order by s.created_at, s.id)
+      from (select * from app.webhook_subscriptions as x
+             where x.user_id = v_user_id
+               and (v_after.id is null or (x.created_at, x.id) > (v_after.created_at, v_after.id))
+             order by x.created_at, x.id
+             limit v_page.page_size + 1) as s), '[]'), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.webhooks_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.weekly_summary(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -3308,6 +3400,26 @@ $$;
 
 ALTER FUNCTION app.create_program(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_subscription app.webhook_subscriptions;
+begin
+  insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'),
+          array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
+                                           'account.deleted']) with ordinality as k (e, n)
+                 where e = any (app.read_text_list(p_body, 'events')) order by n),
+          auth.new_webhook_secret())
+  returning * into v_subscription;
+  return app.webhook_json(v_subscription) || jsonb_build_object('secret', v_subscription.secret);
+end
+$$;
+
+ALTER FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.csv_field(p_value text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3575,6 +3687,22 @@ end
 $$;
 
 ALTER FUNCTION app.effective_targets(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text DEFAULT NULL::text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
+  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
+         jsonb_build_object('type', p_event,
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', p_data)
+    from app.webhook_subscriptions as s
+   where s.user_id = p_user_id and p_event = any (s.events)
+  on conflict (subscription_id, event_key) do nothing
+$$;
+
+ALTER FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) RETURNS boolean
     LANGUAGE sql
@@ -7081,6 +7209,17 @@ $$;
 
 ALTER FUNCTION app.not_modified(p_args jsonb, p_tag text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.note_account_deletion() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform set_config('liftbase.deleting_user', old.id::text, true);
+  return old;
+end
+$$;
+
+ALTER FUNCTION app.note_account_deletion() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -8053,29 +8192,32 @@ $$;
 
 ALTER FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) RETURNS void
+CREATE FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text) RETURNS void
     LANGUAGE plpgsql
     AS $$
 declare
-  v_count integer := cardinality(p_ids);
-  v_last bigint;
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_other_user boolean := v_acting is distinct from p_user_id::text;
 begin
-  if v_count = 0 then
-    return;
+  if v_other_user then
+    perform set_config('liftbase.user_id', p_user_id::text, true);
   end if;
-  insert into app.sync_state as s (user_id, last_seq) values (p_user_id, v_count)
-  on conflict (user_id) do update set last_seq = s.last_seq + v_count
-  returning s.last_seq into v_last;
+  with bumped as (
+    insert into app.sync_state as s (user_id, last_seq) values (p_user_id, 1)
+    on conflict (user_id) do update set last_seq = s.last_seq + 1
+    returning s.last_seq)
   insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
-  select p_user_id, p_entity, i.id, v_last - v_count + i.n,
-         case when p_deleted[i.n] then 'delete' else 'upsert' end, now()
-    from unnest(p_ids) with ordinality as i (id, n)
+  select p_user_id, p_entity, p_id, b.last_seq, p_op, now() from bumped as b
   on conflict (user_id, entity, entity_id) do update
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
+  perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+  if v_other_user then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
 end
 $$;
 
-ALTER FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) OWNER TO liftbase_owner;
+ALTER FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
@@ -8290,6 +8432,15 @@ end
 $_$;
 
 ALTER FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select app.webhook_json(s) || jsonb_build_object('secret', s.secret)
+    from app.webhook_subscriptions as s where s.user_id = p_user_id and s.id = p_id
+$$;
+
+ALTER FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
@@ -8976,6 +9127,34 @@ $$;
 
 ALTER FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.sync_entity_exists(p_user_id uuid, p_entity text, p_id text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_exists boolean;
+begin
+  perform set_config('liftbase.user_id', p_user_id::text, true);
+  if p_entity = 'session' then
+    v_exists := exists (select from app.training_sessions as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'custom_meal' then
+    v_exists := exists (select from app.custom_meals as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'plan' then
+    v_exists := exists (select from app.plans as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'program' then
+    v_exists := exists (select from app.programs as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'health_metric' then
+    v_exists := exists (select from app.health_metrics as e where e.user_id = p_user_id and e.id = p_id::bigint);
+  else
+    raise exception 'app.sync_entity_exists: % has no parts', p_entity;
+  end if;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return v_exists;
+end
+$$;
+
+ALTER FUNCTION app.sync_entity_exists(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -9177,77 +9356,80 @@ $$;
 
 ALTER FUNCTION app.template_json(p_template app.templates) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.track_account_changes() RETURNS trigger
+CREATE FUNCTION app.track_account_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  v_acting text := current_setting('liftbase.user_id', true);
-  v_user_id uuid;
 begin
-  for v_user_id in
-    select n.id from new_rows as n join old_rows as o on o.id = n.id
-     where n.display_name is distinct from o.display_name or n.email is distinct from o.email
-     order by n.id
-  loop
-    perform set_config('liftbase.user_id', v_user_id::text, true);
-    perform app.record_sync_changes(v_user_id, 'profile', array[v_user_id::text], array[false]);
-  end loop;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform app.record_sync_change(new.id, 'profile', new.id::text, 'upsert');
   return null;
 end
 $$;
 
-ALTER FUNCTION app.track_account_changes() OWNER TO liftbase_owner;
+ALTER FUNCTION app.track_account_change() OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.track_sync_changes() RETURNS trigger
+CREATE FUNCTION app.track_sync_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
 declare
   v_entity text := tg_argv[0];
-  v_id_column text := tg_argv[1];
-  v_root text := tg_argv[2];
-  v_id_type text := tg_argv[3];
-  v_acting text := current_setting('liftbase.user_id', true);
-  v_user record;
-  v_deleted boolean[];
-  v_users uuid[] := '{}';
-  v_ids text[] := '{}';
+  v_column text := tg_argv[1];
+  v_row record;
+  v_id text;
+  v_last text;
 begin
-  -- The rows before and after the statement (a transition table exists only for its event).
-  if tg_op in ('INSERT', 'UPDATE') then
-    select v_users || array_agg(n.user_id), v_ids || array_agg(coalesce(to_jsonb(n) ->> nullif(v_id_column, ''), n.user_id::text))
-      into v_users, v_ids from new_rows as n;
+  if tg_op = 'DELETE' then
+    v_row := old;
+  else
+    v_row := new;
   end if;
-  if tg_op in ('DELETE', 'UPDATE') then
-    select v_users || array_agg(o.user_id), v_ids || array_agg(coalesce(to_jsonb(o) ->> nullif(v_id_column, ''), o.user_id::text))
-      into v_users, v_ids from old_rows as o;
+  -- Static branches: a row's field is read by name, no JSON (each table takes one).
+  if v_column = '' then
+    v_id := v_row.user_id::text;
+  elsif v_column = 'id' then
+    v_id := v_row.id::text;
+  elsif v_column = 'session_id' then
+    v_id := v_row.session_id::text;
+  elsif v_column = 'meal_id' then
+    v_id := v_row.meal_id::text;
+  elsif v_column = 'plan_id' then
+    v_id := v_row.plan_id::text;
+  elsif v_column = 'program_id' then
+    v_id := v_row.program_id::text;
+  elsif v_column = 'health_metric_id' then
+    v_id := v_row.health_metric_id::text;
+  else
+    raise exception 'app.track_sync_change: unknown id column %', v_column;
   end if;
-  for v_user in
-    select t.user_id, array_agg(distinct t.id) as ids
-      from unnest(v_users, v_ids) as t (user_id, id)
-     group by 1
-     order by 1
-  loop
-    continue when not exists (select from auth.users as u where u.id = v_user.user_id);
-    perform set_config('liftbase.user_id', v_user.user_id::text, true);
-    -- Only a delete can end an entity: an insert or an update leaves it (or its parent) there.
-    if v_id_column = '' or tg_op <> 'DELETE' then
-      v_deleted := array_fill(false, array[cardinality(v_user.ids)]);
-    else
-      execute format('select array_agg(not exists (select from %s as e where e.user_id = $1 and e.id = i.id::%s) order by i.n)
-                        from unnest($2) with ordinality as i (id, n)', v_root, v_id_type)
-        into v_deleted using v_user.user_id, v_user.ids;
-    end if;
-    perform app.record_sync_changes(v_user.user_id, v_entity, v_user.ids, v_deleted);
-  end loop;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  -- WHEN clauses are evaluated as each row is written, before any of the statement's
+  -- triggers ran: a statement writing several rows of one entity (the sets of a session)
+  -- reaches here once per row, and all but the first stop at this comparison.
+  -- (The same rules as the WHEN clauses: a root's delete always needs its tombstone.)
+  v_last := current_setting('liftbase.sync_last', true);
+  if v_last = v_entity || '/' || v_id || '/upsert/' || statement_timestamp() and (tg_op <> 'DELETE' or v_column <> 'id')
+     or v_last = v_entity || '/' || v_id || '/delete/' || statement_timestamp() and tg_op = 'DELETE' then
+    return null;
+  end if;
+  if coalesce(current_setting('liftbase.deleting_user', true), '') <> ''
+     and not exists (select from auth.users as u where u.id = v_row.user_id) then
+    -- The account is being deleted (with another in the same statement): nothing to record.
+    return null;
+  end if;
+  if tg_op <> 'DELETE' or v_column = '' then
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'upsert');
+  elsif v_column = 'id' then
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'delete');
+  elsif app.sync_entity_exists(v_row.user_id, v_entity, v_id) then
+    -- A part removed from an entity that stays: a change of it. (When the entity itself
+    -- went, its own row's trigger records the tombstone.)
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'upsert');
+  end if;
   return null;
 end
-$_$;
+$$;
 
-ALTER FUNCTION app.track_sync_changes() OWNER TO liftbase_owner;
+ALTER FUNCTION app.track_sync_change() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.training_goal(p_user_id uuid) RETURNS text
     LANGUAGE plpgsql STABLE
@@ -9337,6 +9519,131 @@ CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, nam
 $$;
 
 ALTER FUNCTION app.visible_exercises(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webhook_account_deleted() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform set_config('liftbase.user_id', old.id::text, true);
+  insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
+  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
+         jsonb_build_object('type', 'account.deleted',
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', jsonb_build_object('user_id', old.id))
+    from app.webhook_subscriptions as s
+   where s.user_id = old.id and 'account.deleted' = any (s.events);
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return old;
+end
+$$;
+
+ALTER FUNCTION app.webhook_account_deleted() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', o.id::text, 'event', o.kind,
+           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead' else 'pending' end,
+           'attempts', o.attempts, 'last_status', o.last_status, 'last_error', o.last_error,
+           'created_at', o.created_at, 'last_attempt_at', o.last_attempt_at,
+           'next_attempt_at', case when o.delivered_at is null and o.dead_at is null then o.next_attempt_at end,
+           'delivered_at', o.delivered_at) order by o.id desc), '[]')
+    from (select * from auth.outbox as x
+           where x.user_id = p_user_id and x.subscription_id = p_subscription_id
+             and (p_after is null or x.id < p_after)
+           order by x.id desc
+           limit p_limit + 1) as o
+$$;
+
+ALTER FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webhook_event_trigger() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_event text := tg_argv[0];
+  v_row record;
+  v_statement text := pg_current_xact_id()::text || '/' || statement_timestamp();
+begin
+  if tg_op = 'DELETE' then
+    v_row := old;
+  else
+    v_row := new;
+  end if;
+  if current_setting('liftbase.deleting_user', true) = v_row.user_id::text then
+    return null;
+  end if;
+  if v_event = 'workout.logged' then
+    perform app.enqueue_webhook_event(v_row.user_id, v_event,
+      jsonb_build_object('session_id', v_row.id, 'session_date', v_row.session_date, 'name', v_row.name,
+                         'finished_at', v_row.finished_at),
+      'session/' || v_row.id);
+  elsif v_event = 'diary.changed' then
+    perform app.enqueue_webhook_event(v_row.user_id, v_event, jsonb_build_object('date', v_row.entry_date),
+      v_statement || '/' || v_row.entry_date);
+  else
+    perform app.enqueue_webhook_event(v_row.user_id, v_event, '{}', v_statement);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.webhook_event_trigger() OWNER TO liftbase_owner;
+
+CREATE TABLE app.webhook_subscriptions (
+    user_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    client_id uuid,
+    url app.webhook_url NOT NULL,
+    events app.webhook_events NOT NULL,
+    secret text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT webhook_subscriptions_secret_check CHECK ((secret ~~ 'whsec\_%'::text))
+);
+
+ALTER TABLE ONLY app.webhook_subscriptions FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_subscriptions OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.webhook_subscriptions IS 'A user''s endpoints and the events each one hears (docs/webhooks.md)';
+
+CREATE FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url, 'events', to_jsonb(p_subscription.events),
+                            'created_at', p_subscription.created_at)
+$$;
+
+ALTER FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webhook_problems(p_body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_events_problem text;
+begin
+  if p_body -> 'events' is null or p_body -> 'events' = 'null'::jsonb then
+    v_events_problem := 'is required';
+  elsif app.input_problem(p_body -> 'events', 'string[]') is not null then
+    v_events_problem := obj_description('app.webhook_events'::regtype, 'pg_type');
+  else
+    begin
+      perform app.read_text_list(p_body, 'events')::app.webhook_events;
+    exception when check_violation then
+      v_events_problem := obj_description('app.webhook_events'::regtype, 'pg_type');
+    end;
+  end if;
+  return jsonb_build_object('url', app.field_problem(p_body, 'url', 'app.webhook_url'), 'events', v_events_problem);
+end
+$$;
+
+ALTER FUNCTION app.webhook_problems(p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weekday_number(p_day text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -9713,6 +10020,23 @@ $$;
 
 ALTER FUNCTION auth.delete_current_account(p_password text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.delivery_backoff(p_attempt integer, p_jitter double precision DEFAULT random()) RETURNS interval
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select least(interval '30 seconds' * power(2, least(greatest(p_attempt, 1) - 1, 30)), interval '6 hours')
+         * (0.8 + 0.4 * p_jitter)
+$$;
+
+ALTER FUNCTION auth.delivery_backoff(p_attempt integer, p_jitter double precision) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.delivery_max_attempts() RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(nullif(current_setting('liftbase.delivery_max_attempts', true), '')::integer, 8)
+$$;
+
+ALTER FUNCTION auth.delivery_max_attempts() OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.display_name_problem(p_display_name text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -9817,28 +10141,165 @@ CREATE FUNCTION auth.new_token() RETURNS text
 
 ALTER FUNCTION auth.new_token() OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.new_webhook_secret() RETURNS text
+    LANGUAGE sql
+    AS $$ select 'whsec_' || encode(public.gen_random_bytes(24), 'base64') $$;
+
+ALTER FUNCTION auth.new_webhook_secret() OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.outbox_ack(p_id bigint) RETURNS boolean
     LANGUAGE sql
     AS $$
   with acked as (
-    update auth.outbox set acked_at = now(), payload = payload - 'token'
-     where id = p_id and acked_at is null returning 1
+    update auth.outbox set delivered_at = now(), dead_at = null, lease_until = null, payload = payload - 'token'
+     where id = p_id and delivered_at is null and channel = 'email' returning 1
   )
   select exists (select from acked)
 $$;
 
 ALTER FUNCTION auth.outbox_ack(p_id bigint) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) RETURNS TABLE(id bigint, attempt integer, kind text, idempotency_key text, event text, email_to text, email_template text, email_variables jsonb, webhook_url text, webhook_body text, webhook_id text, webhook_timestamp text, webhook_signature text)
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_max integer := auth.delivery_max_attempts();
+  v_now timestamptz := clock_timestamp();
+begin
+  update auth.outbox as o
+     set dead_at = v_now, lease_until = null, locked_by = null,
+         last_error = coalesce(o.last_error, 'the worker stopped during the last try')
+   where o.delivered_at is null and o.dead_at is null and o.attempts >= v_max and o.lease_until <= v_now;
+  return query
+  with due as (
+    select o.id from auth.outbox as o
+     where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
+       and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
+     order by o.next_attempt_at, o.id
+     limit greatest(p_limit, 0)
+       for update skip locked),
+  claimed as (
+    update auth.outbox as o
+       set attempts = o.attempts + 1, lease_until = v_now + p_lease, locked_by = p_worker, last_attempt_at = v_now
+      from due
+     where o.id = due.id
+    returning o.*)
+  select c.id, c.attempts, c.channel, c.idempotency_key, c.kind,
+         case when c.channel = 'email' then c.recipient end,
+         case when c.channel = 'email' then c.kind end,
+         case when c.channel = 'email' then (c.payload - 'email') || jsonb_build_object('email', c.recipient) end,
+         case when c.channel = 'webhook' then coalesce(c.webhook_url, s.url) end,
+         case when c.channel = 'webhook' then c.payload::text end,
+         case when c.channel = 'webhook' then c.idempotency_key end,
+         case when c.channel = 'webhook' then extract(epoch from v_now)::bigint::text end,
+         case when c.channel = 'webhook'
+              then auth.webhook_signature(coalesce(c.webhook_secret, s.secret), c.idempotency_key,
+                                          extract(epoch from v_now)::bigint, c.payload::text) end
+    from claimed as c
+    left join app.webhook_subscriptions as s on s.user_id = c.user_id and s.id = c.subscription_id
+   order by c.next_attempt_at, c.id;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_drop(p_id bigint) RETURNS boolean
+    LANGUAGE sql
+    AS $$
+  with dropped as (delete from auth.outbox where id = p_id and delivered_at is null returning 1)
+  select exists (select from dropped)
+$$;
+
+ALTER FUNCTION auth.outbox_drop(p_id bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_list(p_state text DEFAULT 'pending'::text) RETURNS TABLE(id bigint, channel text, kind text, recipient text, attempts integer, next_attempt_at timestamp with time zone, last_status integer, last_error text, created_at timestamp with time zone, delivered_at timestamp with time zone, dead_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    AS $$
+  select o.id, o.channel, o.kind, o.recipient, o.attempts, o.next_attempt_at, o.last_status, o.last_error,
+         o.created_at, o.delivered_at, o.dead_at
+    from auth.outbox as o
+   where case p_state
+           when 'pending' then o.delivered_at is null and o.dead_at is null
+           when 'dead' then o.dead_at is not null
+           when 'delivered' then o.delivered_at is not null
+           when 'all' then true
+         end
+   order by o.id
+$$;
+
+ALTER FUNCTION auth.outbox_list(p_state text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.outbox_pending() RETURNS TABLE(id bigint, kind text, recipient text, payload jsonb, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     AS $$
   select o.id, o.kind, o.recipient, o.payload, o.created_at
     from auth.outbox as o
-   where o.acked_at is null
+   where o.delivered_at is null and o.channel = 'email'
    order by o.id
 $$;
 
 ALTER FUNCTION auth.outbox_pending() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_prune(p_older_than interval DEFAULT '30 days'::interval) RETURNS bigint
+    LANGUAGE sql
+    AS $$
+  with gone as (
+    delete from auth.outbox
+     where coalesce(delivered_at, dead_at) < now() - p_older_than
+    returning 1)
+  select count(*) from gone
+$$;
+
+ALTER FUNCTION auth.outbox_prune(p_older_than interval) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_row auth.outbox;
+  v_now timestamptz := clock_timestamp();
+begin
+  select o.* into v_row from auth.outbox as o where o.id = p_id for update;
+  if v_row.id is null or v_row.delivered_at is not null then
+    return 'ignored';
+  end if;
+  if p_ok then
+    update auth.outbox as o
+       set delivered_at = v_now, dead_at = null, lease_until = null, locked_by = null, last_status = p_status,
+           last_error = null, payload = case when o.channel = 'email' then o.payload - 'token' else o.payload end
+     where o.id = p_id;
+    return 'delivered';
+  end if;
+  if v_row.attempts <> p_attempt or v_row.dead_at is not null then
+    return 'ignored';
+  end if;
+  if v_row.attempts >= auth.delivery_max_attempts() then
+    update auth.outbox as o
+       set dead_at = v_now, lease_until = null, locked_by = null, last_status = p_status, last_error = left(p_error, 1000)
+     where o.id = p_id;
+    return 'dead';
+  end if;
+  update auth.outbox as o
+     set next_attempt_at = v_now + auth.delivery_backoff(p_attempt), lease_until = null, locked_by = null,
+         last_status = p_status, last_error = left(p_error, 1000)
+   where o.id = p_id;
+  return 'retry';
+end
+$$;
+
+ALTER FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_retry(p_id bigint) RETURNS boolean
+    LANGUAGE sql
+    AS $$
+  with revived as (
+    update auth.outbox set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
+     where id = p_id and dead_at is not null and delivered_at is null
+    returning 1)
+  select exists (select from revived)
+$$;
+
+ALTER FUNCTION auth.outbox_retry(p_id bigint) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -10020,6 +10481,15 @@ CREATE FUNCTION auth.user_json(p_user auth.users) RETURNS jsonb
 $$;
 
 ALTER FUNCTION auth.user_json(p_user auth.users) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select 'v1,' || encode(public.hmac(convert_to(p_id || '.' || p_timestamp || '.' || p_body, 'UTF8'),
+                                     decode(substr(p_secret, length('whsec_') + 1), 'base64'), 'sha256'), 'base64')
+$$;
+
+ALTER FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -10548,7 +11018,23 @@ CREATE TABLE auth.outbox (
     recipient text NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    acked_at timestamp with time zone
+    channel text DEFAULT 'email'::text NOT NULL,
+    idempotency_key text DEFAULT ('msg_'::text || replace((gen_random_uuid())::text, '-'::text, ''::text)) NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    lease_until timestamp with time zone,
+    locked_by text,
+    last_attempt_at timestamp with time zone,
+    last_status integer,
+    last_error text,
+    delivered_at timestamp with time zone,
+    dead_at timestamp with time zone,
+    subscription_id uuid,
+    webhook_url text,
+    webhook_secret text,
+    event_key text,
+    CONSTRAINT outbox_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'webhook'::text]))),
+    CONSTRAINT outbox_webhook_target CHECK (((channel = 'email'::text) OR (subscription_id IS NOT NULL) OR ((webhook_url IS NOT NULL) AND (webhook_secret IS NOT NULL))))
 );
 
 ALTER TABLE auth.outbox OWNER TO liftbase_owner;
@@ -10915,6 +11401,9 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_pkey PRIMARY KEY (user_id);
 
+ALTER TABLE ONLY app.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY auth.login_failures
     ADD CONSTRAINT login_failures_pkey PRIMARY KEY (id);
 
@@ -11020,9 +11509,17 @@ CREATE UNIQUE INDEX user_foods_client_key ON app.user_foods USING btree (user_id
 
 CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name)::text) public.gin_trgm_ops);
 
+CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscriptions USING btree (user_id, client_id);
+
 CREATE INDEX login_failures_email_idx ON auth.login_failures USING btree (email_key, failed_at DESC);
 
-CREATE INDEX outbox_pending_idx ON auth.outbox USING btree (id) WHERE (acked_at IS NULL);
+CREATE INDEX outbox_due_idx ON auth.outbox USING btree (next_attempt_at) WHERE ((delivered_at IS NULL) AND (dead_at IS NULL));
+
+CREATE UNIQUE INDEX outbox_event_key ON auth.outbox USING btree (subscription_id, event_key);
+
+CREATE UNIQUE INDEX outbox_idempotency_key ON auth.outbox USING btree (idempotency_key);
+
+CREATE INDEX outbox_subscription_idx ON auth.outbox USING btree (user_id, subscription_id, id DESC) WHERE (subscription_id IS NOT NULL);
 
 CREATE INDEX password_resets_user_idx ON auth.password_resets USING btree (user_id);
 
@@ -11036,41 +11533,49 @@ CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFEREN
 
 CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
 
-CREATE TRIGGER body_metrics_sync_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+CREATE TRIGGER body_metrics_sync_delete AFTER DELETE ON app.body_metrics FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('body_metric/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('body_metric/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('body_metric', 'id');
 
-CREATE TRIGGER body_metrics_sync_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+CREATE TRIGGER body_metrics_sync_insert AFTER INSERT ON app.body_metrics FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('body_metric/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('body_metric', 'id');
 
-CREATE TRIGGER body_metrics_sync_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('body_metric', 'id', 'app.body_metrics', 'bigint');
+CREATE TRIGGER body_metrics_sync_update AFTER UPDATE ON app.body_metrics FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('body_metric/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('body_metric', 'id');
 
-CREATE TRIGGER custom_meal_items_sync_delete AFTER DELETE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER body_metrics_webhook AFTER INSERT OR DELETE OR UPDATE ON app.body_metrics FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('metrics.updated');
 
-CREATE TRIGGER custom_meal_items_sync_insert AFTER INSERT ON app.custom_meal_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER custom_meal_items_sync_delete AFTER DELETE ON app.custom_meal_items FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (old.meal_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('meal_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (old.meal_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'meal_id');
 
-CREATE TRIGGER custom_meal_items_sync_update AFTER UPDATE ON app.custom_meal_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'meal_id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER custom_meal_items_sync_insert AFTER INSERT ON app.custom_meal_items FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (new.meal_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'meal_id');
 
-CREATE TRIGGER custom_meals_sync_delete AFTER DELETE ON app.custom_meals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER custom_meal_items_sync_update AFTER UPDATE ON app.custom_meal_items FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (new.meal_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'meal_id');
 
-CREATE TRIGGER custom_meals_sync_insert AFTER INSERT ON app.custom_meals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER custom_meals_sync_delete AFTER DELETE ON app.custom_meals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'id');
 
-CREATE TRIGGER custom_meals_sync_update AFTER UPDATE ON app.custom_meals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('custom_meal', 'id', 'app.custom_meals', 'uuid');
+CREATE TRIGGER custom_meals_sync_insert AFTER INSERT ON app.custom_meals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'id');
 
-CREATE TRIGGER favorites_sync_delete AFTER DELETE ON app.favorites REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+CREATE TRIGGER custom_meals_sync_update AFTER UPDATE ON app.custom_meals FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('custom_meal/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('custom_meal', 'id');
 
-CREATE TRIGGER favorites_sync_insert AFTER INSERT ON app.favorites REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+CREATE TRIGGER favorites_sync_delete AFTER DELETE ON app.favorites FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('favorite/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('favorite/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('favorite', 'id');
 
-CREATE TRIGGER favorites_sync_update AFTER UPDATE ON app.favorites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('favorite', 'id', 'app.favorites', 'uuid');
+CREATE TRIGGER favorites_sync_insert AFTER INSERT ON app.favorites FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('favorite/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('favorite', 'id');
 
-CREATE TRIGGER food_entries_sync_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+CREATE TRIGGER favorites_sync_update AFTER UPDATE ON app.favorites FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('favorite/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('favorite', 'id');
 
-CREATE TRIGGER food_entries_sync_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+CREATE TRIGGER food_entries_sync_delete AFTER DELETE ON app.food_entries FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('diary_entry/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('diary_entry/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('diary_entry', 'id');
 
-CREATE TRIGGER food_entries_sync_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('diary_entry', 'id', 'app.food_entries', 'uuid');
+CREATE TRIGGER food_entries_sync_insert AFTER INSERT ON app.food_entries FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('diary_entry/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('diary_entry', 'id');
+
+CREATE TRIGGER food_entries_sync_update AFTER UPDATE ON app.food_entries FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('diary_entry/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('diary_entry', 'id');
 
 CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
 
 CREATE TRIGGER food_entries_usage_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage();
+
+CREATE TRIGGER food_entries_webhook_delete AFTER DELETE ON app.food_entries FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('diary.changed');
+
+CREATE TRIGGER food_entries_webhook_insert AFTER INSERT ON app.food_entries FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('diary.changed');
+
+CREATE TRIGGER food_entries_webhook_update AFTER UPDATE ON app.food_entries FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION app.webhook_event_trigger('diary.changed');
 
 CREATE TRIGGER food_portions_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.food_portions FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version();
 
@@ -11080,129 +11585,141 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
-CREATE TRIGGER goals_sync_delete AFTER DELETE ON app.goals REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+CREATE TRIGGER goals_sync_delete AFTER DELETE ON app.goals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('goal', '');
 
-CREATE TRIGGER goals_sync_insert AFTER INSERT ON app.goals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+CREATE TRIGGER goals_sync_insert AFTER INSERT ON app.goals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('goal', '');
 
-CREATE TRIGGER goals_sync_update AFTER UPDATE ON app.goals REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('goal', '', '', '');
+CREATE TRIGGER goals_sync_update AFTER UPDATE ON app.goals FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('goal', '');
 
-CREATE TRIGGER health_metrics_sync_delete AFTER DELETE ON app.health_metrics REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER goals_webhook AFTER INSERT OR UPDATE ON app.goals FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('goal.changed');
 
-CREATE TRIGGER health_metrics_sync_insert AFTER INSERT ON app.health_metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER health_metrics_sync_delete AFTER DELETE ON app.health_metrics FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'id');
 
-CREATE TRIGGER health_metrics_sync_update AFTER UPDATE ON app.health_metrics REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER health_metrics_sync_insert AFTER INSERT ON app.health_metrics FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'id');
 
-CREATE TRIGGER metrics_acknowledgements_sync_delete AFTER DELETE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER health_metrics_sync_update AFTER UPDATE ON app.health_metrics FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'id');
 
-CREATE TRIGGER metrics_acknowledgements_sync_insert AFTER INSERT ON app.metrics_acknowledgements REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER health_metrics_webhook AFTER INSERT OR DELETE OR UPDATE ON app.health_metrics FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('metrics.updated');
 
-CREATE TRIGGER metrics_acknowledgements_sync_update AFTER UPDATE ON app.metrics_acknowledgements REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('health_metric', 'health_metric_id', 'app.health_metrics', 'bigint');
+CREATE TRIGGER metrics_acknowledgements_sync_delete AFTER DELETE ON app.metrics_acknowledgements FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.health_metric_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('health_metric_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.health_metric_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'health_metric_id');
 
-CREATE TRIGGER plan_exercises_sync_delete AFTER DELETE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+CREATE TRIGGER metrics_acknowledgements_sync_insert AFTER INSERT ON app.metrics_acknowledgements FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (new.health_metric_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'health_metric_id');
 
-CREATE TRIGGER plan_exercises_sync_insert AFTER INSERT ON app.plan_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+CREATE TRIGGER metrics_acknowledgements_sync_update AFTER UPDATE ON app.metrics_acknowledgements FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (new.health_metric_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'health_metric_id');
 
-CREATE TRIGGER plan_exercises_sync_update AFTER UPDATE ON app.plan_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'plan_id', 'app.plans', 'uuid');
+CREATE TRIGGER plan_exercises_sync_delete AFTER DELETE ON app.plan_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (old.plan_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('plan_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (old.plan_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('plan', 'plan_id');
 
-CREATE TRIGGER plans_sync_delete AFTER DELETE ON app.plans REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+CREATE TRIGGER plan_exercises_sync_insert AFTER INSERT ON app.plan_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (new.plan_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('plan', 'plan_id');
 
-CREATE TRIGGER plans_sync_insert AFTER INSERT ON app.plans REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+CREATE TRIGGER plan_exercises_sync_update AFTER UPDATE ON app.plan_exercises FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (new.plan_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('plan', 'plan_id');
 
-CREATE TRIGGER plans_sync_update AFTER UPDATE ON app.plans REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('plan', 'id', 'app.plans', 'uuid');
+CREATE TRIGGER plans_sync_delete AFTER DELETE ON app.plans FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('plan', 'id');
 
-CREATE TRIGGER program_exercise_state_sync_delete AFTER DELETE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER plans_sync_insert AFTER INSERT ON app.plans FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('plan', 'id');
 
-CREATE TRIGGER program_exercise_state_sync_insert AFTER INSERT ON app.program_exercise_state REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER plans_sync_update AFTER UPDATE ON app.plans FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('plan/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('plan', 'id');
 
-CREATE TRIGGER program_exercise_state_sync_update AFTER UPDATE ON app.program_exercise_state REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_exercise_state_sync_delete AFTER DELETE ON app.program_exercise_state FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('program_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_phases_sync_delete AFTER DELETE ON app.program_phases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_exercise_state_sync_insert AFTER INSERT ON app.program_exercise_state FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_phases_sync_insert AFTER INSERT ON app.program_phases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_exercise_state_sync_update AFTER UPDATE ON app.program_exercise_state FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_phases_sync_update AFTER UPDATE ON app.program_phases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_phases_sync_delete AFTER DELETE ON app.program_phases FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('program_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_sessions_sync_delete AFTER DELETE ON app.program_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_phases_sync_insert AFTER INSERT ON app.program_phases FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_sessions_sync_insert AFTER INSERT ON app.program_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_phases_sync_update AFTER UPDATE ON app.program_phases FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER program_sessions_sync_update AFTER UPDATE ON app.program_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'program_id', 'app.programs', 'uuid');
+CREATE TRIGGER program_sessions_sync_delete AFTER DELETE ON app.program_sessions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('program_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER programs_sync_delete AFTER DELETE ON app.programs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+CREATE TRIGGER program_sessions_sync_insert AFTER INSERT ON app.program_sessions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+CREATE TRIGGER program_sessions_sync_update AFTER UPDATE ON app.program_sessions FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.program_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'program_id');
 
-CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
+CREATE TRIGGER programs_sync_delete AFTER DELETE ON app.programs FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
 
-CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
 
-CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
 
-CREATE TRIGGER session_exercises_sync_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('session_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER session_sets_sync_delete AFTER DELETE ON app.session_sets REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER session_sets_sync_insert AFTER INSERT ON app.session_sets REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER session_exercises_sync_update AFTER UPDATE ON app.session_exercises FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER session_sets_sync_update AFTER UPDATE ON app.session_sets REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER session_sets_sync_delete AFTER DELETE ON app.session_sets FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('session_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER target_overrides_sync_delete AFTER DELETE ON app.target_overrides REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER session_sets_sync_insert AFTER INSERT ON app.session_sets FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER target_overrides_sync_insert AFTER INSERT ON app.target_overrides REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER session_sets_sync_update AFTER UPDATE ON app.session_sets FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
-CREATE TRIGGER target_overrides_sync_update AFTER UPDATE ON app.target_overrides REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER target_overrides_sync_delete AFTER DELETE ON app.target_overrides FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER target_overrides_sync_insert AFTER INSERT ON app.target_overrides FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER target_overrides_sync_update AFTER UPDATE ON app.target_overrides FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER training_sessions_sync_insert AFTER INSERT ON app.training_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
-CREATE TRIGGER training_sessions_sync_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
+CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('session', 'id');
 
-CREATE TRIGGER user_equipment_sync_delete AFTER DELETE ON app.user_equipment REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+CREATE TRIGGER training_sessions_sync_insert AFTER INSERT ON app.training_sessions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'id');
 
-CREATE TRIGGER user_equipment_sync_insert AFTER INSERT ON app.user_equipment REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+CREATE TRIGGER training_sessions_sync_update AFTER UPDATE ON app.training_sessions FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'id');
 
-CREATE TRIGGER user_equipment_sync_update AFTER UPDATE ON app.user_equipment REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('equipment', '', '', '');
+CREATE TRIGGER training_sessions_webhook_insert AFTER INSERT ON app.training_sessions FOR EACH ROW WHEN (((new.status)::text = 'completed'::text)) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged');
 
-CREATE TRIGGER user_exclusions_sync_delete AFTER DELETE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+CREATE TRIGGER training_sessions_webhook_update AFTER UPDATE OF status ON app.training_sessions FOR EACH ROW WHEN ((((new.status)::text = 'completed'::text) AND ((old.status)::text IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged');
 
-CREATE TRIGGER user_exclusions_sync_insert AFTER INSERT ON app.user_exclusions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+CREATE TRIGGER user_equipment_sync_delete AFTER DELETE ON app.user_equipment FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('equipment/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('equipment/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('equipment', '');
 
-CREATE TRIGGER user_exclusions_sync_update AFTER UPDATE ON app.user_exclusions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('exclusions', '', '', '');
+CREATE TRIGGER user_equipment_sync_insert AFTER INSERT ON app.user_equipment FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('equipment/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('equipment', '');
 
-CREATE TRIGGER user_exercises_sync_delete AFTER DELETE ON app.user_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+CREATE TRIGGER user_equipment_sync_update AFTER UPDATE ON app.user_equipment FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('equipment/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('equipment', '');
 
-CREATE TRIGGER user_exercises_sync_insert AFTER INSERT ON app.user_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+CREATE TRIGGER user_exclusions_sync_delete AFTER DELETE ON app.user_exclusions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('exclusions/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('exclusions/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('exclusions', '');
 
-CREATE TRIGGER user_exercises_sync_update AFTER UPDATE ON app.user_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_exercise', 'id', 'app.user_exercises', 'uuid');
+CREATE TRIGGER user_exclusions_sync_insert AFTER INSERT ON app.user_exclusions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('exclusions/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('exclusions', '');
 
-CREATE TRIGGER user_foods_sync_delete AFTER DELETE ON app.user_foods REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+CREATE TRIGGER user_exclusions_sync_update AFTER UPDATE ON app.user_exclusions FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('exclusions/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('exclusions', '');
 
-CREATE TRIGGER user_foods_sync_insert AFTER INSERT ON app.user_foods REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+CREATE TRIGGER user_exercises_sync_delete AFTER DELETE ON app.user_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_exercise/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_exercise/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('own_exercise', 'id');
 
-CREATE TRIGGER user_foods_sync_update AFTER UPDATE ON app.user_foods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('own_food', 'id', 'app.user_foods', 'uuid');
+CREATE TRIGGER user_exercises_sync_insert AFTER INSERT ON app.user_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_exercise/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('own_exercise', 'id');
 
-CREATE TRIGGER user_profiles_sync_delete AFTER DELETE ON app.user_profiles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+CREATE TRIGGER user_exercises_sync_update AFTER UPDATE ON app.user_exercises FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_exercise/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('own_exercise', 'id');
 
-CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+CREATE TRIGGER user_foods_sync_delete AFTER DELETE ON app.user_foods FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_food/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_food/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('own_food', 'id');
 
-CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+CREATE TRIGGER user_foods_sync_insert AFTER INSERT ON app.user_foods FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_food/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('own_food', 'id');
 
-CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+CREATE TRIGGER user_foods_sync_update AFTER UPDATE ON app.user_foods FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('own_food/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('own_food', 'id');
 
-CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+CREATE TRIGGER user_profiles_sync_delete AFTER DELETE ON app.user_profiles FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('profile/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('profile/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('profile', '');
 
-CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
+CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('profile/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('profile', '');
+
+CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('profile/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('profile', '');
+
+CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('settings', '');
+
+CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('settings', '');
+
+CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('settings', '');
 
 CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
 
-CREATE TRIGGER users_sync_update AFTER UPDATE ON auth.users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_account_changes();
+CREATE TRIGGER users_note_deletion BEFORE DELETE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.note_account_deletion();
+
+CREATE TRIGGER users_sync_update AFTER UPDATE ON auth.users FOR EACH ROW WHEN ((((old.display_name IS DISTINCT FROM new.display_name) OR (old.email IS DISTINCT FROM new.email)) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((('profile/'::text || (new.id)::text) || '/upsert/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_account_change();
+
+CREATE TRIGGER users_webhook_account_deleted BEFORE DELETE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.webhook_account_deleted();
 
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -11363,6 +11880,12 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.webhook_subscriptions
+    ADD CONSTRAINT webhook_subscriptions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY auth.outbox
+    ADD CONSTRAINT outbox_subscription_fkey FOREIGN KEY (user_id, subscription_id) REFERENCES app.webhook_subscriptions(user_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.outbox
     ADD CONSTRAINT outbox_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -11456,6 +11979,8 @@ CREATE POLICY own_rows ON app.user_settings USING ((user_id = ( SELECT app.curre
 
 CREATE POLICY own_rows ON app.user_setup USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.webhook_subscriptions USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 ALTER TABLE app.plan_exercises ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.plans ENABLE ROW LEVEL SECURITY;
@@ -11525,6 +12050,8 @@ ALTER TABLE app.user_profiles ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.user_settings ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_subscriptions ENABLE ROW LEVEL SECURITY;
 
 GRANT USAGE ON SCHEMA api TO liftbase_api;
 
@@ -11830,6 +12357,18 @@ GRANT ALL ON FUNCTION api.template_get(p_token text, p_body jsonb, p_args jsonb)
 REVOKE ALL ON FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.webhook_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.webhook_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.webhook_deliveries(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.webhook_deliveries(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.webhooks_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.webhooks_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.weekly_summary(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.weekly_summary(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -11910,6 +12449,9 @@ GRANT ALL ON FUNCTION app.counts_for_progression(p_set_type text) TO liftbase_ap
 REVOKE ALL ON FUNCTION app.create_program(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.create_program(p_user_id uuid, p_body jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.csv_field(p_value text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.csv_field(p_value text) TO liftbase_api;
 
@@ -11970,6 +12512,8 @@ GRANT ALL ON FUNCTION app.effective_rpe(p_rpe numeric, p_rir integer) TO liftbas
 REVOKE ALL ON FUNCTION app.effective_targets(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.effective_targets(p_user_id uuid) TO liftbase_api;
 GRANT ALL ON FUNCTION app.effective_targets(p_user_id uuid) TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.entity_not_modified(p_user_id uuid, p_entity text, p_id text, p_args jsonb) TO liftbase_api;
@@ -12355,6 +12899,8 @@ REVOKE ALL ON FUNCTION app.nonnegative(p_value numeric) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.note_account_deletion() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) TO liftbase_api;
 
@@ -12506,7 +13052,7 @@ GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.record_sync_changes(p_user_id uuid, p_entity text, p_ids text[], p_deleted boolean[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
@@ -12525,6 +13071,9 @@ GRANT ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body j
 
 REVOKE ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.request_body(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
@@ -12613,6 +13162,8 @@ REVOKE ALL ON FUNCTION app.staged_number(p_text text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.strong_duration(p_started_at timestamp with time zone, p_finished_at timestamp with time zone) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.sync_entity_exists(p_user_id uuid, p_entity text, p_id text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) TO liftbase_api;
 
@@ -12644,9 +13195,9 @@ GRANT SELECT ON TABLE app.templates TO liftbase_api;
 REVOKE ALL ON FUNCTION app.template_json(p_template app.templates) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.template_json(p_template app.templates) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.track_account_changes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.track_account_change() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION app.track_sync_changes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.track_sync_change() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.training_goal(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.training_goal(p_user_id uuid) TO liftbase_api;
@@ -12668,6 +13219,21 @@ GRANT ALL ON FUNCTION app.user_version(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.visible_exercises(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.visible_exercises(p_user_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webhook_account_deleted() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webhook_event_trigger() FROM PUBLIC;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.webhook_subscriptions TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webhook_problems(p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.webhook_problems(p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weekday_number(p_day text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekday_number(p_day text) TO liftbase_api;
@@ -12723,6 +13289,10 @@ GRANT ALL ON FUNCTION auth.current_account() TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.delete_current_account(p_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.delete_current_account(p_password text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.delivery_backoff(p_attempt integer, p_jitter double precision) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.delivery_max_attempts() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.display_name_problem(p_display_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase_api;
 
@@ -12743,9 +13313,23 @@ GRANT ALL ON FUNCTION auth.logout(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.new_token() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.outbox_ack(p_id bigint) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_drop(p_id bigint) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_list(p_state text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.outbox_pending() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_prune(p_older_than interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_retry(p_id bigint) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) TO liftbase_api;
@@ -12776,6 +13360,8 @@ REVOKE ALL ON FUNCTION auth.update_current_account(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.update_current_account(p_changes jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;

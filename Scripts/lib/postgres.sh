@@ -56,6 +56,7 @@ pg_cluster_stop() {
 }
 
 # The Debian packages the project needs on a new machine (pgcrypto and pg_trgm ship
-# with postgresql-15 itself; postgresql-contrib-15 is only a name for it).
+# with postgresql-15 itself; postgresql-contrib-15 is only a name for it). msmtp is the
+# SMTP client `liftbase deliver` sends mail with.
 LIFTBASE_PACKAGES=(libpq-dev zlib1g-dev pkg-config postgresql-$PG_VERSION
-  postgresql-$PG_VERSION-pgtap postgresql-$PG_VERSION-plpgsql-check libtap-parser-sourcehandler-pgtap-perl)
+  postgresql-$PG_VERSION-pgtap postgresql-$PG_VERSION-plpgsql-check libtap-parser-sourcehandler-pgtap-perl msmtp)

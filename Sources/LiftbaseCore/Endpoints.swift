@@ -403,6 +403,21 @@ public let endpoints: [Endpoint] = [
         function: "sync_changes",
         summary: "Changes since a cursor, in commit order, with tombstones"
     ),
+    Endpoint(.GET, "/webhooks", function: "webhooks_list", summary: "Webhook subscriptions, without secrets"),
+    Endpoint(
+        .POST,
+        "/webhooks",
+        function: "webhook_create",
+        status: 201,
+        summary: "Subscribe an endpoint to events; the secret is shown once"
+    ),
+    Endpoint(.DELETE, "/webhooks/{id}", function: "webhook_delete", status: 204, summary: "Delete a webhook"),
+    Endpoint(
+        .GET,
+        "/webhooks/{id}/deliveries",
+        function: "webhook_deliveries",
+        summary: "A subscription's recent deliveries with their state"
+    ),
     Endpoint(
         .GET,
         "/export",

@@ -115,28 +115,55 @@ struct UserCommand: ParsableCommand {
     }
 }
 
-/// `liftbase outbox ...`: messages (password reset tokens) waiting for a mailer.
+/// `liftbase outbox ...`: the messages `liftbase deliver` sends (reset mails, webhooks):
+/// what waits, what died after its last try, and the operator's hand on them.
 struct OutboxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox",
-        abstract: "List and acknowledge queued messages.",
-        subcommands: [List.self, Ack.self]
+        abstract: "Inspect and manage the outbox: pending mails, dead letters, retries.",
+        subcommands: [List.self, Ack.self, Retry.self, Drop.self, Prune.self]
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List pending messages.")
+        static let configuration = CommandConfiguration(
+            abstract: "List pending mails with their payload (to deliver by hand), or every message by state."
+        )
         @OptionGroup var database: DatabaseOptions
+        @Flag(help: "Dead letters: messages that failed their last try.") var dead = false
+        @Flag(help: "Every message, delivered ones too.") var all = false
+
+        func validate() throws {
+            if dead && all { throw ValidationError("give --dead or --all, not both") }
+        }
 
         func run() throws {
-            let result = try database.ownerConnection().query(
-                "select id::text, kind, recipient, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), payload::text from auth.outbox_pending()"
+            let connection = try database.ownerConnection()
+            guard dead || all else {
+                let result = try connection.query(
+                    "select id::text, kind, recipient, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), payload::text from auth.outbox_pending()"
+                )
+                printTable(header: ["id", "kind", "recipient", "created_at", "payload"], rows: result.rows)
+                return
+            }
+            let result = try connection.query(
+                """
+                select id::text, channel, kind, recipient, attempts::text, coalesce(last_status::text, ''),
+                       coalesce(left(last_error, 80), ''),
+                       case when delivered_at is not null then 'delivered' when dead_at is not null then 'dead'
+                            else 'pending' end
+                  from auth.outbox_list($1)
+                """,
+                [dead ? "dead" : "all"]
             )
-            printTable(header: ["id", "kind", "recipient", "created_at", "payload"], rows: result.rows)
+            printTable(
+                header: ["id", "channel", "kind", "recipient", "tries", "status", "last_error", "state"],
+                rows: result.rows
+            )
         }
     }
 
     struct Ack: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark messages delivered.")
+        static let configuration = CommandConfiguration(abstract: "Mark mails delivered (sent by hand).")
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "Message ids.") var ids: [Int64]
 
@@ -145,15 +172,75 @@ struct OutboxCommand: ParsableCommand {
         }
 
         func run() throws {
-            let connection = try database.ownerConnection()
-            var missing: [Int64] = []
-            for id in ids where try connection.query("select auth.outbox_ack($1)", [String(id)]).scalar != "t" {
-                missing.append(id)
-            }
-            guard missing.isEmpty else {
-                throw CommandFailure("no pending message with id \(missing.map(String.init).joined(separator: ", "))")
-            }
+            try OutboxCommand.each(ids, database: database, function: "auth.outbox_ack", missing: "no pending message")
             print("acknowledged \(ids.count) message(s)")
+        }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give dead letters their tries again, due now.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "Message ids.") var ids: [Int64]
+
+        func validate() throws {
+            if ids.isEmpty { throw ValidationError("give at least one message id") }
+        }
+
+        func run() throws {
+            try OutboxCommand.each(ids, database: database, function: "auth.outbox_retry", missing: "no dead letter")
+            print("retrying \(ids.count) message(s)")
+        }
+    }
+
+    struct Drop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove undelivered messages (pending or dead).")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "Message ids.") var ids: [Int64]
+
+        func validate() throws {
+            if ids.isEmpty { throw ValidationError("give at least one message id") }
+        }
+
+        func run() throws {
+            try OutboxCommand.each(
+                ids,
+                database: database,
+                function: "auth.outbox_drop",
+                missing: "no undelivered message"
+            )
+            print("dropped \(ids.count) message(s)")
+        }
+    }
+
+    struct Prune: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove delivered messages and dead letters older than --days (run daily)."
+        )
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Age in days.") var days = 30
+
+        func validate() throws {
+            guard (1...3650).contains(days) else { throw ValidationError("--days must be 1 to 3650") }
+        }
+
+        func run() throws {
+            let pruned = try database.ownerConnection().query(
+                "select auth.outbox_prune(make_interval(days => $1::integer))",
+                [String(days)]
+            ).scalar
+            print("pruned \(pruned ?? "0") message(s)")
+        }
+    }
+
+    /// Calls `function(id)` for each id; fails naming the ids it answered false for.
+    static func each(_ ids: [Int64], database: DatabaseOptions, function: String, missing: String) throws {
+        let connection = try database.ownerConnection()
+        var absent: [Int64] = []
+        for id in ids where try connection.query("select \(function)($1)", [String(id)]).scalar != "t" {
+            absent.append(id)
+        }
+        guard absent.isEmpty else {
+            throw CommandFailure("\(missing) with id \(absent.map(String.init).joined(separator: ", "))")
         }
     }
 }

@@ -85,6 +85,8 @@ returns void
 language sql
 as $$ select auth.set_password((auth.admin_find_user(p_email)).id, p_new_password) $$;
 
+-- Mails not yet delivered (pending or dead), with their payload: for an operator who
+-- delivers by hand (no worker running) and then acknowledges.
 create or replace function auth.outbox_pending()
 returns table (id bigint, kind text, recipient text, payload jsonb, created_at timestamptz)
 language sql
@@ -92,7 +94,7 @@ stable
 as $$
   select o.id, o.kind, o.recipient, o.payload, o.created_at
     from auth.outbox as o
-   where o.acked_at is null
+   where o.delivered_at is null and o.channel = 'email'
    order by o.id
 $$;
 
@@ -103,8 +105,8 @@ returns boolean
 language sql
 as $$
   with acked as (
-    update auth.outbox set acked_at = now(), payload = payload - 'token'
-     where id = p_id and acked_at is null returning 1
+    update auth.outbox set delivered_at = now(), dead_at = null, lease_until = null, payload = payload - 'token'
+     where id = p_id and delivered_at is null and channel = 'email' returning 1
   )
   select exists (select from acked)
 $$;

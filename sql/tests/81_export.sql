@@ -51,6 +51,7 @@ insert into export_paths values
   ('app.food_usage', null, 'derived from the diary (food_entries), which the export holds: foods logged, for search'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
+  ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');
 
 create temporary table tables_with_user_id as

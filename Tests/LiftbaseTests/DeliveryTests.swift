@@ -1,0 +1,286 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LiftbaseCore
+import PQ
+import Testing
+
+/// `liftbase deliver` against real receivers (Tests/Fixtures/delivery/sinks.py): an SMTP
+/// server (aiosmtpd) and an HTTP server, run by the Python that Scripts/test gives in
+/// LIFTBASE_TEST_PYTHON. On a database of their own: a worker delivers every due message,
+/// and other suites' messages are theirs to see.
+@Suite(
+    "outbox delivery",
+    .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["LIFTBASE_TEST_PYTHON"] != nil)
+)
+struct DeliveryTests {
+    /// A receiver process and the folder it writes what it receives to.
+    final class Sink {
+        let process = Process()
+        let folder: URL
+        let port: Int
+
+        init(_ kind: String) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("liftbase-sink-" + UUID().uuidString)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/delivery/sinks.py")
+            process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["LIFTBASE_TEST_PYTHON"]!)
+            process.arguments = [script.path, kind, folder.path]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = out.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { throw DeliveryTestFailure("the \(kind) sink ended before it was ready") }
+                line.append(chunk)
+            }
+            let words = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+            guard words.count == 2, words[0] == "ready", let port = Int(words[1]) else {
+                throw DeliveryTestFailure("the \(kind) sink said \(words)")
+            }
+            self.port = port
+        }
+
+        /// What it received so far, oldest first.
+        func received() throws -> [Data] {
+            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension != "part" }
+                .sorted { Self.number($0) < Self.number($1) }
+                .map { try Data(contentsOf: $0) }
+        }
+
+        func requests() throws -> [[String: Any]] {
+            try received().map { try #require(try JSONSerialization.jsonObject(with: $0) as? [String: Any]) }
+        }
+
+        static func number(_ file: URL) -> Int {
+            Int(file.deletingPathExtension().lastPathComponent.split(separator: "-").last ?? "") ?? 0
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// Runs `body` on a newly migrated database of its own, dropped afterwards.
+    static func withOwnDatabase(_ body: (String) async throws -> Void) async throws {
+        let name = "liftbase_t_" + TestDatabase.uniqueSuffix()
+        let admin = try TestDatabase.admin()
+        try admin.execute("create database \(name)")
+        try admin.execute("alter database \(name) set liftbase.bcrypt_cost = 4")
+        defer {
+            _ = try? admin.execute("drop database if exists \(name) with (force)")
+            admin.close()
+        }
+        let url = try TestDatabase.url(database: name)
+        let migrated = try runCLI(["migrate", "--without-builtin-catalogs", "--database-url", url])
+        try #require(migrated.status == 0, "\(migrated.stderr)")
+        try await body(url)
+    }
+
+    static func deliver(
+        _ url: String,
+        _ arguments: [String] = ["--once"],
+        environment: [String: String]
+    )
+        throws -> (status: Int32, stdout: String, stderr: String)
+    {
+        try runCLI(["deliver"] + arguments + ["--database-url", url], environment: environment)
+    }
+
+    @Test("forgot password → a mail over SMTP → its link resets the password")
+    func resetMail() async throws {
+        try await Self.withOwnDatabase { url in
+            let smtp = try Sink("smtp")
+            let email = TestDatabase.uniqueEmail("mail")
+            try await withTestClient(databaseURL: url) { client in
+                _ = try await client.send(.post, "/auth/register", ["email": email, "password": "old password 1"])
+                let forgot = try await client.send(.post, "/auth/password/forgot", ["email": email])
+                #expect(forgot.status == .accepted)
+            }
+            let environment = [
+                "LIFTBASE_SMTP_HOST": "127.0.0.1", "LIFTBASE_SMTP_PORT": String(smtp.port),
+                "LIFTBASE_SMTP_STARTTLS": "off", "LIFTBASE_SMTP_FROM": "Liftbase <no-reply@example.com>",
+                "LIFTBASE_PUBLIC_URL": "https://app.example.com",
+            ]
+            let run = try Self.deliver(url, environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("delivered 1 message(s)"))
+
+            let mails = try smtp.received().map { String(decoding: $0, as: UTF8.self) }
+            try #require(mails.count == 1)
+            let mail = mails[0]
+            #expect(mail.contains("To: \(email)"))
+            #expect(mail.contains("Subject: Reset your Liftbase password"))
+            #expect(mail.contains("Content-Type: multipart/alternative"))
+            let link = try #require(
+                mail.range(
+                    of: #"https://app\.example\.com/reset-password\?token=[A-Za-z0-9%]+"#,
+                    options: .regularExpression
+                )
+            )
+            let token = try #require(
+                String(mail[link]).components(separatedBy: "token=").last?.removingPercentEncoding
+            )
+
+            try await withTestClient(databaseURL: url) { client in
+                let reset = try await client.send(
+                    .post,
+                    "/auth/password/reset",
+                    ["token": token, "new_password": "new password 2"]
+                )
+                #expect(reset.status == .noContent)
+                let login = try await client.send(.post, "/auth/login", ["email": email, "password": "new password 2"])
+                #expect(login.status == .ok)
+            }
+            // Delivered once: a second run finds nothing due.
+            #expect(try Self.deliver(url, environment: environment).stdout.contains("delivered 0 message(s)"))
+            #expect(try smtp.received().count == 1)
+        }
+    }
+
+    /// A user with a webhook subscription to `path` on `sink`, and one session logged: the
+    /// `workout.logged` delivery waits in the outbox. Answers the subscription's secret.
+    static func subscribedUser(_ url: String, sink: Sink, path: String) async throws -> String {
+        var secret = ""
+        try await withTestClient(databaseURL: url) { client in
+            let token = try await registerUser(client, "hooks")
+            let subscription = try await client.send(
+                .post,
+                "/webhooks",
+                ["url": "http://127.0.0.1:\(sink.port)\(path)", "events": ["workout.logged"]],
+                token: token
+            )
+            #expect(subscription.status == .created)
+            secret = try #require(subscription["secret"] as? String)
+            let session = try await client.send(
+                .post,
+                "/training/sessions",
+                TrainingHTTPTests.session(date: "2026-05-01"),
+                token: token
+            )
+            #expect(session.status == .created)
+        }
+        return secret
+    }
+
+    @Test("a webhook arrives signed as Standard Webhooks says; a private target is refused unless allowed")
+    func signedWebhook() async throws {
+        try await Self.withOwnDatabase { url in
+            let http = try Sink("http")
+            let secret = try await Self.subscribedUser(url, sink: http, path: "/ok")
+
+            let refused = try Self.deliver(url, environment: [:])
+            #expect(refused.status == 0)
+            #expect(try http.received().isEmpty)
+            let listed = try runCLI(["outbox", "list", "--all", "--database-url", url])
+            #expect(listed.stdout.contains("refused: 127.0.0.1 resolves to 127.0.0.1, a loopback address"))
+
+            let admin = try Connection(url)
+            defer { admin.close() }
+            try admin.execute("update auth.outbox set next_attempt_at = now()")
+            let run = try Self.deliver(url, environment: ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let requests = try http.requests()
+            try #require(requests.count == 1)
+            let headers = try #require(requests[0]["headers"] as? [String: String])
+            let body = try #require(requests[0]["body"] as? String)
+            let id = try #require(headers["webhook-id"])
+            let timestamp = try #require(headers["webhook-timestamp"])
+            #expect(
+                headers["webhook-signature"] == "v1," + Self.signature(secret: secret, "\(id).\(timestamp).\(body)")
+            )
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            #expect(event["type"] as? String == "workout.logged")
+            #expect(abs((Double(timestamp) ?? 0) - Date().timeIntervalSince1970) < 120)
+        }
+    }
+
+    @Test("a failing target is tried again after a backoff, then becomes a dead letter; retry revives it")
+    func deadLetter() async throws {
+        try await Self.withOwnDatabase { url in
+            let http = try Sink("http")
+            _ = try await Self.subscribedUser(url, sink: http, path: "/fail")
+            let environment = ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on", "LIFTBASE_DELIVERY_MAX_ATTEMPTS": "2"]
+            let admin = try Connection(url)
+            defer { admin.close() }
+
+            #expect(try Self.deliver(url, environment: environment).status == 0)
+            let waiting = try admin.query(
+                "select attempts, last_status, next_attempt_at > now() + interval '20 seconds', dead_at is null from auth.outbox"
+            ).rows
+            #expect(waiting == [["1", "500", "t", "t"]])
+
+            try admin.execute("update auth.outbox set next_attempt_at = now()")
+            #expect(try Self.deliver(url, environment: environment).status == 0)
+            #expect(try http.received().count == 2)
+            let listed = try runCLI(["outbox", "list", "--dead", "--database-url", url])
+            #expect(listed.stdout.contains("dead"))
+            let id = try #require(try admin.query("select id::text from auth.outbox where dead_at is not null").scalar)
+
+            #expect(try runCLI(["outbox", "retry", id, "--database-url", url]).status == 0)
+            #expect(try Self.deliver(url, environment: environment).status == 0)
+            #expect(try http.received().count == 3)
+        }
+    }
+
+    @Test("a worker killed mid-delivery loses nothing: the message is sent again after its lease")
+    func killedWorker() async throws {
+        try await Self.withOwnDatabase { url in
+            let http = try Sink("http")
+            _ = try await Self.subscribedUser(url, sink: http, path: "/slow")
+            let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
+            let worker = Process()
+            worker.executableURL = binary
+            worker.arguments = ["deliver", "--lease", "2", "--database-url", url]
+            worker.environment = ProcessInfo.processInfo.environment.merging([
+                "LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"
+            ]) { $1 }
+            worker.standardOutput = FileHandle.nullDevice
+            worker.standardError = FileHandle.nullDevice
+            try worker.run()
+            // The sink writes the request down as it arrives, then holds the answer 5 s.
+            let deadline = Date().addingTimeInterval(20)
+            while try http.received().isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try #require(try http.received().count == 1)
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+
+            try await Task.sleep(for: .seconds(3))  // the lease lapses
+            let admin = try Connection(url)
+            defer { admin.close() }
+            #expect(try admin.query("select delivered_at is null from auth.outbox").scalar == "t")
+            try admin.execute("update auth.outbox set next_attempt_at = now() where delivered_at is null")
+            let again = try Self.deliver(url, environment: ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"])
+            #expect(again.status == 0, "\(again.stderr)")
+            let requests = try http.requests()
+            try #require(requests.count == 2)
+            let ids = requests.map { ($0["headers"] as? [String: String])?["webhook-id"] }
+            #expect(ids[0] != nil && ids[0] == ids[1])
+            #expect(try admin.query("select delivered_at is not null from auth.outbox").scalar == "t")
+        }
+    }
+
+    /// HMAC-SHA256 (RFC 2104) of `message` keyed with the base64 part of a `whsec_` secret,
+    /// in base64: the Standard Webhooks signature, computed here apart from SQL's pgcrypto.
+    static func signature(secret: String, _ message: String) -> String {
+        let key = Array(Data(base64Encoded: String(secret.dropFirst("whsec_".count))) ?? Data())
+        let block = 64
+        var padded = key.count > block ? SHA256.hash(key) : key
+        padded += [UInt8](repeating: 0, count: block - padded.count)
+        let inner = SHA256.hash(padded.map { $0 ^ 0x36 } + Array(message.utf8))
+        return Data(SHA256.hash(padded.map { $0 ^ 0x5c } + inner)).base64EncodedString()
+    }
+}
+
+struct DeliveryTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,102 @@
+-- Webhook subscriptions (docs/webhooks.md): their checks, answers and deliveries.
+
+-- Problems with a POST /webhooks body: url (http or https, at most 2,048 bytes) and events
+-- (a non-empty list of the five events).
+create or replace function app.webhook_problems(p_body jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+declare
+  v_events_problem text;
+begin
+  if p_body -> 'events' is null or p_body -> 'events' = 'null'::jsonb then
+    v_events_problem := 'is required';
+  elsif app.input_problem(p_body -> 'events', 'string[]') is not null then
+    v_events_problem := obj_description('app.webhook_events'::regtype, 'pg_type');
+  else
+    begin
+      perform app.read_text_list(p_body, 'events')::app.webhook_events;
+    exception when check_violation then
+      v_events_problem := obj_description('app.webhook_events'::regtype, 'pg_type');
+    end;
+  end if;
+  return jsonb_build_object('url', app.field_problem(p_body, 'url', 'app.webhook_url'), 'events', v_events_problem);
+end
+$$;
+
+-- A subscription as GET /webhooks lists it (never its secret).
+create or replace function app.webhook_json(p_subscription app.webhook_subscriptions)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url, 'events', to_jsonb(p_subscription.events),
+                            'created_at', p_subscription.created_at)
+$$;
+
+-- Makes a subscription of the user (events once each, in the documented order) with a new
+-- secret; answers it with the secret (the only answer that shows it).
+create or replace function app.create_webhook(p_user_id uuid, p_body jsonb)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_subscription app.webhook_subscriptions;
+begin
+  insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'),
+          array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
+                                           'account.deleted']) with ordinality as k (e, n)
+                 where e = any (app.read_text_list(p_body, 'events')) order by n),
+          auth.new_webhook_secret())
+  returning * into v_subscription;
+  return app.webhook_json(v_subscription) || jsonb_build_object('secret', v_subscription.secret);
+end
+$$;
+
+-- A subscription answered again for a repeated client_id: the same answer as its create,
+-- with the secret (a device that lost the first answer needs it).
+create or replace function app.replayed_webhook(p_user_id uuid, p_id uuid)
+returns jsonb
+language sql
+stable
+as $$
+  select app.webhook_json(s) || jsonb_build_object('secret', s.secret)
+    from app.webhook_subscriptions as s where s.user_id = p_user_id and s.id = p_id
+$$;
+
+-- A page of the subscription's deliveries, newest first: {items: [{id, event, status,
+-- attempts, last_status, last_error, created_at, last_attempt_at, next_attempt_at,
+-- delivered_at}], next_cursor}. status: pending, delivered or dead. The outbox is the
+-- owner's: read here for the user only.
+create or replace function app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer)
+returns jsonb
+language sql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', o.id::text, 'event', o.kind,
+           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead' else 'pending' end,
+           'attempts', o.attempts, 'last_status', o.last_status, 'last_error', o.last_error,
+           'created_at', o.created_at, 'last_attempt_at', o.last_attempt_at,
+           'next_attempt_at', case when o.delivered_at is null and o.dead_at is null then o.next_attempt_at end,
+           'delivered_at', o.delivered_at) order by o.id desc), '[]')
+    from (select * from auth.outbox as x
+           where x.user_id = p_user_id and x.subscription_id = p_subscription_id
+             and (p_after is null or x.id < p_after)
+           order by x.id desc
+           limit p_limit + 1) as o
+$$;
+
+grant execute on function
+  app.webhook_problems(jsonb),
+  app.webhook_json(app.webhook_subscriptions),
+  app.create_webhook(uuid, jsonb),
+  app.replayed_webhook(uuid, uuid),
+  app.webhook_deliveries(uuid, uuid, bigint, integer)
+to liftbase_api;
