@@ -3689,9 +3689,13 @@ $$;
 ALTER FUNCTION app.effective_targets(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text DEFAULT NULL::text) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+begin
+  if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
+    return;
+  end if;
   insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
   select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
          jsonb_build_object('type', p_event,
@@ -3699,7 +3703,8 @@ CREATE FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data j
                             'data', p_data)
     from app.webhook_subscriptions as s
    where s.user_id = p_user_id and p_event = any (s.events)
-  on conflict (subscription_id, event_key) do nothing
+  on conflict (subscription_id, event_key) do nothing;
+end
 $$;
 
 ALTER FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text) OWNER TO liftbase_owner;
@@ -8198,16 +8203,21 @@ CREATE FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text,
 declare
   v_acting text := current_setting('liftbase.user_id', true);
   v_other_user boolean := v_acting is distinct from p_user_id::text;
+  v_seq bigint;
 begin
   if v_other_user then
     perform set_config('liftbase.user_id', p_user_id::text, true);
   end if;
-  with bumped as (
+  -- An update first: the user's row is there but for a first write, and a plain update
+  -- is cheaper than an upsert's speculative insert.
+  update app.sync_state as s set last_seq = s.last_seq + 1 where s.user_id = p_user_id returning s.last_seq into v_seq;
+  if v_seq is null then
     insert into app.sync_state as s (user_id, last_seq) values (p_user_id, 1)
     on conflict (user_id) do update set last_seq = s.last_seq + 1
-    returning s.last_seq)
+    returning s.last_seq into v_seq;
+  end if;
   insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
-  select p_user_id, p_entity, p_id, b.last_seq, p_op, now() from bumped as b
+  values (p_user_id, p_entity, p_id, v_seq, p_op, now())
   on conflict (user_id, entity, entity_id) do update
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
@@ -9569,16 +9579,19 @@ CREATE FUNCTION app.webhook_event_trigger() RETURNS trigger
 declare
   v_event text := tg_argv[0];
   v_row record;
-  v_statement text := pg_current_xact_id()::text || '/' || statement_timestamp();
+  v_statement text;
 begin
   if tg_op = 'DELETE' then
     v_row := old;
   else
     v_row := new;
   end if;
-  if current_setting('liftbase.deleting_user', true) = v_row.user_id::text then
+  if current_setting('liftbase.deleting_user', true) = v_row.user_id::text
+     or not exists (select from app.webhook_subscriptions as s where s.user_id = v_row.user_id) then
     return null;
   end if;
+  -- One request's rows of many days or metrics queue one event per day or request.
+  v_statement := pg_current_xact_id()::text || '/' || statement_timestamp();
   if v_event = 'workout.logged' then
     perform app.enqueue_webhook_event(v_row.user_id, v_event,
       jsonb_build_object('session_id', v_row.id, 'session_date', v_row.session_date, 'name', v_row.name,

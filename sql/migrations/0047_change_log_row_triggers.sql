@@ -24,7 +24,7 @@
 --   check it in their WHEN clause (a user deleted among several in one statement is
 --   checked in the function).
 -- * No dynamic SQL, no JSON: the id is read from the row by column name in static
---   branches; the statement is one upsert of the counter feeding one upsert of the entity.
+--   branches; the counter's update and the entity's upsert are two static statements.
 -- * Row triggers need no transition tables, which Citus does not support on distributed
 --   tables.
 
@@ -60,16 +60,21 @@ as $fn$
 declare
   v_acting text := current_setting('liftbase.user_id', true);
   v_other_user boolean := v_acting is distinct from p_user_id::text;
+  v_seq bigint;
 begin
   if v_other_user then
     perform set_config('liftbase.user_id', p_user_id::text, true);
   end if;
-  with bumped as (
+  -- An update first: the user's row is there but for a first write, and a plain update
+  -- is cheaper than an upsert's speculative insert.
+  update app.sync_state as s set last_seq = s.last_seq + 1 where s.user_id = p_user_id returning s.last_seq into v_seq;
+  if v_seq is null then
     insert into app.sync_state as s (user_id, last_seq) values (p_user_id, 1)
     on conflict (user_id) do update set last_seq = s.last_seq + 1
-    returning s.last_seq)
+    returning s.last_seq into v_seq;
+  end if;
   insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
-  select p_user_id, p_entity, p_id, b.last_seq, p_op, now() from bumped as b
+  values (p_user_id, p_entity, p_id, v_seq, p_op, now())
   on conflict (user_id, entity, entity_id) do update
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
