@@ -148,17 +148,18 @@ struct DeliveryTests {
     /// A user with a webhook subscription to `path` on `sink`, and one session logged: the
     /// `workout.logged` delivery waits in the outbox. Answers the subscription's secret.
     static func subscribedUser(_ url: String, sink: Sink, path: String) async throws -> String {
-        var secret = ""
+        let target = "http://127.0.0.1:\(sink.port)\(path)"
+        let secret = SecretBox()
         try await withTestClient(databaseURL: url) { client in
             let token = try await registerUser(client, "hooks")
             let subscription = try await client.send(
                 .post,
                 "/webhooks",
-                ["url": "http://127.0.0.1:\(sink.port)\(path)", "events": ["workout.logged"]],
+                ["url": target, "events": ["workout.logged"]],
                 token: token
             )
             #expect(subscription.status == .created)
-            secret = try #require(subscription["secret"] as? String)
+            secret.value = try #require(subscription["secret"] as? String)
             let session = try await client.send(
                 .post,
                 "/training/sessions",
@@ -167,7 +168,12 @@ struct DeliveryTests {
             )
             #expect(session.status == .created)
         }
-        return secret
+        return secret.value
+    }
+
+    /// What a test client's closure hands back (it runs once, before the value is read).
+    final class SecretBox: @unchecked Sendable {
+        var value = ""
     }
 
     @Test("a webhook arrives signed as Standard Webhooks says; a private target is refused unless allowed")
