@@ -62,7 +62,8 @@ struct DeliveryTests {
         }
 
         deinit {
-            process.terminate()
+            // SIGKILL: aiosmtpd's event loop outlives a SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             try? FileManager.default.removeItem(at: folder)
         }

@@ -68,40 +68,60 @@ as $$
 declare
   v_max integer := auth.delivery_max_attempts();
   v_now timestamptz := clock_timestamp();
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_row auth.outbox;
+  v_url text;
+  v_secret text;
 begin
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')
    where o.delivered_at is null and o.dead_at is null and o.attempts >= v_max and o.lease_until <= v_now;
-  return query
-  with due as (
-    select o.id from auth.outbox as o
-     where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
-       and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
-       and o.channel = any (p_channels)
-     order by o.next_attempt_at, o.id
-     limit greatest(p_limit, 0)
-       for update skip locked),
-  claimed as (
-    update auth.outbox as o
-       set attempts = o.attempts + 1, lease_until = v_now + p_lease, locked_by = p_worker, last_attempt_at = v_now
-      from due
-     where o.id = due.id
-    returning o.*)
-  select c.id, c.attempts, c.channel, c.idempotency_key, c.kind,
-         case when c.channel = 'email' then c.recipient end,
-         case when c.channel = 'email' then c.kind end,
-         case when c.channel = 'email' then (c.payload - 'email') || jsonb_build_object('email', c.recipient) end,
-         case when c.channel = 'webhook' then coalesce(c.webhook_url, s.url) end,
-         case when c.channel = 'webhook' then c.payload::text end,
-         case when c.channel = 'webhook' then c.idempotency_key end,
-         case when c.channel = 'webhook' then extract(epoch from v_now)::bigint::text end,
-         case when c.channel = 'webhook'
-              then auth.webhook_signature(coalesce(c.webhook_secret, s.secret), c.idempotency_key,
-                                          extract(epoch from v_now)::bigint, c.payload::text) end
-    from claimed as c
-    left join app.webhook_subscriptions as s on s.user_id = c.user_id and s.id = c.subscription_id
-   order by c.next_attempt_at, c.id;
+  for v_row in
+    with due as (
+      select o.id from auth.outbox as o
+       where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
+         and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
+         and o.channel = any (p_channels)
+       order by o.next_attempt_at, o.id
+       limit greatest(p_limit, 0)
+         for update skip locked),
+    claimed as (
+      update auth.outbox as o
+         set attempts = o.attempts + 1, lease_until = v_now + p_lease, locked_by = p_worker, last_attempt_at = v_now
+        from due
+       where o.id = due.id
+      returning o.*)
+    select c.* from claimed as c order by c.next_attempt_at, c.id
+  loop
+    v_url := v_row.webhook_url;
+    v_secret := v_row.webhook_secret;
+    if v_row.channel = 'webhook' and v_secret is null then
+      -- The subscription is the user's row (forced row-level security): read it as them.
+      perform set_config('liftbase.user_id', v_row.user_id::text, true);
+      select s.url, s.secret into v_url, v_secret
+        from app.webhook_subscriptions as s
+       where s.user_id = v_row.user_id and s.id = v_row.subscription_id;
+      perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    end if;
+    id := v_row.id;
+    attempt := v_row.attempts;
+    kind := v_row.channel;
+    idempotency_key := v_row.idempotency_key;
+    event := v_row.kind;
+    email_to := case when v_row.channel = 'email' then v_row.recipient end;
+    email_template := case when v_row.channel = 'email' then v_row.kind end;
+    email_variables := case when v_row.channel = 'email'
+                            then (v_row.payload - 'email') || jsonb_build_object('email', v_row.recipient) end;
+    webhook_url := case when v_row.channel = 'webhook' then v_url end;
+    webhook_body := case when v_row.channel = 'webhook' then v_row.payload::text end;
+    webhook_id := case when v_row.channel = 'webhook' then v_row.idempotency_key end;
+    webhook_timestamp := case when v_row.channel = 'webhook' then extract(epoch from v_now)::bigint::text end;
+    webhook_signature := case when v_row.channel = 'webhook'
+                              then auth.webhook_signature(v_secret, v_row.idempotency_key,
+                                                          extract(epoch from v_now)::bigint, v_row.payload::text) end;
+    return next;
+  end loop;
 end
 $$;
 
