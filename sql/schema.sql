@@ -1838,16 +1838,25 @@ CREATE FUNCTION api.me(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_version bigint;
+  v_settings jsonb;
+  v_needs_onboarding boolean;
 begin
+  -- One statement for the three reads (each statement run has a fixed cost larger than
+  -- these reads): the user's change counter (app.user_version), the settings
+  -- (app.settings_json) and whether a goal exists yet.
+  select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
+         (select coalesce(s.settings_document, app.settings_values_json(s))
+            from app.user_settings as s where s.user_id = v_user_id),
+         not exists (select from app.goals as g where g.user_id = v_user_id)
+    into v_version, v_settings, v_needs_onboarding;
   -- One version covers all it shows: the user's change counter (display name and email
   -- changes count as profile changes).
-  if app.not_modified(p_args, app.etag('u' || app.user_version(v_user_id))) then
+  if app.not_modified(p_args, app.etag('u' || v_version)) then
     return null;
   end if;
-  return jsonb_build_object(
-    'user', auth.current_account(),
-    'settings', app.settings_json(v_user_id),
-    'needs_onboarding', not exists (select from app.goals as g where g.user_id = v_user_id));
+  return jsonb_build_object('user', auth.current_account(), 'settings', v_settings,
+                            'needs_onboarding', v_needs_onboarding);
 end
 $$;
 
@@ -6880,6 +6889,17 @@ $$;
 
 ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_settings_document() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  new.settings_document := app.settings_values_json(new);
+  return new;
+end
+$$;
+
+ALTER FUNCTION app.keep_settings_document() OWNER TO liftbase_owner;
+
 CREATE TABLE app.health_metrics (
     user_id uuid NOT NULL,
     id bigint NOT NULL,
@@ -8940,16 +8960,7 @@ CREATE FUNCTION app.settings_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (select jsonb_build_object(
-    'unit_system', s.unit_system,
-    'timezone', s.timezone,
-    'reminders', jsonb_build_object(
-      'meals', jsonb_build_object('enabled', s.meal_reminders_enabled, 'times', to_jsonb(s.meal_reminder_times::text[])),
-      'workouts', jsonb_build_object('enabled', s.workout_reminders_enabled,
-                                     'days', to_jsonb(s.workout_reminder_days::text[]),
-                                     'time', s.workout_reminder_time)),
-    'biometric_enabled', s.biometric_enabled,
-    'health_sync', jsonb_build_object('apple_health', s.apple_health_sync, 'google_fit', s.google_fit_sync))
+  return (select coalesce(s.settings_document, app.settings_values_json(s))
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -8988,6 +8999,46 @@ end
 $$;
 
 ALTER FUNCTION app.settings_problems(p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.user_settings (
+    user_id uuid NOT NULL,
+    unit_system app.unit_system DEFAULT 'metric'::text NOT NULL,
+    timezone app.timezone_name DEFAULT 'UTC'::text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    meal_reminders_enabled boolean DEFAULT false NOT NULL,
+    meal_reminder_times app.clock_time[] DEFAULT '{}'::app.clock_time[] NOT NULL,
+    workout_reminders_enabled boolean DEFAULT false NOT NULL,
+    workout_reminder_days app.weekday[] DEFAULT '{}'::app.weekday[] NOT NULL,
+    workout_reminder_time app.clock_time,
+    biometric_enabled boolean DEFAULT false NOT NULL,
+    apple_health_sync boolean DEFAULT false NOT NULL,
+    google_fit_sync boolean DEFAULT false NOT NULL,
+    settings_document jsonb,
+    CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
+);
+
+ALTER TABLE ONLY app.user_settings FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.user_settings OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.settings_values_json(p_settings app.user_settings) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'unit_system', p_settings.unit_system,
+    'timezone', p_settings.timezone,
+    'reminders', jsonb_build_object(
+      'meals', jsonb_build_object('enabled', p_settings.meal_reminders_enabled,
+                                  'times', to_jsonb(p_settings.meal_reminder_times::text[])),
+      'workouts', jsonb_build_object('enabled', p_settings.workout_reminders_enabled,
+                                     'days', to_jsonb(p_settings.workout_reminder_days::text[]),
+                                     'time', p_settings.workout_reminder_time)),
+    'biometric_enabled', p_settings.biometric_enabled,
+    'health_sync', jsonb_build_object('apple_health', p_settings.apple_health_sync,
+                                      'google_fit', p_settings.google_fit_sync))
+$$;
+
+ALTER FUNCTION app.settings_values_json(p_settings app.user_settings) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.setup_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -10610,26 +10661,6 @@ ALTER TABLE ONLY app.user_profiles FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_profiles OWNER TO liftbase_owner;
 
-CREATE TABLE app.user_settings (
-    user_id uuid NOT NULL,
-    unit_system app.unit_system DEFAULT 'metric'::text NOT NULL,
-    timezone app.timezone_name DEFAULT 'UTC'::text NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    meal_reminders_enabled boolean DEFAULT false NOT NULL,
-    meal_reminder_times app.clock_time[] DEFAULT '{}'::app.clock_time[] NOT NULL,
-    workout_reminders_enabled boolean DEFAULT false NOT NULL,
-    workout_reminder_days app.weekday[] DEFAULT '{}'::app.weekday[] NOT NULL,
-    workout_reminder_time app.clock_time,
-    biometric_enabled boolean DEFAULT false NOT NULL,
-    apple_health_sync boolean DEFAULT false NOT NULL,
-    google_fit_sync boolean DEFAULT false NOT NULL,
-    CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
-);
-
-ALTER TABLE ONLY app.user_settings FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE app.user_settings OWNER TO liftbase_owner;
-
 CREATE TABLE app.user_setup (
     user_id uuid NOT NULL,
     completed_at timestamp with time zone DEFAULT now() NOT NULL
@@ -11308,6 +11339,8 @@ CREATE TRIGGER user_profiles_sync_delete AFTER DELETE ON app.user_profiles REFER
 CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
 
 CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('profile', '', '', '');
+
+CREATE TRIGGER user_settings_document BEFORE INSERT OR UPDATE ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_settings_document();
 
 CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('settings', '', '', '');
 
@@ -12425,6 +12458,8 @@ REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.keep_settings_document() FROM PUBLIC;
+
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
 GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
 
@@ -12726,6 +12761,12 @@ GRANT ALL ON FUNCTION app.settings_json(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.settings_problems(p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.settings_problems(p_body jsonb) TO liftbase_api;
 
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_settings TO liftbase_api;
+GRANT SELECT ON TABLE app.user_settings TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.settings_values_json(p_settings app.user_settings) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.settings_values_json(p_settings app.user_settings) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.setup_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.setup_json(p_user_id uuid) TO liftbase_api;
 
@@ -12978,9 +13019,6 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_foods TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_profiles TO liftbase_api;
 GRANT SELECT ON TABLE app.user_profiles TO liftbase_reporting_owner;
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_settings TO liftbase_api;
-GRANT SELECT ON TABLE app.user_settings TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_setup TO liftbase_api;
 GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;
