@@ -1846,7 +1846,8 @@ begin
   -- these reads): the user's change counter (app.user_version), the settings
   -- (app.settings_json) and whether a goal exists yet.
   select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
-         (select coalesce(s.settings_document, app.settings_values_json(s))
+         (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s where s.user_id = v_user_id),
          not exists (select from app.goals as g where g.user_id = v_user_id)
     into v_version, v_settings, v_needs_onboarding;
@@ -6894,6 +6895,7 @@ CREATE FUNCTION app.keep_settings_document() RETURNS trigger
     AS $$
 begin
   new.settings_document := app.settings_values_json(new);
+  new.settings_document_shape := app.settings_document_shape();
   return new;
 end
 $$;
@@ -8966,11 +8968,23 @@ $$;
 
 ALTER FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.settings_document_shape() RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'app.settings_values_json(app.user_settings)'::regprocedure);
+end
+$$;
+
+ALTER FUNCTION app.settings_document_shape() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.settings_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (select coalesce(s.settings_document, app.settings_values_json(s))
+  return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -9024,6 +9038,7 @@ CREATE TABLE app.user_settings (
     apple_health_sync boolean DEFAULT false NOT NULL,
     google_fit_sync boolean DEFAULT false NOT NULL,
     settings_document jsonb,
+    settings_document_shape text,
     CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
 );
 
@@ -12764,6 +12779,9 @@ GRANT ALL ON FUNCTION app.set_response_status(p_status integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.settings_document_shape() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.settings_document_shape() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.settings_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.settings_json(p_user_id uuid) TO liftbase_api;

@@ -15,7 +15,8 @@ begin
   -- these reads): the user's change counter (app.user_version), the settings
   -- (app.settings_json) and whether a goal exists yet.
   select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
-         (select coalesce(s.settings_document, app.settings_values_json(s))
+         (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s where s.user_id = v_user_id),
          not exists (select from app.goals as g where g.user_id = v_user_id)
     into v_version, v_settings, v_needs_onboarding;

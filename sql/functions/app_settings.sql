@@ -28,6 +28,22 @@ as $$
                                       'google_fit', p_settings.google_fit_sync))
 $$;
 
+-- The fingerprint of app.settings_values_json's definition, kept with each document: a
+-- document built by another definition (an earlier release) is not served. Declared
+-- immutable although it reads the catalog, so that a statement calling it computes it once,
+-- when planned: a plan cached by a connection is made again when either function is
+-- replaced. PL/pgSQL: a SQL function reading a table would be planned on each evaluation.
+create or replace function app.settings_document_shape()
+returns text
+language plpgsql
+immutable
+as $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'app.settings_values_json(app.user_settings)'::regprocedure);
+end
+$$;
+
 -- Keeps settings_document: built when the settings are written (rarely), read on every
 -- GET /me.
 create or replace function app.keep_settings_document()
@@ -36,12 +52,13 @@ language plpgsql
 as $$
 begin
   new.settings_document := app.settings_values_json(new);
+  new.settings_document_shape := app.settings_document_shape();
   return new;
 end
 $$;
 
--- The user's settings object: the document kept on the row, or built from a row written
--- before the document was kept (0050).
+-- The user's settings object: the document kept on the row, or built from a row whose
+-- document is missing (written before 0050) or of another shape (app.settings_document_shape).
 -- PL/pgSQL, not SQL: a SQL function that reads a table is planned anew on every call, and
 -- this one runs on every GET /me.
 create or replace function app.settings_json(p_user_id uuid)
@@ -50,7 +67,8 @@ language plpgsql
 stable
 as $$
 begin
-  return (select coalesce(s.settings_document, app.settings_values_json(s))
+  return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -175,6 +193,7 @@ $$;
 grant execute on function
   app.weekday_number(text),
   app.settings_values_json(app.user_settings),
+  app.settings_document_shape(),
   app.settings_json(uuid),
   app.boolean_problem(jsonb, text),
   app.object_problem(jsonb, text),

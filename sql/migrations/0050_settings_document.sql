@@ -4,8 +4,10 @@
 -- document is kept on the row, built when the row is written (app.keep_settings_document,
 -- sql/functions/app_settings.sql). A row written before this migration has none until its
 -- next write; app.settings_json builds it on read then (no backfill: an update of every
--- row would count as a settings change of every user in the change feed).
-alter table app.user_settings add column settings_document jsonb;
+-- row would count as a settings change of every user in the change feed). So does a row
+-- whose document another definition of the shape built (settings_document_shape, see
+-- app.settings_document_shape): a release that changes the shape serves no stale document.
+alter table app.user_settings add column settings_document jsonb, add column settings_document_shape text;
 
 -- The body is app_settings.sql's (the functions are applied after the migrations).
 create function app.keep_settings_document() returns trigger

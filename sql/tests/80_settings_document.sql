@@ -1,9 +1,10 @@
 -- The settings document kept on the row (0050) is what the settings say: after random
 -- PATCHes it equals the object built from the row's columns, and a row that has none (one
--- written before the document was kept) reads the same object. Fixed seed, API role.
+-- written before the document was kept) or one of another shape (an earlier release's)
+-- reads the same object. Fixed seed, API role.
 begin;
 \ir support/helpers.psql
-select plan(3);
+select plan(4);
 select setseed(0.5050);
 
 select pg_temp.sign_up('d', 'settings-document@example.com', 'settings document');
@@ -30,7 +31,8 @@ reset role;
 
 select is((select count(*)::integer from app.user_settings as s
             where s.user_id = (select user_id from tokens where name = 'd')
-              and s.settings_document is distinct from app.settings_values_json(s)),
+              and (s.settings_document is distinct from app.settings_values_json(s)
+                   or s.settings_document_shape is distinct from app.settings_document_shape())),
           0, 'after 40 random PATCHes the kept document is the object the columns make');
 select is(pg_temp.call('me', 'd', null) -> 'settings', (select answer from answers order by n desc limit 1),
           'GET /me answers the settings the last PATCH answered');
@@ -38,10 +40,18 @@ select is(pg_temp.call('me', 'd', null) -> 'settings', (select answer from answe
 -- A row without a document (as written before 0050): the same object, built on read.
 create temporary table before_clearing as select app.settings_json(user_id) as settings from tokens where name = 'd';
 alter table app.user_settings disable trigger user_settings_document;
-update app.user_settings set settings_document = null where user_id = (select user_id from tokens where name = 'd');
+update app.user_settings set settings_document = null, settings_document_shape = null where user_id = (select user_id from tokens where name = 'd');
 alter table app.user_settings enable trigger user_settings_document;
 select is(pg_temp.call('me', 'd', null) -> 'settings', (select settings from before_clearing),
           'a row without a kept document answers the same settings');
+
+-- A document another definition of the shape built (an earlier release) is not served.
+alter table app.user_settings disable trigger user_settings_document;
+update app.user_settings set settings_document = '{"stale": true}', settings_document_shape = 'another definition'
+ where user_id = (select user_id from tokens where name = 'd');
+alter table app.user_settings enable trigger user_settings_document;
+select is(pg_temp.call('me', 'd', null) -> 'settings', (select settings from before_clearing),
+          'a document of another shape is not served: the settings are built from the row');
 
 select * from finish();
 rollback;
