@@ -612,6 +612,9 @@ create or replace function app.session_json(p_session app.training_sessions)
 returns jsonb
 language plpgsql
 stable
+-- The session's fields are parameters a custom plan folds in: the planner sometimes kept
+-- choosing custom plans, planning the statement on every call.
+set plan_cache_mode = force_generic_plan
 as $$
 begin
   return jsonb_build_object(
