@@ -587,34 +587,22 @@ begin
                       where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
     perform app.raise_unknown_cursor();
   end if;
-  with recursive keys as (
-    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
-      where e.user_id = v_user_id
-        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
-      order by 1
-      limit 1)
-    union all
-    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
-             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
-             order by 1
-             limit 1)
-      from keys as k
-     where k.id is not null
-  )
   select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
-    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
-                       || c.records as item
-            from keys as k
-           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+    from (select k.exercise_key as id,
+                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                   || k.records as item
+            from app.exercise_records as k
            cross join lateral (
-             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
-                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
-                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.exercise_key),
+                             (select u.name::text from app.user_exercises as u
+                               where u.user_id = v_user_id and u.id = k.exercise_key)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.exercise_key),
                                                (select u.id from app.user_exercises as u
-                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
-           where k.id is not null and c.records is not null
-             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
-           order by k.id
+                                                 where u.user_id = v_user_id and u.id = k.exercise_key)) as tracking_type) as x
+           where k.user_id = v_user_id
+             and k.exercise_key > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+             and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
+           order by k.exercise_key
            limit v_page.page_size + 1) as r;
   return jsonb_build_object(
     'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
@@ -3775,33 +3763,56 @@ CREATE FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (
-    select case when count(*) > 0 then jsonb_build_object(
-      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
-      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
-                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
-                                                 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
-      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
-      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
-                                               'session_date', s.session_date)
-                            order by e.max_duration_seconds desc, s.session_date, s.id)
-                   filter (where e.max_duration_seconds is not null))[1],
-      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
-      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
-                                                    'session_date', s.session_date)
-                                 order by e.best_pace_s_per_km, s.session_date, s.id)
-                        filter (where e.best_pace_s_per_km is not null))[1]) end
-      from app.session_exercises as e
-      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
-     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+  return app.exercise_records_among(p_user_id, p_key, null);
 end
 $$;
 
 ALTER FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_weight_kg desc, s.session_date, s.id) filter (where s.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(s.best_e1rm_kg, 1), 'weight_kg', s.best_weight_kg,
+                                                 'reps', s.best_reps, 'method', s.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.best_e1rm_kg desc, s.session_date, s.id) filter (where s.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', s.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.max_reps desc, s.session_date, s.id) filter (where s.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', s.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by s.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where s.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_distance_m desc, s.session_date, s.id) filter (where s.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', s.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by s.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where s.best_pace_s_per_km is not null))[1]) end
+      -- Every completed session row of the exercise, or (p_sessions) those of the given
+      -- sessions, each session by key: only one branch runs.
+      from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from app.session_exercises as x
+              join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
+             where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+            union all
+            select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from (select distinct i.id from unnest(p_sessions) as i (id)) as i
+              join app.training_sessions as t on t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
+              join app.session_exercises as x
+                on x.user_id = p_user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+             where p_sessions is not null) as s);
+end
+$$;
+
+ALTER FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -6822,6 +6833,47 @@ $$;
 
 ALTER FUNCTION app.keep_body_weight_days() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_exercise_records() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_touched record;
+begin
+  for v_touched in execute case
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'INSERT' then
+      'select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, ''{}''::uuid[] as removed,
+              array_agg(distinct n.session_id) as added
+         from new_rows as n group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'DELETE' then
+      'select o.user_id, coalesce(o.exercise_id, o.user_exercise_id) as key, array_agg(distinct o.session_id) as removed,
+              ''{}''::uuid[] as added
+         from old_rows as o group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' then
+      'select c.user_id, c.key, coalesce(array_agg(distinct c.session_id) filter (where c.old), ''{}'') as removed,
+              coalesce(array_agg(distinct c.session_id) filter (where not c.old), ''{}'') as added
+         from (select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, n.session_id, false as old
+                 from new_rows as n
+               union all
+               select o.user_id, coalesce(o.exercise_id, o.user_exercise_id), o.session_id, true from old_rows as o) as c
+        group by 1, 2 order by 1, 2'
+    else
+      'select n.user_id, coalesce(e.exercise_id, e.user_exercise_id) as key, array_agg(distinct n.id) as removed,
+              array_agg(distinct n.id) as added
+         from new_rows as n
+         join old_rows as o on o.user_id = n.user_id and o.id = n.id
+         join app.session_exercises as e on e.user_id = n.user_id and e.session_id = n.id
+        where (n.status, n.session_date) is distinct from (o.status, o.session_date)
+        group by 1, 2 order by 1, 2'
+  end
+  loop
+    perform app.write_exercise_records(v_touched.user_id, v_touched.key, v_touched.removed, v_touched.added);
+  end loop;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_exercise_records() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.keep_food_usage() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -8043,6 +8095,34 @@ $$;
 
 ALTER FUNCTION app.rebuild_body_weight_days(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.rebuild_exercise_records(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.exercise_records as r where r.user_id = v_user_id;
+    insert into app.exercise_records (user_id, exercise_key, records)
+    select v_user_id, k.key, x.records
+      from (select distinct coalesce(e.exercise_id, e.user_exercise_id) as key from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) is not null) as k
+     cross join lateral (select app.exercise_records(v_user_id, k.key) as records) as x
+     where x.records is not null;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_exercise_records(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.rebuild_food_usage(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -8725,6 +8805,7 @@ ALTER FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) OWNER 
 
 CREATE FUNCTION app.session_json(p_session app.training_sessions) RETURNS jsonb
     LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
   return jsonb_build_object(
@@ -9653,6 +9734,47 @@ $$;
 
 ALTER FUNCTION app.workouts_csv(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_stored jsonb;
+  v_holders uuid[];
+  v_records jsonb;
+begin
+  if p_key is null then
+    return;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', p_user_id::text, true);
+  end if;
+  select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
+                      where h.value ->> 'session_id' is not null);
+  if v_stored is not null and p_removed && v_holders then
+    v_records := app.exercise_records(p_user_id, p_key);
+  elsif cardinality(p_added) > 0 then
+    -- An exercise with records keeps them (a session added in progress holds none).
+    v_records := coalesce(app.exercise_records_among(p_user_id, p_key, v_holders || p_added), v_stored);
+  else
+    v_records := v_stored;
+  end if;
+  if v_records is null then
+    delete from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  elsif v_records is distinct from v_stored then
+    insert into app.exercise_records as r (user_id, exercise_key, records)
+    values (p_user_id, p_key, v_records)
+    on conflict (user_id, exercise_key) do update set records = excluded.records;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -10320,6 +10442,18 @@ CREATE TABLE app.equipment (
 
 ALTER TABLE app.equipment OWNER TO liftbase_owner;
 
+CREATE TABLE app.exercise_records (
+    user_id uuid NOT NULL,
+    exercise_key uuid NOT NULL,
+    records jsonb NOT NULL
+);
+
+ALTER TABLE ONLY app.exercise_records FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.exercise_records OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.exercise_records IS 'Personal records per user and exercise (app.exercise_records), kept by triggers on app.session_exercises and app.training_sessions';
+
 CREATE TABLE app.exercises (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     name app.exercise_name NOT NULL,
@@ -10966,6 +11100,9 @@ ALTER TABLE ONLY app.equipment
 ALTER TABLE ONLY app.equipment
     ADD CONSTRAINT equipment_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY app.exercise_records
+    ADD CONSTRAINT exercise_records_pkey PRIMARY KEY (user_id, exercise_key);
+
 ALTER TABLE ONLY app.exercises
     ADD CONSTRAINT exercises_pkey PRIMARY KEY (id);
 
@@ -11305,6 +11442,12 @@ CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs REFERENCING NEW
 
 CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('program', 'id', 'app.programs', 'uuid');
 
+CREATE TRIGGER session_exercises_records_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
+CREATE TRIGGER session_exercises_records_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
+CREATE TRIGGER session_exercises_records_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
 CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
 
 CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'session_id', 'app.training_sessions', 'uuid');
@@ -11328,6 +11471,8 @@ CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots
 CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
 
 CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('targets', '', '', '');
+
+CREATE TRIGGER training_sessions_records_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
 
 CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.track_sync_changes('session', 'id', 'app.training_sessions', 'uuid');
 
@@ -11394,6 +11539,9 @@ ALTER TABLE ONLY app.custom_meal_items
 
 ALTER TABLE ONLY app.custom_meals
     ADD CONSTRAINT custom_meals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.exercise_records
+    ADD CONSTRAINT exercise_records_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.exercises
     ADD CONSTRAINT exercises_equipment_fkey FOREIGN KEY (equipment) REFERENCES app.equipment(id);
@@ -11553,6 +11701,8 @@ ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.exercise_records ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.favorites ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.food_entries ENABLE ROW LEVEL SECURITY;
@@ -11574,6 +11724,8 @@ CREATE POLICY own_rows ON app.body_weight_days USING ((user_id = ( SELECT app.cu
 CREATE POLICY own_rows ON app.custom_meal_items USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.exercise_records USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.favorites USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -12186,6 +12338,9 @@ GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO
 REVOKE ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
 
@@ -12481,6 +12636,8 @@ GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.keep_exercise_records() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.keep_settings_document() FROM PUBLIC;
@@ -12676,6 +12833,8 @@ REVOKE ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) FROM PUB
 GRANT ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.rebuild_body_weight_days(p_user_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.rebuild_exercise_records(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
 
@@ -12884,6 +13043,9 @@ GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) T
 REVOKE ALL ON FUNCTION app.workouts_csv(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.workouts_csv(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) TO liftbase_api;
 
@@ -12992,6 +13154,8 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_weight_days TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.custom_meal_items TO liftbase_api;
 
 GRANT SELECT ON TABLE app.equipment TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_records TO liftbase_api;
 
 GRANT SELECT ON TABLE app.exercises TO liftbase_api;
 GRANT SELECT ON TABLE app.exercises TO liftbase_reporting_owner;
