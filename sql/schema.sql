@@ -601,34 +601,22 @@ begin
                       where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
     perform app.raise_unknown_cursor();
   end if;
-  with recursive keys as (
-    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
-      where e.user_id = v_user_id
-        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
-      order by 1
-      limit 1)
-    union all
-    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
-             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
-             order by 1
-             limit 1)
-      from keys as k
-     where k.id is not null
-  )
   select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
-    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
-                       || c.records as item
-            from keys as k
-           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+    from (select k.exercise_key as id,
+                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                   || k.records as item
+            from app.exercise_records as k
            cross join lateral (
-             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
-                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
-                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.exercise_key),
+                             (select u.name::text from app.user_exercises as u
+                               where u.user_id = v_user_id and u.id = k.exercise_key)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.exercise_key),
                                                (select u.id from app.user_exercises as u
-                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
-           where k.id is not null and c.records is not null
-             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
-           order by k.id
+                                                 where u.user_id = v_user_id and u.id = k.exercise_key)) as tracking_type) as x
+           where k.user_id = v_user_id
+             and k.exercise_key > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+             and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
+           order by k.exercise_key
            limit v_page.page_size + 1) as r;
   return jsonb_build_object(
     'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
@@ -1852,16 +1840,26 @@ CREATE FUNCTION api.me(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_version bigint;
+  v_settings jsonb;
+  v_needs_onboarding boolean;
 begin
+  -- One statement for the three reads (each statement run has a fixed cost larger than
+  -- these reads): the user's change counter (app.user_version), the settings
+  -- (app.settings_json) and whether a goal exists yet.
+  select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
+         (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
+            from app.user_settings as s where s.user_id = v_user_id),
+         not exists (select from app.goals as g where g.user_id = v_user_id)
+    into v_version, v_settings, v_needs_onboarding;
   -- One version covers all it shows: the user's change counter (display name and email
   -- changes count as profile changes).
-  if app.not_modified(p_args, app.etag('u' || app.user_version(v_user_id))) then
+  if app.not_modified(p_args, app.etag('u' || v_version)) then
     return null;
   end if;
-  return jsonb_build_object(
-    'user', auth.current_account(),
-    'settings', app.settings_json(v_user_id),
-    'needs_onboarding', not exists (select from app.goals as g where g.user_id = v_user_id));
+  return jsonb_build_object('user', auth.current_account(), 'settings', v_settings,
+                            'needs_onboarding', v_needs_onboarding);
 end
 $$;
 
@@ -3898,33 +3896,56 @@ CREATE FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (
-    select case when count(*) > 0 then jsonb_build_object(
-      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
-      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
-                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
-                                                 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
-      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
-      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
-                                               'session_date', s.session_date)
-                            order by e.max_duration_seconds desc, s.session_date, s.id)
-                   filter (where e.max_duration_seconds is not null))[1],
-      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
-      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
-                                                    'session_date', s.session_date)
-                                 order by e.best_pace_s_per_km, s.session_date, s.id)
-                        filter (where e.best_pace_s_per_km is not null))[1]) end
-      from app.session_exercises as e
-      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
-     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+  return app.exercise_records_among(p_user_id, p_key, null);
 end
 $$;
 
 ALTER FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_weight_kg desc, s.session_date, s.id) filter (where s.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(s.best_e1rm_kg, 1), 'weight_kg', s.best_weight_kg,
+                                                 'reps', s.best_reps, 'method', s.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.best_e1rm_kg desc, s.session_date, s.id) filter (where s.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', s.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.max_reps desc, s.session_date, s.id) filter (where s.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', s.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by s.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where s.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_distance_m desc, s.session_date, s.id) filter (where s.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', s.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by s.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where s.best_pace_s_per_km is not null))[1]) end
+      -- Every completed session row of the exercise, or (p_sessions) those of the given
+      -- sessions, each session by key: only one branch runs.
+      from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from app.session_exercises as x
+              join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
+             where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+            union all
+            select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from (select distinct i.id from unnest(p_sessions) as i (id)) as i
+              join app.training_sessions as t on t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
+              join app.session_exercises as x
+                on x.user_id = p_user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+             where p_sessions is not null) as s);
+end
+$$;
+
+ALTER FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -3948,6 +3969,56 @@ end
 $$;
 
 ALTER FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) OWNER TO liftbase_owner;
+
+CREATE TABLE app.session_sets (
+    user_id uuid NOT NULL,
+    session_id uuid NOT NULL,
+    exercise_position integer NOT NULL,
+    "position" integer NOT NULL,
+    reps app.reps,
+    weight_kg app.load_kg,
+    rpe app.rpe,
+    rir app.rir,
+    set_type app.set_type DEFAULT 'working'::text NOT NULL,
+    tempo app.tempo,
+    rest_seconds app.rest_seconds,
+    duration_seconds app.duration_seconds,
+    distance_m app.distance_m,
+    assistance_kg app.assistance_kg
+);
+
+ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.session_sets OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) RETURNS TABLE(working_sets integer, max_weight_kg numeric, max_reps integer, max_duration_seconds integer, max_distance_m numeric, best_pace_s_per_km numeric, duration_seconds integer, distance_m numeric, paced_seconds integer, paced_distance_m numeric, best_set_position integer, best_e1rm_kg numeric, best_weight_kg numeric, best_reps integer, best_rpe numeric, best_e1rm_method text)
+    LANGUAGE sql STABLE
+    AS $$
+  select w.working_sets, w.max_weight_kg, w.max_reps, w.max_duration_seconds, w.max_distance_m, w.best_pace_s_per_km,
+         w.duration_seconds, w.distance_m, w.paced_seconds, w.paced_distance_m,
+         b.position, b.e1rm_kg, b.weight_kg, b.reps, b.rpe, b.method
+    from (select count(*)::integer as working_sets, max(x.weight_kg)::numeric as max_weight_kg,
+                 max(x.reps)::integer as max_reps, max(x.duration_seconds)::integer as max_duration_seconds,
+                 max(x.distance_m)::numeric as max_distance_m,
+                 min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100)
+                   as best_pace_s_per_km,
+                 coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
+                 coalesce(sum(x.distance_m), 0)::numeric as distance_m,
+                 coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0)::integer as paced_seconds,
+                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric as paced_distance_m
+            from unnest(p_sets) as x
+           where app.counts_as_working_set(x.set_type)) as w
+    left join (
+      select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm_kg, x.weight_kg::numeric as weight_kg,
+             x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
+        from unnest(p_sets) as x
+        left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
+       order by 2 desc, x.position
+       limit 1) as b on true
+$$;
+
+ALTER FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
     LANGUAGE sql STABLE
@@ -4482,10 +4553,12 @@ CREATE FUNCTION app.find_session(p_user_id uuid, p_args jsonb) RETURNS app.train
     LANGUAGE plpgsql STABLE
     AS $$
 declare
+  -- Read first: in the statement, the reader would be folded over each call's arguments and
+  -- the statement planned on every call.
+  v_id uuid := app.id_parameter(p_args, 'id');
   v_session app.training_sessions;
 begin
-  select s.* into v_session from app.training_sessions as s
-   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
+  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = v_id;
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;
@@ -6893,6 +6966,47 @@ $$;
 
 ALTER FUNCTION app.keep_body_weight_days() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_exercise_records() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_touched record;
+begin
+  for v_touched in execute case
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'INSERT' then
+      'select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, ''{}''::uuid[] as removed,
+              array_agg(distinct n.session_id) as added
+         from new_rows as n group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'DELETE' then
+      'select o.user_id, coalesce(o.exercise_id, o.user_exercise_id) as key, array_agg(distinct o.session_id) as removed,
+              ''{}''::uuid[] as added
+         from old_rows as o group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' then
+      'select c.user_id, c.key, coalesce(array_agg(distinct c.session_id) filter (where c.old), ''{}'') as removed,
+              coalesce(array_agg(distinct c.session_id) filter (where not c.old), ''{}'') as added
+         from (select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, n.session_id, false as old
+                 from new_rows as n
+               union all
+               select o.user_id, coalesce(o.exercise_id, o.user_exercise_id), o.session_id, true from old_rows as o) as c
+        group by 1, 2 order by 1, 2'
+    else
+      'select n.user_id, coalesce(e.exercise_id, e.user_exercise_id) as key, array_agg(distinct n.id) as removed,
+              array_agg(distinct n.id) as added
+         from new_rows as n
+         join old_rows as o on o.user_id = n.user_id and o.id = n.id
+         join app.session_exercises as e on e.user_id = n.user_id and e.session_id = n.id
+        where (n.status, n.session_date) is distinct from (o.status, o.session_date)
+        group by 1, 2 order by 1, 2'
+  end
+  loop
+    perform app.write_exercise_records(v_touched.user_id, v_touched.key, v_touched.removed, v_touched.added);
+  end loop;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_exercise_records() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.keep_food_usage() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -6960,6 +7074,18 @@ end
 $$;
 
 ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.keep_settings_document() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  new.settings_document := app.settings_values_json(new);
+  new.settings_document_shape := app.settings_document_shape();
+  return new;
+end
+$$;
+
+ALTER FUNCTION app.keep_settings_document() OWNER TO liftbase_owner;
 
 CREATE TABLE app.health_metrics (
     user_id uuid NOT NULL,
@@ -7051,34 +7177,44 @@ CREATE FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_s
     LANGUAGE plpgsql STABLE
     SET enable_bitmapscan TO 'off'
     AS $$
+declare
+  v_logged uuid[];
 begin
   -- Each branch is an index range or one lookup per food, whatever the planner's estimate
   -- of a user's rows (a cached plan is made for the average user): foods are looked up by
   -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
-  -- all the user's foods).
-  return array(
+  -- all the user's foods). The two branches most pages do not need (other candidates, a
+  -- corrected query) are statements of their own, run only for a page that has them: a
+  -- statement's every branch is set up on each run, needed or not. The same food may be
+  -- named twice; the callers only ask whether a food is among them.
+  v_logged := array(
     select c.id
       from unnest(p_page.food_ids) as c (id)
      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
-    union
-    (select c.id
-       from unnest(p_page.other_ids) with ordinality as c (id, n)
-      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
-      order by c.n
-      limit p_page.page_size)
-    union
+    union all
     (select u.food_id from app.food_usage as u
       where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
       order by u.name_key using ~<~
       limit 40)
-    union
-    (select u.food_id from app.food_usage as u
-      where u.user_id = p_user_id
-        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
-      order by u.name_key using ~<~
-      limit 40)
-    union
+    union all
     select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
+  if cardinality(p_page.other_ids) > 0 then
+    v_logged := v_logged || array(
+      select c.id
+        from unnest(p_page.other_ids) with ordinality as c (id, n)
+       cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+       order by c.n
+       limit p_page.page_size);
+  end if;
+  if p_page.corrected is not null then
+    v_logged := v_logged || array(
+      select u.food_id from app.food_usage as u
+       where u.user_id = p_user_id
+         and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+       order by u.name_key using ~<~
+       limit 40);
+  end if;
+  return v_logged;
 end
 $$;
 
@@ -7892,13 +8028,16 @@ CREATE FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) R
     AS $$
 begin
   if exists (
-    select from app.session_sets as s
+    -- The sessions drive the read (their sets by primary key), whatever the plan guesses
+    -- of an array it cannot see.
+    select from unnest(p_session_ids) as i (session_id)
+      join app.session_sets as s on s.user_id = p_user_id and s.session_id = i.session_id
       join app.session_exercises as e
         on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
-     where s.user_id = p_user_id and s.session_id = any (p_session_ids)
-       and app.set_fit_problems(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id),
-                                app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
-           <> '{}') then
+      left join app.exercises as c on c.id = e.exercise_id
+      left join app.user_exercises as u on u.user_id = e.user_id and u.id = e.user_exercise_id
+     where not app.set_fits(coalesce(c.tracking_type, u.tracking_type, 'weight_reps'),
+                            s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
 end
@@ -8099,6 +8238,34 @@ end
 $$;
 
 ALTER FUNCTION app.rebuild_body_weight_days(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.rebuild_exercise_records(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.exercise_records as r where r.user_id = v_user_id;
+    insert into app.exercise_records (user_id, exercise_key, records)
+    select v_user_id, k.key, x.records
+      from (select distinct coalesce(e.exercise_id, e.user_exercise_id) as key from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) is not null) as k
+     cross join lateral (select app.exercise_records(v_user_id, k.key) as records) as x
+     where x.records is not null;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;
+
+ALTER FUNCTION app.rebuild_exercise_records(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.rebuild_food_usage(p_user_id uuid DEFAULT NULL::uuid) RETURNS integer
     LANGUAGE plpgsql
@@ -8314,34 +8481,10 @@ $$;
 
 ALTER FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RETURNS void
-    LANGUAGE sql
+CREATE FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) RETURNS void
+    LANGUAGE plpgsql
     AS $$
-  update app.session_exercises as e
-     set working_sets = (select count(*) from app.session_sets as x
-                          where x.user_id = e.user_id and x.session_id = e.session_id
-                            and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
-         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
-          paced_seconds, paced_distance_m) = (
-           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
-                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
-                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
-                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
-                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
-             from app.session_sets as x
-            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and app.counts_as_working_set(x.set_type)),
-         (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
-           select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
-                  app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
-             from app.session_sets as x
-             left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
-            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
-              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
-            order by 2 desc, x.position
-            limit 1)
-   where e.user_id = p_user_id and e.session_id = p_session_id;
+begin
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
@@ -8352,7 +8495,34 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
                  sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
                  sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
-   where s.user_id = p_user_id and s.id = p_session_id
+   where s.user_id = p_user_id and s.id = p_session_id;
+end
+$$;
+
+ALTER FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  update app.session_exercises as e
+     set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+          duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+          best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
+           t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m, t.best_pace_s_per_km,
+           t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m, t.best_set_position, t.best_e1rm_kg,
+           t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method)
+    from app.session_exercises as k
+    left join app.exercises as c on c.id = k.exercise_id
+    left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
+    left join (select x.exercise_position, array_agg(x) as sets from app.session_sets as x
+                where x.user_id = p_user_id and x.session_id = p_session_id
+                group by x.exercise_position) as g on g.exercise_position = k.position
+   cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
+   where k.user_id = p_user_id and k.session_id = p_session_id
+     and e.user_id = k.user_id and e.session_id = k.session_id and e.position = k.position;
+  perform app.refresh_session_row_totals(p_user_id, p_session_id);
+end
 $$;
 
 ALTER FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
@@ -8674,6 +8844,12 @@ CREATE FUNCTION app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb
 declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
   v_status text;
+  v_session_date date;
+  v_name text;
+  v_notes text;
+  v_started_at timestamptz;
+  v_finished_at timestamptz;
+  v_client_id uuid;
 begin
   -- The status decides what is checked below: a bad one is named with every other problem,
   -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
@@ -8690,31 +8866,40 @@ begin
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
   end if;
   begin
+    -- The members are read into variables first: a statement holding the readers would be
+    -- planned afresh on every call (its custom plans fold each reader over the body's value,
+    -- and the generic plan never looks cheaper than that), one holding variables only once.
+    v_session_date := app.read_date(p_body, 'session_date');
+    v_name := app.read_text(p_body, 'name');
+    v_notes := app.read_text(p_body, 'notes');
+    v_started_at := app.read_timestamp(p_body, 'started_at');
+    v_finished_at := app.read_timestamp(p_body, 'finished_at');
+    v_client_id := app.read_uuid(p_body, 'client_id');
     if p_session_id is null then
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, app.read_uuid(p_body, 'client_id'),
-              coalesce(app.read_date(p_body, 'session_date'),
-                       (app.read_timestamp(p_body, 'started_at') at time zone
+      values (p_user_id, v_id, v_client_id,
+              coalesce(v_session_date,
+                       (v_started_at at time zone
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
-              app.read_text(p_body, 'name'), app.read_text(p_body, 'notes'), v_status,
-              app.read_timestamp(p_body, 'started_at'), app.read_timestamp(p_body, 'finished_at'))
+              v_name, v_notes, v_status, v_started_at, v_finished_at)
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
       end if;
     else
       update app.training_sessions
-         set session_date = coalesce(app.read_date(p_body, 'session_date'), session_date),
-             name = app.read_text(p_body, 'name'), notes = app.read_text(p_body, 'notes'), status = v_status,
-             started_at = coalesce(app.read_timestamp(p_body, 'started_at'), started_at),
-             finished_at = coalesce(app.read_timestamp(p_body, 'finished_at'), finished_at),
+         set session_date = coalesce(v_session_date, session_date),
+             name = v_name, notes = v_notes, status = v_status,
+             started_at = coalesce(v_started_at, started_at),
+             finished_at = coalesce(v_finished_at, finished_at),
              updated_at = now()
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
     end if;
+    -- The exercises come with their totals; the session row's follow.
     perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
-    perform app.refresh_session_totals(p_user_id, v_id);
+    perform app.refresh_session_row_totals(p_user_id, v_id);
     if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
@@ -8765,22 +8950,26 @@ $$;
 ALTER FUNCTION app.save_settings(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select exists (select from app.session_exercises as e where e.user_id = p_user_id and e.session_id = p_session_id)
+begin
+  return exists (select from app.session_exercises as e where e.user_id = p_user_id and e.session_id = p_session_id)
      and not exists (
        select from app.session_exercises as e
         where e.user_id = p_user_id and e.session_id = p_session_id
           and not exists (select from app.session_sets as s
-                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position))
+                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position));
+end
 $$;
 
 ALTER FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.session_json(p_session app.training_sessions) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
-  select jsonb_build_object(
+begin
+  return jsonb_build_object(
     'id', p_session.id, 'client_id', p_session.client_id, 'session_date', p_session.session_date,
     'name', p_session.name, 'notes', p_session.notes, 'status', p_session.status,
     'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
@@ -8789,9 +8978,13 @@ CREATE FUNCTION app.session_json(p_session app.training_sessions) RETURNS jsonb
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
-               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'sets', coalesce((select jsonb_agg(app.set_json(s) order by s.position)
+                                   from app.session_sets as s
+                                  where s.user_id = e.user_id and s.session_id = e.session_id
+                                    and s.exercise_position = e.position), '[]')) order by e.position)
         from app.session_exercises as e
-       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'));
+end
 $$;
 
 ALTER FUNCTION app.session_json(p_session app.training_sessions) OWNER TO liftbase_owner;
@@ -8915,6 +9108,35 @@ $$;
 
 ALTER FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.set_fits(p_tracking_type text, p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select (p_weight_kg is not null or app.set_field_rule(p_tracking_type, 'weight_kg') is distinct from 'required')
+     and (p_weight_kg is null or app.set_field_rule(p_tracking_type, 'weight_kg') is distinct from 'refused')
+     and (p_assistance_kg is not null or app.set_field_rule(p_tracking_type, 'assistance_kg') is distinct from 'required')
+     and (p_assistance_kg is null or app.set_field_rule(p_tracking_type, 'assistance_kg') is distinct from 'refused')
+     and (p_reps is not null or app.set_field_rule(p_tracking_type, 'reps') is distinct from 'required')
+     and (p_reps is null or app.set_field_rule(p_tracking_type, 'reps') is distinct from 'refused')
+     and (p_duration_seconds is not null
+          or app.set_field_rule(p_tracking_type, 'duration_seconds') is distinct from 'required')
+     and (p_duration_seconds is null or app.set_field_rule(p_tracking_type, 'duration_seconds') is distinct from 'refused')
+     and (p_distance_m is not null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'required')
+     and (p_distance_m is null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'refused')
+$$;
+
+ALTER FUNCTION app.set_fits(p_tracking_type text, p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.set_json(p_set app.session_sets) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'reps', p_set.reps, 'weight_kg', p_set.weight_kg, 'rpe', p_set.rpe, 'rir', p_set.rir, 'set_type', p_set.set_type,
+    'tempo', p_set.tempo, 'rest_seconds', p_set.rest_seconds, 'duration_seconds', p_set.duration_seconds,
+    'distance_m', p_set.distance_m, 'assistance_kg', p_set.assistance_kg)
+$$;
+
+ALTER FUNCTION app.set_json(p_set app.session_sets) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -8981,30 +9203,30 @@ ALTER FUNCTION app.set_response_status(p_status integer) OWNER TO liftbase_owner
 CREATE FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
-           'tempo', s.tempo, 'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
-           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg) order by s.position), '[]')
+  select coalesce(jsonb_agg(app.set_json(s) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
 
 ALTER FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.settings_document_shape() RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'app.settings_values_json(app.user_settings)'::regprocedure);
+end
+$$;
+
+ALTER FUNCTION app.settings_document_shape() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.settings_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (select jsonb_build_object(
-    'unit_system', s.unit_system,
-    'timezone', s.timezone,
-    'reminders', jsonb_build_object(
-      'meals', jsonb_build_object('enabled', s.meal_reminders_enabled, 'times', to_jsonb(s.meal_reminder_times::text[])),
-      'workouts', jsonb_build_object('enabled', s.workout_reminders_enabled,
-                                     'days', to_jsonb(s.workout_reminder_days::text[]),
-                                     'time', s.workout_reminder_time)),
-    'biometric_enabled', s.biometric_enabled,
-    'health_sync', jsonb_build_object('apple_health', s.apple_health_sync, 'google_fit', s.google_fit_sync))
+  return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -9043,6 +9265,47 @@ end
 $$;
 
 ALTER FUNCTION app.settings_problems(p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.user_settings (
+    user_id uuid NOT NULL,
+    unit_system app.unit_system DEFAULT 'metric'::text NOT NULL,
+    timezone app.timezone_name DEFAULT 'UTC'::text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    meal_reminders_enabled boolean DEFAULT false NOT NULL,
+    meal_reminder_times app.clock_time[] DEFAULT '{}'::app.clock_time[] NOT NULL,
+    workout_reminders_enabled boolean DEFAULT false NOT NULL,
+    workout_reminder_days app.weekday[] DEFAULT '{}'::app.weekday[] NOT NULL,
+    workout_reminder_time app.clock_time,
+    biometric_enabled boolean DEFAULT false NOT NULL,
+    apple_health_sync boolean DEFAULT false NOT NULL,
+    google_fit_sync boolean DEFAULT false NOT NULL,
+    settings_document jsonb,
+    settings_document_shape text,
+    CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
+);
+
+ALTER TABLE ONLY app.user_settings FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.user_settings OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.settings_values_json(p_settings app.user_settings) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'unit_system', p_settings.unit_system,
+    'timezone', p_settings.timezone,
+    'reminders', jsonb_build_object(
+      'meals', jsonb_build_object('enabled', p_settings.meal_reminders_enabled,
+                                  'times', to_jsonb(p_settings.meal_reminder_times::text[])),
+      'workouts', jsonb_build_object('enabled', p_settings.workout_reminders_enabled,
+                                     'days', to_jsonb(p_settings.workout_reminder_days::text[]),
+                                     'time', p_settings.workout_reminder_time)),
+    'biometric_enabled', p_settings.biometric_enabled,
+    'health_sync', jsonb_build_object('apple_health', p_settings.apple_health_sync,
+                                      'google_fit', p_settings.google_fit_sync))
+$$;
+
+ALTER FUNCTION app.settings_values_json(p_settings app.user_settings) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.setup_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -9791,25 +10054,96 @@ $$;
 
 ALTER FUNCTION app.workouts_csv(p_user_id uuid) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
-    LANGUAGE sql
+CREATE FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) RETURNS void
+    LANGUAGE plpgsql
     AS $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                     superset_group, group_rest_seconds)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
-         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
-  insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
-         app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
-         app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
-         app.read_number(s.item, 'assistance_kg')
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
-  select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_stored jsonb;
+  v_holders uuid[];
+  v_records jsonb;
+begin
+  if p_key is null then
+    return;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', p_user_id::text, true);
+  end if;
+  select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
+                      where h.value ->> 'session_id' is not null);
+  if v_stored is not null and p_removed && v_holders then
+    v_records := app.exercise_records(p_user_id, p_key);
+  elsif cardinality(p_added) > 0 then
+    -- An exercise with records keeps them (a session added in progress holds none).
+    v_records := coalesce(app.exercise_records_among(p_user_id, p_key, v_holders || p_added), v_stored);
+  else
+    v_records := v_stored;
+  end if;
+  if v_records is null then
+    delete from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  elsif v_records is distinct from v_stored then
+    insert into app.exercise_records as r (user_id, exercise_key, records)
+    values (p_user_id, p_key, v_records)
+    on conflict (user_id, exercise_key) do update set records = excluded.records;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_fits boolean;
+begin
+  with items as (
+    select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
+           coalesce(c.tracking_type, u.tracking_type, 'weight_reps') as tracking_type
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+      left join app.exercises as c on c.id = r.exercise_id
+      left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
+  ), sets as (
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
+                                  tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+           app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
+           app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+           app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+           app.read_number(s.item, 'assistance_kg')
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
+    returning *
+  ), sets_by_exercise as (
+    select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
+  ), exercises as (
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                       superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
+                                       max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
+                                       distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+                                       best_weight_kg, best_reps, best_rpe, best_e1rm_method)
+    select p_user_id, p_session_id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
+           app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
+           t.*
+      from items as i
+      left join sets_by_exercise as g on g.exercise_position = i.position
+     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
+    returning position
+  )
+  select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
+                                        w.distance_m)), true)
+    into v_fits
+    from sets as w
+    join items as i on i.position = w.exercise_position;
+  if not v_fits then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+end
 $$;
 
 ALTER FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) OWNER TO liftbase_owner;
@@ -10172,49 +10506,70 @@ $$;
 
 ALTER FUNCTION auth.outbox_ack(p_id bigint) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) RETURNS TABLE(id bigint, attempt integer, kind text, idempotency_key text, event text, email_to text, email_template text, email_variables jsonb, webhook_url text, webhook_body text, webhook_id text, webhook_timestamp text, webhook_signature text)
+CREATE FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval, p_channels text[] DEFAULT ARRAY['email'::text, 'webhook'::text]) RETURNS TABLE(id bigint, attempt integer, kind text, idempotency_key text, event text, email_to text, email_template text, email_variables jsonb, webhook_url text, webhook_body text, webhook_id text, webhook_timestamp text, webhook_signature text)
     LANGUAGE plpgsql
     AS $$
 declare
   v_max integer := auth.delivery_max_attempts();
   v_now timestamptz := clock_timestamp();
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_row auth.outbox;
+  v_url text;
+  v_secret text;
 begin
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')
    where o.delivered_at is null and o.dead_at is null and o.attempts >= v_max and o.lease_until <= v_now;
-  return query
-  with due as (
-    select o.id from auth.outbox as o
-     where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
-       and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
-     order by o.next_attempt_at, o.id
-     limit greatest(p_limit, 0)
-       for update skip locked),
-  claimed as (
-    update auth.outbox as o
-       set attempts = o.attempts + 1, lease_until = v_now + p_lease, locked_by = p_worker, last_attempt_at = v_now
-      from due
-     where o.id = due.id
-    returning o.*)
-  select c.id, c.attempts, c.channel, c.idempotency_key, c.kind,
-         case when c.channel = 'email' then c.recipient end,
-         case when c.channel = 'email' then c.kind end,
-         case when c.channel = 'email' then (c.payload - 'email') || jsonb_build_object('email', c.recipient) end,
-         case when c.channel = 'webhook' then coalesce(c.webhook_url, s.url) end,
-         case when c.channel = 'webhook' then c.payload::text end,
-         case when c.channel = 'webhook' then c.idempotency_key end,
-         case when c.channel = 'webhook' then extract(epoch from v_now)::bigint::text end,
-         case when c.channel = 'webhook'
-              then auth.webhook_signature(coalesce(c.webhook_secret, s.secret), c.idempotency_key,
-                                          extract(epoch from v_now)::bigint, c.payload::text) end
-    from claimed as c
-    left join app.webhook_subscriptions as s on s.user_id = c.user_id and s.id = c.subscription_id
-   order by c.next_attempt_at, c.id;
+  for v_row in
+    with due as (
+      select o.id from auth.outbox as o
+       where o.delivered_at is null and o.dead_at is null and o.next_attempt_at <= v_now
+         and (o.lease_until is null or o.lease_until <= v_now) and o.attempts < v_max
+         and o.channel = any (p_channels)
+       order by o.next_attempt_at, o.id
+       limit greatest(p_limit, 0)
+         for update skip locked),
+    claimed as (
+      update auth.outbox as o
+         set attempts = o.attempts + 1, lease_until = v_now + p_lease, locked_by = p_worker, last_attempt_at = v_now
+        from due
+       where o.id = due.id
+      returning o.*)
+    select c.* from claimed as c order by c.next_attempt_at, c.id
+  loop
+    v_url := v_row.webhook_url;
+    v_secret := v_row.webhook_secret;
+    if v_row.channel = 'webhook' and v_secret is null then
+      -- The subscription is the user's row (forced row-level security): read it as them.
+      perform set_config('liftbase.user_id', v_row.user_id::text, true);
+      select s.url, s.secret into v_url, v_secret
+        from app.webhook_subscriptions as s
+       where s.user_id = v_row.user_id and s.id = v_row.subscription_id;
+      perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    end if;
+    id := v_row.id;
+    attempt := v_row.attempts;
+    kind := v_row.channel;
+    idempotency_key := v_row.idempotency_key;
+    event := v_row.kind;
+    email_to := case when v_row.channel = 'email' then v_row.recipient end;
+    email_template := case when v_row.channel = 'email' then v_row.kind end;
+    email_variables := case when v_row.channel = 'email'
+                            then (v_row.payload - 'email') || jsonb_build_object('email', v_row.recipient) end;
+    webhook_url := case when v_row.channel = 'webhook' then v_url end;
+    webhook_body := case when v_row.channel = 'webhook' then v_row.payload::text end;
+    webhook_id := case when v_row.channel = 'webhook' then v_row.idempotency_key end;
+    webhook_timestamp := case when v_row.channel = 'webhook' then extract(epoch from v_now)::bigint::text end;
+    webhook_signature := case when v_row.channel = 'webhook'
+                              then auth.webhook_signature(v_secret, v_row.idempotency_key,
+                                                          extract(epoch from v_now)::bigint, v_row.payload::text) end;
+    return next;
+  end loop;
 end
 $$;
 
-ALTER FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval, p_channels text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_drop(p_id bigint) RETURNS boolean
     LANGUAGE sql
@@ -10591,6 +10946,18 @@ CREATE TABLE app.equipment (
 
 ALTER TABLE app.equipment OWNER TO liftbase_owner;
 
+CREATE TABLE app.exercise_records (
+    user_id uuid NOT NULL,
+    exercise_key uuid NOT NULL,
+    records jsonb NOT NULL
+);
+
+ALTER TABLE ONLY app.exercise_records FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.exercise_records OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.exercise_records IS 'Personal records per user and exercise (app.exercise_records), kept by triggers on app.session_exercises and app.training_sessions';
+
 CREATE TABLE app.exercises (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     name app.exercise_name NOT NULL,
@@ -10816,27 +11183,6 @@ ALTER TABLE ONLY app.session_exercises FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.session_exercises OWNER TO liftbase_owner;
 
-CREATE TABLE app.session_sets (
-    user_id uuid NOT NULL,
-    session_id uuid NOT NULL,
-    exercise_position integer NOT NULL,
-    "position" integer NOT NULL,
-    reps app.reps,
-    weight_kg app.load_kg,
-    rpe app.rpe,
-    rir app.rir,
-    set_type app.set_type DEFAULT 'working'::text NOT NULL,
-    tempo app.tempo,
-    rest_seconds app.rest_seconds,
-    duration_seconds app.duration_seconds,
-    distance_m app.distance_m,
-    assistance_kg app.assistance_kg
-);
-
-ALTER TABLE ONLY app.session_sets FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE app.session_sets OWNER TO liftbase_owner;
-
 CREATE TABLE app.sync_changes (
     user_id uuid NOT NULL,
     entity text NOT NULL,
@@ -10977,26 +11323,6 @@ CREATE TABLE app.user_profiles (
 ALTER TABLE ONLY app.user_profiles FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_profiles OWNER TO liftbase_owner;
-
-CREATE TABLE app.user_settings (
-    user_id uuid NOT NULL,
-    unit_system app.unit_system DEFAULT 'metric'::text NOT NULL,
-    timezone app.timezone_name DEFAULT 'UTC'::text NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    meal_reminders_enabled boolean DEFAULT false NOT NULL,
-    meal_reminder_times app.clock_time[] DEFAULT '{}'::app.clock_time[] NOT NULL,
-    workout_reminders_enabled boolean DEFAULT false NOT NULL,
-    workout_reminder_days app.weekday[] DEFAULT '{}'::app.weekday[] NOT NULL,
-    workout_reminder_time app.clock_time,
-    biometric_enabled boolean DEFAULT false NOT NULL,
-    apple_health_sync boolean DEFAULT false NOT NULL,
-    google_fit_sync boolean DEFAULT false NOT NULL,
-    CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
-);
-
-ALTER TABLE ONLY app.user_settings FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE app.user_settings OWNER TO liftbase_owner;
 
 CREATE TABLE app.user_setup (
     user_id uuid NOT NULL,
@@ -11293,6 +11619,9 @@ ALTER TABLE ONLY app.equipment
 
 ALTER TABLE ONLY app.equipment
     ADD CONSTRAINT equipment_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app.exercise_records
+    ADD CONSTRAINT exercise_records_pkey PRIMARY KEY (user_id, exercise_key);
 
 ALTER TABLE ONLY app.exercises
     ADD CONSTRAINT exercises_pkey PRIMARY KEY (id);
@@ -11656,6 +11985,12 @@ CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs FOR EACH ROW WH
 
 CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
 
+CREATE TRIGGER session_exercises_records_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
+CREATE TRIGGER session_exercises_records_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
+CREATE TRIGGER session_exercises_records_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
+
 CREATE TRIGGER session_exercises_sync_delete AFTER DELETE ON app.session_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('session_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
 
 CREATE TRIGGER session_exercises_sync_insert AFTER INSERT ON app.session_exercises FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (new.session_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('session', 'session_id');
@@ -11679,6 +12014,8 @@ CREATE TRIGGER target_snapshots_sync_delete AFTER DELETE ON app.target_snapshots
 CREATE TRIGGER target_snapshots_sync_insert AFTER INSERT ON app.target_snapshots FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
 
 CREATE TRIGGER target_snapshots_sync_update AFTER UPDATE ON app.target_snapshots FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('targets/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('targets', '');
+
+CREATE TRIGGER training_sessions_records_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
 
 CREATE TRIGGER training_sessions_sync_delete AFTER DELETE ON app.training_sessions FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('session/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('session', 'id');
 
@@ -11720,6 +12057,8 @@ CREATE TRIGGER user_profiles_sync_insert AFTER INSERT ON app.user_profiles FOR E
 
 CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('profile/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('profile', '');
 
+CREATE TRIGGER user_settings_document BEFORE INSERT OR UPDATE ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_settings_document();
+
 CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('settings', '');
 
 CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('settings', '');
@@ -11751,6 +12090,9 @@ ALTER TABLE ONLY app.custom_meal_items
 
 ALTER TABLE ONLY app.custom_meals
     ADD CONSTRAINT custom_meals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.exercise_records
+    ADD CONSTRAINT exercise_records_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.exercises
     ADD CONSTRAINT exercises_equipment_fkey FOREIGN KEY (equipment) REFERENCES app.equipment(id);
@@ -11916,6 +12258,8 @@ ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.exercise_records ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.favorites ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.food_entries ENABLE ROW LEVEL SECURITY;
@@ -11937,6 +12281,8 @@ CREATE POLICY own_rows ON app.body_weight_days USING ((user_id = ( SELECT app.cu
 CREATE POLICY own_rows ON app.custom_meal_items USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.exercise_records USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.favorites USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -12570,8 +12916,17 @@ GRANT ALL ON FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) TO
 REVOKE ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_records(p_user_id uuid, p_key uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_path text) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_sets TO liftbase_api;
+GRANT SELECT ON TABLE app.session_sets TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
@@ -12859,7 +13214,11 @@ GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.keep_exercise_records() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.keep_settings_document() FROM PUBLIC;
 
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
 GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
@@ -13055,6 +13414,8 @@ GRANT ALL ON FUNCTION app.read_uuid_list(p_object jsonb, p_field text) TO liftba
 
 REVOKE ALL ON FUNCTION app.rebuild_body_weight_days(p_user_id uuid) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.rebuild_exercise_records(p_user_id uuid) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
@@ -13072,6 +13433,9 @@ GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_i
 
 REVOKE ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
@@ -13137,6 +13501,12 @@ GRANT ALL ON FUNCTION app.set_field_rule(p_tracking_type text, p_field text) TO 
 REVOKE ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.set_fit_problems(p_tracking_type text, p_given text[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.set_fits(p_tracking_type text, p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_fits(p_tracking_type text, p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.set_json(p_set app.session_sets) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.set_json(p_set app.session_sets) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.set_measures(p_weight_kg numeric, p_assistance_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
 
@@ -13152,11 +13522,20 @@ GRANT ALL ON FUNCTION app.set_response_status(p_status integer) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.settings_document_shape() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.settings_document_shape() TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.settings_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.settings_json(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.settings_problems(p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.settings_problems(p_body jsonb) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_settings TO liftbase_api;
+GRANT SELECT ON TABLE app.user_settings TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.settings_values_json(p_settings app.user_settings) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.settings_values_json(p_settings app.user_settings) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.setup_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.setup_json(p_user_id uuid) TO liftbase_api;
@@ -13264,6 +13643,9 @@ GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) T
 REVOKE ALL ON FUNCTION app.workouts_csv(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.workouts_csv(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) TO liftbase_api;
 
@@ -13330,7 +13712,7 @@ REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_ack(p_id bigint) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval, p_channels text[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_drop(p_id bigint) FROM PUBLIC;
 
@@ -13393,6 +13775,8 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.custom_meal_items TO liftbase_api
 
 GRANT SELECT ON TABLE app.equipment TO liftbase_api;
 
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_records TO liftbase_api;
+
 GRANT SELECT ON TABLE app.exercises TO liftbase_api;
 GRANT SELECT ON TABLE app.exercises TO liftbase_reporting_owner;
 
@@ -13426,9 +13810,6 @@ GRANT SELECT ON TABLE app.rpe_chart TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_exercises TO liftbase_api;
 GRANT SELECT ON TABLE app.session_exercises TO liftbase_reporting_owner;
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_sets TO liftbase_api;
-GRANT SELECT ON TABLE app.session_sets TO liftbase_reporting_owner;
-
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_changes TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_state TO liftbase_api;
@@ -13450,9 +13831,6 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_foods TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_profiles TO liftbase_api;
 GRANT SELECT ON TABLE app.user_profiles TO liftbase_reporting_owner;
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_settings TO liftbase_api;
-GRANT SELECT ON TABLE app.user_settings TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_setup TO liftbase_api;
 GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;

@@ -4,8 +4,9 @@ import PQ
 
 /// `liftbase summaries rebuild`: the per-user summaries that hot reads use instead of a
 /// user's whole history (the foods each user logged, for search; the daily weights, for the
-/// weight analytics) are kept by every write in its own transaction; this rebuilds them from
-/// the diary and the weigh-ins, for one account or all. Idempotent: after a bulk load done
+/// weight analytics; the personal records per exercise) are kept by every write in its own
+/// transaction; this rebuilds them from the diary, the weigh-ins and the sessions, for one
+/// account or all. Idempotent: after a bulk load done
 /// around the API, or to check that nothing drifted.
 struct SummariesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct SummariesCommand: ParsableCommand {
 
     struct Rebuild: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Rebuild the food-usage and daily-weight summaries from the diary and the weigh-ins."
+            abstract: "Rebuild the food-usage, daily-weight and records summaries from the diary, the weigh-ins and the sessions."
         )
         @OptionGroup var database: DatabaseOptions
         @Flag(help: "Every account.") var all = false
@@ -30,10 +31,11 @@ struct SummariesCommand: ParsableCommand {
             let connection = try database.ownerConnection()
             defer { connection.close() }
             let started = Date()
-            // One transaction: the two summaries of a user are never seen half rebuilt.
+            // One transaction: the summaries of a user are never seen half rebuilt.
             let result = try connection.query(
                 """
-                select app.rebuild_food_usage(u.id), app.rebuild_body_weight_days(u.id)
+                select app.rebuild_food_usage(u.id), app.rebuild_body_weight_days(u.id),
+                       app.rebuild_exercise_records(u.id)
                   from (select case when $1::text is null then null
                                     else (auth.admin_find_user($1)).id end as id) as u
                 """,
@@ -41,10 +43,11 @@ struct SummariesCommand: ParsableCommand {
             ).rows[0]
             print(
                 String(
-                    format: "rebuilt %@: %@ food-usage rows, %@ daily weights (%.1f s)",
+                    format: "rebuilt %@: %@ food-usage rows, %@ daily weights, %@ exercise records (%.1f s)",
                     user ?? "every account",
                     result[0] ?? "0",
                     result[1] ?? "0",
+                    result[2] ?? "0",
                     Date().timeIntervalSince(started)
                 )
             )

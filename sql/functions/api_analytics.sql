@@ -230,14 +230,10 @@ $$;
 -- GET /analytics/records?exercise_id=&limit=&cursor=: personal records per exercise
 -- (app.exercise_records: heaviest, best e1RM, most reps, longest, farthest, fastest pace,
 -- each as its exercise's type allows), one exercise with ?exercise_id=, else a page of the
--- exercises trained, in the order of their ids. A page costs what it holds, not the user's
--- history: the exercises come from a loose index scan of session_exercises_exercise_key_idx
--- (one probe per exercise, never a pass over every session), and each exercise's records
--- are one pass over its own session rows, which hold the per-session records
--- (app.refresh_session_totals), never its sets. Keeping records in a table of their own
--- would make the page cheaper still, at the price of recomputing an exercise's records on
--- every write, delete and import that touches it; a page of at most 200 exercises of
--- session rows is the bound chosen. Free-text exercises (linked to no exercise) have none.
+-- exercises trained, in the order of their ids. The records are kept per exercise in
+-- app.exercise_records (migration 0051) by every write that changes them: a page is a range
+-- of that table's primary key, whatever the user's history. Free-text exercises (linked to
+-- no exercise) have none.
 create or replace function api.analytics_records(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -253,34 +249,22 @@ begin
                       where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
     perform app.raise_unknown_cursor();
   end if;
-  with recursive keys as (
-    (select coalesce(e.exercise_id, e.user_exercise_id) as id from app.session_exercises as e
-      where e.user_id = v_user_id
-        and coalesce(e.exercise_id, e.user_exercise_id) > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
-      order by 1
-      limit 1)
-    union all
-    select (select coalesce(e.exercise_id, e.user_exercise_id) from app.session_exercises as e
-             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) > k.id
-             order by 1
-             limit 1)
-      from keys as k
-     where k.id is not null
-  )
   select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
-    from (select k.id, jsonb_build_object('exercise_id', k.id, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
-                       || c.records as item
-            from keys as k
-           cross join lateral app.exercise_records(v_user_id, k.id) as c (records)
+    from (select k.exercise_key as id,
+                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                   || k.records as item
+            from app.exercise_records as k
            cross join lateral (
-             select coalesce((select e.name::text from app.exercises as e where e.id = k.id),
-                             (select u.name::text from app.user_exercises as u where u.user_id = v_user_id and u.id = k.id)) as name,
-                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.id),
+             select coalesce((select e.name::text from app.exercises as e where e.id = k.exercise_key),
+                             (select u.name::text from app.user_exercises as u
+                               where u.user_id = v_user_id and u.id = k.exercise_key)) as name,
+                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.exercise_key),
                                                (select u.id from app.user_exercises as u
-                                                 where u.user_id = v_user_id and u.id = k.id)) as tracking_type) as x
-           where k.id is not null and c.records is not null
-             and (v_exercise.exercise_id is null or k.id = v_exercise.exercise_id)
-           order by k.id
+                                                 where u.user_id = v_user_id and u.id = k.exercise_key)) as tracking_type) as x
+           where k.user_id = v_user_id
+             and k.exercise_key > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
+             and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
+           order by k.exercise_key
            limit v_page.page_size + 1) as r;
   return jsonb_build_object(
     'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,

@@ -184,31 +184,182 @@ language plpgsql
 stable
 as $$
 begin
-  return (
-    select case when count(*) > 0 then jsonb_build_object(
-      'heaviest', (array_agg(jsonb_build_object('weight_kg', e.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_weight_kg desc, s.session_date, s.id) filter (where e.max_weight_kg > 0))[1],
-      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(e.best_e1rm_kg, 1), 'weight_kg', e.best_weight_kg,
-                                                 'reps', e.best_reps, 'method', e.best_e1rm_method,
-                                                 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.best_e1rm_kg desc, s.session_date, s.id) filter (where e.best_e1rm_kg is not null))[1],
-      'most_reps', (array_agg(jsonb_build_object('reps', e.max_reps, 'session_id', s.id, 'session_date', s.session_date)
-                              order by e.max_reps desc, s.session_date, s.id) filter (where e.max_reps > 0))[1],
-      'longest', (array_agg(jsonb_build_object('duration_seconds', e.max_duration_seconds, 'session_id', s.id,
-                                               'session_date', s.session_date)
-                            order by e.max_duration_seconds desc, s.session_date, s.id)
-                   filter (where e.max_duration_seconds is not null))[1],
-      'farthest', (array_agg(jsonb_build_object('distance_m', e.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
-                             order by e.max_distance_m desc, s.session_date, s.id) filter (where e.max_distance_m is not null))[1],
-      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', e.best_pace_s_per_km, 'session_id', s.id,
-                                                    'session_date', s.session_date)
-                                 order by e.best_pace_s_per_km, s.session_date, s.id)
-                        filter (where e.best_pace_s_per_km is not null))[1]) end
-      from app.session_exercises as e
-      join app.training_sessions as s on s.user_id = e.user_id and s.id = e.session_id and s.status = 'completed'
-     where e.user_id = p_user_id and coalesce(e.exercise_id, e.user_exercise_id) = p_key);
+  return app.exercise_records_among(p_user_id, p_key, null);
 end
 $$;
+
+-- The same records among the sessions p_sessions only (all of them when null): the kept
+-- records (migration 0051) of an exercise gaining sessions are those among its previous
+-- record holders and the new sessions (app.write_exercise_records).
+create or replace function app.exercise_records_among(p_user_id uuid, p_key uuid, p_sessions uuid[])
+returns jsonb
+language plpgsql
+stable
+-- A custom plan drops the branch that does not run and so always looks cheaper: planned on
+-- every call. One generic plan per connection instead.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return (
+    select case when count(*) > 0 then jsonb_build_object(
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_weight_kg desc, s.session_date, s.id) filter (where s.max_weight_kg > 0))[1],
+      'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(s.best_e1rm_kg, 1), 'weight_kg', s.best_weight_kg,
+                                                 'reps', s.best_reps, 'method', s.best_e1rm_method,
+                                                 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.best_e1rm_kg desc, s.session_date, s.id) filter (where s.best_e1rm_kg is not null))[1],
+      'most_reps', (array_agg(jsonb_build_object('reps', s.max_reps, 'session_id', s.id, 'session_date', s.session_date)
+                              order by s.max_reps desc, s.session_date, s.id) filter (where s.max_reps > 0))[1],
+      'longest', (array_agg(jsonb_build_object('duration_seconds', s.max_duration_seconds, 'session_id', s.id,
+                                               'session_date', s.session_date)
+                            order by s.max_duration_seconds desc, s.session_date, s.id)
+                   filter (where s.max_duration_seconds is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
+                             order by s.max_distance_m desc, s.session_date, s.id) filter (where s.max_distance_m is not null))[1],
+      'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', s.best_pace_s_per_km, 'session_id', s.id,
+                                                    'session_date', s.session_date)
+                                 order by s.best_pace_s_per_km, s.session_date, s.id)
+                        filter (where s.best_pace_s_per_km is not null))[1]) end
+      -- Every completed session row of the exercise, or (p_sessions) those of the given
+      -- sessions, each session by key: only one branch runs.
+      from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from app.session_exercises as x
+              join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
+             where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+            union all
+            select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+              from (select distinct i.id from unnest(p_sessions) as i (id)) as i
+              join app.training_sessions as t on t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
+              join app.session_exercises as x
+                on x.user_id = p_user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+             where p_sessions is not null) as s);
+end
+$$;
+
+-- Writes the kept records (app.exercise_records, migration 0051) of exercise p_key of one
+-- user after a statement removed or changed its rows of sessions p_removed (their old
+-- state) and added or changed those of p_added (their new state). A record changes only
+-- when its holder goes or a new row beats it: when no removed session holds one, the
+-- records are those among the holders and the added sessions (the cost of the write, not
+-- of the exercise's history); when one does, they are recomputed from every session of the
+-- exercise. Acts as the user (row-level security), giving the caller's user back at the end.
+create or replace function app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[])
+returns void
+language plpgsql
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_stored jsonb;
+  v_holders uuid[];
+  v_records jsonb;
+begin
+  if p_key is null then
+    return;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', p_user_id::text, true);
+  end if;
+  select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
+                      where h.value ->> 'session_id' is not null);
+  if v_stored is not null and p_removed && v_holders then
+    v_records := app.exercise_records(p_user_id, p_key);
+  elsif cardinality(p_added) > 0 then
+    -- An exercise with records keeps them (a session added in progress holds none).
+    v_records := coalesce(app.exercise_records_among(p_user_id, p_key, v_holders || p_added), v_stored);
+  else
+    v_records := v_stored;
+  end if;
+  if v_records is null then
+    delete from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
+  elsif v_records is distinct from v_stored then
+    insert into app.exercise_records as r (user_id, exercise_key, records)
+    values (p_user_id, p_key, v_records)
+    on conflict (user_id, exercise_key) do update set records = excluded.records;
+  end if;
+  if v_acting is distinct from p_user_id::text then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+end
+$$;
+
+-- The trigger of migration 0051: the exercises whose records a statement may have changed,
+-- per user, recomputed once each. On app.session_exercises, the exercises of the rows
+-- written, changed or deleted; on app.training_sessions, those of the sessions whose status
+-- or date changed (most updates of a session change neither: its totals, its name).
+create or replace function app.keep_exercise_records()
+returns trigger
+language plpgsql
+as $$
+declare
+  v_touched record;
+begin
+  for v_touched in execute case
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'INSERT' then
+      'select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, ''{}''::uuid[] as removed,
+              array_agg(distinct n.session_id) as added
+         from new_rows as n group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'DELETE' then
+      'select o.user_id, coalesce(o.exercise_id, o.user_exercise_id) as key, array_agg(distinct o.session_id) as removed,
+              ''{}''::uuid[] as added
+         from old_rows as o group by 1, 2 order by 1, 2'
+    when TG_TABLE_NAME = 'session_exercises' then
+      'select c.user_id, c.key, coalesce(array_agg(distinct c.session_id) filter (where c.old), ''{}'') as removed,
+              coalesce(array_agg(distinct c.session_id) filter (where not c.old), ''{}'') as added
+         from (select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, n.session_id, false as old
+                 from new_rows as n
+               union all
+               select o.user_id, coalesce(o.exercise_id, o.user_exercise_id), o.session_id, true from old_rows as o) as c
+        group by 1, 2 order by 1, 2'
+    else
+      'select n.user_id, coalesce(e.exercise_id, e.user_exercise_id) as key, array_agg(distinct n.id) as removed,
+              array_agg(distinct n.id) as added
+         from new_rows as n
+         join old_rows as o on o.user_id = n.user_id and o.id = n.id
+         join app.session_exercises as e on e.user_id = n.user_id and e.session_id = n.id
+        where (n.status, n.session_date) is distinct from (o.status, o.session_date)
+        group by 1, 2 order by 1, 2'
+  end
+  loop
+    perform app.write_exercise_records(v_touched.user_id, v_touched.key, v_touched.removed, v_touched.added);
+  end loop;
+  return null;
+end
+$$;
+
+-- Rebuilds the kept records from the sessions, for one user or (null) every user; the
+-- number of rows written. Idempotent (`liftbase summaries rebuild`).
+create or replace function app.rebuild_exercise_records(p_user_id uuid default null)
+returns integer
+language plpgsql
+as $$
+declare
+  v_previous text := current_setting('liftbase.user_id', true);
+  v_user_id uuid;
+  v_rows integer := 0;
+  v_count integer;
+begin
+  for v_user_id in select u.id from auth.users as u where p_user_id is null or u.id = p_user_id order by u.id loop
+    perform auth.act_as(v_user_id);
+    delete from app.exercise_records as r where r.user_id = v_user_id;
+    insert into app.exercise_records (user_id, exercise_key, records)
+    select v_user_id, k.key, x.records
+      from (select distinct coalesce(e.exercise_id, e.user_exercise_id) as key from app.session_exercises as e
+             where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) is not null) as k
+     cross join lateral (select app.exercise_records(v_user_id, k.key) as records) as x
+     where x.records is not null;
+    get diagnostics v_count = row_count;
+    v_rows := v_rows + v_count;
+  end loop;
+  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  return v_rows;
+end
+$$;
+
+grant execute on function app.write_exercise_records(uuid, uuid, uuid[], uuid[]), app.exercise_records_among(uuid, uuid, uuid[])
+  to liftbase_api;
 
 -- Cardio per week and per exercise over completed sessions dated p_from..p_to: the
 -- distance, the time (the duration of timed working sets) and the pace (seconds per km

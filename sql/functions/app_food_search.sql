@@ -222,34 +222,44 @@ stable
 -- every name in the range: all 900 of a user who logged 900 foods starting with the query.
 set enable_bitmapscan = off
 as $$
+declare
+  v_logged uuid[];
 begin
   -- Each branch is an index range or one lookup per food, whatever the planner's estimate
   -- of a user's rows (a cached plan is made for the average user): foods are looked up by
   -- key one at a time (lateral subqueries, not a join the planner could turn into a scan of
-  -- all the user's foods).
-  return array(
+  -- all the user's foods). The two branches most pages do not need (other candidates, a
+  -- corrected query) are statements of their own, run only for a page that has them: a
+  -- statement's every branch is set up on each run, needed or not. The same food may be
+  -- named twice; the callers only ask whether a food is among them.
+  v_logged := array(
     select c.id
       from unnest(p_page.food_ids) as c (id)
      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
-    union
-    (select c.id
-       from unnest(p_page.other_ids) with ordinality as c (id, n)
-      cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
-      order by c.n
-      limit p_page.page_size)
-    union
+    union all
     (select u.food_id from app.food_usage as u
       where u.user_id = p_user_id and u.name_key ~>=~ p_query and u.name_key ~<~ (p_query || chr(1114111))
       order by u.name_key using ~<~
       limit 40)
-    union
-    (select u.food_id from app.food_usage as u
-      where u.user_id = p_user_id
-        and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
-      order by u.name_key using ~<~
-      limit 40)
-    union
+    union all
     select u.food_id from app.food_usage as u where u.user_id = p_user_id and u.name_key is null);
+  if cardinality(p_page.other_ids) > 0 then
+    v_logged := v_logged || array(
+      select c.id
+        from unnest(p_page.other_ids) with ordinality as c (id, n)
+       cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+       order by c.n
+       limit p_page.page_size);
+  end if;
+  if p_page.corrected is not null then
+    v_logged := v_logged || array(
+      select u.food_id from app.food_usage as u
+       where u.user_id = p_user_id
+         and u.name_key ~>=~ p_page.corrected and u.name_key ~<~ (p_page.corrected || chr(1114111))
+       order by u.name_key using ~<~
+       limit 40);
+  end if;
+  return v_logged;
 end
 $$;
 

@@ -160,21 +160,50 @@ as $$
                   'weight_reps')
 $$;
 
+-- Whether a set with these measures fits the set rule for p_tracking_type: no required
+-- measure missing, no refused one given (app.set_fit_problems is then '{}'; a test holds the
+-- two equal). One expression, so that it is inlined into the statement that checks every
+-- set of a session, where app.set_fit_problems (an aggregate) would run and be planned as a
+-- call of its own for each set.
+create or replace function app.set_fits(p_tracking_type text, p_weight_kg numeric, p_assistance_kg numeric,
+                                        p_reps integer, p_duration_seconds integer, p_distance_m numeric)
+returns boolean
+language sql
+immutable
+parallel safe
+as $$
+  select (p_weight_kg is not null or app.set_field_rule(p_tracking_type, 'weight_kg') is distinct from 'required')
+     and (p_weight_kg is null or app.set_field_rule(p_tracking_type, 'weight_kg') is distinct from 'refused')
+     and (p_assistance_kg is not null or app.set_field_rule(p_tracking_type, 'assistance_kg') is distinct from 'required')
+     and (p_assistance_kg is null or app.set_field_rule(p_tracking_type, 'assistance_kg') is distinct from 'refused')
+     and (p_reps is not null or app.set_field_rule(p_tracking_type, 'reps') is distinct from 'required')
+     and (p_reps is null or app.set_field_rule(p_tracking_type, 'reps') is distinct from 'refused')
+     and (p_duration_seconds is not null
+          or app.set_field_rule(p_tracking_type, 'duration_seconds') is distinct from 'required')
+     and (p_duration_seconds is null or app.set_field_rule(p_tracking_type, 'duration_seconds') is distinct from 'refused')
+     and (p_distance_m is not null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'required')
+     and (p_distance_m is null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'refused')
+$$;
+
 -- Refuses (check_violation) when a set of the session breaks the set rule; the writers
--- then name the fields (app.set_problems).
+-- then name the fields (app.set_problems). The exercise's tracking type is
+-- app.exercise_tracking_type's, joined rather than called per set.
 create or replace function app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[])
 returns void
 language plpgsql
 as $$
 begin
   if exists (
-    select from app.session_sets as s
+    -- The sessions drive the read (their sets by primary key), whatever the plan guesses
+    -- of an array it cannot see.
+    select from unnest(p_session_ids) as i (session_id)
+      join app.session_sets as s on s.user_id = p_user_id and s.session_id = i.session_id
       join app.session_exercises as e
         on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
-     where s.user_id = p_user_id and s.session_id = any (p_session_ids)
-       and app.set_fit_problems(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id),
-                                app.set_measures(s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m))
-           <> '{}') then
+      left join app.exercises as c on c.id = e.exercise_id
+      left join app.user_exercises as u on u.user_id = e.user_id and u.id = e.user_exercise_id
+     where not app.set_fits(coalesce(c.tracking_type, u.tracking_type, 'weight_reps'),
+                            s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
 end
@@ -283,27 +312,62 @@ begin
 end
 $$;
 
--- Writes the exercises and sets of p_exercises under a session, set-based.
+-- Writes the exercises and sets of p_exercises under a session, with each exercise's
+-- totals (app.exercise_totals of the sets just written), and refuses (check_violation) when
+-- a set breaks the set rule, as app.raise_if_sets_misfit does. One statement, planned once
+-- per connection (PL/pgSQL): the sets are inserted first and handed to the exercises'
+-- insert (the sets' foreign key is checked at the statement's end), so nothing written is
+-- read back and no exercise row is written twice.
 create or replace function app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb)
 returns void
-language sql
+language plpgsql
 as $$
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                     superset_group, group_rest_seconds)
-  select p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_text(x.item, 'notes'),
-         app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds')
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
-  insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
-         app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-         app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
-         app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
-         app.read_number(s.item, 'assistance_kg')
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m);
-  select app.raise_if_sets_misfit(p_user_id, array[p_session_id]);
+declare
+  v_fits boolean;
+begin
+  with items as (
+    select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
+           coalesce(c.tracking_type, u.tracking_type, 'weight_reps') as tracking_type
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+      left join app.exercises as c on c.id = r.exercise_id
+      left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
+  ), sets as (
+    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
+                                  tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+           app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
+           app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+           app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+           app.read_number(s.item, 'assistance_kg')
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
+    returning *
+  ), sets_by_exercise as (
+    select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
+  ), exercises as (
+    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+                                       superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
+                                       max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
+                                       distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+                                       best_weight_kg, best_reps, best_rpe, best_e1rm_method)
+    select p_user_id, p_session_id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
+           app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
+           t.*
+      from items as i
+      left join sets_by_exercise as g on g.exercise_position = i.position
+     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
+    returning position
+  )
+  select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
+                                        w.distance_m)), true)
+    into v_fits
+    from sets as w
+    join items as i on i.position = w.exercise_position;
+  if not v_fits then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+end
 $$;
 
 -- Which sets give an estimated one-rep max: load × reps (weight_reps) only. A bodyweight
@@ -316,39 +380,78 @@ immutable
 parallel safe
 as $$ select p_tracking_type = 'weight_reps' $$;
 
+-- The totals kept on each session exercise, from its sets (p_sets, in any order) and its
+-- tracking type: the count and the maxima and sums of its working sets (the records and
+-- cardio measures, migration 0036) and its best working set by estimated one-rep max, for
+-- an exercise that takes one (app.takes_e1rm; migrations 0011 and 0017). The one rule:
+-- app.write_session_exercises applies it to the sets it writes, app.refresh_session_totals
+-- to the sets stored. One row; SQL returning a table, so that it is inlined into the
+-- statement that calls it.
+create or replace function app.exercise_totals(p_sets app.session_sets[], p_tracking_type text)
+returns table (working_sets integer, max_weight_kg numeric, max_reps integer, max_duration_seconds integer,
+               max_distance_m numeric, best_pace_s_per_km numeric, duration_seconds integer, distance_m numeric,
+               paced_seconds integer, paced_distance_m numeric, best_set_position integer, best_e1rm_kg numeric,
+               best_weight_kg numeric, best_reps integer, best_rpe numeric, best_e1rm_method text)
+language sql
+stable
+as $$
+  select w.working_sets, w.max_weight_kg, w.max_reps, w.max_duration_seconds, w.max_distance_m, w.best_pace_s_per_km,
+         w.duration_seconds, w.distance_m, w.paced_seconds, w.paced_distance_m,
+         b.position, b.e1rm_kg, b.weight_kg, b.reps, b.rpe, b.method
+    from (select count(*)::integer as working_sets, max(x.weight_kg)::numeric as max_weight_kg,
+                 max(x.reps)::integer as max_reps, max(x.duration_seconds)::integer as max_duration_seconds,
+                 max(x.distance_m)::numeric as max_distance_m,
+                 min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100)
+                   as best_pace_s_per_km,
+                 coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
+                 coalesce(sum(x.distance_m), 0)::numeric as distance_m,
+                 coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0)::integer as paced_seconds,
+                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric as paced_distance_m
+            from unnest(p_sets) as x
+           where app.counts_as_working_set(x.set_type)) as w
+    left join (
+      select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm_kg, x.weight_kg::numeric as weight_kg,
+             x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
+        from unnest(p_sets) as x
+        left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
+       order by 2 desc, x.position
+       limit 1) as b on true
+$$;
+
 -- The totals kept on the session row (see migration 0004) and on each of its exercises
--- (working sets and the best set by estimated one-rep max, migrations 0011 and 0017, of
--- exercises that take one: app.takes_e1rm; the records and cardio measures of its working
--- sets, migration 0036).
+-- (app.exercise_totals), from the rows stored.
 create or replace function app.refresh_session_totals(p_user_id uuid, p_session_id uuid)
 returns void
-language sql
+language plpgsql
 as $$
+begin
   update app.session_exercises as e
-     set working_sets = (select count(*) from app.session_sets as x
-                          where x.user_id = e.user_id and x.session_id = e.session_id
-                            and x.exercise_position = e.position and app.counts_as_working_set(x.set_type)),
-         (max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds, distance_m,
-          paced_seconds, paced_distance_m) = (
-           select max(x.weight_kg), max(x.reps), max(x.duration_seconds), max(x.distance_m),
-                  min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100),
-                  coalesce(sum(x.duration_seconds), 0), coalesce(sum(x.distance_m), 0),
-                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0),
-                  coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)
-             from app.session_sets as x
-            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and app.counts_as_working_set(x.set_type)),
-         (best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
-           select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent), x.weight_kg, x.reps,
-                  app.effective_rpe(x.rpe, x.rir), app.e1rm_method(c.percent)
-             from app.session_sets as x
-             left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
-            where x.user_id = e.user_id and x.session_id = e.session_id and x.exercise_position = e.position
-              and app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
-              and app.takes_e1rm(app.exercise_tracking_type(e.user_id, e.exercise_id, e.user_exercise_id))
-            order by 2 desc, x.position
-            limit 1)
-   where e.user_id = p_user_id and e.session_id = p_session_id;
+     set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+          duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+          best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
+           t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m, t.best_pace_s_per_km,
+           t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m, t.best_set_position, t.best_e1rm_kg,
+           t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method)
+    from app.session_exercises as k
+    left join app.exercises as c on c.id = k.exercise_id
+    left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
+    left join (select x.exercise_position, array_agg(x) as sets from app.session_sets as x
+                where x.user_id = p_user_id and x.session_id = p_session_id
+                group by x.exercise_position) as g on g.exercise_position = k.position
+   cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
+   where k.user_id = p_user_id and k.session_id = p_session_id
+     and e.user_id = k.user_id and e.session_id = k.session_id and e.position = k.position;
+  perform app.refresh_session_row_totals(p_user_id, p_session_id);
+end
+$$;
+
+-- The totals kept on the session row (migration 0004), from its exercises and sets.
+create or replace function app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid)
+returns void
+language plpgsql
+as $$
+begin
   update app.training_sessions as s
      set exercise_count = (select count(*) from app.session_exercises as e
                             where e.user_id = p_user_id and e.session_id = p_session_id),
@@ -359,21 +462,24 @@ as $$
                  sum(x.duration_seconds) filter (where app.counts_as_working_set(x.set_type)) as seconds,
                  sum(x.distance_m) filter (where app.counts_as_working_set(x.set_type)) as distance
             from app.session_sets as x where x.user_id = p_user_id and x.session_id = p_session_id) as t
-   where s.user_id = p_user_id and s.id = p_session_id
+   where s.user_id = p_user_id and s.id = p_session_id;
+end
 $$;
 
 -- A completed session has at least one exercise and every exercise at least one set.
 create or replace function app.session_is_complete(p_user_id uuid, p_session_id uuid)
 returns boolean
-language sql
+language plpgsql
 stable
 as $$
-  select exists (select from app.session_exercises as e where e.user_id = p_user_id and e.session_id = p_session_id)
+begin
+  return exists (select from app.session_exercises as e where e.user_id = p_user_id and e.session_id = p_session_id)
      and not exists (
        select from app.session_exercises as e
         where e.user_id = p_user_id and e.session_id = p_session_id
           and not exists (select from app.session_sets as s
-                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position))
+                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position));
+end
 $$;
 
 -- At most one in-progress session per user: 409 naming the one there is (other than p_except).
@@ -405,6 +511,12 @@ as $$
 declare
   v_id uuid := coalesce(p_session_id, gen_random_uuid());
   v_status text;
+  v_session_date date;
+  v_name text;
+  v_notes text;
+  v_started_at timestamptz;
+  v_finished_at timestamptz;
+  v_client_id uuid;
 begin
   -- The status decides what is checked below: a bad one is named with every other problem,
   -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
@@ -421,31 +533,40 @@ begin
     perform app.raise_if_session_in_progress(p_user_id, p_session_id);
   end if;
   begin
+    -- The members are read into variables first: a statement holding the readers would be
+    -- planned afresh on every call (its custom plans fold each reader over the body's value,
+    -- and the generic plan never looks cheaper than that), one holding variables only once.
+    v_session_date := app.read_date(p_body, 'session_date');
+    v_name := app.read_text(p_body, 'name');
+    v_notes := app.read_text(p_body, 'notes');
+    v_started_at := app.read_timestamp(p_body, 'started_at');
+    v_finished_at := app.read_timestamp(p_body, 'finished_at');
+    v_client_id := app.read_uuid(p_body, 'client_id');
     if p_session_id is null then
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, app.read_uuid(p_body, 'client_id'),
-              coalesce(app.read_date(p_body, 'session_date'),
-                       (app.read_timestamp(p_body, 'started_at') at time zone
+      values (p_user_id, v_id, v_client_id,
+              coalesce(v_session_date,
+                       (v_started_at at time zone
                          (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                        app.user_today(p_user_id)),
-              app.read_text(p_body, 'name'), app.read_text(p_body, 'notes'), v_status,
-              app.read_timestamp(p_body, 'started_at'), app.read_timestamp(p_body, 'finished_at'))
+              v_name, v_notes, v_status, v_started_at, v_finished_at)
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
       end if;
     else
       update app.training_sessions
-         set session_date = coalesce(app.read_date(p_body, 'session_date'), session_date),
-             name = app.read_text(p_body, 'name'), notes = app.read_text(p_body, 'notes'), status = v_status,
-             started_at = coalesce(app.read_timestamp(p_body, 'started_at'), started_at),
-             finished_at = coalesce(app.read_timestamp(p_body, 'finished_at'), finished_at),
+         set session_date = coalesce(v_session_date, session_date),
+             name = v_name, notes = v_notes, status = v_status,
+             started_at = coalesce(v_started_at, started_at),
+             finished_at = coalesce(v_finished_at, finished_at),
              updated_at = now()
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
     end if;
+    -- The exercises come with their totals; the session row's follow.
     perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
-    perform app.refresh_session_totals(p_user_id, v_id);
+    perform app.refresh_session_row_totals(p_user_id, v_id);
     if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
@@ -462,25 +583,41 @@ begin
 end
 $$;
 
-create or replace function app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer)
-returns jsonb
-language sql
-stable
-as $$
-  select coalesce(jsonb_agg(jsonb_build_object(
-           'reps', s.reps, 'weight_kg', s.weight_kg, 'rpe', s.rpe, 'rir', s.rir, 'set_type', s.set_type,
-           'tempo', s.tempo, 'rest_seconds', s.rest_seconds, 'duration_seconds', s.duration_seconds,
-           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg) order by s.position), '[]')
-    from app.session_sets as s
-   where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
-$$;
-
-create or replace function app.session_json(p_session app.training_sessions)
+-- One logged set as the API shows it. One expression, inlined wherever it is used.
+create or replace function app.set_json(p_set app.session_sets)
 returns jsonb
 language sql
 stable
 as $$
   select jsonb_build_object(
+    'reps', p_set.reps, 'weight_kg', p_set.weight_kg, 'rpe', p_set.rpe, 'rir', p_set.rir, 'set_type', p_set.set_type,
+    'tempo', p_set.tempo, 'rest_seconds', p_set.rest_seconds, 'duration_seconds', p_set.duration_seconds,
+    'distance_m', p_set.distance_m, 'assistance_kg', p_set.assistance_kg)
+$$;
+
+create or replace function app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer)
+returns jsonb
+language sql
+stable
+as $$
+  select coalesce(jsonb_agg(app.set_json(s) order by s.position), '[]')
+    from app.session_sets as s
+   where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
+$$;
+
+-- A session with its exercises and sets. PL/pgSQL with the sets aggregated in the same
+-- statement: planned once per connection, where a SQL function (and app.sets_json for each
+-- exercise) is planned on every call.
+create or replace function app.session_json(p_session app.training_sessions)
+returns jsonb
+language plpgsql
+stable
+-- The session's fields are parameters a custom plan folds in: the planner sometimes kept
+-- choosing custom plans, planning the statement on every call.
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+  return jsonb_build_object(
     'id', p_session.id, 'client_id', p_session.client_id, 'session_date', p_session.session_date,
     'name', p_session.name, 'notes', p_session.notes, 'status', p_session.status,
     'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
@@ -489,9 +626,13 @@ as $$
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
-               'sets', app.sets_json(e.user_id, e.session_id, e.position)) order by e.position)
+               'sets', coalesce((select jsonb_agg(app.set_json(s) order by s.position)
+                                   from app.session_sets as s
+                                  where s.user_id = e.user_id and s.session_id = e.session_id
+                                    and s.exercise_position = e.position), '[]')) order by e.position)
         from app.session_exercises as e
-       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'));
+end
 $$;
 
 create or replace function app.find_session(p_user_id uuid, p_args jsonb)
@@ -500,10 +641,12 @@ language plpgsql
 stable
 as $$
 declare
+  -- Read first: in the statement, the reader would be folded over each call's arguments and
+  -- the statement planned on every call.
+  v_id uuid := app.id_parameter(p_args, 'id');
   v_session app.training_sessions;
 begin
-  select s.* into v_session from app.training_sessions as s
-   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
+  select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = v_id;
   if v_session.id is null then
     perform app.raise_error(404, 'session_not_found', 'No such session.');
   end if;
@@ -513,7 +656,9 @@ $$;
 
 grant execute on function
   app.takes_e1rm(text),
+  app.exercise_totals(app.session_sets[], text),
   app.refresh_session_totals(uuid, uuid),
+  app.refresh_session_row_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_field_rule(text, text),
   app.set_fit_problems(text, text[]),
@@ -530,6 +675,8 @@ grant execute on function
   app.write_session_exercises(uuid, uuid, jsonb),
   app.session_is_complete(uuid, uuid),
   app.save_session(uuid, uuid, jsonb),
+  app.set_fits(text, numeric, numeric, integer, integer, numeric),
+  app.set_json(app.session_sets),
   app.sets_json(uuid, uuid, integer),
   app.session_json(app.training_sessions),
   app.find_session(uuid, jsonb)

@@ -7,6 +7,58 @@ language sql
 immutable
 as $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
 
+-- The settings object of one settings row: the one shape, kept on the row as
+-- settings_document (0050) by app.keep_settings_document.
+create or replace function app.settings_values_json(p_settings app.user_settings)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'unit_system', p_settings.unit_system,
+    'timezone', p_settings.timezone,
+    'reminders', jsonb_build_object(
+      'meals', jsonb_build_object('enabled', p_settings.meal_reminders_enabled,
+                                  'times', to_jsonb(p_settings.meal_reminder_times::text[])),
+      'workouts', jsonb_build_object('enabled', p_settings.workout_reminders_enabled,
+                                     'days', to_jsonb(p_settings.workout_reminder_days::text[]),
+                                     'time', p_settings.workout_reminder_time)),
+    'biometric_enabled', p_settings.biometric_enabled,
+    'health_sync', jsonb_build_object('apple_health', p_settings.apple_health_sync,
+                                      'google_fit', p_settings.google_fit_sync))
+$$;
+
+-- The fingerprint of app.settings_values_json's definition, kept with each document: a
+-- document built by another definition (an earlier release) is not served. Declared
+-- immutable although it reads the catalog, so that a statement calling it computes it once,
+-- when planned: a plan cached by a connection is made again when either function is
+-- replaced. PL/pgSQL: a SQL function reading a table would be planned on each evaluation.
+create or replace function app.settings_document_shape()
+returns text
+language plpgsql
+immutable
+as $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'app.settings_values_json(app.user_settings)'::regprocedure);
+end
+$$;
+
+-- Keeps settings_document: built when the settings are written (rarely), read on every
+-- GET /me.
+create or replace function app.keep_settings_document()
+returns trigger
+language plpgsql
+as $$
+begin
+  new.settings_document := app.settings_values_json(new);
+  new.settings_document_shape := app.settings_document_shape();
+  return new;
+end
+$$;
+
+-- The user's settings object: the document kept on the row, or built from a row whose
+-- document is missing (written before 0050) or of another shape (app.settings_document_shape).
 -- PL/pgSQL, not SQL: a SQL function that reads a table is planned anew on every call, and
 -- this one runs on every GET /me.
 create or replace function app.settings_json(p_user_id uuid)
@@ -15,16 +67,8 @@ language plpgsql
 stable
 as $$
 begin
-  return (select jsonb_build_object(
-    'unit_system', s.unit_system,
-    'timezone', s.timezone,
-    'reminders', jsonb_build_object(
-      'meals', jsonb_build_object('enabled', s.meal_reminders_enabled, 'times', to_jsonb(s.meal_reminder_times::text[])),
-      'workouts', jsonb_build_object('enabled', s.workout_reminders_enabled,
-                                     'days', to_jsonb(s.workout_reminder_days::text[]),
-                                     'time', s.workout_reminder_time)),
-    'biometric_enabled', s.biometric_enabled,
-    'health_sync', jsonb_build_object('apple_health', s.apple_health_sync, 'google_fit', s.google_fit_sync))
+  return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
+                      else app.settings_values_json(s) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -148,6 +192,8 @@ $$;
 
 grant execute on function
   app.weekday_number(text),
+  app.settings_values_json(app.user_settings),
+  app.settings_document_shape(),
   app.settings_json(uuid),
   app.boolean_problem(jsonb, text),
   app.object_problem(jsonb, text),

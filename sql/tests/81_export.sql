@@ -49,6 +49,7 @@ insert into export_paths values
   ('app.sync_state', null, 'the change counter of the change feed: bookkeeping of this server, rebuilt by any import'),
   ('app.sync_changes', null, 'the change feed: versions of the rows the export holds, and tombstones of deleted ones'),
   ('app.food_usage', null, 'derived from the diary (food_entries), which the export holds: foods logged, for search'),
+  ('app.exercise_records', null, 'derived from the sessions, which the export holds: personal records per exercise'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
