@@ -17,7 +17,7 @@ struct SummariesCommand: ParsableCommand {
 
     struct Rebuild: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Rebuild the food-usage, daily-weight and records summaries from the diary, weigh-ins and sessions."
+            abstract: "Rebuild the food-usage, daily-weight and records summaries from what they sum up."
         )
         @OptionGroup var database: DatabaseOptions
         @Flag(help: "Every account.") var all = false
