@@ -1840,8 +1840,10 @@ extension Components {
             public var targetSnapshots: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/training_sessions`.
             public var trainingSessions: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// Not read: a document imports into the calling account, whatever account it came from.
+            ///
             /// - Remark: Generated from `#/components/schemas/ImportDocument/user`.
-            public var user: OpenAPIRuntime.OpenAPIObjectContainer?
+            public var user: OpenAPIRuntime.OpenAPIValueContainer?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/user_exercises`.
             public var userExercises: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/user_foods`.
@@ -1871,7 +1873,7 @@ extension Components {
             ///   - targetOverride:
             ///   - targetSnapshots:
             ///   - trainingSessions:
-            ///   - user:
+            ///   - user: Not read: a document imports into the calling account, whatever account it came from.
             ///   - userExercises:
             ///   - userFoods:
             ///   - version:
@@ -1896,7 +1898,7 @@ extension Components {
                 targetOverride: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 targetSnapshots: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 trainingSessions: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
-                user: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
+                user: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 userExercises: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 version: OpenAPIRuntime.OpenAPIValueContainer
@@ -4655,6 +4657,147 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case code
                 case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Webhook`.
+        public struct Webhook: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Webhook/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Webhook/events`.
+            public var events: [Components.Schemas.WebhookEvent]
+            /// - Remark: Generated from `#/components/schemas/Webhook/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Webhook/url`.
+            public var url: Swift.String
+            /// Creates a new `Webhook`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - events:
+            ///   - id:
+            ///   - url:
+            public init(
+                createdAt: Foundation.Date,
+                events: [Components.Schemas.WebhookEvent],
+                id: Swift.String,
+                url: Swift.String
+            ) {
+                self.createdAt = createdAt
+                self.events = events
+                self.id = id
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case events
+                case id
+                case url
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.WebhookEvent].self,
+                    forKey: .events
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "created_at",
+                    "events",
+                    "id",
+                    "url"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookEvent`.
+        @frozen public enum WebhookEvent: String, Codable, Hashable, Sendable, CaseIterable {
+            case workout_logged = "workout.logged"
+            case diary_changed = "diary.changed"
+            case metrics_updated = "metrics.updated"
+            case goal_changed = "goal.changed"
+            case account_deleted = "account.deleted"
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookWithSecret`.
+        public struct WebhookWithSecret: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecret/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecret/events`.
+            public var events: [Components.Schemas.WebhookEvent]
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecret/id`.
+            public var id: Swift.String
+            /// Standard Webhooks: `whsec_` and the base64 of the signing key. Shown only in this answer: keep it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecret/secret`.
+            public var secret: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecret/url`.
+            public var url: Swift.String
+            /// Creates a new `WebhookWithSecret`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - events:
+            ///   - id:
+            ///   - secret: Standard Webhooks: `whsec_` and the base64 of the signing key. Shown only in this answer: keep it.
+            ///   - url:
+            public init(
+                createdAt: Foundation.Date,
+                events: [Components.Schemas.WebhookEvent],
+                id: Swift.String,
+                secret: Swift.String,
+                url: Swift.String
+            ) {
+                self.createdAt = createdAt
+                self.events = events
+                self.id = id
+                self.secret = secret
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case events
+                case id
+                case secret
+                case url
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.WebhookEvent].self,
+                    forKey: .events
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.secret = try container.decode(
+                    Swift.String.self,
+                    forKey: .secret
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "created_at",
+                    "events",
+                    "id",
+                    "secret",
+                    "url"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Weekday`.

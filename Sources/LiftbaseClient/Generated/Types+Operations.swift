@@ -32017,6 +32017,1463 @@ public enum Operations {
             }
         }
     }
+    /// Webhook subscriptions, without secrets
+    ///
+    /// The user's webhook subscriptions, oldest first. Secrets are never listed.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)`.
+    public enum WebhooksList {
+        public static let id: Swift.String = "webhooks_list"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.WebhooksList.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhooksList.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhooksList.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WebhooksList.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.WebhooksList.Input.Query = .init(),
+                headers: Operations.WebhooksList.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/responses/200/content/json/items`.
+                        public var items: [Components.Schemas.Webhook]
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/responses/200/content/json/next_cursor`.
+                        public var nextCursor: Components.Schemas.Cursor?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        ///   - nextCursor:
+                        public init(
+                            items: [Components.Schemas.Webhook],
+                            nextCursor: Components.Schemas.Cursor? = nil
+                        ) {
+                            self.items = items
+                            self.nextCursor = nextCursor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                            case nextCursor = "next_cursor"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.items = try container.decode(
+                                [Components.Schemas.Webhook].self,
+                                forKey: .items
+                            )
+                            self.nextCursor = try container.decodeIfPresent(
+                                Components.Schemas.Cursor.self,
+                                forKey: .nextCursor
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "items",
+                                "next_cursor"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/GET/responses/200/content/application\/json`.
+                    case json(Operations.WebhooksList.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.WebhooksList.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WebhooksList.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WebhooksList.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of subscriptions
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WebhooksList.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WebhooksList.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Subscribe an endpoint to events; the secret is shown once
+    ///
+    /// Subscribes an endpoint of the user's to events. Every delivery is a POST of `{type, timestamp, data}` signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the subscription's secret, which this answer shows once (and a repeat of the same `client_id` again). Delivery is at least once, retried with backoff (docs/webhooks.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)`.
+    public enum WebhookCreate {
+        public static let id: Swift.String = "webhook_create"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookCreate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookCreate.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WebhookCreate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json/events`.
+                    public var events: [Components.Schemas.WebhookEvent]
+                    /// An http or https URL of at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json/url`.
+                    public var url: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///   - events:
+                    ///   - url: An http or https URL of at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
+                    public init(
+                        clientId: Swift.String? = nil,
+                        events: [Components.Schemas.WebhookEvent],
+                        url: Swift.String
+                    ) {
+                        self.clientId = clientId
+                        self.events = events
+                        self.url = url
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
+                        case events
+                        case url
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.events = try container.decode(
+                            [Components.Schemas.WebhookEvent].self,
+                            forKey: .events
+                        )
+                        self.url = try container.decode(
+                            Swift.String.self,
+                            forKey: .url
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "events",
+                            "url"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/content/application\/json`.
+                case json(Operations.WebhookCreate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.WebhookCreate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.WebhookCreate.Input.Headers = .init(),
+                body: Operations.WebhookCreate.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WebhookWithSecret)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookWithSecret {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WebhookCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WebhookCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first subscription, with its secret; nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WebhookCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WebhookCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.WebhookWithSecret)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookWithSecret {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WebhookCreate.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WebhookCreate.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The subscription with its secret (shown only here)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.WebhookCreate.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.WebhookCreate.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `url` (not http or https, or longer than 2,048 bytes) or `events`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete a webhook
+    ///
+    /// Deletes the subscription with its deliveries, pending or not.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)`.
+    public enum WebhookDelete {
+        public static let id: Swift.String = "webhook_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.WebhookDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookDelete.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WebhookDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.WebhookDelete.Input.Path,
+                headers: Operations.WebhookDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.WebhookDelete.Output.NoContent)
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.WebhookDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `webhook_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A subscription's recent deliveries with their state
+    ///
+    /// The subscription's deliveries, newest first: one per event, with its tries and the last answer. Delivered ones and dead letters are kept 30 days.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)`.
+    public enum WebhookDeliveries {
+        public static let id: Swift.String = "webhook_deliveries"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.WebhookDeliveries.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.WebhookDeliveries.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookDeliveries.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WebhookDeliveries.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WebhookDeliveries.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.WebhookDeliveries.Input.Path,
+                query: Operations.WebhookDeliveries.Input.Query = .init(),
+                headers: Operations.WebhookDeliveries.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload`.
+                        public struct ItemsPayloadPayload: Codable, Hashable, Sendable {
+                            /// Tries so far.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/attempts`.
+                            public var attempts: Swift.Int
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/created_at`.
+                            public var createdAt: Foundation.Date
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/delivered_at`.
+                            public var deliveredAt: Foundation.Date?
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/event`.
+                            public var event: Components.Schemas.WebhookEvent
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/id`.
+                            public var id: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/last_attempt_at`.
+                            public var lastAttemptAt: Foundation.Date?
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/last_error`.
+                            public var lastError: Swift.String?
+                            /// The HTTP status of the last try; null when none came (a timeout, a refused target).
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/last_status`.
+                            public var lastStatus: Swift.Int?
+                            /// When a pending delivery is tried next.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/next_attempt_at`.
+                            public var nextAttemptAt: Foundation.Date?
+                            /// `dead`: every try failed; the operator may retry it.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/status`.
+                            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                                case pending = "pending"
+                                case delivered = "delivered"
+                                case dead = "dead"
+                            }
+                            /// `dead`: every try failed; the operator may retry it.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/ItemsPayload/status`.
+                            public var status: Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.StatusPayload
+                            /// Creates a new `ItemsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - attempts: Tries so far.
+                            ///   - createdAt:
+                            ///   - deliveredAt:
+                            ///   - event:
+                            ///   - id:
+                            ///   - lastAttemptAt:
+                            ///   - lastError:
+                            ///   - lastStatus: The HTTP status of the last try; null when none came (a timeout, a refused target).
+                            ///   - nextAttemptAt: When a pending delivery is tried next.
+                            ///   - status: `dead`: every try failed; the operator may retry it.
+                            public init(
+                                attempts: Swift.Int,
+                                createdAt: Foundation.Date,
+                                deliveredAt: Foundation.Date? = nil,
+                                event: Components.Schemas.WebhookEvent,
+                                id: Swift.String,
+                                lastAttemptAt: Foundation.Date? = nil,
+                                lastError: Swift.String? = nil,
+                                lastStatus: Swift.Int? = nil,
+                                nextAttemptAt: Foundation.Date? = nil,
+                                status: Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.StatusPayload
+                            ) {
+                                self.attempts = attempts
+                                self.createdAt = createdAt
+                                self.deliveredAt = deliveredAt
+                                self.event = event
+                                self.id = id
+                                self.lastAttemptAt = lastAttemptAt
+                                self.lastError = lastError
+                                self.lastStatus = lastStatus
+                                self.nextAttemptAt = nextAttemptAt
+                                self.status = status
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case attempts
+                                case createdAt = "created_at"
+                                case deliveredAt = "delivered_at"
+                                case event
+                                case id
+                                case lastAttemptAt = "last_attempt_at"
+                                case lastError = "last_error"
+                                case lastStatus = "last_status"
+                                case nextAttemptAt = "next_attempt_at"
+                                case status
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.attempts = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .attempts
+                                )
+                                self.createdAt = try container.decode(
+                                    Foundation.Date.self,
+                                    forKey: .createdAt
+                                )
+                                self.deliveredAt = try container.decodeIfPresent(
+                                    Foundation.Date.self,
+                                    forKey: .deliveredAt
+                                )
+                                self.event = try container.decode(
+                                    Components.Schemas.WebhookEvent.self,
+                                    forKey: .event
+                                )
+                                self.id = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .id
+                                )
+                                self.lastAttemptAt = try container.decodeIfPresent(
+                                    Foundation.Date.self,
+                                    forKey: .lastAttemptAt
+                                )
+                                self.lastError = try container.decodeIfPresent(
+                                    Swift.String.self,
+                                    forKey: .lastError
+                                )
+                                self.lastStatus = try container.decodeIfPresent(
+                                    Swift.Int.self,
+                                    forKey: .lastStatus
+                                )
+                                self.nextAttemptAt = try container.decodeIfPresent(
+                                    Foundation.Date.self,
+                                    forKey: .nextAttemptAt
+                                )
+                                self.status = try container.decode(
+                                    Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.StatusPayload.self,
+                                    forKey: .status
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "attempts",
+                                    "created_at",
+                                    "delivered_at",
+                                    "event",
+                                    "id",
+                                    "last_attempt_at",
+                                    "last_error",
+                                    "last_status",
+                                    "next_attempt_at",
+                                    "status"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/items`.
+                        public typealias ItemsPayload = [Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/items`.
+                        public var items: Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayload
+                        /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/json/next_cursor`.
+                        public var nextCursor: Components.Schemas.Cursor?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        ///   - nextCursor:
+                        public init(
+                            items: Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayload,
+                            nextCursor: Components.Schemas.Cursor? = nil
+                        ) {
+                            self.items = items
+                            self.nextCursor = nextCursor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                            case nextCursor = "next_cursor"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.items = try container.decode(
+                                Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload.ItemsPayload.self,
+                                forKey: .items
+                            )
+                            self.nextCursor = try container.decodeIfPresent(
+                                Components.Schemas.Cursor.self,
+                                forKey: .nextCursor
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "items",
+                                "next_cursor"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/webhooks/{id}/deliveries/GET/responses/200/content/application\/json`.
+                    case json(Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.WebhookDeliveries.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WebhookDeliveries.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WebhookDeliveries.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of deliveries
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WebhookDeliveries.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WebhookDeliveries.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `webhook_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The process is up
     ///
     /// - Remark: HTTP `GET /healthz`.

@@ -566,6 +566,34 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /api/v1/user/targets`.
     /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)`.
     func targetsPut(_ input: Operations.TargetsPut.Input) async throws -> Operations.TargetsPut.Output
+    /// Webhook subscriptions, without secrets
+    ///
+    /// The user's webhook subscriptions, oldest first. Secrets are never listed.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)`.
+    func webhooksList(_ input: Operations.WebhooksList.Input) async throws -> Operations.WebhooksList.Output
+    /// Subscribe an endpoint to events; the secret is shown once
+    ///
+    /// Subscribes an endpoint of the user's to events. Every delivery is a POST of `{type, timestamp, data}` signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the subscription's secret, which this answer shows once (and a repeat of the same `client_id` again). Delivery is at least once, retried with backoff (docs/webhooks.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)`.
+    func webhookCreate(_ input: Operations.WebhookCreate.Input) async throws -> Operations.WebhookCreate.Output
+    /// Delete a webhook
+    ///
+    /// Deletes the subscription with its deliveries, pending or not.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)`.
+    func webhookDelete(_ input: Operations.WebhookDelete.Input) async throws -> Operations.WebhookDelete.Output
+    /// A subscription's recent deliveries with their state
+    ///
+    /// The subscription's deliveries, newest first: one per event, with its tries and the last answer. Delivered ones and dead letters are kept 30 days.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)`.
+    func webhookDeliveries(_ input: Operations.WebhookDeliveries.Input) async throws -> Operations.WebhookDeliveries.Output
     /// The process is up
     ///
     /// - Remark: HTTP `GET /healthz`.
@@ -1783,6 +1811,68 @@ extension APIProtocol {
         try await targetsPut(Operations.TargetsPut.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Webhook subscriptions, without secrets
+    ///
+    /// The user's webhook subscriptions, oldest first. Secrets are never listed.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)`.
+    public func webhooksList(
+        query: Operations.WebhooksList.Input.Query = .init(),
+        headers: Operations.WebhooksList.Input.Headers = .init()
+    ) async throws -> Operations.WebhooksList.Output {
+        try await webhooksList(Operations.WebhooksList.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Subscribe an endpoint to events; the secret is shown once
+    ///
+    /// Subscribes an endpoint of the user's to events. Every delivery is a POST of `{type, timestamp, data}` signed as Standard Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the subscription's secret, which this answer shows once (and a repeat of the same `client_id` again). Delivery is at least once, retried with backoff (docs/webhooks.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/webhooks`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)`.
+    public func webhookCreate(
+        headers: Operations.WebhookCreate.Input.Headers = .init(),
+        body: Operations.WebhookCreate.Input.Body
+    ) async throws -> Operations.WebhookCreate.Output {
+        try await webhookCreate(Operations.WebhookCreate.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a webhook
+    ///
+    /// Deletes the subscription with its deliveries, pending or not.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)`.
+    public func webhookDelete(
+        path: Operations.WebhookDelete.Input.Path,
+        headers: Operations.WebhookDelete.Input.Headers = .init()
+    ) async throws -> Operations.WebhookDelete.Output {
+        try await webhookDelete(Operations.WebhookDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A subscription's recent deliveries with their state
+    ///
+    /// The subscription's deliveries, newest first: one per event, with its tries and the last answer. Delivered ones and dead letters are kept 30 days.
+    ///
+    /// - Remark: HTTP `GET /api/v1/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)`.
+    public func webhookDeliveries(
+        path: Operations.WebhookDeliveries.Input.Path,
+        query: Operations.WebhookDeliveries.Input.Query = .init(),
+        headers: Operations.WebhookDeliveries.Input.Headers = .init()
+    ) async throws -> Operations.WebhookDeliveries.Output {
+        try await webhookDeliveries(Operations.WebhookDeliveries.Input(
+            path: path,
+            query: query,
+            headers: headers
         ))
     }
     /// The process is up
