@@ -7731,7 +7731,7 @@ $$;
 ALTER FUNCTION app.program_phase_plan(p_goal text, p_training_age text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.program_plan(p_user_id uuid, p_session_id uuid) RETURNS TABLE(exercise_position integer, exercise_id uuid, exercise_name text, priority_tier integer, competition_lift boolean, tracking_type text, strategy text, increment_kg numeric, reps integer[], load_kg numeric, rpe numeric, duration_seconds integer, distance_m numeric)
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql STABLE ROWS 10
     AS $$
 #variable_conflict use_column
 begin
