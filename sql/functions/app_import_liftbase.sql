@@ -683,6 +683,16 @@ begin
       'message', 'the document must be a liftbase-export of version 1'));
     return;
   end if;
+  -- The sections that are one object each: another kind of value is a mistake to name, never
+  -- a section silently read as empty.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', s.section || ': must be an object')
+                            order by s.section), '[]')
+    into errors
+    from unnest(array['settings', 'profile', 'goals', 'target_override', 'exclusions', 'setup']) as s (section)
+   where jsonb_typeof(p_document -> s.section) not in ('object', 'null');
+  if errors <> '[]' then
+    return;
+  end if;
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', 'settings.' || p.key || ': ' || p.value)
                             order by p.key), '[]')
     into errors from jsonb_each_text(jsonb_strip_nulls(app.settings_problems(v_settings))) as p;
