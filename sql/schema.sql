@@ -431,11 +431,12 @@ ALTER DOMAIN app.webhook_events OWNER TO liftbase_owner;
 COMMENT ON DOMAIN app.webhook_events IS 'must be a list of 1 to 5 of workout.logged, diary.changed, metrics.updated, goal.changed, account.deleted';
 
 CREATE DOMAIN app.webhook_url AS text
-	CONSTRAINT webhook_url_check CHECK (((VALUE ~ '^[hH][tT][tT][pP][sS]?://'::text) AND (octet_length(VALUE) <= 2048)));
+	CONSTRAINT webhook_url_check CHECK (((VALUE ~ '^[hH][tT][tT][pP][sS]?://'::text) AND (octet_length(VALUE) <= 2048)))
+	CONSTRAINT webhook_url_printable CHECK ((VALUE ~ '^[hH][tT][tT][pP][sS]?://[\x21-\x7e]+$'::text));
 
 ALTER DOMAIN app.webhook_url OWNER TO liftbase_owner;
 
-COMMENT ON DOMAIN app.webhook_url IS 'must be an http or https URL of at most 2,048 bytes';
+COMMENT ON DOMAIN app.webhook_url IS 'must be an http or https URL of printable ASCII, at most 2,048 bytes';
 
 CREATE DOMAIN app.weekday AS text
 	CONSTRAINT weekday_check CHECK ((VALUE = ANY (ARRAY['monday'::text, 'tuesday'::text, 'wednesday'::text, 'thursday'::text, 'friday'::text, 'saturday'::text, 'sunday'::text])));
@@ -5592,6 +5593,13 @@ begin
   if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' is distinct from '1' then
     errors := jsonb_build_array(jsonb_build_object('line', null,
       'message', 'the document must be a liftbase-export of version 1'));
+    return;
+  end if;
+  -- Settings are read apart from the other sections: a value of another kind is named,
+  -- never read as no settings.
+  if jsonb_typeof(p_document -> 'settings') not in ('object', 'null') then
+    errors := jsonb_build_array(jsonb_build_object('line', null, 'message', 'settings: must be an object'));
+    errors := errors || app.import_liftbase_value_problems(p_document);
     return;
   end if;
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', 'settings.' || p.key || ': ' || p.value)

@@ -683,14 +683,11 @@ begin
       'message', 'the document must be a liftbase-export of version 1'));
     return;
   end if;
-  -- The sections that are one object each: another kind of value is a mistake to name, never
-  -- a section silently read as empty.
-  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', s.section || ': must be an object')
-                            order by s.section), '[]')
-    into errors
-    from unnest(array['settings', 'profile', 'goals', 'target_override', 'exclusions', 'setup']) as s (section)
-   where jsonb_typeof(p_document -> s.section) not in ('object', 'null');
-  if errors <> '[]' then
+  -- Settings are read apart from the other sections: a value of another kind is named,
+  -- never read as no settings.
+  if jsonb_typeof(p_document -> 'settings') not in ('object', 'null') then
+    errors := jsonb_build_array(jsonb_build_object('line', null, 'message', 'settings: must be an object'));
+    errors := errors || app.import_liftbase_value_problems(p_document);
     return;
   end if;
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', 'settings.' || p.key || ': ' || p.value)

@@ -4,7 +4,7 @@
 -- deletion leaving only its account.deleted deliveries.
 begin;
 \ir support/helpers.psql
-select plan(44);
+select plan(45);
 
 select pg_temp.sign_up('a', 'hooks-a@example.com', 'hooks a password');
 select pg_temp.sign_up('b', 'hooks-b@example.com', 'hooks b password');
@@ -32,9 +32,11 @@ select ok((select count(distinct auth.delivery_backoff(3)) > 40 from generate_se
 
 -- Subscriptions ------------------------------------------------------------------------------
 select is(pg_temp.error_of('webhook_create', 'a', '{"url": "ftp://example.com/x", "events": ["diary.changed"]}') -> 'fields',
-  jsonb_build_object('url', 'must be an http or https URL of at most 2,048 bytes'), 'a URL that is not http(s) is a 422 naming url');
-select is(pg_temp.error_of('webhook_create', 'a', jsonb_build_object('url', 'https://example.com/' || repeat('é', 1020), 'events', '["diary.changed"]'::jsonb)) -> 'fields',
-  jsonb_build_object('url', 'must be an http or https URL of at most 2,048 bytes'), 'a URL over 2,048 bytes (1,040 characters) is a 422');
+  jsonb_build_object('url', 'must be an http or https URL of printable ASCII, at most 2,048 bytes'), 'a URL that is not http(s) is a 422 naming url');
+select is(pg_temp.error_of('webhook_create', 'a', jsonb_build_object('url', 'https://example.com/' || repeat('a', 2029), 'events', '["diary.changed"]'::jsonb)) -> 'fields',
+  jsonb_build_object('url', 'must be an http or https URL of printable ASCII, at most 2,048 bytes'), 'a URL over 2,048 bytes is a 422');
+select is(pg_temp.error_of('webhook_create', 'a', jsonb_build_object('url', 'https://exa mple.com/' || chr(15), 'events', '["diary.changed"]'::jsonb)) -> 'fields',
+  jsonb_build_object('url', 'must be an http or https URL of printable ASCII, at most 2,048 bytes'), 'a URL with a space or a control character is a 422');
 select is(pg_temp.error_of('webhook_create', 'a', '{"url": "https://example.com/x", "events": ["diary.changed", "session.started"]}') -> 'fields',
   jsonb_build_object('events', 'must be a list of 1 to 5 of workout.logged, diary.changed, metrics.updated, goal.changed, account.deleted'),
   'an unknown event is a 422 naming events');

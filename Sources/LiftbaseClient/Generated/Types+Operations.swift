@@ -32342,7 +32342,7 @@ public enum Operations {
                     public var clientId: Swift.String?
                     /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json/events`.
                     public var events: [Components.Schemas.WebhookEvent]
-                    /// An http or https URL of at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
+                    /// An http or https URL of printable ASCII (a non-ASCII host in punycode), at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/json/url`.
                     public var url: Swift.String
@@ -32351,7 +32351,7 @@ public enum Operations {
                     /// - Parameters:
                     ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - events:
-                    ///   - url: An http or https URL of at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
+                    ///   - url: An http or https URL of printable ASCII (a non-ASCII host in punycode), at most 2,048 bytes. Loopback, private and link-local targets are refused at delivery unless the operator allows them.
                     public init(
                         clientId: Swift.String? = nil,
                         events: [Components.Schemas.WebhookEvent],
