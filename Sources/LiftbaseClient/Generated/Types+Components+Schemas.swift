@@ -1808,8 +1808,10 @@ extension Components {
             public var equipmentSelection: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/exclusions`.
             public var exclusions: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// Not read: when the document was made, for people.
+            ///
             /// - Remark: Generated from `#/components/schemas/ImportDocument/exported_at`.
-            public var exportedAt: Foundation.Date?
+            public var exportedAt: OpenAPIRuntime.OpenAPIValueContainer?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/favorites`.
             public var favorites: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/food_entries`.
@@ -1820,8 +1822,10 @@ extension Components {
             public var goals: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/health_metrics`.
             public var healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// Not read: a document's import history stays with the account it came from.
+            ///
             /// - Remark: Generated from `#/components/schemas/ImportDocument/import_runs`.
-            public var importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            public var importRuns: OpenAPIRuntime.OpenAPIValueContainer?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/metrics_acknowledgements`.
             public var metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/plans`.
@@ -1857,13 +1861,13 @@ extension Components {
             ///   - customMeals:
             ///   - equipmentSelection:
             ///   - exclusions:
-            ///   - exportedAt:
+            ///   - exportedAt: Not read: when the document was made, for people.
             ///   - favorites:
             ///   - foodEntries:
             ///   - format:
             ///   - goals:
             ///   - healthMetrics:
-            ///   - importRuns:
+            ///   - importRuns: Not read: a document's import history stays with the account it came from.
             ///   - metricsAcknowledgements:
             ///   - plans:
             ///   - profile:
@@ -1882,13 +1886,13 @@ extension Components {
                 customMeals: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 equipmentSelection: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 exclusions: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
-                exportedAt: Foundation.Date? = nil,
+                exportedAt: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 favorites: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 foodEntries: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 format: OpenAPIRuntime.OpenAPIValueContainer,
                 goals: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
-                importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
+                importRuns: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 plans: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 profile: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
