@@ -32366,26 +32366,6 @@ public enum Operations {
                         case events
                         case url
                     }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.clientId = try container.decodeIfPresent(
-                            Swift.String.self,
-                            forKey: .clientId
-                        )
-                        self.events = try container.decode(
-                            [Components.Schemas.WebhookEvent].self,
-                            forKey: .events
-                        )
-                        self.url = try container.decode(
-                            Swift.String.self,
-                            forKey: .url
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "client_id",
-                            "events",
-                            "url"
-                        ])
-                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/content/application\/json`.
                 case json(Operations.WebhookCreate.Input.Body.JsonPayload)
