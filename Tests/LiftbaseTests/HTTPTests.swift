@@ -385,9 +385,10 @@ extension TestClientProtocol {
         _ path: String,
         _ body: [String: Any]? = nil,
         token: String? = nil,
+        headers extra: HTTPFields = [:],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> APIAnswer {
-        var headers: HTTPFields = [:]
+        var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
         let buffer = try body.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }

@@ -10,25 +10,6 @@ import Testing
 /// feed shows a write of another device (docs/sync.md).
 @Suite("versions and the change feed over HTTP")
 struct SyncHTTPTests {
-    func send(
-        _ client: any TestClientProtocol,
-        _ method: HTTPRequest.Method,
-        _ path: String,
-        _ body: [String: Any]? = nil,
-        token: String,
-        condition: (HTTPField.Name, String)
-    ) async throws -> APIAnswer {
-        var headers: HTTPFields = [.authorization: "Bearer \(token)", condition.0: condition.1]
-        if body != nil { headers[.contentType] = "application/json" }
-        let buffer = try body.map { ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: $0)) }
-        let uri = apiBasePath + path
-        return APIAnswer(
-            try await client.execute(uri: uri, method: method, headers: headers, body: buffer),
-            method: method,
-            uri: uri
-        )
-    }
-
     @Test("ETag → If-None-Match is 304 without a body; a stale If-Match is 412 and writes nothing")
     func conditionalRequests() async throws {
         try await withTestClient { client in
@@ -44,34 +25,31 @@ struct SyncHTTPTests {
             let etag = try #require(read.headers[.eTag])
             #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
 
-            let unchanged = try await send(
-                client,
+            let unchanged = try await client.send(
                 .get,
                 "/training/sessions/\(id)",
                 token: token,
-                condition: (.ifNoneMatch, etag)
+                headers: [.ifNoneMatch: etag]
             )
             #expect(unchanged.status == .notModified)
             #expect(unchanged.text.isEmpty)
             #expect(unchanged.headers[.eTag] == etag)
 
-            let renamed = try await send(
-                client,
+            let renamed = try await client.send(
                 .patch,
                 "/training/sessions/\(id)",
                 ["name": "Renamed"],
                 token: token,
-                condition: (.ifMatch, etag)
+                headers: [.ifMatch: etag]
             )
             #expect(renamed.status == .ok)
             // The first device's version is stale now: its write is refused, and nothing changes.
-            let stale = try await send(
-                client,
+            let stale = try await client.send(
                 .patch,
                 "/training/sessions/\(id)",
                 ["name": "Lost update"],
                 token: token,
-                condition: (.ifMatch, etag)
+                headers: [.ifMatch: etag]
             )
             #expect(stale.status == .preconditionFailed)
             #expect(stale.errorCode == "precondition_failed")
@@ -80,22 +58,20 @@ struct SyncHTTPTests {
             #expect(now["name"] as? String == "Renamed")
             #expect(now.headers[.eTag] == stale["error", "etag"] as? String)
 
-            let changed = try await send(
-                client,
+            let changed = try await client.send(
                 .get,
                 "/training/sessions/\(id)",
                 token: token,
-                condition: (.ifNoneMatch, etag)
+                headers: [.ifNoneMatch: etag]
             )
             #expect(changed.status == .ok)
 
-            let garbage = try await send(
-                client,
+            let garbage = try await client.send(
                 .patch,
                 "/training/sessions/\(id)",
                 ["name": "Nope"],
                 token: token,
-                condition: (.ifMatch, "version 3")
+                headers: [.ifMatch: "version 3"]
             )
             #expect(garbage.status == .badRequest)
         }
