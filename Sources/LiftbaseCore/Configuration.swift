@@ -19,15 +19,33 @@ public struct Configuration: Sendable {
     /// Whether `liftbase migrate` loads the catalogs shipped in sql/data (USDA SR28 foods,
     /// free-exercise-db exercises); an operator with a catalog of their own turns it off.
     public var loadsBuiltinCatalogs: Bool
+    /// The server's limits on clients (docs/operations.md "Limits"): how long a request's
+    /// head may take to arrive, how long a kept-alive connection may sit idle, how many
+    /// connections may be open, how long one request's SQL may run, and how long requests
+    /// in flight may take to finish once SIGTERM asks the server to stop.
+    public var headerTimeout: Duration
+    public var idleTimeout: Duration
+    public var maximumConnections: Int
+    public var statementTimeout: Duration
+    public var drainTimeout: Duration
 
     /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
     /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
     /// zone named).
     public static let sessionSetup = "set timezone = 'UTC'"
 
+    /// The server's connections also stop any statement that runs past the statement
+    /// timeout (answered 503 `request_timeout`): one runaway request cannot hold a pooled
+    /// connection, and the CLI's long work (imports, migrations) is not bound by it.
+    public var serverSessionSetup: String {
+        Self.sessionSetup + "; set statement_timeout = \(Int(statementTimeout.milliseconds))"
+    }
+
     public static let portRange = 1...65535
     public static let poolSizeRange = 1...1000
     public static let poolTimeoutMillisecondsRange = 1...600_000
+    public static let limitMillisecondsRange = 1...3_600_000
+    public static let maximumConnectionsRange = 1...1_000_000
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -47,6 +65,14 @@ public struct Configuration: Sendable {
         poolAcquireTimeout = .milliseconds(
             try number("LIFTBASE_POOL_TIMEOUT_MS", in: Self.poolTimeoutMillisecondsRange, default: 5000)
         )
+        func milliseconds(_ name: String, default fallback: Int) throws -> Duration {
+            .milliseconds(try number(name, in: Self.limitMillisecondsRange, default: fallback))
+        }
+        headerTimeout = try milliseconds("LIFTBASE_HEADER_TIMEOUT_MS", default: 10_000)
+        idleTimeout = try milliseconds("LIFTBASE_IDLE_TIMEOUT_MS", default: 60_000)
+        maximumConnections = try number("LIFTBASE_MAX_CONNECTIONS", in: Self.maximumConnectionsRange, default: 1_000)
+        statementTimeout = try milliseconds("LIFTBASE_STATEMENT_TIMEOUT_MS", default: 30_000)
+        drainTimeout = try milliseconds("LIFTBASE_DRAIN_TIMEOUT_MS", default: 30_000)
         apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
         sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
         switch value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {

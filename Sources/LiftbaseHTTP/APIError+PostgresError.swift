@@ -29,7 +29,10 @@ extension APIError {
             self = .invalidText
         case .insufficientPrivilege:
             self.init(status: .forbidden, code: "forbidden", message: "Not allowed.")
-        case .serializationFailure, .deadlockDetected, .queryCanceled:
+        case .queryCanceled:
+            // The statement timeout of the server's connections (or an operator's cancel).
+            self = .requestTimeout
+        case .serializationFailure, .deadlockDetected:
             self = .unavailable
         default:
             switch error.sqlstate.errorClass {

@@ -96,6 +96,19 @@ struct APIError: HTTPResponseError, Sendable {
         code: "database_unavailable",
         message: "The database is unavailable. Retry later."
     )
+    /// The request's SQL ran past the statement timeout and was stopped (SQLSTATE 57014).
+    static let requestTimeout = APIError(
+        status: .serviceUnavailable,
+        code: "request_timeout",
+        message: "The request took longer than the server allows and was stopped. Retry later."
+    )
+    /// The server is stopping: the client should go to another instance, on a new connection.
+    static let shuttingDown = APIError(
+        status: .serviceUnavailable,
+        code: "shutting_down",
+        message: "The server is shutting down. Retry on a new connection.",
+        headers: [.connection: "close", .retryAfter: "1"]
+    )
     static let `internal` = APIError(
         status: .internalServerError,
         code: "internal_error",

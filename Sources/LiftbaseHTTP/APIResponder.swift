@@ -33,6 +33,8 @@ struct APIResponder: HTTPResponder {
     let routes: RouteTable
     let migrator: Migrator
     let metrics: HTTPMetrics
+    let gate: RequestGate
+    let connections: OpenConnections
     let openAPI: String
     let logger: Logger
 
@@ -50,6 +52,8 @@ struct APIResponder: HTTPResponder {
         var route = "unmatched"
         var response: Response
         do {
+            guard gate.enter() else { throw APIError.shuttingDown }
+            defer { gate.leave() }
             response = try await dispatch(request, path: path, route: &route, logger: logger)
         } catch let error as APIError {
             response = error.response(requestID: requestID)
@@ -117,11 +121,12 @@ struct APIResponder: HTTPResponder {
                 endpoint,
                 contentType: contentType,
                 parameters: [token, body, argumentsJSON],
+                retryingLostConnection: Self.isRead(request),
                 logger: logger
             )
         }
 
-        let answer = try await database(logger: logger) { connection in
+        let answer = try await database(retryingLostConnection: Self.isRead(request), logger: logger) { connection in
             // A function answers one row; none at all is a defect of the function, answered
             // 500 like any other, never a crash of the process.
             guard let row = try connection.queryPrepared(endpoint.statement, [token, body, argumentsJSON]).rows.first
@@ -160,15 +165,42 @@ struct APIResponder: HTTPResponder {
     }
 
     /// Runs `work` on a pooled connection; retries serialization failures and deadlocks,
-    /// and turns database failures into API errors.
-    private func database<T: Sendable>(
+    /// and, for a read, a lost connection; turns database failures into API errors.
+    func database<T: Sendable>(
+        retryingLostConnection: Bool = false,
         logger: Logger,
         _ work: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
         do {
-            return try await Self.retryingTransactionFailures { try await pool.withConnection(work) }
+            return try await Self.retryingTransactionFailures {
+                try await Self.retryingLostConnection(retryingLostConnection, logger: logger) { fresh in
+                    try await pool.withConnection(freshConnection: fresh, work)
+                }
+            }
         } catch {
             throw Self.apiError(for: error, logger: logger)
+        }
+    }
+
+    /// GET and HEAD: their SQL writes nothing a second run could double.
+    static func isRead(_ request: Request) -> Bool {
+        request.method == .get || request.method == .head
+    }
+
+    /// A read whose connection broke before it answered (a terminated backend, a restart,
+    /// a failover) runs once more, on a new connection, so the client never sees the loss.
+    /// A write is never run twice here: it may have committed before the connection broke,
+    /// and a client's retry with its `client_id` is the safe way to repeat it.
+    static func retryingLostConnection<T>(
+        _ enabled: Bool,
+        logger: Logger,
+        _ attempt: (_ freshConnection: Bool) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await attempt(false)
+        } catch let error as PostgresError where enabled && error.isLostConnection {
+            logger.warning("connection lost under a read; running it again on a new one: \(error.message)")
+            return try await attempt(true)
         }
     }
 
@@ -230,10 +262,11 @@ struct APIResponder: HTTPResponder {
         case "/readyz":
             return try await readiness(logger: logger)
         case "/metrics":
+            let text = metrics.emit(pool: pool.statistics, openConnections: connections.current)
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.emit(pool: pool.statistics)))
+                body: .init(byteBuffer: ByteBuffer(string: text))
             )
         case "/openapi.json":
             return Self.json(openAPI)

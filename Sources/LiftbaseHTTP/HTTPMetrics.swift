@@ -3,7 +3,8 @@ import Metrics
 import PQ
 import Prometheus
 
-/// Request counts and latency by route and status, and the pool's load, as Prometheus text.
+/// Request counts and latency by route and status, the pool's load, and the connections
+/// (open, refused over the limit, closed by a timeout), as Prometheus text.
 /// Each application has its own registry (tests run several in one process). The metric
 /// objects of a (method, route, status) are made once and kept: building them looks them up
 /// in the registry under its lock, work a request should not repeat.
@@ -13,6 +14,9 @@ final class HTTPMetrics: @unchecked Sendable {
     private let poolSize: Metrics.Gauge
     private let poolInUse: Metrics.Gauge
     private let poolWaiting: Metrics.Gauge
+    private let connectionsOpen: Metrics.Gauge
+    let connectionsRefused: Metrics.Counter
+    let connectionsTimedOut: Metrics.Counter
     private let lock = NSLock()
     private var requestMetrics: [RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)] = [:]
 
@@ -33,6 +37,9 @@ final class HTTPMetrics: @unchecked Sendable {
         poolSize = Metrics.Gauge(label: "liftbase_db_pool_size", factory: factory)
         poolInUse = Metrics.Gauge(label: "liftbase_db_pool_in_use", factory: factory)
         poolWaiting = Metrics.Gauge(label: "liftbase_db_pool_waiting", factory: factory)
+        connectionsOpen = Metrics.Gauge(label: "liftbase_http_connections_open", factory: factory)
+        connectionsRefused = Metrics.Counter(label: "liftbase_http_connections_refused_total", factory: factory)
+        connectionsTimedOut = Metrics.Counter(label: "liftbase_http_connections_timed_out_total", factory: factory)
     }
 
     func record(method: String, route: String, status: Int, duration: Duration) {
@@ -55,7 +62,8 @@ final class HTTPMetrics: @unchecked Sendable {
         return made
     }
 
-    func emit(pool: ConnectionPool.Statistics) -> String {
+    func emit(pool: ConnectionPool.Statistics, openConnections: Int) -> String {
+        connectionsOpen.record(openConnections)
         poolSize.record(pool.size)
         poolInUse.record(pool.inUse)
         poolWaiting.record(pool.waiting)

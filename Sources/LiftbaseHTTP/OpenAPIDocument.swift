@@ -143,7 +143,7 @@ public enum OpenAPIDocument {
                 "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice",
             422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
             500: "`internal_error`, with `request_id`",
-            503: "`database_unavailable`: retry later",
+            503: "`database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later",
         ]
         if endpoint.requiresAuth { errors[401] = "`missing_token`, `invalid_token`" }
         if endpoint.method != .GET {
@@ -294,7 +294,8 @@ public enum OpenAPIDocument {
                         "200": [
                             "description": "Up",
                             "content": ["application/json": ["schema": statusSchema("ok")]],
-                        ]
+                        ],
+                        "503": serverLimitAnswer,
                     ],
                 ]
             ),
@@ -309,7 +310,9 @@ public enum OpenAPIDocument {
                             "content": ["application/json": ["schema": statusSchema("ready")]],
                         ],
                         "503": [
-                            "description": "`migrations_pending`, `database_unavailable`", "content": errorContent,
+                            "description":
+                                "`migrations_pending`, `database_unavailable`, `shutting_down`, `too_many_connections`",
+                            "content": errorContent,
                         ],
                     ],
                 ]
@@ -322,7 +325,8 @@ public enum OpenAPIDocument {
                         "200": [
                             "description": "The text exposition format",
                             "content": ["text/plain": ["schema": ["type": "string"]]],
-                        ]
+                        ],
+                        "503": serverLimitAnswer,
                     ],
                 ]
             ),
@@ -338,11 +342,17 @@ public enum OpenAPIDocument {
                                     "schema": ["type": "object", "required": ["openapi", "paths"]]
                                 ]
                             ],
-                        ]
+                        ],
+                        "503": serverLimitAnswer,
                     ],
                 ]
             ),
         ]
+    }
+
+    /// What any route may answer when the server stops or has too many connections open.
+    static var serverLimitAnswer: [String: Any] {
+        ["description": "`shutting_down`, `too_many_connections`: retry later", "content": errorContent]
     }
 
     static func statusSchema(_ value: String) -> [String: Any] {

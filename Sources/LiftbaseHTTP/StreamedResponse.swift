@@ -20,19 +20,15 @@ extension APIResponder {
         _ endpoint: Endpoint,
         contentType: String,
         parameters: [String?],
+        retryingLostConnection: Bool,
         logger: Logger
     ) async throws -> Response {
         let statement = endpoint.statement
-        let spool: FileHandle
-        do {
-            spool = try await pool.withConnection { connection in
-                let file = try SpoolFile.make()
-                try connection.writeRows(statement, parameters, to: file)
-                try file.seek(toOffset: 0)
-                return file
-            }
-        } catch {
-            throw Self.apiError(for: error, logger: logger)
+        let spool = try await database(retryingLostConnection: retryingLostConnection, logger: logger) { connection in
+            let file = try SpoolFile.make()
+            try connection.writeRows(statement, parameters, to: file)
+            try file.seek(toOffset: 0)
+            return file
         }
         var headers: HTTPFields = [.contentType: contentType]
         if let name = endpoint.pathSegments.last, name.hasSuffix(".csv") {

@@ -82,6 +82,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         var fail: (any Error) -> Void = { _ in }
         /// Set under the pool's lock when the caller's task was cancelled before queueing.
         var cancelled = false
+        /// The work must run on a connection opened for it (a retry after a lost one).
+        var needsFreshConnection = false
     }
 
     private enum State {
@@ -154,9 +156,14 @@ public final class ConnectionPool: Service, @unchecked Sendable {
 
     /// Runs `body` on a pooled connection, on that connection's own thread. A task
     /// cancelled while its job waits for a worker leaves the queue and throws
-    /// `CancellationError`; once a worker has taken it, the work runs to its end.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    /// `CancellationError`; once a worker has taken it, the work runs to its end. With
+    /// `freshConnection` the worker first replaces its connection by a new one.
+    public func withConnection<T: Sendable>(
+        freshConnection: Bool = false,
+        _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
         let job = Job()
+        job.needsFreshConnection = freshConnection
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 job.run = { connection in
@@ -262,6 +269,10 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         mutating func run() {
             while let job = pool.take() {
                 let resume: () -> Void
+                if job.needsFreshConnection {
+                    connection?.close()
+                    connection = nil
+                }
                 do {
                     resume = job.run(try liveConnection())
                 } catch {

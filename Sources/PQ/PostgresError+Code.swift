@@ -48,6 +48,7 @@ extension PostgresError {
         public static let operatorIntervention: Code = "57000"
         public static let queryCanceled: Code = "57014"
         public static let adminShutdown: Code = "57P01"
+        public static let crashShutdown: Code = "57P02"
         // Class F0: configuration file error
         public static let configFileError: Code = "F0000"
         // Class XX: internal error

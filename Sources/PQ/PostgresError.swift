@@ -20,6 +20,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// SQLSTATE class 08: the connection is gone or could not be made.
     public var isConnectionFailure: Bool { sqlstate.errorClass == Code.connectionException.errorClass }
 
+    /// The connection broke under the statement (a terminated backend, a server restart,
+    /// a failover): the transaction did not commit, and the connection cannot be used again.
+    public var isLostConnection: Bool {
+        isConnectionFailure || sqlstate == .adminShutdown || sqlstate == .crashShutdown
+    }
+
     /// A serialization failure or a deadlock: the transaction may simply be run again.
     public var isRetryableTransactionFailure: Bool {
         sqlstate == .serializationFailure || sqlstate == .deadlockDetected

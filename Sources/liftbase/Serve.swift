@@ -36,9 +36,9 @@ struct Serve: AsyncParsableCommand {
         if let poolSize { configuration.poolSize = poolSize }
         var logger = Logger(label: "liftbase")
         logger.logLevel = configuration.logLevel
-        let application = try LiftbaseServer.makeApplication(configuration: configuration, logger: logger)
+        let server = try LiftbaseServer.makeServiceGroup(configuration: configuration, logger: logger)
         try await StartupCheck.run(configuration: configuration, logger: logger)
-        try await application.runService()
+        try await server.run()
     }
 }
 

@@ -12,6 +12,18 @@ struct ConfigurationTests {
             ("LIFTBASE_POOL_SIZE", "0", "LIFTBASE_POOL_SIZE=0: must be a whole number from 1 to 1000"),
             ("LIFTBASE_POOL_TIMEOUT_MS", "-5", "LIFTBASE_POOL_TIMEOUT_MS=-5: must be a whole number from 1 to 600000"),
             (
+                "LIFTBASE_HEADER_TIMEOUT_MS", "0",
+                "LIFTBASE_HEADER_TIMEOUT_MS=0: must be a whole number from 1 to 3600000"
+            ),
+            (
+                "LIFTBASE_MAX_CONNECTIONS", "lots",
+                "LIFTBASE_MAX_CONNECTIONS=lots: must be a whole number from 1 to 1000000"
+            ),
+            (
+                "LIFTBASE_STATEMENT_TIMEOUT_MS", "1e3",
+                "LIFTBASE_STATEMENT_TIMEOUT_MS=1e3: must be a whole number from 1 to 3600000"
+            ),
+            (
                 "LOG_LEVEL", "verbose",
                 "LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical"
             ),
@@ -30,5 +42,9 @@ struct ConfigurationTests {
         #expect(configuration.port == 9090 && configuration.poolSize == 4 && configuration.logLevel == .debug)
         let defaults = try Configuration(environment: [:])
         #expect(defaults.port == 8080 && defaults.poolSize == 10 && defaults.logLevel == .info)
+        #expect(defaults.headerTimeout == .seconds(10) && defaults.idleTimeout == .seconds(60))
+        #expect(defaults.maximumConnections == 1000 && defaults.drainTimeout == .seconds(30))
+        let limited = try Configuration(environment: ["LIFTBASE_STATEMENT_TIMEOUT_MS": "2500"])
+        #expect(limited.serverSessionSetup == "set timezone = 'UTC'; set statement_timeout = 2500")
     }
 }

@@ -39,6 +39,12 @@ struct ErrorMappingTests {
         )
     }
 
+    @Test("a statement stopped by the statement timeout is request_timeout; a lost connection database_unavailable")
+    func timeoutAndLostConnectionCodes() {
+        #expect(APIError(PostgresError(sqlstate: .queryCanceled, message: "canceled")).code == "request_timeout")
+        #expect(APIError(PostgresError(sqlstate: .adminShutdown, message: "terminated")).code == "database_unavailable")
+    }
+
     @Test(
         "bad input SQL could not take is never a 500: class 22 is invalid_value, class 54 too_complex, NUL invalid_text"
     )

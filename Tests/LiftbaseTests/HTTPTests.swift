@@ -302,19 +302,22 @@ struct HTTPTests {
 // MARK: Helpers
 
 /// Runs `body` against a Liftbase application on the migrated test database: the real
-/// endpoint table unless `endpoints` is given, logging to `logger` when one is given.
+/// endpoint table unless `endpoints` is given, logging to `logger` when one is given, with
+/// the configuration changed by `adjust`.
 func withTestClient(
     poolSize: Int = 3,
     endpoints: [Endpoint] = LiftbaseCore.endpoints,
     logger: Logger? = nil,
     databaseURL: String? = nil,
     mode: TestingSetup = .router,
+    adjust: (inout LiftbaseCore.Configuration) -> Void = { _ in },
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     var configuration = try LiftbaseCore.Configuration(environment: [:])
     configuration.databaseURL = try databaseURL ?? TestDatabase.url()
     configuration.sqlDirectory = TestDatabase.sqlDirectory
     configuration.poolSize = poolSize
+    adjust(&configuration)
     let logger =
         logger
         ?? {

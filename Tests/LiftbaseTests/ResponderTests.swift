@@ -107,7 +107,7 @@ struct ResponderTests {
         metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
         metrics.record(method: "GET", route: "/me", status: 200, duration: .milliseconds(1))
         #expect(
-            metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0))
+            metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0), openConnections: 0)
                 .contains(#"liftbase_http_requests_total{method="GET",route="/me",status="200"} 2"#)
         )
     }

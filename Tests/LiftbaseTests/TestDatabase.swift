@@ -1,4 +1,5 @@
 import Foundation
+import LiftbaseCore
 import PQ
 import Testing
 
@@ -37,6 +38,24 @@ enum TestDatabase {
             admin.close()
         }
         return try body(try url(database: name))
+    }
+
+    /// A fresh database, migrated (without the built-in catalogs), for a test that must
+    /// lock or disturb what it reads without touching other tests; dropped afterwards.
+    static func withFreshMigratedDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let name = "liftbase_t_" + uniqueSuffix()
+        let admin = try admin()
+        try admin.execute("create database \(name)")
+        defer {
+            _ = try? admin.execute("drop database if exists \(name) with (force)")
+            admin.close()
+        }
+        let url = try url(database: name)
+        let migration = try Connection(url)
+        try Migrator(directory: sqlDirectory).migrate(on: migration)
+        try migration.execute("alter database \(name) set liftbase.bcrypt_cost = 4")
+        migration.close()
+        return try await body(url)
     }
 
     static func uniqueSuffix() -> String {

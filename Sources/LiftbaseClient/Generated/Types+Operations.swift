@@ -188,7 +188,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/expenditure/get(adaptive_expenditure)/responses/503`.
             ///
@@ -461,7 +461,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)/responses/503`.
             ///
@@ -860,7 +860,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/503`.
             ///
@@ -1264,7 +1264,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/e1rm/get(analytics_e1rm)/responses/503`.
             ///
@@ -1611,7 +1611,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/503`.
             ///
@@ -2208,7 +2208,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/503`.
             ///
@@ -2582,7 +2582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/rpe-distribution/get(analytics_rpe_distribution)/responses/503`.
             ///
@@ -2882,7 +2882,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/timeline/get(analytics_timeline)/responses/503`.
             ///
@@ -3304,7 +3304,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/volume/get(analytics_volume)/responses/503`.
             ///
@@ -3632,7 +3632,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/weight/get(analytics_weight)/responses/503`.
             ///
@@ -4001,7 +4001,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)/responses/503`.
             ///
@@ -4424,7 +4424,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/503`.
             ///
@@ -4656,7 +4656,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/503`.
             ///
@@ -4991,7 +4991,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/503`.
             ///
@@ -5274,7 +5274,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/503`.
             ///
@@ -5565,7 +5565,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/503`.
             ///
@@ -5880,7 +5880,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/503`.
             ///
@@ -6105,7 +6105,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/get(equipment_list)/responses/503`.
             ///
@@ -6427,7 +6427,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/503`.
             ///
@@ -6707,7 +6707,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/get(exercises_list)/responses/503`.
             ///
@@ -7139,7 +7139,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/503`.
             ///
@@ -7566,7 +7566,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/503`.
             ///
@@ -7922,7 +7922,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/503`.
             ///
@@ -8347,7 +8347,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/503`.
             ///
@@ -8596,7 +8596,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/get(export_json)/responses/503`.
             ///
@@ -8821,7 +8821,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/body_metrics.csv/get(export_body_metrics_csv)/responses/503`.
             ///
@@ -9052,7 +9052,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/nutrition.csv/get(export_nutrition_csv)/responses/503`.
             ///
@@ -9283,7 +9283,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/workouts.csv/get(export_workouts_csv)/responses/503`.
             ///
@@ -9557,7 +9557,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/barcode/{code}/get(food_barcode)/responses/503`.
             ///
@@ -9915,7 +9915,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/503`.
             ///
@@ -10259,7 +10259,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/{id}/get(food_get)/responses/503`.
             ///
@@ -10515,7 +10515,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/search/get(food_search)/responses/503`.
             ///
@@ -10875,7 +10875,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/503`.
             ///
@@ -11235,7 +11235,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/503`.
             ///
@@ -11595,7 +11595,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/503`.
             ///
@@ -11955,7 +11955,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/503`.
             ///
@@ -12315,7 +12315,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/503`.
             ///
@@ -12675,7 +12675,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/503`.
             ///
@@ -12978,7 +12978,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/get(me)/responses/503`.
             ///
@@ -13315,7 +13315,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/503`.
             ///
@@ -13644,7 +13644,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/503`.
             ///
@@ -13869,7 +13869,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)/responses/503`.
             ///
@@ -14256,7 +14256,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/503`.
             ///
@@ -14685,7 +14685,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/503`.
             ///
@@ -15018,7 +15018,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/503`.
             ///
@@ -15243,7 +15243,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)/responses/503`.
             ///
@@ -15646,7 +15646,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/503`.
             ///
@@ -15979,7 +15979,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/503`.
             ///
@@ -16378,7 +16378,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/daily/get(nutrition_daily)/responses/503`.
             ///
@@ -16641,7 +16641,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/503`.
             ///
@@ -17110,7 +17110,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/503`.
             ///
@@ -17583,7 +17583,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/503`.
             ///
@@ -17916,7 +17916,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/503`.
             ///
@@ -18351,7 +18351,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/503`.
             ///
@@ -18576,7 +18576,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)/responses/503`.
             ///
@@ -19054,7 +19054,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/503`.
             ///
@@ -19398,7 +19398,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/get(plan_get)/responses/503`.
             ///
@@ -19817,7 +19817,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/503`.
             ///
@@ -20150,7 +20150,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/503`.
             ///
@@ -20439,7 +20439,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/use/post(plan_use)/responses/503`.
             ///
@@ -20671,7 +20671,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/preferences/delete(preferences_delete)/responses/503`.
             ///
@@ -21047,7 +21047,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/503`.
             ///
@@ -21301,7 +21301,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/history/get(metrics_history)/responses/503`.
             ///
@@ -21607,7 +21607,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/today/get(metrics_today)/responses/503`.
             ///
@@ -21933,7 +21933,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/get(program_get)/responses/503`.
             ///
@@ -22336,7 +22336,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/503`.
             ///
@@ -22609,7 +22609,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/next/get(program_next)/responses/503`.
             ///
@@ -22984,7 +22984,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/503`.
             ///
@@ -23373,7 +23373,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/503`.
             ///
@@ -23676,7 +23676,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/get(settings_get)/responses/503`.
             ///
@@ -24184,7 +24184,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/503`.
             ///
@@ -24409,7 +24409,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/get(setup_get)/responses/503`.
             ///
@@ -24657,7 +24657,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/503`.
             ///
@@ -25116,7 +25116,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/503`.
             ///
@@ -25384,7 +25384,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/get(sessions_list)/responses/503`.
             ///
@@ -25740,7 +25740,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/503`.
             ///
@@ -26084,7 +26084,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/get(session_get)/responses/503`.
             ///
@@ -26531,7 +26531,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/503`.
             ///
@@ -26935,7 +26935,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/503`.
             ///
@@ -27268,7 +27268,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/503`.
             ///
@@ -27557,7 +27557,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/duplicate/post(session_duplicate)/responses/503`.
             ///
@@ -27760,7 +27760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/in-progress/get(session_in_progress)/responses/503`.
             ///
@@ -28008,7 +28008,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/last/get(session_last)/responses/503`.
             ///
@@ -28381,7 +28381,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/summary/weekly/get(weekly_summary)/responses/503`.
             ///
@@ -28606,7 +28606,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/get(templates_list)/responses/503`.
             ///
@@ -28874,7 +28874,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/{id}/get(template_get)/responses/503`.
             ///
@@ -29206,7 +29206,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/503`.
             ///
@@ -29485,7 +29485,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/get(goals_get)/responses/503`.
             ///
@@ -29865,7 +29865,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/503`.
             ///
@@ -30119,7 +30119,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/get(body_metrics_list)/responses/503`.
             ///
@@ -30552,7 +30552,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/503`.
             ///
@@ -30855,7 +30855,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/get(profile_get)/responses/503`.
             ///
@@ -31235,7 +31235,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/503`.
             ///
@@ -31561,7 +31561,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/get(targets_get)/responses/503`.
             ///
@@ -31963,7 +31963,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/503`.
             ///
@@ -32257,7 +32257,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/503`.
             ///
@@ -32648,7 +32648,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/503`.
             ///
@@ -32923,7 +32923,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/503`.
             ///
@@ -33400,7 +33400,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `database_unavailable`: retry later
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/503`.
             ///
@@ -33548,6 +33548,57 @@ public enum Operations {
                     }
                 }
             }
+            public struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/healthz/GET/responses/503/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/healthz/GET/responses/503/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.Healthz.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.Healthz.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//healthz/get(healthz)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.Healthz.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Operations.Healthz.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -33658,6 +33709,57 @@ public enum Operations {
                     }
                 }
             }
+            public struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/metrics/GET/responses/503/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/metrics/GET/responses/503/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.Metrics.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.Metrics.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.Metrics.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Operations.Metrics.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -33665,11 +33767,14 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case plainText
+            case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "text/plain":
                     self = .plainText
+                case "application/json":
+                    self = .json
                 default:
                     self = .other(rawValue)
                 }
@@ -33680,11 +33785,14 @@ public enum Operations {
                     return string
                 case .plainText:
                     return "text/plain"
+                case .json:
+                    return "application/json"
                 }
             }
             public static var allCases: [Self] {
                 [
-                    .plainText
+                    .plainText,
+                    .json
                 ]
             }
         }
@@ -33768,6 +33876,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/openapi.json/GET/responses/503/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/openapi.json/GET/responses/503/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.Openapi.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.Openapi.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//openapi.json/get(openapi)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.Openapi.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Operations.Openapi.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -33926,7 +34085,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `migrations_pending`, `database_unavailable`
+            /// `migrations_pending`, `database_unavailable`, `shutting_down`, `too_many_connections`
             ///
             /// - Remark: Generated from `#/paths//readyz/get(readyz)/responses/503`.
             ///

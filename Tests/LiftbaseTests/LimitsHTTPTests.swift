@@ -1,0 +1,287 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LiftbaseCore
+import LiftbaseHTTP
+import Logging
+import PQ
+import ServiceLifecycle
+import Testing
+
+/// The server's limits (docs/operations.md "Limits"): slow, idle and surplus clients, the
+/// statement timeout, reads that survive a lost connection, and the drain on SIGTERM.
+@Suite("limits")
+struct LimitsHTTPTests {
+    static var entry: [String: Any] {
+        [
+            "name": "Dinner", "source": "manual", "entry_date": "2026-03-02",
+            "calories": 800, "protein_g": 50, "carbs_g": 80, "fat_g": 30,
+        ]
+    }
+
+    @Test("a client that trickles its request head is closed at the header timeout; a prompt one is answered")
+    func headerTimeout() async throws {
+        let limits: (inout LiftbaseCore.Configuration) -> Void = { $0.headerTimeout = .milliseconds(300) }
+        try await withTestClient(mode: .live, adjust: limits) { client in
+            let port = try #require(client.port)
+            let prompt = try await RawConnection.open(port: port)
+            try await prompt.sendGet("/healthz")
+            #expect(try await prompt.waitForAnswers(1) == [200])
+
+            let slow = try await RawConnection.open(port: port)
+            try await slow.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n")
+            // One more header line every 100 ms for 5 s: the head is never whole in time.
+            let started = ContinuousClock.now
+            for index in 0..<50 where slow.isOpen {
+                try? await slow.send("X-Slow-\(index): 1\r\n")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await slow.waitForClose(timeout: .seconds(5)))
+            #expect(ContinuousClock.now - started < .seconds(4), "closed long before the head could be whole")
+            #expect(slow.received.isEmpty)
+            await prompt.close()
+        }
+    }
+
+    @Test("a kept-alive connection may idle past the header timeout, up to the idle timeout, then is closed")
+    func idleTimeout() async throws {
+        let limits: (inout LiftbaseCore.Configuration) -> Void = {
+            $0.headerTimeout = .milliseconds(300)
+            $0.idleTimeout = .milliseconds(1500)
+        }
+        try await withTestClient(mode: .live, adjust: limits) { client in
+            let connection = try await RawConnection.open(port: try #require(client.port))
+            try await connection.sendGet("/healthz")
+            #expect(try await connection.waitForAnswers(1) == [200])
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(connection.isOpen, "idle, not slow: the header timeout does not apply")
+            try await connection.sendGet("/healthz")
+            #expect(try await connection.waitForAnswers(2) == [200, 200])
+            let idleFrom = ContinuousClock.now
+            #expect(try await connection.waitForClose(timeout: .seconds(10)))
+            #expect(ContinuousClock.now - idleFrom > .milliseconds(1000))
+        }
+    }
+
+    @Test("above the maximum of open connections, a new one is answered 503 too_many_connections and closed")
+    func maximumConnections() async throws {
+        let limits: (inout LiftbaseCore.Configuration) -> Void = { $0.maximumConnections = 2 }
+        try await withTestClient(mode: .live, adjust: limits) { client in
+            let port = try #require(client.port)
+            // The test client's own connection is the first.
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            let second = try await RawConnection.open(port: port)
+            try await second.sendGet("/healthz")
+            #expect(try await second.waitForAnswers(1) == [200])
+
+            let third = try await RawConnection.open(port: port)
+            try await third.sendGet("/healthz")
+            #expect(try await third.waitForAnswers(1) == [503])
+            #expect(third.received.contains(#""code":"too_many_connections""#))
+            #expect(third.received.lowercased().contains("connection: close"))
+            #expect(try await third.waitForClose(timeout: .seconds(5)))
+
+            // Once one closes, a new connection is served again (the server counts the close
+            // when it sees it: a few tries).
+            await second.close()
+            var served = false
+            for _ in 0..<100 where !served {
+                let next = try await RawConnection.open(port: port)
+                try await next.sendGet("/metrics")
+                let statuses = try await next.waitForAnswers(1)
+                served = statuses == [200]
+                if served {
+                    #expect(next.received.contains("liftbase_http_connections_refused_total"))
+                }
+                await next.close()
+                if !served { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(served)
+        }
+    }
+
+    @Test("a request whose SQL runs past the statement timeout is answered 503 request_timeout and writes nothing")
+    func statementTimeout() async throws {
+        let limits: (inout LiftbaseCore.Configuration) -> Void = { $0.statementTimeout = .milliseconds(500) }
+        try await withTestClient(adjust: limits) { client in
+            let token = try await registerUser(client, "timeout")
+            let admin = try TestDatabase.admin()
+            defer { admin.close() }
+            // Hold the user's change counter: the diary write waits on it past the timeout.
+            try admin.execute("begin")
+            try lockChangeCounter(of: token, on: admin)
+            let answer = try await client.send(.post, "/nutrition/entries", Self.entry, token: token)
+            try admin.execute("rollback")
+            #expect(answer.status == .serviceUnavailable)
+            #expect(answer["error", "code"] as? String == "request_timeout")
+            let entries = try await client.send(.get, "/nutrition/entries?date=2026-03-02", token: token)
+            #expect((entries["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("a read whose backend is terminated under it runs again on a new connection; a write is answered 503")
+    func lostConnection() async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
+            let application = "liftbase_lost_" + TestDatabase.uniqueSuffix()
+            try await withTestClient(poolSize: 2, databaseURL: url + " application_name=\(application)") { client in
+                let token = try await registerUser(client, "lost")
+                // Two connections: one holds the lock, the other watches (pg_stat_activity is
+                // read once per transaction).
+                let locker = try Connection(url)
+                let admin = try Connection(url)
+                defer {
+                    locker.close()
+                    admin.close()
+                }
+                // Every request authenticates through auth.sessions: locked, it holds a
+                // request in flight until its backend is terminated.
+                for (method, path) in [(HTTPRequest.Method.get, "/me"), (.post, "/nutrition/entries")] {
+                    try locker.execute("begin; lock table auth.sessions in access exclusive mode")
+                    async let answer = client.send(method, path, method == .post ? Self.entry : nil, token: token)
+                    try await terminateBlockedBackend(application: application, on: admin)
+                    try locker.execute("commit")
+                    let status = try await answer.status
+                    if method == .get {
+                        #expect(status == .ok, "the read ran again")
+                    } else {
+                        #expect(status == .serviceUnavailable, "a write is not run twice")
+                    }
+                }
+                let entries = try await client.send(.get, "/nutrition/entries?date=2026-03-02", token: token)
+                #expect((entries["items"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    @Test("under GET load, terminating every backend of the pool again and again fails no request")
+    func readsSurviveTerminations() async throws {
+        let application = "liftbase_storm_" + TestDatabase.uniqueSuffix()
+        let url = try TestDatabase.url() + " application_name=\(application)"
+        try await withTestClient(poolSize: 3, databaseURL: url) { client in
+            let token = try await registerUser(client, "storm")
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                let end = ContinuousClock.now + .seconds(2.5)
+                for _ in 0..<4 {
+                    group.addTask {
+                        var statuses: [Int] = []
+                        while ContinuousClock.now < end {
+                            statuses.append(try await client.send(.get, "/me", token: token).status.code)
+                        }
+                        return statuses
+                    }
+                }
+                group.addTask {
+                    let admin = try TestDatabase.admin()
+                    defer { admin.close() }
+                    for _ in 0..<8 {
+                        try await Task.sleep(for: .milliseconds(250))
+                        try admin.query(
+                            "select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1",
+                            [application]
+                        )
+                    }
+                    return []
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(statuses.count > 100)
+            #expect(Set(statuses) == [200])
+        }
+    }
+
+    @Test("the drain: a request in flight finishes, a new one is answered 503 shutting_down, then the server stops")
+    func drain() async throws {
+        let application = "liftbase_drain_" + TestDatabase.uniqueSuffix()
+        var configuration = try LiftbaseCore.Configuration(environment: [:])
+        configuration.databaseURL = try TestDatabase.url() + " application_name=\(application)"
+        configuration.sqlDirectory = TestDatabase.sqlDirectory
+        configuration.poolSize = 2
+        configuration.port = 0
+        var logger = Logger(label: "liftbase-test")
+        logger.logLevel = .warning
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let group = try LiftbaseServer.makeServiceGroup(configuration: configuration, logger: logger) { port in
+            portSink.yield(port)
+        }
+        let running = Task { try await group.run() }
+        var portIterator = ports.makeAsyncIterator()
+        let port = try #require(await portIterator.next())
+
+        let registration = try await RawConnection.open(port: port)
+        let email = TestDatabase.uniqueEmail("drain")
+        try await registration.send(
+            method: "POST",
+            path: apiBasePath + "/auth/register",
+            json: #"{"email":"\#(email)","password":"a good password"}"#
+        )
+        #expect(try await registration.waitForAnswers(1) == [201])
+        let token = try #require(registration.lastBody.flatMap { $0["token"] as? String })
+
+        let locker = try TestDatabase.admin()
+        let admin = try TestDatabase.admin()
+        defer {
+            locker.close()
+            admin.close()
+        }
+        try locker.execute("begin")
+        try lockChangeCounter(of: token, on: locker)
+        let inFlight = try await RawConnection.open(port: port)
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
+        try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
+        try await waitForBlockedBackend(application: application, on: admin)
+
+        await group.triggerGracefulShutdown()
+        try await Task.sleep(for: .milliseconds(200))
+        let late = try await RawConnection.open(port: port)
+        try await late.sendGet("/healthz")
+        #expect(try await late.waitForAnswers(1) == [503])
+        #expect(late.received.contains(#""code":"shutting_down""#))
+        #expect(try await late.waitForClose(timeout: .seconds(5)))
+
+        try locker.execute("rollback")
+        #expect(try await inFlight.waitForAnswers(1) == [201], "the request in flight finished")
+        try await running.value
+        await #expect(throws: (any Error).self, "the server no longer listens") {
+            _ = try await RawConnection.open(port: port)
+        }
+    }
+}
+
+/// Row-locks the change counter of the token's user in `admin`'s open transaction: that
+/// user's next write waits for it.
+private func lockChangeCounter(of token: String, on admin: Connection) throws {
+    try admin.query(
+        """
+        insert into app.sync_state as s (user_id, last_seq)
+        select t.user_id, 0 from auth.sessions as t where t.token_hash = sha256(convert_to($1, 'UTF8'))
+        on conflict (user_id) do update set last_seq = s.last_seq
+        """,
+        [token]
+    )
+}
+
+/// Waits until a backend of `application` waits on a lock.
+private func waitForBlockedBackend(application: String, on admin: Connection) async throws {
+    for _ in 0..<500 {
+        let waiting = try admin.query(
+            "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+            [application]
+        ).scalar
+        if waiting != "0" { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("no backend of \(application) ever waited on the lock")
+}
+
+/// Terminates the backend of `application` that waits on a lock, once there is one.
+private func terminateBlockedBackend(application: String, on admin: Connection) async throws {
+    try await waitForBlockedBackend(application: application, on: admin)
+    try admin.query(
+        """
+        select pg_terminate_backend(pid) from pg_stat_activity
+         where application_name = $1 and wait_event_type = 'Lock'
+        """,
+        [application]
+    )
+}
