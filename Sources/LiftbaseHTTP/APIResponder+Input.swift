@@ -23,7 +23,8 @@ extension APIResponder {
     ///
     /// The conditional request headers join them (`If-None-Match` as `if_none_match`,
     /// `If-Match` as `if_match`, verbatim): SQL owns versions, so it judges them too
-    /// (docs/sync.md). A header wins over a query parameter of the same name.
+    /// (docs/sync.md). A query parameter of one of those names is refused: a condition
+    /// comes only from its header, never from a link someone crafted.
     static func argumentsJSON(
         parameters: [String: String],
         query: Parameters,
@@ -34,8 +35,14 @@ extension APIResponder {
             headers[values: field].isEmpty ? nil : (name, headers[values: field].joined(separator: ", "))
         }
         var given: Set<String> = []
-        for (name, value) in query
-        where parameters[String(name)] == nil && !conditions.contains(where: { $0.0 == String(name) }) {
+        for (name, value) in query where parameters[String(name)] == nil {
+            if conditionalHeaders.contains(where: { $0.0 == String(name) }) {
+                throw APIError(
+                    status: .badRequest,
+                    code: "invalid_parameter",
+                    message: "The query parameter \(name) is not taken: send the condition as a header."
+                )
+            }
             guard given.insert(String(name)).inserted else {
                 throw APIError(
                     status: .badRequest,

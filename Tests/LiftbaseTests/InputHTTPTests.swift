@@ -54,6 +54,18 @@ struct InputHTTPTests {
         }
     }
 
+    @Test("a condition comes only from its header: a query parameter if_match or if_none_match is 400")
+    func conditionInQuery() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "condition")
+            for path in ["/user/goals?if_none_match=%22u1%22", "/me?if_match=*"] {
+                let answer = try await client.send(.get, path, token: token)
+                #expect(answer.status == .badRequest, "\(path)")
+                #expect(answer.errorCode == "invalid_parameter", "\(path)")
+            }
+        }
+    }
+
     @Test("a NUL in a query parameter or a path segment is 400 invalid_text, with a token or without")
     func nulInPathAndQuery() async throws {
         // A live server: the router test client does not decode the URI as the server does.

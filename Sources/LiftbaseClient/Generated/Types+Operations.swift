@@ -96,7 +96,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/expenditure/get(adaptive_expenditure)/responses/400`.
             ///
@@ -346,7 +346,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)/responses/400`.
             ///
@@ -768,7 +768,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/400`.
             ///
@@ -1149,7 +1149,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/e1rm/get(analytics_e1rm)/responses/400`.
             ///
@@ -1519,7 +1519,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/400`.
             ///
@@ -2093,7 +2093,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/400`.
             ///
@@ -2467,7 +2467,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/rpe-distribution/get(analytics_rpe_distribution)/responses/400`.
             ///
@@ -2790,7 +2790,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/timeline/get(analytics_timeline)/responses/400`.
             ///
@@ -3212,7 +3212,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/volume/get(analytics_volume)/responses/400`.
             ///
@@ -3540,7 +3540,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/weight/get(analytics_weight)/responses/400`.
             ///
@@ -3909,7 +3909,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)/responses/400`.
             ///
@@ -4170,7 +4170,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/400`.
             ///
@@ -4541,7 +4541,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/400`.
             ///
@@ -4807,7 +4807,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/400`.
             ///
@@ -5136,7 +5136,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/400`.
             ///
@@ -5427,7 +5427,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/400`.
             ///
@@ -5742,7 +5742,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/400`.
             ///
@@ -6013,7 +6013,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/get(equipment_list)/responses/400`.
             ///
@@ -6266,7 +6266,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/400`.
             ///
@@ -6615,7 +6615,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/get(exercises_list)/responses/400`.
             ///
@@ -6978,7 +6978,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/400`.
             ///
@@ -7308,7 +7308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/400`.
             ///
@@ -7710,7 +7710,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/400`.
             ///
@@ -8232,7 +8232,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_goal`; `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_goal`; `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/400`.
             ///
@@ -8504,7 +8504,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/get(export_json)/responses/400`.
             ///
@@ -8729,7 +8729,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/body_metrics.csv/get(export_body_metrics_csv)/responses/400`.
             ///
@@ -8960,7 +8960,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/nutrition.csv/get(export_nutrition_csv)/responses/400`.
             ///
@@ -9191,7 +9191,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/workouts.csv/get(export_workouts_csv)/responses/400`.
             ///
@@ -9442,7 +9442,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/barcode/{code}/get(food_barcode)/responses/400`.
             ///
@@ -9754,7 +9754,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/400`.
             ///
@@ -10144,7 +10144,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/{id}/get(food_get)/responses/400`.
             ///
@@ -10423,7 +10423,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/search/get(food_search)/responses/400`.
             ///
@@ -10686,7 +10686,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/400`.
             ///
@@ -11046,7 +11046,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/400`.
             ///
@@ -11406,7 +11406,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/400`.
             ///
@@ -11766,7 +11766,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/400`.
             ///
@@ -12126,7 +12126,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/400`.
             ///
@@ -12486,7 +12486,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/400`.
             ///
@@ -12886,7 +12886,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/get(me)/responses/400`.
             ///
@@ -13154,7 +13154,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/400`.
             ///
@@ -13460,7 +13460,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/400`.
             ///
@@ -13777,7 +13777,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)/responses/400`.
             ///
@@ -14095,7 +14095,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/400`.
             ///
@@ -14450,7 +14450,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/400`.
             ///
@@ -14829,7 +14829,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/400`.
             ///
@@ -15151,7 +15151,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)/responses/400`.
             ///
@@ -15485,7 +15485,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/400`.
             ///
@@ -15790,7 +15790,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/400`.
             ///
@@ -16286,7 +16286,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/daily/get(nutrition_daily)/responses/400`.
             ///
@@ -16549,7 +16549,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date, from, to, or a range over a year; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: date, from, to, or a range over a year; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/400`.
             ///
@@ -16949,7 +16949,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/400`.
             ///
@@ -17348,7 +17348,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/400`.
             ///
@@ -17727,7 +17727,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/400`.
             ///
@@ -18190,7 +18190,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/400`.
             ///
@@ -18484,7 +18484,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)/responses/400`.
             ///
@@ -18893,7 +18893,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/400`.
             ///
@@ -19283,7 +19283,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/get(plan_get)/responses/400`.
             ///
@@ -19582,7 +19582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/400`.
             ///
@@ -19961,7 +19961,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/400`.
             ///
@@ -20301,7 +20301,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/use/post(plan_use)/responses/400`.
             ///
@@ -20556,7 +20556,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/preferences/delete(preferences_delete)/responses/400`.
             ///
@@ -20863,7 +20863,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/400`.
             ///
@@ -21209,7 +21209,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/history/get(metrics_history)/responses/400`.
             ///
@@ -21492,7 +21492,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/today/get(metrics_today)/responses/400`.
             ///
@@ -21818,7 +21818,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/get(program_get)/responses/400`.
             ///
@@ -22175,7 +22175,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/400`.
             ///
@@ -22494,7 +22494,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/next/get(program_next)/responses/400`.
             ///
@@ -22800,7 +22800,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/400`.
             ///
@@ -23189,7 +23189,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/400`.
             ///
@@ -23584,7 +23584,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/get(settings_get)/responses/400`.
             ///
@@ -23972,7 +23972,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/400`.
             ///
@@ -24317,7 +24317,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/get(setup_get)/responses/400`.
             ///
@@ -24542,7 +24542,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/400`.
             ///
@@ -24973,7 +24973,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/400`.
             ///
@@ -25292,7 +25292,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/get(sessions_list)/responses/400`.
             ///
@@ -25579,7 +25579,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/400`.
             ///
@@ -25969,7 +25969,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/get(session_get)/responses/400`.
             ///
@@ -26296,7 +26296,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/400`.
             ///
@@ -26700,7 +26700,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/400`.
             ///
@@ -27079,7 +27079,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/400`.
             ///
@@ -27419,7 +27419,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/duplicate/post(session_duplicate)/responses/400`.
             ///
@@ -27668,7 +27668,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/in-progress/get(session_in_progress)/responses/400`.
             ///
@@ -27893,7 +27893,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/last/get(session_last)/responses/400`.
             ///
@@ -28289,7 +28289,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/summary/weekly/get(weekly_summary)/responses/400`.
             ///
@@ -28514,7 +28514,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/get(templates_list)/responses/400`.
             ///
@@ -28759,7 +28759,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/{id}/get(template_get)/responses/400`.
             ///
@@ -29045,7 +29045,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/400`.
             ///
@@ -29393,7 +29393,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/get(goals_get)/responses/400`.
             ///
@@ -29653,7 +29653,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/400`.
             ///
@@ -30027,7 +30027,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/get(body_metrics_list)/responses/400`.
             ///
@@ -30391,7 +30391,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/400`.
             ///
@@ -30763,7 +30763,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/get(profile_get)/responses/400`.
             ///
@@ -31023,7 +31023,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/400`.
             ///
@@ -31446,7 +31446,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/get(targets_get)/responses/400`.
             ///
@@ -31751,7 +31751,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/400`.
             ///
@@ -32165,7 +32165,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/400`.
             ///
@@ -32487,7 +32487,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/400`.
             ///
@@ -32785,7 +32785,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/400`.
             ///
@@ -33285,7 +33285,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/400`.
             ///
