@@ -9836,7 +9836,7 @@ CREATE FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p
            'delivered_at', o.delivered_at) order by o.id desc), '[]')
     from (select * from auth.outbox as x
            where x.user_id = p_user_id and x.subscription_id = p_subscription_id
-             and (p_after is null or x.id < p_after)
+             and x.id < coalesce(p_after, 9223372036854775807)
            order by x.id desc
            limit p_limit + 1) as o
 $$;
