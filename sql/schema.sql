@@ -6932,8 +6932,8 @@ ALTER FUNCTION app.is_input_timestamp(p_text text) OWNER TO liftbase_owner;
 CREATE FUNCTION app.is_uuid(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     AS $_$
-  select coalesce(p_text like '________-____-____-____-____________' and p_text ~ '^[-0-9a-fA-F]+$'
-                  and length(replace(p_text, '-', '')) = 32, false)
+  select p_text is not null and p_text like '________-____-____-____-____________' and p_text ~ '^[-0-9a-fA-F]+$'
+         and length(replace(p_text, '-', '')) = 32
 $_$;
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
@@ -9458,9 +9458,9 @@ begin
     when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
                                where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
     when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
-                              where b.user_id = p_user_id and b.id::text = p_id)
+                              where b.user_id = p_user_id and b.id = p_id::bigint)
     when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
-                                where h.user_id = p_user_id and h.id::text = p_id)
+                                where h.user_id = p_user_id and h.id = p_id::bigint)
     when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
                           where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
     when 'goal' then app.goal_json(p_user_id)
@@ -9836,7 +9836,7 @@ CREATE FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p
            'delivered_at', o.delivered_at) order by o.id desc), '[]')
     from (select * from auth.outbox as x
            where x.user_id = p_user_id and x.subscription_id = p_subscription_id
-             and (p_after is null or x.id < p_after)
+             and x.id < coalesce(p_after, 9223372036854775807)
            order by x.id desc
            limit p_limit + 1) as o
 $$;

@@ -147,7 +147,9 @@ as $$ select app.set_response_header('ETag', app.etag(app.entity_version(p_user_
        where app.entity_version(p_user_id, p_entity, p_id) is not null $$;
 
 -- The answer of one entity's own GET (or of the list that shows it, for entities without
--- one), as the change feed gives it; null when it is gone.
+-- one), as the change feed gives it; null when it is gone. Each entity is read by its key:
+-- a weigh-in's or a health metric's id is compared as a number (the feed holds it as text),
+-- since comparing the column as text would read every weigh-in of the user for each one.
 create or replace function app.sync_entity_json(p_user_id uuid, p_entity text, p_id text)
 returns jsonb
 language plpgsql
@@ -172,9 +174,9 @@ begin
     when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
                                where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
     when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
-                              where b.user_id = p_user_id and b.id::text = p_id)
+                              where b.user_id = p_user_id and b.id = p_id::bigint)
     when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
-                                where h.user_id = p_user_id and h.id::text = p_id)
+                                where h.user_id = p_user_id and h.id = p_id::bigint)
     when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
                           where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
     when 'goal' then app.goal_json(p_user_id)

@@ -71,7 +71,9 @@ $$;
 -- A page of the subscription's deliveries, newest first: {items: [{id, event, status,
 -- attempts, last_status, last_error, created_at, last_attempt_at, next_attempt_at,
 -- delivered_at}], next_cursor}. status: pending, delivered or dead. The outbox is the
--- owner's: read here for the user only.
+-- owner's: read here for the user only. The cursor bounds the index scan (the largest
+-- bigint when there is none): as `p_after is null or x.id < p_after`, a filter the planned
+-- statement cannot bound by, a later page passed over every newer delivery.
 create or replace function app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer)
 returns jsonb
 language sql
@@ -88,7 +90,7 @@ as $$
            'delivered_at', o.delivered_at) order by o.id desc), '[]')
     from (select * from auth.outbox as x
            where x.user_id = p_user_id and x.subscription_id = p_subscription_id
-             and (p_after is null or x.id < p_after)
+             and x.id < coalesce(p_after, 9223372036854775807)
            order by x.id desc
            limit p_limit + 1) as o
 $$;

@@ -12,9 +12,11 @@
 --      sequentially; the small user's reads fetch a handful of rows, the heavy user's no
 --      more than what their page or window holds, each read's own bound (rows fetched from
 --      user-owned tables, counted in pg_stat_xact_user_tables).
+--   3. The change feed, a page after a cursor and the first page, reads a page of changes
+--      and each of their entities by its key.
 begin;
 \ir support/helpers.psql
-select plan(11);
+select plan(14);
 
 insert into app.foods (id, source, source_id, name, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 select md5('skew:' || n)::uuid, 'off', 'skew-' || n, case when n % 10 = 0 then 'Skewfruit, kind ' else 'Skew food ' end || n,
@@ -216,6 +218,41 @@ select is((select max(rows_read) from hot_reads where function = 'weekly_summary
   'the weekly summary of the heavy user reads its week''s sessions only');
 select is((select count(*)::integer from app.food_usage where user_id = current_setting('test.heavy')::uuid), 1000,
   'the heavy user logged 1,000 foods, of which a search reads at most a page''s worth (the bounds above)');
+
+-- 3. The change feed. A page after a cursor: the heavy user's is the page of their last 100
+-- weigh-ins (one statement wrote 1,500, so their changes follow one another), which once
+-- read every weigh-in of the user for each one. The first page, without a cursor: the
+-- user's current state from its oldest change (the heavy user's: mostly diary entries,
+-- each of which a generic plan once looked for among all of the user's entries: the check
+-- that an id is a UUID held a coalesce, which row-level security does not let bound an
+-- index scan). Each reads a page of app.sync_changes by the user's version index and each
+-- change's entity by its key: 101 changes and 100 entities at most, and the feed's own
+-- table counts here.
+create or replace temporary view user_table_reads as
+select coalesce(sum(t.seq_scan), 0) as seq_scans, coalesce(sum(t.seq_tup_read + coalesce(t.idx_tup_fetch, 0)), 0) as rows_read
+  from pg_stat_xact_user_tables as t
+ where t.schemaname = 'app'
+   and t.relname in ('food_entries', 'food_usage', 'training_sessions', 'session_exercises', 'session_sets', 'body_metrics',
+                     'body_weight_days', 'health_metrics', 'target_snapshots', 'sync_changes');
+create temporary table feed_reads as
+select t.name as user_name, a.page, m.*
+  from tokens as t
+ cross join lateral (values
+   ('after a cursor', jsonb_build_object('cursor', (select greatest(max(c.seq) - 100, 0)::text from app.sync_changes as c
+                                                    where c.user_id = t.user_id and c.entity = 'body_metric'))),
+   ('first page', '{}'::jsonb)) as a (page, args)
+ cross join lateral pg_temp.reads_of(t.name, 'sync_changes', a.args) as m
+ where t.name in ('heavy', 'small');
+select is((select count(*)::integer from jsonb_array_elements(pg_temp.call('sync_changes', 'heavy', null,
+             jsonb_build_object('cursor', (select (max(c.seq) - 100)::text from app.sync_changes as c
+                                          where c.user_id = current_setting('test.heavy')::uuid and c.entity = 'body_metric')))
+             -> 'changes') as c where c ->> 'entity' = 'body_metric' and c -> 'data' ->> 'weight_kg' is not null), 100,
+  'the heavy user''s page after the cursor is a page of 100 weigh-ins, each with its data');
+select is((select array_agg(user_name || ', ' || page order by user_name, page) from feed_reads where seq_scans > 0), null,
+  'the change feed scans no user-owned table sequentially');
+select is((select array_agg(user_name || ', ' || page || ': ' || rows_read order by user_name, page) from feed_reads
+            where rows_read > 210),
+  null, 'a page of the change feed fetches its changes and their entities, not the user''s history');
 
 select * from finish();
 rollback;

@@ -4,7 +4,7 @@
 -- deletion leaving only its account.deleted deliveries.
 begin;
 \ir support/helpers.psql
-select plan(45);
+select plan(47);
 
 select pg_temp.sign_up('a', 'hooks-a@example.com', 'hooks a password');
 select pg_temp.sign_up('b', 'hooks-b@example.com', 'hooks b password');
@@ -122,6 +122,35 @@ reset liftbase.delivery_max_attempts;
 select is((select array_agg(d ->> 'event' || ':' || (d ->> 'status') || ':' || (d ->> 'attempts'))
              from jsonb_array_elements(pg_temp.call('webhook_deliveries', 'a', null, jsonb_build_object('id', (select value ->> 'id' from seen where name = 'hook'))) -> 'items') as d),
   array['workout.logged:pending:2'], 'GET /webhooks/{id}/deliveries: each delivery with its state and tries');
+
+-- A later page starts at its cursor in the subscription's index: among 2,000 deliveries, the
+-- page after the 31st oldest reads that page and the row that tells whether more follow.
+insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload, delivered_at, attempts)
+select (select user_id from tokens where name = 'a'), 'webhook', 'diary.changed', 'https://example.com/hooks',
+       (select (value ->> 'id')::uuid from seen where name = 'hook'), 'paging/' || n, '{}', now(), 1
+  from generate_series(1, 2000) as n;
+analyze auth.outbox;
+create function pg_temp.outbox_rows_read() returns numeric language sql as $$
+  select coalesce(sum(t.idx_tup_fetch + t.seq_tup_read), 0) from pg_stat_xact_user_tables as t where t.relid = 'auth.outbox'::regclass
+$$;
+create temporary table deliveries_page as
+select o.id as cursor, null::jsonb as page, null::numeric as rows_read
+  from auth.outbox as o where o.event_key like 'paging/%' order by o.id offset 30 limit 1;
+do $$
+declare
+  v_before numeric := pg_temp.outbox_rows_read();
+  v_page jsonb := pg_temp.call('webhook_deliveries', 'a', null,
+    jsonb_build_object('id', (select value ->> 'id' from seen where name = 'hook'), 'cursor', (select cursor::text from deliveries_page), 'limit', '20'));
+begin
+  update deliveries_page set page = v_page, rows_read = pg_temp.outbox_rows_read() - v_before;
+end $$;
+select is((select array_agg((d.item ->> 'id')::bigint order by d.n)
+             from deliveries_page, jsonb_array_elements(page -> 'items') with ordinality as d (item, n)),
+  (select array_agg(o.id order by o.id desc) from (select o.id from auth.outbox as o, deliveries_page as p
+                                                  where o.event_key like 'paging/%' and o.id < p.cursor order by o.id desc limit 20) as o),
+  'a page of deliveries after a cursor: the 20 next older ones, newest first');
+select cmp_ok((select rows_read from deliveries_page), '<=', 21::numeric,
+  '... read from its cursor in the index: the page and one more, not the 1,970 newer ones');
 select pg_temp.call('me_delete', 'a', '{"password": "hooks a password"}');
 select is((select array_agg(o.kind || ':' || (o.user_id is null)::text || ':' || o.webhook_url) from auth.outbox as o where o.channel = 'webhook'),
   array['account.deleted:true:https://example.com/hooks'],
