@@ -1850,7 +1850,8 @@ begin
   -- (app.settings_json) and whether a goal exists yet.
   select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
          (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): a shard's rows on Citus (app.settings_json)
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s where s.user_id = v_user_id),
          not exists (select from app.goals as g where g.user_id = v_user_id)
     into v_version, v_settings, v_needs_onboarding;
@@ -3438,26 +3439,30 @@ CREATE FUNCTION app.csv_row(VARIADIC p_fields text[]) RETURNS text
 ALTER FUNCTION app.csv_row(VARIADIC p_fields text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.current_inputs(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
-           'goal_type', g.goal_type,
-           'goal_rate_per_week', g.goal_rate_per_week,
-           'sex', p.sex,
-           'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-           'height_cm', p.height_cm,
-           'weight_kg', m.weight_kg,
-           'body_fat_pct', m.body_fat_pct,
-           'activity_level', p.activity_level)
-         || case when p.date_of_birth is not null
-                 then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
-    from app.user_profiles as p
-    join app.goals as g on g.user_id = p.user_id
-    join lateral (
-      select b.weight_kg, b.body_fat_pct from app.body_metrics as b
-       where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
-    ) as m on true
-   where p.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+             'goal_type', g.goal_type,
+             'goal_rate_per_week', g.goal_rate_per_week,
+             'sex', p.sex,
+             'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+             'height_cm', p.height_cm,
+             'weight_kg', m.weight_kg,
+             'body_fat_pct', m.body_fat_pct,
+             'activity_level', p.activity_level)
+           || case when p.date_of_birth is not null
+                   then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
+      from app.user_profiles as p
+      join app.goals as g on g.user_id = p.user_id
+      join lateral (
+        select b.weight_kg, b.body_fat_pct from app.body_metrics as b
+         where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
+      ) as m on true
+     where p.user_id = p_user_id
+  );
+end
 $$;
 
 ALTER FUNCTION app.current_inputs(p_user_id uuid) OWNER TO liftbase_owner;
@@ -3736,10 +3741,14 @@ $_$;
 ALTER FUNCTION app.entity_tags(p_args jsonb, p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select c.seq from app.sync_changes as c
-   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+begin
+  return (
+    select c.seq from app.sync_changes as c
+     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+  );
+end
 $$;
 
 ALTER FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
@@ -3840,11 +3849,15 @@ $$;
 ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
-      or exists (select from app.user_exercises as u
-                  where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+begin
+  return (
+    select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
+        or exists (select from app.user_exercises as u
+                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+  );
+end
 $$;
 
 ALTER FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) OWNER TO liftbase_owner;
@@ -4022,12 +4035,16 @@ $$;
 ALTER FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                  (select u.tracking_type from app.user_exercises as u
-                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
-                  'weight_reps')
+begin
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                    'weight_reps')
+  );
+end
 $$;
 
 ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
@@ -4975,13 +4992,17 @@ $$;
 ALTER FUNCTION app.future_time_problem(p_body jsonb, p_field text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.goal_json(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce(
-    (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
-                               'created_at', g.created_at, 'updated_at', g.updated_at)
-       from app.goals as g where g.user_id = p_user_id),
-    'null'::jsonb)
+begin
+  return (
+    select coalesce(
+      (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
+                                 'created_at', g.created_at, 'updated_at', g.updated_at)
+         from app.goals as g where g.user_id = p_user_id),
+      'null'::jsonb)
+  );
+end
 $$;
 
 ALTER FUNCTION app.goal_json(p_user_id uuid) OWNER TO liftbase_owner;
@@ -7086,8 +7107,12 @@ ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
 CREATE FUNCTION app.keep_settings_document() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
+declare
+  -- NEW as the table's own row type: on Citus the trigger fires on a shard, whose rows
+  -- are of that shard's type, which app.settings_values_json does not take.
+  v_settings app.user_settings := new;
 begin
-  new.settings_document := app.settings_values_json(new);
+  new.settings_document := app.settings_values_json(v_settings);
   new.settings_document_shape := app.settings_document_shape();
   return new;
 end
@@ -7533,20 +7558,24 @@ $$;
 ALTER FUNCTION app.plan_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.profile_json(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
-    'display_name', auth.current_account() ->> 'display_name',
-    'sex', p.sex,
-    'date_of_birth', p.date_of_birth,
-    'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-    'height_cm', p.height_cm,
-    'activity_level', p.activity_level,
-    'timezone', s.timezone,
-    'unit_system', s.unit_system)
-    from app.user_settings as s
-    left join app.user_profiles as p on p.user_id = s.user_id
-   where s.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+      'display_name', auth.current_account() ->> 'display_name',
+      'sex', p.sex,
+      'date_of_birth', p.date_of_birth,
+      'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+      'height_cm', p.height_cm,
+      'activity_level', p.activity_level,
+      'timezone', s.timezone,
+      'unit_system', s.unit_system)
+      from app.user_settings as s
+      left join app.user_profiles as p on p.user_id = s.user_id
+     where s.user_id = p_user_id
+  );
+end
 $$;
 
 ALTER FUNCTION app.profile_json(p_user_id uuid) OWNER TO liftbase_owner;
@@ -8823,10 +8852,14 @@ CREATE FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) RETURNS void
     AS $$
 declare
   v_birth date := app.read_date(p_body, 'date_of_birth');
+  -- Read before the update: Citus takes no call of a stable function (the readers) inside
+  -- coalesce in a write.
+  v_timezone text := app.read_text(p_body, 'timezone');
+  v_unit_system text := app.read_text(p_body, 'unit_system');
 begin
   update app.user_settings
-     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
-         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
+     set timezone = coalesce(v_timezone, timezone),
+         unit_system = coalesce(v_unit_system, unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
@@ -8884,13 +8917,15 @@ begin
     v_finished_at := app.read_timestamp(p_body, 'finished_at');
     v_client_id := app.read_uuid(p_body, 'client_id');
     if p_session_id is null then
+      -- A session without a date is dated by its start in the user's zone, else today.
+      -- Worked out before the insert: Citus takes no subquery in an insert's values.
+      if v_session_date is null then
+        v_session_date := coalesce((v_started_at at time zone
+                                     (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                                   app.user_today(p_user_id));
+      end if;
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id,
-              coalesce(v_session_date,
-                       (v_started_at at time zone
-                         (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
-                       app.user_today(p_user_id)),
-              v_name, v_notes, v_status, v_started_at, v_finished_at)
+      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at)
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
@@ -9234,7 +9269,9 @@ CREATE FUNCTION app.settings_json(p_user_id uuid) RETURNS jsonb
     AS $$
 begin
   return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): on Citus the statement runs on a shard, whose rows are of
+                      -- that shard's type; the row constructor casts to the table's.
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -9478,23 +9515,27 @@ $$;
 ALTER FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  with page as (
-    select c.* from app.sync_changes as c
-     where c.user_id = p_user_id and c.seq > p_after
-       -- From the start, a tombstone names nothing the client has: left out.
-       and (p_after > 0 or c.op = 'upsert')
-     order by c.seq
-     limit p_limit + 1)
-  select jsonb_build_object(
-    'changes', coalesce(jsonb_agg(jsonb_build_object(
-                 'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
-                 'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
-                 order by p.seq) filter (where p.n <= p_limit), '[]'),
-    'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
-    'has_more', count(*) > p_limit)
-    from (select page.*, row_number() over (order by page.seq) as n from page) as p
+begin
+  return (
+    with page as (
+      select c.* from app.sync_changes as c
+       where c.user_id = p_user_id and c.seq > p_after
+         -- From the start, a tombstone names nothing the client has: left out.
+         and (p_after > 0 or c.op = 'upsert')
+       order by c.seq
+       limit p_limit + 1)
+    select jsonb_build_object(
+      'changes', coalesce(jsonb_agg(jsonb_build_object(
+                   'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
+                   'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
+                   order by p.seq) filter (where p.n <= p_limit), '[]'),
+      'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
+      'has_more', count(*) > p_limit)
+      from (select page.*, row_number() over (order by page.seq) as n from page) as p
+  );
+end
 $$;
 
 ALTER FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) OWNER TO liftbase_owner;
@@ -10352,7 +10393,9 @@ CREATE FUNCTION auth.current_account() RETURNS jsonb
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  return (select auth.user_json(u) from auth.users as u where u.id = app.current_user_id());
+  -- row(u.*): on Citus the read runs on a copy of the reference table, whose rows are of
+  -- that copy's type; the row constructor casts to the table's.
+  return (select auth.user_json(row(u.*)::auth.users) from auth.users as u where u.id = app.current_user_id());
 end
 $$;
 
@@ -10829,13 +10872,16 @@ CREATE FUNCTION auth.update_current_account(p_changes jsonb) RETURNS jsonb
     AS $$
 declare
   v_user auth.users;
+  v_display_name text;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
     'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
                              auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
+  -- Read before the update: Citus takes no call of a stable function (the reader) inside
+  -- case in a write.
+  v_display_name := btrim(app.read_text(p_changes, 'display_name'));
   update auth.users
-     set display_name = case when p_changes ? 'display_name'
-                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
+     set display_name = case when p_changes ? 'display_name' then v_display_name else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
