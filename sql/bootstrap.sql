@@ -22,6 +22,18 @@ begin
     create role liftbase_reporting_owner nologin noinherit;
   end if;
 
+  -- On Citus the coordinator opens its connections to the workers as the current role:
+  -- migrations run as liftbase_owner, requests as liftbase_api, reports as the reporting
+  -- roles, so each must be able to log in (Citus copies roles to every node). They get no
+  -- password here: who may log in as them is the workers' pg_hba.conf and the
+  -- coordinator's credentials for them (docs/scaling.md). On a single node they stay NOLOGIN.
+  if exists (select from pg_extension where extname = 'citus') then
+    alter role liftbase_owner login;
+    alter role liftbase_api login;
+    alter role liftbase_reporter login;
+    alter role liftbase_reporting_owner login;
+  end if;
+
   -- The migrating login acts as the owner; the serving login switches to the API role.
   if not pg_has_role(current_user, 'liftbase_owner', 'member') then
     execute format('grant liftbase_owner to %I', current_user);

@@ -1850,7 +1850,8 @@ begin
   -- (app.settings_json) and whether a goal exists yet.
   select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
          (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): a shard's rows on Citus (app.settings_json)
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s where s.user_id = v_user_id),
          not exists (select from app.goals as g where g.user_id = v_user_id)
     into v_version, v_settings, v_needs_onboarding;
@@ -3438,26 +3439,30 @@ CREATE FUNCTION app.csv_row(VARIADIC p_fields text[]) RETURNS text
 ALTER FUNCTION app.csv_row(VARIADIC p_fields text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.current_inputs(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
-           'goal_type', g.goal_type,
-           'goal_rate_per_week', g.goal_rate_per_week,
-           'sex', p.sex,
-           'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-           'height_cm', p.height_cm,
-           'weight_kg', m.weight_kg,
-           'body_fat_pct', m.body_fat_pct,
-           'activity_level', p.activity_level)
-         || case when p.date_of_birth is not null
-                 then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
-    from app.user_profiles as p
-    join app.goals as g on g.user_id = p.user_id
-    join lateral (
-      select b.weight_kg, b.body_fat_pct from app.body_metrics as b
-       where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
-    ) as m on true
-   where p.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+             'goal_type', g.goal_type,
+             'goal_rate_per_week', g.goal_rate_per_week,
+             'sex', p.sex,
+             'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+             'height_cm', p.height_cm,
+             'weight_kg', m.weight_kg,
+             'body_fat_pct', m.body_fat_pct,
+             'activity_level', p.activity_level)
+           || case when p.date_of_birth is not null
+                   then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
+      from app.user_profiles as p
+      join app.goals as g on g.user_id = p.user_id
+      join lateral (
+        select b.weight_kg, b.body_fat_pct from app.body_metrics as b
+         where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
+      ) as m on true
+     where p.user_id = p_user_id
+  );
+end
 $$;
 
 ALTER FUNCTION app.current_inputs(p_user_id uuid) OWNER TO liftbase_owner;
@@ -3736,10 +3741,14 @@ $_$;
 ALTER FUNCTION app.entity_tags(p_args jsonb, p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select c.seq from app.sync_changes as c
-   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+begin
+  return (
+    select c.seq from app.sync_changes as c
+     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+  );
+end
 $$;
 
 ALTER FUNCTION app.entity_version(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
@@ -3840,11 +3849,15 @@ $$;
 ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
-      or exists (select from app.user_exercises as u
-                  where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+begin
+  return (
+    select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
+        or exists (select from app.user_exercises as u
+                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+  );
+end
 $$;
 
 ALTER FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) OWNER TO liftbase_owner;
@@ -4022,12 +4035,16 @@ $$;
 ALTER FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                  (select u.tracking_type from app.user_exercises as u
-                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
-                  'weight_reps')
+begin
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                    'weight_reps')
+  );
+end
 $$;
 
 ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
@@ -4975,13 +4992,17 @@ $$;
 ALTER FUNCTION app.future_time_problem(p_body jsonb, p_field text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.goal_json(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce(
-    (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
-                               'created_at', g.created_at, 'updated_at', g.updated_at)
-       from app.goals as g where g.user_id = p_user_id),
-    'null'::jsonb)
+begin
+  return (
+    select coalesce(
+      (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
+                                 'created_at', g.created_at, 'updated_at', g.updated_at)
+         from app.goals as g where g.user_id = p_user_id),
+      'null'::jsonb)
+  );
+end
 $$;
 
 ALTER FUNCTION app.goal_json(p_user_id uuid) OWNER TO liftbase_owner;
@@ -7086,8 +7107,12 @@ ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
 CREATE FUNCTION app.keep_settings_document() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
+declare
+  -- NEW as the table's own row type: on Citus the trigger fires on a shard, whose rows
+  -- are of that shard's type, which app.settings_values_json does not take.
+  v_settings app.user_settings := new;
 begin
-  new.settings_document := app.settings_values_json(new);
+  new.settings_document := app.settings_values_json(v_settings);
   new.settings_document_shape := app.settings_document_shape();
   return new;
 end
@@ -7533,20 +7558,24 @@ $$;
 ALTER FUNCTION app.plan_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.profile_json(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
-    'display_name', auth.current_account() ->> 'display_name',
-    'sex', p.sex,
-    'date_of_birth', p.date_of_birth,
-    'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-    'height_cm', p.height_cm,
-    'activity_level', p.activity_level,
-    'timezone', s.timezone,
-    'unit_system', s.unit_system)
-    from app.user_settings as s
-    left join app.user_profiles as p on p.user_id = s.user_id
-   where s.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+      'display_name', auth.current_account() ->> 'display_name',
+      'sex', p.sex,
+      'date_of_birth', p.date_of_birth,
+      'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+      'height_cm', p.height_cm,
+      'activity_level', p.activity_level,
+      'timezone', s.timezone,
+      'unit_system', s.unit_system)
+      from app.user_settings as s
+      left join app.user_profiles as p on p.user_id = s.user_id
+     where s.user_id = p_user_id
+  );
+end
 $$;
 
 ALTER FUNCTION app.profile_json(p_user_id uuid) OWNER TO liftbase_owner;
@@ -8823,10 +8852,14 @@ CREATE FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) RETURNS void
     AS $$
 declare
   v_birth date := app.read_date(p_body, 'date_of_birth');
+  -- Read before the update: Citus takes no call of a stable function (the readers) inside
+  -- coalesce in a write.
+  v_timezone text := app.read_text(p_body, 'timezone');
+  v_unit_system text := app.read_text(p_body, 'unit_system');
 begin
   update app.user_settings
-     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
-         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
+     set timezone = coalesce(v_timezone, timezone),
+         unit_system = coalesce(v_unit_system, unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
@@ -8884,13 +8917,15 @@ begin
     v_finished_at := app.read_timestamp(p_body, 'finished_at');
     v_client_id := app.read_uuid(p_body, 'client_id');
     if p_session_id is null then
+      -- A session without a date is dated by its start in the user's zone, else today.
+      -- Worked out before the insert: Citus takes no subquery in an insert's values.
+      if v_session_date is null then
+        v_session_date := coalesce((v_started_at at time zone
+                                     (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                                   app.user_today(p_user_id));
+      end if;
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id,
-              coalesce(v_session_date,
-                       (v_started_at at time zone
-                         (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
-                       app.user_today(p_user_id)),
-              v_name, v_notes, v_status, v_started_at, v_finished_at)
+      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at)
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;
@@ -9234,7 +9269,9 @@ CREATE FUNCTION app.settings_json(p_user_id uuid) RETURNS jsonb
     AS $$
 begin
   return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): on Citus the statement runs on a shard, whose rows are of
+                      -- that shard's type; the row constructor casts to the table's.
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end
@@ -9478,23 +9515,27 @@ $$;
 ALTER FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  with page as (
-    select c.* from app.sync_changes as c
-     where c.user_id = p_user_id and c.seq > p_after
-       -- From the start, a tombstone names nothing the client has: left out.
-       and (p_after > 0 or c.op = 'upsert')
-     order by c.seq
-     limit p_limit + 1)
-  select jsonb_build_object(
-    'changes', coalesce(jsonb_agg(jsonb_build_object(
-                 'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
-                 'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
-                 order by p.seq) filter (where p.n <= p_limit), '[]'),
-    'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
-    'has_more', count(*) > p_limit)
-    from (select page.*, row_number() over (order by page.seq) as n from page) as p
+begin
+  return (
+    with page as (
+      select c.* from app.sync_changes as c
+       where c.user_id = p_user_id and c.seq > p_after
+         -- From the start, a tombstone names nothing the client has: left out.
+         and (p_after > 0 or c.op = 'upsert')
+       order by c.seq
+       limit p_limit + 1)
+    select jsonb_build_object(
+      'changes', coalesce(jsonb_agg(jsonb_build_object(
+                   'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
+                   'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
+                   order by p.seq) filter (where p.n <= p_limit), '[]'),
+      'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
+      'has_more', count(*) > p_limit)
+      from (select page.*, row_number() over (order by page.seq) as n from page) as p
+  );
+end
 $$;
 
 ALTER FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) OWNER TO liftbase_owner;
@@ -10352,7 +10393,9 @@ CREATE FUNCTION auth.current_account() RETURNS jsonb
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  return (select auth.user_json(u) from auth.users as u where u.id = app.current_user_id());
+  -- row(u.*): on Citus the read runs on a copy of the reference table, whose rows are of
+  -- that copy's type; the row constructor casts to the table's.
+  return (select auth.user_json(row(u.*)::auth.users) from auth.users as u where u.id = app.current_user_id());
 end
 $$;
 
@@ -10829,13 +10872,16 @@ CREATE FUNCTION auth.update_current_account(p_changes jsonb) RETURNS jsonb
     AS $$
 declare
   v_user auth.users;
+  v_display_name text;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
     'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
                              auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
+  -- Read before the update: Citus takes no call of a stable function (the reader) inside
+  -- case in a write.
+  v_display_name := btrim(app.read_text(p_changes, 'display_name'));
   update auth.users
-     set display_name = case when p_changes ? 'display_name'
-                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
+     set display_name = case when p_changes ? 'display_name' then v_display_name else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
@@ -10866,6 +10912,349 @@ CREATE FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp big
 $$;
 
 ALTER FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  -- Catalogs every user's rows point at: one copy on every node. auth.users is here too:
+  -- its unique index keeps an email unique across the cluster (a reference table has one
+  -- shard), and every user table's foreign key to it stays a local check on each worker.
+  reference_tables constant text[] := array[
+    'auth.users', 'app.muscles', 'app.equipment', 'app.exercises', 'app.templates',
+    'app.template_exercises', 'app.foods', 'app.food_portions', 'app.food_name_words',
+    'app.food_catalog_version', 'app.rpe_chart', 'app.tracking_type_exceptions'];
+  -- Looked up by something other than the user (a token's hash, an email, an id): they stay
+  -- on the coordinator, where one indexed read answers, as Citus-managed local tables (so
+  -- that their foreign keys to auth.users still hold).
+  coordinator_tables constant text[] := array[
+    'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures'];
+  -- Every other table of app with a user_id is distributed by it, co-located with this one.
+  anchor constant text := 'app.user_settings';
+  -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and
+  -- plpgsql_check checks the statements it can read.
+  citus_tables text := 'pg_dist_partition';
+  pending text[];
+  distributed_tables text[];
+  foreign_keys jsonb;
+  foreign_key jsonb;
+  nulled_column text;
+  definition text;
+  done text[] := array[]::text[];
+  skipped text[] := array[]::text[];
+begin
+  if not exists (select from pg_extension where extname = 'citus') then
+    return 'citus is not installed in this database: nothing to distribute';
+  end if;
+
+  select coalesce(array_agg(c.oid::regclass::text order by c.oid::regclass::text <> anchor, c.oid::regclass::text),
+                  array[]::text[])
+    into distributed_tables
+    from pg_class as c
+    join pg_namespace as n on n.oid = c.relnamespace
+   where n.nspname = 'app' and c.relkind = 'r' and c.relpersistence = 'p'
+     and exists (select from pg_attribute as a
+                  where a.attrelid = c.oid and a.attname = 'user_id' and not a.attisdropped);
+
+  -- What Citus does not manage yet.
+  execute format('select coalesce(array_agg(name), array[]::text[])
+                    from unnest($1) as name
+                   where not exists (select from %s as p where p.logicalrelid = name::regclass)', citus_tables)
+     into pending
+    using reference_tables || coordinator_tables || distributed_tables;
+  -- A request's API function runs on the coordinator, and a statement in it that names the
+  -- user's shard is sent whole to the worker holding it, function calls included; when such
+  -- a function reads another table of the same user or a catalog, Citus runs that read from
+  -- the worker (nested execution), which it refuses unless told otherwise. Every such read
+  -- is the same user's shard group or a reference table, both on that worker, so Citus
+  -- executes it locally in the same transaction (what the setting warns about is reads of
+  -- other nodes, which a per-user request does not make). Citus sets it on every node.
+  execute format('alter database %I set citus.allow_nested_distributed_execution = on', current_database());
+  -- The user of a transaction (auth.act_as) is a SET LOCAL, which the policies on the
+  -- shards read: Citus sends it to every worker the transaction uses.
+  execute format('alter database %I set citus.propagate_set_commands = local', current_database());
+
+  if cardinality(pending) = 0 then
+    return format('already distributed; %s function(s) propagated', liftbase_meta.propagate_functions_on_citus());
+  end if;
+
+  -- Citus converts the tables of a foreign-key graph together, and a local table with
+  -- row-level security in that graph cannot be converted ("cannot create policy"). So
+  -- every foreign key that touches a table still to convert is dropped, the tables are
+  -- converted one by one, and the keys are made again (distributed → reference,
+  -- co-located distributed → distributed and coordinator → reference are all allowed).
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'table', k.conrelid::regclass::text, 'name', k.conname, 'parent', k.confrelid::regclass::text,
+           'definition', pg_get_constraintdef(k.oid)) order by k.conrelid::regclass::text, k.conname), '[]')
+    into foreign_keys
+    from pg_constraint as k
+   where k.contype = 'f'
+     and (k.conrelid::regclass::text = any (pending) or k.confrelid::regclass::text = any (pending));
+  for definition in
+    select format('alter table %s drop constraint %I', k.conrelid::regclass, k.conname)
+      from pg_constraint as k
+     where k.contype = 'f'
+       and (k.conrelid::regclass::text = any (pending) or k.confrelid::regclass::text = any (pending))
+  loop
+    execute definition;
+  end loop;
+
+  -- Citus refuses subqueries in the policies of a distributed table. The single-node
+  -- policies compare user_id with (select app.current_user_id()), so that PostgreSQL
+  -- evaluates the setting once per statement; on Citus the call itself is used (a stable
+  -- function: the planner still uses the index), on the coordinator's table and its shards.
+  for definition in
+    select format('alter policy %I on %s using (%s)%s', p.polname, p.polrelid::regclass,
+                  replace(pg_get_expr(p.polqual, p.polrelid), '( SELECT app.current_user_id() AS current_user_id)', 'app.current_user_id()'),
+                  case when p.polwithcheck is null then '' else format(' with check (%s)',
+                    replace(pg_get_expr(p.polwithcheck, p.polrelid), '( SELECT app.current_user_id() AS current_user_id)', 'app.current_user_id()')) end)
+      from pg_policy as p
+     where p.polrelid::regclass::text = any (pending)
+       and (pg_get_expr(p.polqual, p.polrelid) like '%( SELECT app.current_user_id() AS current_user_id)%'
+            or pg_get_expr(p.polwithcheck, p.polrelid) like '%( SELECT app.current_user_id() AS current_user_id)%')
+  loop
+    execute definition;
+  end loop;
+
+  -- Transition tables do not exist on shards: the summaries' statement triggers become row
+  -- triggers (see keep_food_usage_per_row above).
+  if 'app.food_entries' = any (pending) then
+    drop trigger if exists food_entries_usage_insert on app.food_entries;
+    drop trigger if exists food_entries_usage_update on app.food_entries;
+    drop trigger if exists food_entries_usage_delete on app.food_entries;
+    create trigger food_entries_usage_per_row after insert or update or delete on app.food_entries
+      for each row execute function liftbase_meta.keep_food_usage_per_row();
+  end if;
+  if 'app.session_exercises' = any (pending) then
+    drop trigger if exists session_exercises_records_insert on app.session_exercises;
+    drop trigger if exists session_exercises_records_update on app.session_exercises;
+    drop trigger if exists session_exercises_records_delete on app.session_exercises;
+    create trigger session_exercises_records_per_row after insert or update or delete on app.session_exercises
+      for each row execute function liftbase_meta.keep_exercise_records_per_row();
+  end if;
+  if 'app.training_sessions' = any (pending) then
+    drop trigger if exists training_sessions_records_update on app.training_sessions;
+    create trigger training_sessions_records_per_row after update on app.training_sessions
+      for each row execute function liftbase_meta.keep_exercise_records_per_row();
+  end if;
+  if 'app.body_metrics' = any (pending) then
+    drop trigger if exists body_metrics_days_insert on app.body_metrics;
+    drop trigger if exists body_metrics_days_update on app.body_metrics;
+    drop trigger if exists body_metrics_days_delete on app.body_metrics;
+    create trigger body_metrics_days_per_row after insert or update or delete on app.body_metrics
+      for each row execute function liftbase_meta.keep_body_weight_days_per_row();
+  end if;
+
+  -- The triggers on the catalogs and on the users' tables read and write only rows of the
+  -- same catalog or the same user (co-located), which is what Citus calls safe.
+  set local citus.enable_unsafe_triggers = on;
+  -- Foreign keys to reference tables can be added in the same transaction as the
+  -- distribution only when Citus uses one connection per node throughout.
+  set local citus.multi_shard_modify_mode = 'sequential';
+  foreach definition in array reference_tables loop
+    if definition = any (pending) then
+      execute format('select create_reference_table(%L)', definition);
+      done := done || definition;
+    end if;
+  end loop;
+  foreach definition in array coordinator_tables loop
+    if definition = any (pending) then
+      execute format('select citus_add_local_table_to_metadata(%L)', definition);
+      done := done || definition;
+    end if;
+  end loop;
+  foreach definition in array distributed_tables loop
+    if definition = any (pending) then
+      execute format('select create_distributed_table(%L, %L, colocate_with => %L)',
+                     definition, 'user_id', case when definition = anchor then 'default' else anchor end);
+      done := done || definition;
+    end if;
+  end loop;
+
+  for foreign_key in select value from jsonb_array_elements(foreign_keys) loop
+    definition := foreign_key ->> 'definition';
+    -- Citus takes no key from a coordinator table to a distributed one: the webhook
+    -- deliveries' key to their subscription (auth.outbox, 0048) is left out, so on Citus
+    -- deleting a subscription leaves its queued deliveries (they find no URL and fail).
+    if foreign_key ->> 'table' = any (coordinator_tables) and foreign_key ->> 'parent' = any (distributed_tables) then
+      skipped := skipped || (foreign_key ->> 'name');
+      continue;
+    end if;
+    -- Citus refuses ON DELETE SET NULL on a key that holds the distribution column, even
+    -- when (as here) only the other column is set to null. The key stays, without the
+    -- action, and a row trigger on the referenced table nulls the references first (same
+    -- user, so the same shard group).
+    nulled_column := substring(definition from 'ON DELETE SET NULL \((\w+)\)$');
+    if nulled_column is not null then
+      definition := regexp_replace(definition, ' ON DELETE SET NULL \(\w+\)$', '');
+      execute format('create or replace trigger %I before delete on %s for each row execute function liftbase_meta.null_references_on_delete(%L, %L)',
+                     left(foreign_key ->> 'name', 50) || '_set_null', foreign_key ->> 'parent',
+                     foreign_key ->> 'table', nulled_column);
+    end if;
+    execute format('alter table %s add constraint %I %s', foreign_key ->> 'table', foreign_key ->> 'name', definition);
+  end loop;
+  perform liftbase_meta.propagate_functions_on_citus();
+  return format('distributed: %s%s', array_to_string(done, ', '),
+                case when cardinality(skipped) > 0 then format('; keys left out: %s', array_to_string(skipped, ', ')) else '' end);
+end
+$_$;
+
+ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
+CREATE FUNCTION liftbase_meta.keep_body_weight_days_per_row() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_zone text;
+begin
+  if tg_op in ('DELETE', 'UPDATE') then
+    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = old.user_id), 'UTC');
+    perform app.refresh_body_weight_days(old.user_id, array[(old.recorded_at at time zone v_zone)::date]);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = new.user_id), 'UTC');
+    perform app.refresh_body_weight_days(new.user_id, array[(new.recorded_at at time zone v_zone)::date]);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.keep_body_weight_days_per_row() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.keep_exercise_records_per_row() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_old_key uuid;
+  v_new_key uuid;
+  v_key uuid;
+begin
+  if tg_table_name = 'training_sessions' then
+    if (new.status, new.session_date) is not distinct from (old.status, old.session_date) then
+      return null;
+    end if;
+    for v_key in
+      select distinct coalesce(e.exercise_id, e.user_exercise_id)
+        from app.session_exercises as e
+       where e.user_id = new.user_id and e.session_id = new.id
+    loop
+      perform app.write_exercise_records(new.user_id, v_key, array[new.id], array[new.id]);
+    end loop;
+    return null;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    v_old_key := coalesce(old.exercise_id, old.user_exercise_id);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    v_new_key := coalesce(new.exercise_id, new.user_exercise_id);
+  end if;
+  if tg_op = 'UPDATE' and v_old_key is not distinct from v_new_key then
+    perform app.write_exercise_records(new.user_id, v_new_key, array[old.session_id], array[new.session_id]);
+    return null;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    perform app.write_exercise_records(old.user_id, v_old_key, array[old.session_id], '{}'::uuid[]);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform app.write_exercise_records(new.user_id, v_new_key, '{}'::uuid[], array[new.session_id]);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.keep_exercise_records_per_row() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.keep_food_usage_per_row() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_food uuid;
+begin
+  if tg_op = 'UPDATE' and old.user_id = new.user_id and old.food_id is not distinct from new.food_id
+     and old.user_food_id is not distinct from new.user_food_id then
+    return null;
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') then
+    v_food := coalesce(old.food_id, old.user_food_id);
+    if v_food is not null then
+      update app.food_usage as u set entries = u.entries - 1
+       where u.user_id = old.user_id and u.food_id = v_food and u.entries > 1;
+      if not found then
+        delete from app.food_usage as u where u.user_id = old.user_id and u.food_id = v_food;
+      end if;
+    end if;
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    v_food := coalesce(new.food_id, new.user_food_id);
+    if v_food is not null then
+      insert into app.food_usage as u (user_id, food_id, name, entries)
+      values (new.user_id, v_food, (select f.name from app.foods as f where f.id = new.food_id), 1)
+      on conflict (user_id, food_id) do update set entries = u.entries + 1;
+    end if;
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.keep_food_usage_per_row() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.null_references_on_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+begin
+  execute format('update %s set %I = null where user_id = $1 and %I = $2', tg_argv[0], tg_argv[1], tg_argv[1])
+    using old.user_id, old.id;
+  return old;
+end
+$_$;
+
+ALTER FUNCTION liftbase_meta.null_references_on_delete() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.propagate_functions_on_citus() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  citus_objects text := 'pg_dist_object';
+  citus_tables text := 'pg_dist_partition';
+  missing regprocedure;
+  propagated integer := 0;
+begin
+  -- Dynamic SQL: Citus's catalogs exist only where it is installed (and plpgsql_check
+  -- checks the statements it can read).
+  for missing in execute format($query$
+    select p.oid::regprocedure
+      from pg_proc as p
+      join pg_namespace as n on n.oid = p.pronamespace
+     where n.nspname in ('app', 'auth', 'api', 'liftbase_meta')
+       and p.prokind in ('f', 'a')
+       and not exists (select from %s as o
+                        where o.classid = 'pg_proc'::regclass and o.objid = p.oid)
+       -- Functions of a table that stays local (the food search cache) are only ever
+       -- called on the coordinator, and Citus cannot create them elsewhere.
+       and not exists (select from pg_depend as d
+                         join pg_class as c on c.reltype = d.refobjid
+                        where d.classid = 'pg_proc'::regclass and d.objid = p.oid
+                          and d.refclassid = 'pg_type'::regclass
+                          and not exists (select from %s as t where t.logicalrelid = c.oid))
+     order by p.oid
+  $query$, citus_objects, citus_tables)
+  loop
+    execute format('select create_distributed_function(%L)', missing::text);
+    propagated := propagated + 1;
+  end loop;
+  return propagated;
+end
+$_$;
+
+ALTER FUNCTION liftbase_meta.propagate_functions_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -13765,6 +14154,18 @@ GRANT ALL ON FUNCTION auth.update_current_account(p_changes jsonb) TO liftbase_a
 REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.keep_body_weight_days_per_row() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.keep_exercise_records_per_row() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.keep_food_usage_per_row() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;

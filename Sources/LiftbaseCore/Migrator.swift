@@ -171,8 +171,11 @@ public struct Migrator: Sendable {
         try connection.query("select pg_advisory_lock($1)", [String(Migrator.advisoryLockKey)])
         defer { _ = try? connection.query("select pg_advisory_unlock($1)", [String(Migrator.advisoryLockKey)]) }
 
+        // One statement per transaction: on Citus the roles must be committed on every node
+        // before anything runs as them (Citus connects to the workers as the current role),
+        // and the schemas before the table made in them. Every statement is idempotent.
         do {
-            try connection.execute(bootstrap)
+            for statement in SQLStatements.split(bootstrap) { try connection.execute(statement) }
         } catch let error as PostgresError {
             throw MigratorError.failed(file: "bootstrap.sql", error)
         }
@@ -194,7 +197,22 @@ public struct Migrator: Sendable {
             )
             for name in vanished { progress("forgot \(name) (no longer a function file)") }
         }
+        try distributeOnCitus(on: connection, progress: progress)
         return due
+    }
+
+    /// On a database with the `citus` extension, distributes what is not distributed yet
+    /// (migration 0060_citus_distribution.sql; idempotent, docs/scaling.md). Runs as the
+    /// login, not as the owner role: Citus needs to alter the database's settings.
+    private func distributeOnCitus(on connection: Connection, progress: (String) -> Void) throws {
+        let installed = try connection.query("select exists (select from pg_extension where extname = 'citus')").scalar
+        guard installed == "t" else { return }
+        do {
+            let outcome = try connection.query("select liftbase_meta.distribute_on_citus()").scalar
+            progress("citus: \(outcome ?? "")")
+        } catch let error as PostgresError {
+            throw MigratorError.failed(file: "0060_citus_distribution.sql (distribute_on_citus)", error)
+        }
     }
 
     /// Applies `files` and records them in one transaction; progress lines are printed

@@ -16,7 +16,8 @@ begin
   -- (app.settings_json) and whether a goal exists yet.
   select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
          (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): a shard's rows on Citus (app.settings_json)
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s where s.user_id = v_user_id),
          not exists (select from app.goals as g where g.user_id = v_user_id)
     into v_version, v_settings, v_needs_onboarding;

@@ -240,14 +240,21 @@ end
 $$;
 grant execute on function app.raise_if_tracking_type_misfits(uuid, uuid, text) to liftbase_api;
 
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid)
 returns boolean
-language sql
+language plpgsql
 stable
 as $$
-  select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
-      or exists (select from app.user_exercises as u
-                  where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+begin
+  return (
+    select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
+        or exists (select from app.user_exercises as u
+                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+  );
+end
 $$;
 
 create or replace function app.user_exercise_json(p_exercise app.user_exercises)

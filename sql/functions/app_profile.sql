@@ -9,10 +9,14 @@ language plpgsql
 as $$
 declare
   v_birth date := app.read_date(p_body, 'date_of_birth');
+  -- Read before the update: Citus takes no call of a stable function (the readers) inside
+  -- coalesce in a write.
+  v_timezone text := app.read_text(p_body, 'timezone');
+  v_unit_system text := app.read_text(p_body, 'unit_system');
 begin
   update app.user_settings
-     set timezone = coalesce(app.read_text(p_body, 'timezone'), timezone),
-         unit_system = coalesce(app.read_text(p_body, 'unit_system'), unit_system),
+     set timezone = coalesce(v_timezone, timezone),
+         unit_system = coalesce(v_unit_system, unit_system),
          updated_at = now()
    where user_id = p_user_id;
   if p_body ? 'display_name' then
@@ -51,35 +55,49 @@ begin
 end
 $$;
 
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.profile_json(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
-    'display_name', auth.current_account() ->> 'display_name',
-    'sex', p.sex,
-    'date_of_birth', p.date_of_birth,
-    'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-    'height_cm', p.height_cm,
-    'activity_level', p.activity_level,
-    'timezone', s.timezone,
-    'unit_system', s.unit_system)
-    from app.user_settings as s
-    left join app.user_profiles as p on p.user_id = s.user_id
-   where s.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+      'display_name', auth.current_account() ->> 'display_name',
+      'sex', p.sex,
+      'date_of_birth', p.date_of_birth,
+      'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+      'height_cm', p.height_cm,
+      'activity_level', p.activity_level,
+      'timezone', s.timezone,
+      'unit_system', s.unit_system)
+      from app.user_settings as s
+      left join app.user_profiles as p on p.user_id = s.user_id
+     where s.user_id = p_user_id
+  );
+end
 $$;
 
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.goal_json(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce(
-    (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
-                               'created_at', g.created_at, 'updated_at', g.updated_at)
-       from app.goals as g where g.user_id = p_user_id),
-    'null'::jsonb)
+begin
+  return (
+    select coalesce(
+      (select jsonb_build_object('goal_type', g.goal_type, 'goal_rate_per_week', g.goal_rate_per_week,
+                                 'created_at', g.created_at, 'updated_at', g.updated_at)
+         from app.goals as g where g.user_id = p_user_id),
+      'null'::jsonb)
+  );
+end
 $$;
 
 create or replace function app.body_metric_json(p_entry app.body_metrics)

@@ -149,15 +149,22 @@ $$;
 
 -- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
 -- text name (linked to neither) is weight_reps.
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                  (select u.tracking_type from app.user_exercises as u
-                    where u.user_id = p_user_id and u.id = p_user_exercise_id),
-                  'weight_reps')
+begin
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                    'weight_reps')
+  );
+end
 $$;
 
 -- Whether a set with these measures fits the set rule for p_tracking_type: no required
@@ -543,13 +550,15 @@ begin
     v_finished_at := app.read_timestamp(p_body, 'finished_at');
     v_client_id := app.read_uuid(p_body, 'client_id');
     if p_session_id is null then
+      -- A session without a date is dated by its start in the user's zone, else today.
+      -- Worked out before the insert: Citus takes no subquery in an insert's values.
+      if v_session_date is null then
+        v_session_date := coalesce((v_started_at at time zone
+                                     (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                                   app.user_today(p_user_id));
+      end if;
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id,
-              coalesce(v_session_date,
-                       (v_started_at at time zone
-                         (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
-                       app.user_today(p_user_id)),
-              v_name, v_notes, v_status, v_started_at, v_finished_at)
+      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at)
       on conflict (user_id, client_id) do nothing;
       if not found then
         return null;

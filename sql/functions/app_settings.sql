@@ -50,8 +50,12 @@ create or replace function app.keep_settings_document()
 returns trigger
 language plpgsql
 as $$
+declare
+  -- NEW as the table's own row type: on Citus the trigger fires on a shard, whose rows
+  -- are of that shard's type, which app.settings_values_json does not take.
+  v_settings app.user_settings := new;
 begin
-  new.settings_document := app.settings_values_json(new);
+  new.settings_document := app.settings_values_json(v_settings);
   new.settings_document_shape := app.settings_document_shape();
   return new;
 end
@@ -68,7 +72,9 @@ stable
 as $$
 begin
   return (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      else app.settings_values_json(s) end
+                      -- row(s.*): on Citus the statement runs on a shard, whose rows are of
+                      -- that shard's type; the row constructor casts to the table's.
+                      else app.settings_values_json(row(s.*)::app.user_settings) end
             from app.user_settings as s
            where s.user_id = p_user_id);
 end

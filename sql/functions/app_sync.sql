@@ -26,13 +26,20 @@ as $$
 $$;
 
 -- The version of one entity of the user, or null when it has none (never written, or gone).
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.entity_version(p_user_id uuid, p_entity text, p_id text)
 returns bigint
-language sql
+language plpgsql
 stable
 as $$
-  select c.seq from app.sync_changes as c
-   where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+begin
+  return (
+    select c.seq from app.sync_changes as c
+     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = 'upsert'
+  );
+end
 $$;
 
 -- The user's change counter: the version of everything the user owns, for the answers that
@@ -194,26 +201,33 @@ $$;
 -- A page of the user's change feed after version p_after (0: from the start, the user's
 -- current state), in version order: {changes: [{entity, id, op, version, data}],
 -- next_cursor, has_more}. Reads one snapshot; why it cannot skip a change: migration 0045.
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.sync_page(p_user_id uuid, p_after bigint, p_limit integer)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  with page as (
-    select c.* from app.sync_changes as c
-     where c.user_id = p_user_id and c.seq > p_after
-       -- From the start, a tombstone names nothing the client has: left out.
-       and (p_after > 0 or c.op = 'upsert')
-     order by c.seq
-     limit p_limit + 1)
-  select jsonb_build_object(
-    'changes', coalesce(jsonb_agg(jsonb_build_object(
-                 'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
-                 'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
-                 order by p.seq) filter (where p.n <= p_limit), '[]'),
-    'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
-    'has_more', count(*) > p_limit)
-    from (select page.*, row_number() over (order by page.seq) as n from page) as p
+begin
+  return (
+    with page as (
+      select c.* from app.sync_changes as c
+       where c.user_id = p_user_id and c.seq > p_after
+         -- From the start, a tombstone names nothing the client has: left out.
+         and (p_after > 0 or c.op = 'upsert')
+       order by c.seq
+       limit p_limit + 1)
+    select jsonb_build_object(
+      'changes', coalesce(jsonb_agg(jsonb_build_object(
+                   'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
+                   'data', case when p.op = 'upsert' then app.sync_entity_json(p_user_id, p.entity, p.entity_id) end)
+                   order by p.seq) filter (where p.n <= p_limit), '[]'),
+      'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
+      'has_more', count(*) > p_limit)
+      from (select page.*, row_number() over (order by page.seq) as n from page) as p
+  );
+end
 $$;
 
 grant execute on function

@@ -88,29 +88,36 @@ $$;
 
 -- The inputs the formulas use now for a user: profile, latest body-stats entry, goal, and
 -- age today in the user's time zone. Null when one of them is missing.
+-- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
+-- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
+-- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
 create or replace function app.current_inputs(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
-           'goal_type', g.goal_type,
-           'goal_rate_per_week', g.goal_rate_per_week,
-           'sex', p.sex,
-           'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
-           'height_cm', p.height_cm,
-           'weight_kg', m.weight_kg,
-           'body_fat_pct', m.body_fat_pct,
-           'activity_level', p.activity_level)
-         || case when p.date_of_birth is not null
-                 then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
-    from app.user_profiles as p
-    join app.goals as g on g.user_id = p.user_id
-    join lateral (
-      select b.weight_kg, b.body_fat_pct from app.body_metrics as b
-       where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
-    ) as m on true
-   where p.user_id = p_user_id
+begin
+  return (
+    select jsonb_build_object(
+             'goal_type', g.goal_type,
+             'goal_rate_per_week', g.goal_rate_per_week,
+             'sex', p.sex,
+             'age_years', app.age_on(p.date_of_birth, p.age_years, p.age_recorded_on, app.user_today(p_user_id)),
+             'height_cm', p.height_cm,
+             'weight_kg', m.weight_kg,
+             'body_fat_pct', m.body_fat_pct,
+             'activity_level', p.activity_level)
+           || case when p.date_of_birth is not null
+                   then jsonb_build_object('date_of_birth', p.date_of_birth) else '{}' end
+      from app.user_profiles as p
+      join app.goals as g on g.user_id = p.user_id
+      join lateral (
+        select b.weight_kg, b.body_fat_pct from app.body_metrics as b
+         where b.user_id = p.user_id order by b.recorded_at desc, b.id desc limit 1
+      ) as m on true
+     where p.user_id = p_user_id
+  );
+end
 $$;
 
 -- Computes and appends a target snapshot and health metrics for the user from their

@@ -11,7 +11,9 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  return (select auth.user_json(u) from auth.users as u where u.id = app.current_user_id());
+  -- row(u.*): on Citus the read runs on a copy of the reference table, whose rows are of
+  -- that copy's type; the row constructor casts to the table's.
+  return (select auth.user_json(row(u.*)::auth.users) from auth.users as u where u.id = app.current_user_id());
 end
 $$;
 
@@ -23,13 +25,16 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_user auth.users;
+  v_display_name text;
 begin
   perform app.raise_if_invalid(jsonb_build_object(
     'display_name', coalesce(app.field_problem(p_changes, 'display_name', 'text', false),
                              auth.display_name_problem(app.read_text(p_changes, 'display_name')))));
+  -- Read before the update: Citus takes no call of a stable function (the reader) inside
+  -- case in a write.
+  v_display_name := btrim(app.read_text(p_changes, 'display_name'));
   update auth.users
-     set display_name = case when p_changes ? 'display_name'
-                             then btrim(app.read_text(p_changes, 'display_name')) else display_name end,
+     set display_name = case when p_changes ? 'display_name' then v_display_name else display_name end,
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
