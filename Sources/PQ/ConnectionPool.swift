@@ -299,11 +299,14 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 throw PoolError.unavailable(lastError)
             }
             do {
-                let fresh = try Connection(pool.configuration.conninfo)
-                if let role = pool.configuration.role {
-                    try fresh.execute("set role \(quoteIdentifier(role))")
+                let fresh: Connection
+                do {
+                    fresh = try openConnection()
+                } catch let error as PostgresError where error.isLostConnection {
+                    // Terminated while it was being set up (an operator's or a failover's
+                    // sweep of backends): the server is there, so try once more at once.
+                    fresh = try openConnection()
                 }
-                if let setup = pool.configuration.sessionSetup { try fresh.execute(setup) }
                 connection = fresh
                 backoff = .zero
                 lastError = nil
@@ -321,6 +324,16 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         }
 
         var lastError: PostgresError?
+
+        /// A new connection, switched to the pool's role, with the session setup run.
+        private func openConnection() throws -> Connection {
+            let fresh = try Connection(pool.configuration.conninfo)
+            if let role = pool.configuration.role {
+                try fresh.execute("set role \(quoteIdentifier(role))")
+            }
+            if let setup = pool.configuration.sessionSetup { try fresh.execute(setup) }
+            return fresh
+        }
     }
 }
 

@@ -13,13 +13,24 @@ final class RawConnection: @unchecked Sendable {
         self.collector = collector
     }
 
-    static func open(port: Int) async throws -> RawConnection {
+    /// Connects; `sending` goes out on the event loop as soon as the connection is made, so
+    /// a test on a busy machine still sends it at once (its own task may be slow to resume).
+    static func open(port: Int, sending first: String? = nil) async throws -> RawConnection {
         let collector = Collector()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in channel.pipeline.addHandler(collector) }
             .connect(host: "127.0.0.1", port: port)
+            .flatMap { channel in
+                guard let first else { return channel.eventLoop.makeSucceededFuture(channel) }
+                return channel.writeAndFlush(ByteBuffer(string: first)).map { channel }
+            }
             .get()
         return RawConnection(channel: channel, collector: collector)
+    }
+
+    /// A GET of `path` with its whole head at once, kept alive.
+    static func get(_ path: String) -> String {
+        "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n"
     }
 
     func send(_ text: String) async throws {
@@ -27,8 +38,8 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// A GET of `path` with its whole head at once, kept alive.
-    func sendGet(_ path: String, headers: [String] = []) async throws {
-        try await send((["GET \(path) HTTP/1.1", "Host: localhost"] + headers).joined(separator: "\r\n") + "\r\n\r\n")
+    func sendGet(_ path: String) async throws {
+        try await send(Self.get(path))
     }
 
     /// A request with a JSON body, kept alive.
