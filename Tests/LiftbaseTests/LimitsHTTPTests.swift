@@ -225,7 +225,7 @@ struct LimitsHTTPTests {
         let inFlight = try await RawConnection.open(port: port)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
         try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
-        try await waitForBlockedBackend(application: application, on: admin)
+        try await TestDatabase.waitForLockWait(application: application, on: admin)
 
         await server.group.triggerGracefulShutdown()
         // Once the drain has begun (at once on a quiet machine), a new request gets 503.
@@ -327,22 +327,9 @@ private func lockChangeCounter(of token: String, on admin: Connection) throws {
     )
 }
 
-/// Waits until a backend of `application` waits on a lock.
-private func waitForBlockedBackend(application: String, on admin: Connection) async throws {
-    for _ in 0..<500 {
-        let waiting = try admin.query(
-            "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
-            [application]
-        ).scalar
-        if waiting != "0" { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("no backend of \(application) ever waited on the lock")
-}
-
 /// Terminates the backend of `application` that waits on a lock, once there is one.
 private func terminateBlockedBackend(application: String, on admin: Connection) async throws {
-    try await waitForBlockedBackend(application: application, on: admin)
+    try await TestDatabase.waitForLockWait(application: application, on: admin)
     try admin.query(
         """
         select pg_terminate_backend(pid) from pg_stat_activity

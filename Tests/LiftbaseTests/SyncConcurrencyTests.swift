@@ -48,7 +48,11 @@ struct SyncConcurrencyTests {
 
             // Another device's write starts later; it must not commit ahead of the slow one.
             async let fast = client.send(.post, "/nutrition/entries", Self.entry("Fast"), token: token)
-            try await waitForLockWait(application: application, on: watcher)
+            try await TestDatabase.waitForLockWait(
+                application: application,
+                on: watcher,
+                otherwise: "the later write never waited for the open one: it could commit ahead of an earlier version"
+            )
 
             // A reader meanwhile sees neither, and its cursor stays before both.
             let during = try await client.send(.get, "/sync/changes?cursor=\(cursor)", token: token)
@@ -201,17 +205,4 @@ private struct SeededGenerator: RandomNumberGenerator {
         value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
         return value ^ (value >> 31)
     }
-}
-
-/// Waits until a backend of `application` waits on a lock.
-private func waitForLockWait(application: String, on watcher: Connection) async throws {
-    for _ in 0..<500 {
-        let waiting = try watcher.query(
-            "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
-            [application]
-        ).scalar
-        if waiting != "0" { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("the later write never waited for the open one: it may commit ahead of a version given out earlier")
 }

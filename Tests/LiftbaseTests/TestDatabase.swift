@@ -28,34 +28,61 @@ enum TestDatabase {
         try url() + " dbname=\(database)"
     }
 
-    /// Creates an empty database, runs `body` with its conninfo, and drops it afterwards.
-    static func withFreshDatabase<T>(_ body: (String) throws -> T) throws -> T {
-        let name = "liftbase_t_" + uniqueSuffix()
-        let admin = try admin()
-        try admin.execute("create database \(name)")
-        defer {
+    /// An empty database of a unique name; `drop()` removes it (and closes the admin
+    /// connection that made it).
+    struct ScratchDatabase {
+        let name: String
+        let admin: Connection
+
+        init() throws {
+            name = "liftbase_t_" + TestDatabase.uniqueSuffix()
+            admin = try TestDatabase.admin()
+            try admin.execute("create database \(name)")
+        }
+
+        func drop() {
             _ = try? admin.execute("drop database if exists \(name) with (force)")
             admin.close()
         }
-        return try body(try url(database: name))
+    }
+
+    /// Creates an empty database, runs `body` with its conninfo, and drops it afterwards.
+    static func withFreshDatabase<T>(_ body: (String) throws -> T) throws -> T {
+        let scratch = try ScratchDatabase()
+        defer { scratch.drop() }
+        return try body(try url(database: scratch.name))
     }
 
     /// A fresh database, migrated (without the built-in catalogs), for a test that must
     /// lock or disturb what it reads without touching other tests; dropped afterwards.
     static func withFreshMigratedDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
-        let name = "liftbase_t_" + uniqueSuffix()
-        let admin = try admin()
-        try admin.execute("create database \(name)")
-        defer {
-            _ = try? admin.execute("drop database if exists \(name) with (force)")
-            admin.close()
-        }
-        let url = try url(database: name)
+        let scratch = try ScratchDatabase()
+        defer { scratch.drop() }
+        let url = try url(database: scratch.name)
         let migration = try Connection(url)
         try Migrator(directory: sqlDirectory).migrate(on: migration)
-        try migration.execute("alter database \(name) set liftbase.bcrypt_cost = 4")
+        try migration.execute("alter database \(scratch.name) set liftbase.bcrypt_cost = 4")
         migration.close()
         return try await body(url)
+    }
+
+    /// Waits until a backend whose application_name is `application` waits on a lock, as
+    /// seen through `watcher` (a connection outside the lock's transaction: pg_stat_activity
+    /// is read once per transaction); records `otherwise` when none does within 5 s.
+    static func waitForLockWait(
+        application: String,
+        on watcher: Connection,
+        otherwise: String = "no backend ever waited on the lock"
+    ) async throws {
+        for _ in 0..<500 {
+            let waiting = try watcher.query(
+                "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+                [application]
+            ).scalar
+            if waiting != "0" { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record(Comment(rawValue: otherwise))
     }
 
     static func uniqueSuffix() -> String {
