@@ -71,7 +71,9 @@ public struct Configuration: Sendable {
         headerTimeout = try milliseconds("LIFTBASE_HEADER_TIMEOUT_MS", default: 10_000)
         idleTimeout = try milliseconds("LIFTBASE_IDLE_TIMEOUT_MS", default: 60_000)
         maximumConnections = try number("LIFTBASE_MAX_CONNECTIONS", in: Self.maximumConnectionsRange, default: 1_000)
-        statementTimeout = try milliseconds("LIFTBASE_STATEMENT_TIMEOUT_MS", default: 30_000)
+        // Long enough for the largest import the API takes (a 20,000-set Strong file took
+        // 20 to 40 s on two busy cores); it bounds a runaway statement, not a normal request.
+        statementTimeout = try milliseconds("LIFTBASE_STATEMENT_TIMEOUT_MS", default: 300_000)
         drainTimeout = try milliseconds("LIFTBASE_DRAIN_TIMEOUT_MS", default: 30_000)
         apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
         sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()

@@ -44,6 +44,7 @@ struct ConfigurationTests {
         #expect(defaults.port == 8080 && defaults.poolSize == 10 && defaults.logLevel == .info)
         #expect(defaults.headerTimeout == .seconds(10) && defaults.idleTimeout == .seconds(60))
         #expect(defaults.maximumConnections == 1000 && defaults.drainTimeout == .seconds(30))
+        #expect(defaults.statementTimeout == .seconds(300))
         let limited = try Configuration(environment: ["LIFTBASE_STATEMENT_TIMEOUT_MS": "2500"])
         #expect(limited.serverSessionSetup == "set timezone = 'UTC'; set statement_timeout = 2500")
     }
