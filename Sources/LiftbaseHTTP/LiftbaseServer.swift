@@ -45,6 +45,14 @@ public enum LiftbaseServer {
         )
     }
 
+    /// On Citus, an API call makes its user known to the workers with `SET LOCAL`
+    /// (sql/functions/auth_sessions.sql), which they see only inside a transaction block;
+    /// on a single node a lone statement stays the cheaper way.
+    @Sendable static func runCallsInTransactionBlocksOnCitus(_ connection: Connection) throws {
+        let citus = try connection.query("select exists (select from pg_extension where extname = 'citus')").rows
+        connection.runsStatementsInTransactionBlocks = citus.first?.first == "t"
+    }
+
     private static func makeParts(
         configuration: LiftbaseCore.Configuration,
         endpoints: [Endpoint],
@@ -60,6 +68,7 @@ public enum LiftbaseServer {
                 size: configuration.poolSize,
                 role: configuration.apiRole,
                 sessionSetup: configuration.serverSessionSetup,
+                prepare: Self.runCallsInTransactionBlocksOnCitus,
                 acquireTimeout: configuration.poolAcquireTimeout,
                 threadNamePrefix: "liftbase-db-"
             ),

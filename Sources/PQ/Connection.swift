@@ -17,6 +17,12 @@ public final class Connection {
     private var preparedCount = 0
     private let notices = NoticeState()
 
+    /// When true, every `queryPrepared` and `streamRows` statement runs inside its own
+    /// BEGIN … COMMIT. On Citus the workers learn a setting only from a `SET LOCAL` made in a
+    /// transaction block, and a lone statement's implicit transaction is not one; the
+    /// block costs no extra round trip (`queryPrepared` pipelines the three statements).
+    public var runsStatementsInTransactionBlocks = false
+
     /// Connects with a conninfo string or a `postgresql://` URI, parsed by libpq itself so
     /// multiple hosts, `target_session_attrs`, `sslmode` and `.pgpass` work unchanged.
     public init(_ conninfo: String) throws {
@@ -94,10 +100,13 @@ public final class Connection {
             _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
             preparedNames[sql] = name
         }
-        let result = withCStrings(parameters) { values in
-            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
-        }
         do {
+            if runsStatementsInTransactionBlocks {
+                return try pipelinedInTransactionBlock(handle: handle, preparedName: name, parameters: parameters)
+            }
+            let result = withCStrings(parameters) { values in
+                PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            }
             return try consume(result, handle: handle)
         } catch let error as PostgresError where error.sqlstate == .invalidSQLStatementName {
             // The server forgot its prepared statements (DISCARD ALL, a pooler): prepare
@@ -156,6 +165,67 @@ public final class Connection {
         return copied
     }
 
+    /// BEGIN, the prepared statement and COMMIT, sent together in pipeline mode and read
+    /// back in one round trip. A failure skips the rest of the pipeline and leaves the block
+    /// aborted, so only then does a ROLLBACK follow, as a second round trip.
+    private func pipelinedInTransactionBlock(
+        handle: OpaquePointer,
+        preparedName: String,
+        parameters: [String?]
+    ) throws -> QueryResult {
+        guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
+        let sent = withCStrings(parameters) { values in
+            PQsendQueryParams(handle, "begin", 0, nil, nil, nil, nil, 0) == 1
+                && PQsendQueryPrepared(handle, preparedName, Int32(values.count), values, nil, nil, 0) == 1
+                && PQsendQueryParams(handle, "commit", 0, nil, nil, nil, nil, 0) == 1
+                && PQpipelineSync(handle) == 1
+        }
+        guard sent else { throw PostgresError.connection(handle) }
+        var answer: QueryResult?
+        var failure: PostgresError?
+        // Each of the three statements answers its results, then a null.
+        for statement in 0..<3 {
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                case PGRES_PIPELINE_ABORTED:
+                    break
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                    if statement == 1 { answer = Self.copy(result) }
+                default:
+                    if failure == nil { failure = PostgresError(result: result, connection: handle) }
+                }
+            }
+        }
+        guard let sync = PQgetResult(handle) else { throw PostgresError.connection(handle) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
+        if let failure {
+            if PQtransactionStatus(handle) == PQTRANS_INERROR {
+                _ = try? consume(PQexec(handle, "rollback"), handle: handle)
+            }
+            throw failure
+        }
+        guard let answer else { throw PostgresError.connection(handle) }
+        return answer
+    }
+
+    /// Runs `body` inside BEGIN … COMMIT when this connection's statements need a block
+    /// (`runsStatementsInTransactionBlocks`), rolling back when it throws; else just runs it.
+    func inTransactionBlockIfNeeded<T>(_ body: () throws -> T) throws -> T {
+        guard runsStatementsInTransactionBlocks else { return try body() }
+        try execute("begin")
+        do {
+            let value = try body()
+            try execute("commit")
+            return value
+        } catch {
+            if let handle, PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("rollback") }
+            throw error
+        }
+    }
+
     func liveHandle() throws -> OpaquePointer {
         guard let handle else { throw ClientError.connectionClosed }
         return handle
@@ -171,6 +241,11 @@ public final class Connection {
         default:
             throw PostgresError(result: result, connection: handle)
         }
+        return Self.copy(result)
+    }
+
+    /// The rows, columns and affected-row count of a successful result, copied out of libpq.
+    private static func copy(_ result: OpaquePointer) -> QueryResult {
         let columnCount = Int(PQnfields(result))
         let rowCount = Int(PQntuples(result))
         let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }

@@ -20,6 +20,10 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         public var role: String?
         /// Statements run once on every new connection, after `SET ROLE` (session settings).
         public var sessionSetup: String?
+        /// Runs once on every new connection, after the session setup: what a connection
+        /// should know about the database it reached (see
+        /// `Connection.runsStatementsInTransactionBlocks`).
+        public var prepare: (@Sendable (Connection) throws -> Void)?
         public var acquireTimeout: Duration
         public var initialBackoff: Duration
         public var maximumBackoff: Duration
@@ -31,6 +35,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             size: Int = 10,
             role: String? = nil,
             sessionSetup: String? = nil,
+            prepare: (@Sendable (Connection) throws -> Void)? = nil,
             acquireTimeout: Duration = .seconds(5),
             initialBackoff: Duration = .milliseconds(50),
             maximumBackoff: Duration = .seconds(5),
@@ -40,6 +45,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             self.size = size
             self.role = role
             self.sessionSetup = sessionSetup
+            self.prepare = prepare
             self.acquireTimeout = acquireTimeout
             self.initialBackoff = initialBackoff
             self.maximumBackoff = maximumBackoff
@@ -332,6 +338,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 try fresh.execute("set role \(quoteIdentifier(role))")
             }
             if let setup = pool.configuration.sessionSetup { try fresh.execute(setup) }
+            try pool.configuration.prepare?(fresh)
             return fresh
         }
     }

@@ -12,6 +12,11 @@ extension Connection {
     /// Throws the statement's error; a PL/pgSQL set-returning function materializes its rows
     /// before sending any, so its errors (a bad token included) come before the first row.
     public func streamRows(_ sql: String, _ parameters: [String?] = [], row: (String?) throws -> Void) throws {
+        try inTransactionBlockIfNeeded { try streamRowsOfOneStatement(sql, parameters, row: row) }
+    }
+
+    private func streamRowsOfOneStatement(_ sql: String, _ parameters: [String?], row: (String?) throws -> Void) throws
+    {
         let handle = try liveHandle()
         let sent = withCStrings(parameters) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)

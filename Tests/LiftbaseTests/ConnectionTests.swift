@@ -45,6 +45,34 @@ struct ConnectionTests {
         #expect(prepared == "1")
     }
 
+    @Test(
+        "in transaction blocks, a statement runs between BEGIN and COMMIT, and a failure leaves the connection usable"
+    )
+    func transactionBlocks() throws {
+        let connection = try TestDatabase.admin()
+        let table = "blocks_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try connection.execute("create table \(table) (id integer primary key)")
+        defer { _ = try? connection.execute("drop table \(table)") }
+        // A cursor without HOLD can only be declared inside a transaction block.
+        let lone = try #require(throws: PostgresError.self) {
+            try connection.queryPrepared("declare lone cursor for select 1")
+        }
+        #expect(lone.sqlstate == "25P01")
+
+        connection.runsStatementsInTransactionBlocks = true
+        try connection.queryPrepared("declare in_block cursor for select 1")
+        try connection.streamRows("declare streamed cursor for select 1") { _ in }
+        try connection.queryPrepared("insert into \(table) values ($1)", ["1"])
+        let failed = try #require(throws: PostgresError.self) {
+            try connection.queryPrepared("insert into \(table) values ($1)", ["1"])
+        }
+        #expect(failed.sqlstate == "23505")
+        // Rolled back, not left aborted: the next statement runs, and the first insert was committed.
+        try connection.queryPrepared("insert into \(table) values ($1)", ["2"])
+        let other = try TestDatabase.admin()
+        #expect(try other.query("select string_agg(id::text, ',' order by id) from \(table)").scalar == "1,2")
+    }
+
     @Test("COPY FROM STDIN streams rows that span chunks")
     func copyIn() throws {
         let connection = try TestDatabase.admin()
