@@ -7983,7 +7983,7 @@ declare
   v_total bigint := 0;
 begin
   for v_user_id in select u.id from auth.users as u order by u.id loop
-    perform set_config('liftbase.user_id', v_user_id::text, true);
+    perform auth.act_as(v_user_id);
     with gone as (
       delete from app.sync_changes as c
        where c.user_id = v_user_id and c.op = 'delete'
@@ -7995,7 +7995,7 @@ begin
       v_total := v_total + v_count;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
   return v_total;
 end
 $$;
@@ -8269,7 +8269,7 @@ begin
        where b.user_id = v_user_id));
     v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_days;
 end
 $$;
@@ -8297,7 +8297,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;
@@ -8325,7 +8325,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;
@@ -8345,7 +8345,7 @@ begin
       v_changed := v_changed + 1;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', '', true);
+  perform auth.act_as(null);
   return v_changed;
 end
 $$;
@@ -10116,7 +10116,7 @@ begin
     return;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
   v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
@@ -10137,7 +10137,7 @@ begin
     on conflict (user_id, exercise_key) do update set records = excluded.records;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;
@@ -10201,7 +10201,10 @@ CREATE FUNCTION auth.act_as(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
 begin
-  perform set_config('liftbase.user_id', p_user_id::text, true);
+  perform set_config('liftbase.user_id', coalesce(p_user_id::text, ''), true);
+  if current_setting('citus.propagate_set_commands', true) = 'local' then
+    execute format('set local liftbase.user_id = %L', coalesce(p_user_id::text, ''));
+  end if;
 end
 $$;
 
@@ -10314,9 +10317,11 @@ CREATE FUNCTION auth.authenticate(p_token text) RETURNS uuid
 declare
   v_user_id text;
   v_stale boolean;
+  v_on_citus boolean;
 begin
-  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute'
-    into v_user_id, v_stale
+  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute',
+         current_setting('citus.propagate_set_commands', true) = 'local'
+    into v_user_id, v_stale, v_on_citus
     from auth.sessions as s
     join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
@@ -10328,6 +10333,9 @@ begin
       perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
     end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+  end if;
+  if v_on_citus then
+    perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then
     update auth.sessions
@@ -10593,11 +10601,11 @@ begin
     v_secret := v_row.webhook_secret;
     if v_row.channel = 'webhook' and v_secret is null then
       -- The subscription is the user's row (forced row-level security): read it as them.
-      perform set_config('liftbase.user_id', v_row.user_id::text, true);
+      perform auth.act_as(v_row.user_id);
       select s.url, s.secret into v_url, v_secret
         from app.webhook_subscriptions as s
        where s.user_id = v_row.user_id and s.id = v_row.subscription_id;
-      perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+      perform auth.act_as(nullif(v_acting, '')::uuid);
     end if;
     id := v_row.id;
     attempt := v_row.attempts;
