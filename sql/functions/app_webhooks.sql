@@ -45,12 +45,13 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_subscription app.webhook_subscriptions;
+  -- Read before the insert: Citus takes no subquery in an insert's values.
+  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
+                                                      'account.deleted']) with ordinality as k (e, n)
+                            where e = any (app.read_text_list(p_body, 'events')) order by n);
 begin
   insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
-  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'),
-          array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
-                                           'account.deleted']) with ordinality as k (e, n)
-                 where e = any (app.read_text_list(p_body, 'events')) order by n),
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'), v_events,
           auth.new_webhook_secret())
   returning * into v_subscription;
   return app.webhook_json(v_subscription) || jsonb_build_object('secret', v_subscription.secret);
