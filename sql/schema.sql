@@ -1234,10 +1234,11 @@ begin
                     where (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
         then 'must list known exercises' end),
     'muscles', app.muscles_problem(v_body -> 'muscles', false)));
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
   values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
           coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
-  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
+  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
 end
@@ -1610,6 +1611,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
   v_replayed text;
+  v_food app.user_foods;
 begin
   v_replayed := app.replayed_key('app.user_foods', v_user_id, v_body);
   if v_replayed is not null then
@@ -1629,15 +1631,26 @@ begin
     'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
     'brand', app.field_problem(v_body, 'brand', 'text', false),
     'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
+  -- The values are read first: Citus inlines the readers into a write's values and folds
+  -- them into expressions its workers reject (a simple CASE compared with booleans).
+  v_food.name := btrim(app.read_text(v_body, 'name'));
+  v_food.brand := app.read_text(v_body, 'brand');
+  v_food.barcode := app.read_text(v_body, 'barcode');
+  v_food.energy_kcal := app.read_number(v_body, 'calories');
+  v_food.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
+  v_food.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
+  v_food.fat_g := coalesce(app.read_number(v_body, 'fat_g'), 0);
+  v_food.fiber_g := app.read_number(v_body, 'fiber_g');
+  v_food.sugars_g := app.read_number(v_body, 'sugars_g');
+  v_food.sodium_mg := app.read_number(v_body, 'sodium_mg');
+  v_food.saturated_fat_g := app.read_number(v_body, 'saturated_fat_g');
+  v_food.serving_g := coalesce(app.read_number(v_body, 'serving_g'), 100);
+  v_food.serving_label := coalesce(app.read_text(v_body, 'serving_label'), v_food.serving_g::text || ' g');
   insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
-          app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
-          coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
-          app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
-          app.read_number(v_body, 'saturated_fat_g'),
-          coalesce(app.read_text(v_body, 'serving_label'), coalesce(app.read_number(v_body, 'serving_g'), 100)::text || ' g'),
-          coalesce(app.read_number(v_body, 'serving_g'), 100))
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_food.name, v_food.brand, v_food.barcode, v_food.energy_kcal,
+          v_food.protein_g, v_food.carbs_g, v_food.fat_g, v_food.fiber_g, v_food.sugars_g, v_food.sodium_mg,
+          v_food.saturated_fat_g, v_food.serving_label, v_food.serving_g)
   returning id into v_id;
   return app.food_json(v_user_id, v_id);
 end
@@ -1746,10 +1759,11 @@ begin
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
   values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = now();
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at;
   v_recorded := app.record_targets(v_user_id, 'goal');
   return jsonb_build_object('goals', app.goal_json(v_user_id), 'snapshot', v_recorded -> 'snapshot',
                             'metrics', v_recorded -> 'metrics');
@@ -2681,6 +2695,7 @@ begin
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
     'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
   values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
           app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
@@ -2689,7 +2704,7 @@ begin
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
         carbs_g = case when v_body ? 'carbs_g' then excluded.carbs_g else o.carbs_g end,
         fat_g = case when v_body ? 'fat_g' then excluded.fat_g else o.fat_g end,
-        updated_at = now();
+        updated_at = excluded.updated_at;
   return app.effective_targets(v_user_id);
 end
 $$;
@@ -3148,6 +3163,22 @@ $$;
 
 ALTER FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.catalog_changed_on_citus() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if not app.on_citus() then
+    return;
+  end if;
+  insert into app.food_name_words (word)
+  select distinct w from app.foods as f cross join lateral app.name_words(f.name) as w
+  on conflict do nothing;
+  update app.food_catalog_version set version = version + 1;
+end
+$$;
+
+ALTER FUNCTION app.catalog_changed_on_citus() OWNER TO liftbase_owner;
+
 CREATE UNLOGGED TABLE app.food_search_results (
     query text NOT NULL,
     page_size integer NOT NULL,
@@ -3406,12 +3437,13 @@ CREATE FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) RETURNS jsonb
     AS $$
 declare
   v_subscription app.webhook_subscriptions;
+  -- Read before the insert: Citus takes no subquery in an insert's values.
+  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
+                                                      'account.deleted']) with ordinality as k (e, n)
+                            where e = any (app.read_text_list(p_body, 'events')) order by n);
 begin
   insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
-  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'),
-          array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
-                                           'account.deleted']) with ordinality as k (e, n)
-                 where e = any (app.read_text_list(p_body, 'events')) order by n),
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'), v_events,
           auth.new_webhook_secret())
   returning * into v_subscription;
   return app.webhook_json(v_subscription) || jsonb_build_object('secret', v_subscription.secret);
@@ -4026,7 +4058,7 @@ CREATE FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type t
       select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm_kg, x.weight_kg::numeric as weight_kg,
              x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
         from unnest(p_sets) as x
-        left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+       cross join lateral (select app.rpe_chart_percent(x.reps, app.effective_rpe(x.rpe, x.rir)) as percent) as c
        where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
        order by 2 desc, x.position
        limit 1) as b on true
@@ -4690,6 +4722,7 @@ begin
    where app.staged_number(y.gram_weight) > 0
      and exists (select from app.foods as f where f.id = md5('fdc:' || y.fdc_id)::uuid);
   get diagnostics v_portions = row_count;
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'portions', v_portions);
 end
 $$;
@@ -4728,6 +4761,7 @@ begin
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
         serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
   get diagnostics v_foods = row_count;
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'skipped', v_rows - v_foods);
 end
 $_$;
@@ -4789,6 +4823,7 @@ begin
      and exists (select from app.foods as f where f.id = md5('usda-sr28:' || y.ndb_no)::uuid);
   get diagnostics v_portions = row_count;
 
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'portions', v_portions);
 end
 $$;
@@ -7431,6 +7466,12 @@ $$;
 
 ALTER FUNCTION app.object_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.on_citus() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ select coalesce(current_setting('citus.propagate_set_commands', true) = 'local', false) $$;
+
+ALTER FUNCTION app.on_citus() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
     AS $$ select case when p_distance_m > 0 then round(p_seconds * 1000 / p_distance_m, 1) end $$;
@@ -7983,7 +8024,7 @@ declare
   v_total bigint := 0;
 begin
   for v_user_id in select u.id from auth.users as u order by u.id loop
-    perform set_config('liftbase.user_id', v_user_id::text, true);
+    perform auth.act_as(v_user_id);
     with gone as (
       delete from app.sync_changes as c
        where c.user_id = v_user_id and c.op = 'delete'
@@ -7995,12 +8036,33 @@ begin
       v_total := v_total + v_count;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
   return v_total;
 end
 $$;
 
 ALTER FUNCTION app.prune_sync_tombstones(p_older_than interval) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.queue_account_deleted(p_user_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform auth.act_as(p_user_id);
+  insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
+  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
+         jsonb_build_object('type', 'account.deleted',
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', jsonb_build_object('user_id', p_user_id))
+    from app.webhook_subscriptions as s
+   where s.user_id = p_user_id and 'account.deleted' = any (s.events);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
+end
+$$;
+
+ALTER FUNCTION app.queue_account_deleted(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql
@@ -8185,10 +8247,12 @@ ALTER FUNCTION app.read_integer_list(p_object jsonb, p_field text) OWNER TO lift
 CREATE FUNCTION app.read_number(p_object jsonb, p_field text) RETURNS numeric
     LANGUAGE sql STABLE
     AS $$
-  select case coalesce(jsonb_typeof(p_object -> p_field), 'null')
-    when 'number' then (p_object -> p_field)::numeric
-    when 'null' then null
-    else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
+  -- Searched, not simple, CASE: Citus evaluates the calls in a write's values on the
+  -- coordinator and folds a simple CASE's branches into comparisons with null booleans,
+  -- which the workers reject (text = boolean).
+  select case when jsonb_typeof(p_object -> p_field) = 'number' then (p_object -> p_field)::numeric
+              when jsonb_typeof(p_object -> p_field) is null or jsonb_typeof(p_object -> p_field) = 'null' then null
+              else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
 $$;
 
 ALTER FUNCTION app.read_number(p_object jsonb, p_field text) OWNER TO liftbase_owner;
@@ -8269,7 +8333,7 @@ begin
        where b.user_id = v_user_id));
     v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_days;
 end
 $$;
@@ -8297,7 +8361,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;
@@ -8325,7 +8389,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;
@@ -8345,7 +8409,7 @@ begin
       v_changed := v_changed + 1;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', '', true);
+  perform auth.act_as(null);
   return v_changed;
 end
 $$;
@@ -8738,6 +8802,16 @@ $$;
 
 ALTER FUNCTION app.rezone_body_weight_days() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.rpe_chart_percent(p_reps integer, p_rpe numeric) RETURNS numeric
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (select c.percent from app.rpe_chart as c where c.reps = p_reps and c.rpe = p_rpe);
+end
+$$;
+
+ALTER FUNCTION app.rpe_chart_percent(p_reps integer, p_rpe numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) RETURNS TABLE(rpe numeric, sets bigint)
     LANGUAGE plpgsql STABLE
     SET plan_cache_mode TO 'force_generic_plan'
@@ -8865,6 +8939,7 @@ begin
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
   end if;
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
   values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
           case when v_birth is null then app.read_integer(p_body, 'age_years') end,
@@ -8873,7 +8948,7 @@ begin
   on conflict (user_id) do update
     set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
         age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
-        activity_level = excluded.activity_level, updated_at = now();
+        activity_level = excluded.activity_level, updated_at = excluded.updated_at;
 end
 $$;
 
@@ -9846,18 +9921,8 @@ CREATE FUNCTION app.webhook_account_deleted() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  v_acting text := current_setting('liftbase.user_id', true);
 begin
-  perform set_config('liftbase.user_id', old.id::text, true);
-  insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
-  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
-         jsonb_build_object('type', 'account.deleted',
-                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'data', jsonb_build_object('user_id', old.id))
-    from app.webhook_subscriptions as s
-   where s.user_id = old.id and 'account.deleted' = any (s.events);
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform app.queue_account_deleted(old.id);
   return old;
 end
 $$;
@@ -10116,7 +10181,7 @@ begin
     return;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
   v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
@@ -10137,7 +10202,7 @@ begin
     on conflict (user_id, exercise_key) do update set records = excluded.records;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;
@@ -10158,31 +10223,46 @@ begin
       left join app.exercises as c on c.id = r.exercise_id
       left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
   ), sets as (
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                  tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-    select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
-           app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-           app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
-           app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
-           app.read_number(s.item, 'assistance_kg')
+    -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
+    select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
+           app.read_integer(s.item, 'reps') as reps, app.read_number(s.item, 'weight_kg') as weight_kg,
+           app.read_number(s.item, 'rpe') as rpe, app.read_integer(s.item, 'rir') as rir,
+           coalesce(app.read_text(s.item, 'set_type'), 'working') as set_type, app.read_text(s.item, 'tempo') as tempo,
+           app.read_integer(s.item, 'rest_seconds') as rest_seconds,
+           app.read_integer(s.item, 'duration_seconds') as duration_seconds,
+           app.read_number(s.item, 'distance_m') as distance_m, app.read_number(s.item, 'assistance_kg') as assistance_kg
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
      cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
-    returning *
   ), sets_by_exercise as (
     select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
   ), exercises as (
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+    -- Each insert selects from the session's row and names its target with an alias, so
+    -- that Citus sends it whole to the worker holding the user (an insert from a plain
+    -- select is copied there, which row-level security refuses), in this order (the sets'
+    -- foreign key), and names the shard in RETURNING.
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
                                        superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
                                        max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
                                        distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
                                        best_weight_kg, best_reps, best_rpe, best_e1rm_method)
-    select p_user_id, p_session_id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
+    select w.user_id, w.id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
            app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
            t.*
-      from items as i
+      from app.training_sessions as w
+     cross join items as i
       left join sets_by_exercise as g on g.exercise_position = i.position
      cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
-    returning position
+     where w.user_id = p_user_id and w.id = p_session_id
+    returning n.position
+  ), written_sets as (
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
+                                       tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    select w.user_id, w.id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type, s.tempo,
+           s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
+      from app.training_sessions as w
+     cross join sets as s
+     where w.user_id = p_user_id and w.id = p_session_id
+    returning n.position
   )
   select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
                                         w.distance_m)), true)
@@ -10201,7 +10281,10 @@ CREATE FUNCTION auth.act_as(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
 begin
-  perform set_config('liftbase.user_id', p_user_id::text, true);
+  perform set_config('liftbase.user_id', coalesce(p_user_id::text, ''), true);
+  if current_setting('citus.propagate_set_commands', true) = 'local' then
+    execute format('set local liftbase.user_id = %L', coalesce(p_user_id::text, ''));
+  end if;
 end
 $$;
 
@@ -10214,8 +10297,18 @@ CREATE FUNCTION auth.admin_create_user(p_email text, p_password text, p_display_
 ALTER FUNCTION auth.admin_create_user(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.admin_delete_user(p_email text) RETURNS void
-    LANGUAGE sql
-    AS $$ delete from auth.users where id = (auth.admin_find_user(p_email)).id $$;
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := (auth.admin_find_user(p_email)).id;
+begin
+  -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  if app.on_citus() then
+    perform app.queue_account_deleted(v_user_id);
+  end if;
+  delete from auth.users where id = v_user_id;
+end
+$$;
 
 ALTER FUNCTION auth.admin_delete_user(p_email text) OWNER TO liftbase_owner;
 
@@ -10314,9 +10407,11 @@ CREATE FUNCTION auth.authenticate(p_token text) RETURNS uuid
 declare
   v_user_id text;
   v_stale boolean;
+  v_on_citus boolean;
 begin
-  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute'
-    into v_user_id, v_stale
+  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute',
+         current_setting('citus.propagate_set_commands', true) = 'local'
+    into v_user_id, v_stale, v_on_citus
     from auth.sessions as s
     join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
@@ -10328,6 +10423,9 @@ begin
       perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
     end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+  end if;
+  if v_on_citus then
+    perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then
     update auth.sessions
@@ -10411,6 +10509,10 @@ begin
   select u.* into v_user from auth.users as u where u.id = app.current_user_id();
   if not auth.password_matches(p_password, v_user.password_hash) then
     perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  end if;
+  -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  if app.on_citus() then
+    perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;
 end
@@ -10593,11 +10695,11 @@ begin
     v_secret := v_row.webhook_secret;
     if v_row.channel = 'webhook' and v_secret is null then
       -- The subscription is the user's row (forced row-level security): read it as them.
-      perform set_config('liftbase.user_id', v_row.user_id::text, true);
+      perform auth.act_as(v_row.user_id);
       select s.url, s.secret into v_url, v_secret
         from app.webhook_subscriptions as s
        where s.user_id = v_row.user_id and s.id = v_row.subscription_id;
-      perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+      perform auth.act_as(nullif(v_acting, '')::uuid);
     end if;
     id := v_row.id;
     attempt := v_row.attempts;
@@ -10885,6 +10987,10 @@ begin
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
+  -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
+  if app.on_citus() and p_changes ? 'display_name' then
+    perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
+  end if;
   return auth.user_json(v_user);
 end
 $$;
@@ -10914,6 +11020,32 @@ $$;
 ALTER FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_result text := liftbase_meta.distribute_tables_on_citus();
+begin
+  if not exists (select from pg_extension where extname = 'citus') then
+    return v_result;
+  end if;
+  -- Citus takes trigger statements on its tables only with this.
+  set local citus.enable_unsafe_triggers = on;
+  drop trigger if exists users_sync_update on auth.users;
+  drop trigger if exists users_webhook_account_deleted on auth.users;
+  drop trigger if exists foods_name_words_insert on app.foods;
+  drop trigger if exists foods_name_words_update on app.foods;
+  drop trigger if exists foods_catalog_version on app.foods;
+  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  return v_result;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
+CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -11100,9 +11232,9 @@ begin
 end
 $_$;
 
-ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
+ALTER FUNCTION liftbase_meta.distribute_tables_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.keep_body_weight_days_per_row() RETURNS trigger
     LANGUAGE plpgsql
@@ -11128,13 +11260,13 @@ ALTER FUNCTION liftbase_meta.keep_body_weight_days_per_row() OWNER TO liftbase_o
 CREATE FUNCTION liftbase_meta.keep_exercise_records_per_row() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 declare
   v_old_key uuid;
   v_new_key uuid;
   v_key uuid;
 begin
-  if tg_table_name = 'training_sessions' then
+  if tg_table_name ~ '^training_sessions(_[0-9]+)?$' then
     if (new.status, new.session_date) is not distinct from (old.status, old.session_date) then
       return null;
     end if;
@@ -11165,7 +11297,7 @@ begin
   end if;
   return null;
 end
-$$;
+$_$;
 
 ALTER FUNCTION liftbase_meta.keep_exercise_records_per_row() OWNER TO liftbase_owner;
 
@@ -13177,6 +13309,8 @@ REVOKE ALL ON FUNCTION app.bump_food_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.catalog_changed_on_citus() FROM PUBLIC;
+
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.food_search_results TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer) FROM PUBLIC;
@@ -13679,6 +13813,9 @@ GRANT ALL ON FUNCTION app.nutrition_csv(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.on_citus() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.on_citus() TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) TO liftbase_api;
 
@@ -13751,6 +13888,8 @@ REVOKE ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_
 GRANT ALL ON FUNCTION app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean, p_tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.prune_sync_tombstones(p_older_than interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.queue_account_deleted(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb) TO liftbase_api;
@@ -13856,6 +13995,9 @@ REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT ex
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.rezone_body_weight_days() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.rpe_chart_percent(p_reps integer, p_rpe numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.rpe_chart_percent(p_reps integer, p_rpe numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.rpe_counts(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date) TO liftbase_api;
@@ -14156,6 +14298,8 @@ REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.distribute_tables_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_body_weight_days_per_row() FROM PUBLIC;
 

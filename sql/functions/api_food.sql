@@ -114,6 +114,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
   v_replayed text;
+  v_food app.user_foods;
 begin
   v_replayed := app.replayed_key('app.user_foods', v_user_id, v_body);
   if v_replayed is not null then
@@ -133,15 +134,26 @@ begin
     'serving_g', app.field_problem(v_body, 'serving_g', 'app.grams', false),
     'brand', app.field_problem(v_body, 'brand', 'text', false),
     'serving_label', app.field_problem(v_body, 'serving_label', 'text', false)));
+  -- The values are read first: Citus inlines the readers into a write's values and folds
+  -- them into expressions its workers reject (a simple CASE compared with booleans).
+  v_food.name := btrim(app.read_text(v_body, 'name'));
+  v_food.brand := app.read_text(v_body, 'brand');
+  v_food.barcode := app.read_text(v_body, 'barcode');
+  v_food.energy_kcal := app.read_number(v_body, 'calories');
+  v_food.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
+  v_food.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
+  v_food.fat_g := coalesce(app.read_number(v_body, 'fat_g'), 0);
+  v_food.fiber_g := app.read_number(v_body, 'fiber_g');
+  v_food.sugars_g := app.read_number(v_body, 'sugars_g');
+  v_food.sodium_mg := app.read_number(v_body, 'sodium_mg');
+  v_food.saturated_fat_g := app.read_number(v_body, 'saturated_fat_g');
+  v_food.serving_g := coalesce(app.read_number(v_body, 'serving_g'), 100);
+  v_food.serving_label := coalesce(app.read_text(v_body, 'serving_label'), v_food.serving_g::text || ' g');
   insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
                               sodium_mg, saturated_fat_g, serving_label, serving_g)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), app.read_text(v_body, 'brand'), app.read_text(v_body, 'barcode'),
-          app.read_number(v_body, 'calories'), coalesce(app.read_number(v_body, 'protein_g'), 0),
-          coalesce(app.read_number(v_body, 'carbs_g'), 0), coalesce(app.read_number(v_body, 'fat_g'), 0),
-          app.read_number(v_body, 'fiber_g'), app.read_number(v_body, 'sugars_g'), app.read_number(v_body, 'sodium_mg'),
-          app.read_number(v_body, 'saturated_fat_g'),
-          coalesce(app.read_text(v_body, 'serving_label'), coalesce(app.read_number(v_body, 'serving_g'), 100)::text || ' g'),
-          coalesce(app.read_number(v_body, 'serving_g'), 100))
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_food.name, v_food.brand, v_food.barcode, v_food.energy_kcal,
+          v_food.protein_g, v_food.carbs_g, v_food.fat_g, v_food.fiber_g, v_food.sugars_g, v_food.sodium_mg,
+          v_food.saturated_fat_g, v_food.serving_label, v_food.serving_g)
   returning id into v_id;
   return app.food_json(v_user_id, v_id);
 end

@@ -29,10 +29,11 @@ begin
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
   values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
   on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = now();
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at;
   v_recorded := app.record_targets(v_user_id, 'goal');
   return jsonb_build_object('goals', app.goal_json(v_user_id), 'snapshot', v_recorded -> 'snapshot',
                             'metrics', v_recorded -> 'metrics');
@@ -162,6 +163,7 @@ begin
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
     'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
   values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
           app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
@@ -170,7 +172,7 @@ begin
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
         carbs_g = case when v_body ? 'carbs_g' then excluded.carbs_g else o.carbs_g end,
         fat_g = case when v_body ? 'fat_g' then excluded.fat_g else o.fat_g end,
-        updated_at = now();
+        updated_at = excluded.updated_at;
   return app.effective_targets(v_user_id);
 end
 $$;
@@ -193,10 +195,11 @@ begin
                     where (app.resolve_exercise(v_user_id, jsonb_build_object('exercise_id', i))).exercise_name is null)
         then 'must list known exercises' end),
     'muscles', app.muscles_problem(v_body -> 'muscles', false)));
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
   values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
           coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
-  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = now()
+  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
 end

@@ -259,7 +259,7 @@ begin
     return;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   select r.records into v_stored from app.exercise_records as r where r.user_id = p_user_id and r.exercise_key = p_key;
   v_holders := array(select app.read_uuid(h.value, 'session_id') from jsonb_each(v_stored) as h
@@ -280,7 +280,7 @@ begin
     on conflict (user_id, exercise_key) do update set records = excluded.records;
   end if;
   if v_acting is distinct from p_user_id::text then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;
@@ -353,7 +353,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;
@@ -472,7 +472,7 @@ begin
        where b.user_id = v_user_id));
     v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_days;
 end
 $$;

@@ -1,6 +1,24 @@
 -- Importers' finishing steps: staging tables (filled by COPY) → the food catalog.
 -- Idempotent: foods are keyed by (source, source_id); re-running updates, never duplicates.
 
+-- What the catalog's triggers keep (migrations 0015 and 0018), done by the importers on
+-- Citus, where those triggers are dropped (app.on_citus): the words of every food name and a
+-- new catalog version. Nothing on a single node.
+create or replace function app.catalog_changed_on_citus()
+returns void
+language plpgsql
+as $$
+begin
+  if not app.on_citus() then
+    return;
+  end if;
+  insert into app.food_name_words (word)
+  select distinct w from app.foods as f cross join lateral app.name_words(f.name) as w
+  on conflict do nothing;
+  update app.food_catalog_version set version = version + 1;
+end
+$$;
+
 -- USDA SR28: FOOD_DES + FD_GROUP + NUT_DATA (nutrients 208 energy kcal, 203 protein,
 -- 204 fat, 205 carbohydrate, 291 fiber, 269 sugars, 307 sodium mg, 606 saturated fat)
 -- + WEIGHT (household portions; the first is the default serving).
@@ -60,6 +78,7 @@ begin
      and exists (select from app.foods as f where f.id = md5('usda-sr28:' || y.ndb_no)::uuid);
   get diagnostics v_portions = row_count;
 
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'portions', v_portions);
 end
 $$;
@@ -149,6 +168,7 @@ begin
    where app.staged_number(y.gram_weight) > 0
      and exists (select from app.foods as f where f.id = md5('fdc:' || y.fdc_id)::uuid);
   get diagnostics v_portions = row_count;
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'portions', v_portions);
 end
 $$;
@@ -189,6 +209,7 @@ begin
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
         serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
   get diagnostics v_foods = row_count;
+  perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'skipped', v_rows - v_foods);
 end
 $$;

@@ -249,10 +249,12 @@ returns numeric
 language sql
 stable
 as $$
-  select case coalesce(jsonb_typeof(p_object -> p_field), 'null')
-    when 'number' then (p_object -> p_field)::numeric
-    when 'null' then null
-    else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
+  -- Searched, not simple, CASE: Citus evaluates the calls in a write's values on the
+  -- coordinator and folds a simple CASE's branches into comparisons with null booleans,
+  -- which the workers reject (text = boolean).
+  select case when jsonb_typeof(p_object -> p_field) = 'number' then (p_object -> p_field)::numeric
+              when jsonb_typeof(p_object -> p_field) is null or jsonb_typeof(p_object -> p_field) = 'null' then null
+              else app.raise_input_problem(p_field, p_object -> p_field, 'number')::numeric end
 $$;
 
 create or replace function app.read_integer(p_object jsonb, p_field text)

@@ -141,7 +141,7 @@ begin
     get diagnostics v_count = row_count;
     v_rows := v_rows + v_count;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_previous, ''), true);
+  perform auth.act_as(nullif(v_previous, '')::uuid);
   return v_rows;
 end
 $$;

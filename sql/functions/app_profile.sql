@@ -22,6 +22,7 @@ begin
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
   end if;
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
   values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
           case when v_birth is null then app.read_integer(p_body, 'age_years') end,
@@ -30,7 +31,7 @@ begin
   on conflict (user_id) do update
     set sex = excluded.sex, date_of_birth = excluded.date_of_birth, age_years = excluded.age_years,
         age_recorded_on = excluded.age_recorded_on, height_cm = excluded.height_cm,
-        activity_level = excluded.activity_level, updated_at = now();
+        activity_level = excluded.activity_level, updated_at = excluded.updated_at;
 end
 $$;
 

@@ -322,9 +322,9 @@ $$;
 -- Writes the exercises and sets of p_exercises under a session, with each exercise's
 -- totals (app.exercise_totals of the sets just written), and refuses (check_violation) when
 -- a set breaks the set rule, as app.raise_if_sets_misfit does. One statement, planned once
--- per connection (PL/pgSQL): the sets are inserted first and handed to the exercises'
--- insert (the sets' foreign key is checked at the statement's end), so nothing written is
--- read back and no exercise row is written twice.
+-- per connection (PL/pgSQL): the sets are read from the request once and handed to the
+-- exercises' insert and to their own, so nothing written is read back and no exercise row
+-- is written twice.
 create or replace function app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb)
 returns void
 language plpgsql
@@ -340,31 +340,46 @@ begin
       left join app.exercises as c on c.id = r.exercise_id
       left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
   ), sets as (
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                  tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-    select p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
-           app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), coalesce(app.read_text(s.item, 'set_type'), 'working'),
-           app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
-           app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
-           app.read_number(s.item, 'assistance_kg')
+    -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
+    select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
+           app.read_integer(s.item, 'reps') as reps, app.read_number(s.item, 'weight_kg') as weight_kg,
+           app.read_number(s.item, 'rpe') as rpe, app.read_integer(s.item, 'rir') as rir,
+           coalesce(app.read_text(s.item, 'set_type'), 'working') as set_type, app.read_text(s.item, 'tempo') as tempo,
+           app.read_integer(s.item, 'rest_seconds') as rest_seconds,
+           app.read_integer(s.item, 'duration_seconds') as duration_seconds,
+           app.read_number(s.item, 'distance_m') as distance_m, app.read_number(s.item, 'assistance_kg') as assistance_kg
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
      cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
-    returning *
   ), sets_by_exercise as (
     select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
   ), exercises as (
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
+    -- Each insert selects from the session's row and names its target with an alias, so
+    -- that Citus sends it whole to the worker holding the user (an insert from a plain
+    -- select is copied there, which row-level security refuses), in this order (the sets'
+    -- foreign key), and names the shard in RETURNING.
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
                                        superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
                                        max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
                                        distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
                                        best_weight_kg, best_reps, best_rpe, best_e1rm_method)
-    select p_user_id, p_session_id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
+    select w.user_id, w.id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
            app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
            t.*
-      from items as i
+      from app.training_sessions as w
+     cross join items as i
       left join sets_by_exercise as g on g.exercise_position = i.position
      cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
-    returning position
+     where w.user_id = p_user_id and w.id = p_session_id
+    returning n.position
+  ), written_sets as (
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
+                                       tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    select w.user_id, w.id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type, s.tempo,
+           s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
+      from app.training_sessions as w
+     cross join sets as s
+     where w.user_id = p_user_id and w.id = p_session_id
+    returning n.position
   )
   select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
                                         w.distance_m)), true)
@@ -386,6 +401,20 @@ language sql
 immutable
 parallel safe
 as $$ select p_tracking_type = 'weight_reps' $$;
+
+-- The chart's percentage of a one-rep max for reps at an RPE, or null. PL/pgSQL: a read of
+-- the chart inside app.exercise_totals keeps Citus from running it (a SQL function that
+-- reads a table and takes parameters, which Citus cannot plan); a call keeps the totals'
+-- function free of tables, and its plan is kept per connection.
+create or replace function app.rpe_chart_percent(p_reps integer, p_rpe numeric)
+returns numeric
+language plpgsql
+stable
+as $$
+begin
+  return (select c.percent from app.rpe_chart as c where c.reps = p_reps and c.rpe = p_rpe);
+end
+$$;
 
 -- The totals kept on each session exercise, from its sets (p_sets, in any order) and its
 -- tracking type: the count and the maxima and sums of its working sets (the records and
@@ -420,7 +449,7 @@ as $$
       select x.position, app.e1rm_kg(x.weight_kg, x.reps, c.percent) as e1rm_kg, x.weight_kg::numeric as weight_kg,
              x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
         from unnest(p_sets) as x
-        left join app.rpe_chart as c on c.reps = x.reps and c.rpe = app.effective_rpe(x.rpe, x.rir)
+       cross join lateral (select app.rpe_chart_percent(x.reps, app.effective_rpe(x.rpe, x.rir)) as percent) as c
        where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
        order by 2 desc, x.position
        limit 1) as b on true
@@ -665,6 +694,7 @@ $$;
 
 grant execute on function
   app.takes_e1rm(text),
+  app.rpe_chart_percent(integer, numeric),
   app.exercise_totals(app.session_sets[], text),
   app.refresh_session_totals(uuid, uuid),
   app.refresh_session_row_totals(uuid, uuid),

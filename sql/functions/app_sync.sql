@@ -267,7 +267,7 @@ declare
   v_total bigint := 0;
 begin
   for v_user_id in select u.id from auth.users as u order by u.id loop
-    perform set_config('liftbase.user_id', v_user_id::text, true);
+    perform auth.act_as(v_user_id);
     with gone as (
       delete from app.sync_changes as c
        where c.user_id = v_user_id and c.op = 'delete'
@@ -279,7 +279,7 @@ begin
       v_total := v_total + v_count;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
   return v_total;
 end
 $$;

@@ -280,7 +280,7 @@ begin
       v_changed := v_changed + 1;
     end if;
   end loop;
-  perform set_config('liftbase.user_id', '', true);
+  perform auth.act_as(null);
   return v_changed;
 end
 $$;

@@ -45,12 +45,13 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_subscription app.webhook_subscriptions;
+  -- Read before the insert: Citus takes no subquery in an insert's values.
+  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
+                                                      'account.deleted']) with ordinality as k (e, n)
+                            where e = any (app.read_text_list(p_body, 'events')) order by n);
 begin
   insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
-  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'),
-          array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
-                                           'account.deleted']) with ordinality as k (e, n)
-                 where e = any (app.read_text_list(p_body, 'events')) order by n),
+  values (p_user_id, app.read_uuid(p_body, 'client_id'), app.read_text(p_body, 'url'), v_events,
           auth.new_webhook_secret())
   returning * into v_subscription;
   return app.webhook_json(v_subscription) || jsonb_build_object('secret', v_subscription.secret);
@@ -102,3 +103,40 @@ grant execute on function
   app.replayed_webhook(uuid, uuid),
   app.webhook_deliveries(uuid, uuid, bigint, integer)
 to liftbase_api;
+
+-- account.deleted for p_user_id's subscriptions that hear it: queued before the account's row
+-- goes, with the url and secret copied and no user or subscription, so that the cascade
+-- (which takes the subscriptions and their pending deliveries) leaves it. Called by the
+-- trigger on auth.users (migration 0048) and, on Citus, where that trigger is dropped, by
+-- the functions that delete accounts.
+create or replace function app.queue_account_deleted(p_user_id uuid)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform auth.act_as(p_user_id);
+  insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
+  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
+         jsonb_build_object('type', 'account.deleted',
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', jsonb_build_object('user_id', p_user_id))
+    from app.webhook_subscriptions as s
+   where s.user_id = p_user_id and 'account.deleted' = any (s.events);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
+end
+$$;
+
+create or replace function app.webhook_account_deleted() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  perform app.queue_account_deleted(old.id);
+  return old;
+end
+$$;

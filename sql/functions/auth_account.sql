@@ -38,6 +38,10 @@ begin
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
+  -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
+  if app.on_citus() and p_changes ? 'display_name' then
+    perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
+  end if;
   return auth.user_json(v_user);
 end
 $$;
@@ -55,6 +59,10 @@ begin
   select u.* into v_user from auth.users as u where u.id = app.current_user_id();
   if not auth.password_matches(p_password, v_user.password_hash) then
     perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  end if;
+  -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  if app.on_citus() then
+    perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;
 end

@@ -77,8 +77,18 @@ $$;
 
 create or replace function auth.admin_delete_user(p_email text)
 returns void
-language sql
-as $$ delete from auth.users where id = (auth.admin_find_user(p_email)).id $$;
+language plpgsql
+as $$
+declare
+  v_user_id uuid := (auth.admin_find_user(p_email)).id;
+begin
+  -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  if app.on_citus() then
+    perform app.queue_account_deleted(v_user_id);
+  end if;
+  delete from auth.users where id = v_user_id;
+end
+$$;
 
 create or replace function auth.admin_reset_password(p_email text, p_new_password text)
 returns void

@@ -98,11 +98,11 @@ begin
     v_secret := v_row.webhook_secret;
     if v_row.channel = 'webhook' and v_secret is null then
       -- The subscription is the user's row (forced row-level security): read it as them.
-      perform set_config('liftbase.user_id', v_row.user_id::text, true);
+      perform auth.act_as(v_row.user_id);
       select s.url, s.secret into v_url, v_secret
         from app.webhook_subscriptions as s
        where s.user_id = v_row.user_id and s.id = v_row.subscription_id;
-      perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+      perform auth.act_as(nullif(v_acting, '')::uuid);
     end if;
     id := v_row.id;
     attempt := v_row.attempts;

@@ -1,6 +1,13 @@
 -- Sessions: who the request is, registration, login with lockout, logout.
 
--- Makes p_user_id the user of this transaction: RLS policies compare user_id with it.
+-- Makes p_user_id the user of this transaction (null: no user): RLS policies compare
+-- user_id with it. The only place that sets it (auth.authenticate inlines the single-node
+-- half, see there); callers that act as another user give the previous one back with
+-- auth.act_as(nullif(v_previous, '')::uuid).
+-- On Citus (citus.propagate_set_commands = 'local', docs/scaling.md) the workers' policies
+-- see the user only as a SET LOCAL, which Citus sends to the workers of the transaction
+-- block; set_config() alone stays on the node that ran it. On a single node that setting is
+-- absent and the EXECUTE is skipped.
 -- PL/pgSQL, not SQL: a SQL function that cannot be inlined (this one returns void) is parsed
 -- and planned again on every call, which cost more than the rest of authenticating.
 create or replace function auth.act_as(p_user_id uuid)
@@ -8,7 +15,10 @@ returns void
 language plpgsql
 as $$
 begin
-  perform set_config('liftbase.user_id', p_user_id::text, true);
+  perform set_config('liftbase.user_id', coalesce(p_user_id::text, ''), true);
+  if current_setting('citus.propagate_set_commands', true) = 'local' then
+    execute format('set local liftbase.user_id = %L', coalesce(p_user_id::text, ''));
+  end if;
 end
 $$;
 
@@ -17,9 +27,10 @@ $$;
 -- Every request runs this first, so a valid token costs one statement with a cached plan:
 -- the session by its primary key and its user by theirs (auth.token_hash is inlined), which
 -- also makes the user the transaction's (as auth.act_as does; a call of it would be one more
--- statement). Security definer, because the API role cannot read auth.sessions or
--- auth.users; the fixed search_path keeps a caller's path from choosing what the names here
--- mean (about 3 µs of a call, kept).
+-- statement). The same read tells whether this is Citus, where auth.act_as then adds the
+-- SET LOCAL the workers need (one more statement there only). Security definer, because
+-- the API role cannot read auth.sessions or auth.users; the fixed search_path keeps a
+-- caller's path from choosing what the names here mean (about 3 µs of a call, kept).
 create or replace function auth.authenticate(p_token text)
 returns uuid
 language plpgsql
@@ -29,9 +40,11 @@ as $$
 declare
   v_user_id text;
   v_stale boolean;
+  v_on_citus boolean;
 begin
-  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute'
-    into v_user_id, v_stale
+  select set_config('liftbase.user_id', s.user_id::text, true), s.last_seen_at < now() - interval '1 minute',
+         current_setting('citus.propagate_set_commands', true) = 'local'
+    into v_user_id, v_stale, v_on_citus
     from auth.sessions as s
     join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
@@ -43,6 +56,9 @@ begin
       perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
     end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+  end if;
+  if v_on_citus then
+    perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then
     update auth.sessions
