@@ -37,7 +37,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.webhook_json(s) order by s.created_at, s.id)
+    select jsonb_agg(app.webhook_json(row(s.*)::app.webhook_subscriptions) order by s.created_at, s.id)
       from (select * from app.webhook_subscriptions as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.created_at, x.id) > (v_after.created_at, v_after.id))
