@@ -2793,6 +2793,10 @@ begin
   if not found then
     perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
   end if;
+  -- On Citus the outbox has no key to the subscription whose cascade would do this.
+  if app.on_citus() then
+    perform app.forget_webhook_deliveries(v_user_id, app.id_parameter(p_args, 'id'));
+  end if;
   return null;
 end
 $$;
@@ -3756,6 +3760,17 @@ begin
   if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
     return;
   end if;
+  if app.on_citus() then
+    insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
+    select p_user_id, s.id, p_event, s.url, p_event_key,
+           jsonb_build_object('type', p_event,
+                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                              'data', p_data)
+      from app.webhook_subscriptions as s
+     where s.user_id = p_user_id and p_event = any (s.events)
+    on conflict (user_id, subscription_id, event_key) do nothing;
+    return;
+  end if;
   insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
   select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
          jsonb_build_object('type', p_event,
@@ -4116,8 +4131,10 @@ $$;
 ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+begin
+  return (
   with window_days as (
     select app.user_today(p_user_id) - 28 as first_day, app.user_today(p_user_id) - 1 as last_day
   ),
@@ -4158,7 +4175,8 @@ CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
                              when e.logged_days / 28.0 < 0.85 then 'medium'
                              else 'high' end,
     'kcal_per_kg', 7700)
-    from estimate as e
+    from estimate as e);
+end
 $$;
 
 ALTER FUNCTION app.expenditure_estimate(p_user_id uuid) OWNER TO liftbase_owner;
@@ -5056,6 +5074,17 @@ CREATE FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_req
 $$;
 
 ALTER FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  delete from auth.outbox as o where o.user_id = p_user_id and o.subscription_id = p_subscription_id;
+end
+$$;
+
+ALTER FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.future_time_problem(p_body jsonb, p_field text) RETURNS text
     LANGUAGE sql STABLE
@@ -10742,6 +10771,10 @@ declare
   v_url text;
   v_secret text;
 begin
+  -- On Citus the users' webhook events wait in app.webhook_queue (migration 0062).
+  if app.on_citus() then
+    perform auth.outbox_take_webhook_queue();
+  end if;
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')
@@ -10903,6 +10936,25 @@ end
 $$;
 
 ALTER FUNCTION auth.outbox_retry(p_id bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_take_webhook_queue() RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  with taken as (delete from app.webhook_queue as q returning q.*)
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload, created_at)
+  select t.user_id, 'webhook', t.event, t.recipient, t.subscription_id, t.event_key, t.payload, t.queued_at
+    from taken as t
+   order by t.queued_at
+  on conflict (subscription_id, event_key) do nothing;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_take_webhook_queue() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -11991,6 +12043,23 @@ ALTER TABLE ONLY app.user_setup FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup OWNER TO liftbase_owner;
 
+CREATE TABLE app.webhook_queue (
+    user_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    subscription_id uuid NOT NULL,
+    event text NOT NULL,
+    recipient text NOT NULL,
+    event_key text,
+    payload jsonb NOT NULL,
+    queued_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE ONLY app.webhook_queue FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_queue OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.webhook_queue IS 'On Citus: webhook events waiting for the delivery worker to move them to auth.outbox (docs/scaling.md)';
+
 CREATE TABLE auth.login_failures (
     id bigint NOT NULL,
     email_key text NOT NULL,
@@ -12401,6 +12470,9 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_pkey PRIMARY KEY (user_id);
 
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (user_id, id);
 
@@ -12508,6 +12580,8 @@ CREATE INDEX user_foods_barcode_idx ON app.user_foods USING btree (user_id, barc
 CREATE UNIQUE INDEX user_foods_client_key ON app.user_foods USING btree (user_id, client_id);
 
 CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name)::text) public.gin_trgm_ops);
+
+CREATE UNIQUE INDEX webhook_queue_event_key ON app.webhook_queue USING btree (user_id, subscription_id, event_key);
 
 CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscriptions USING btree (user_id, client_id);
 
@@ -12893,6 +12967,12 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_user_id_subscription_id_fkey FOREIGN KEY (user_id, subscription_id) REFERENCES app.webhook_subscriptions(user_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -12915,6 +12995,8 @@ ALTER TABLE app.body_weight_days ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY delivery ON app.webhook_queue TO liftbase_owner USING (true) WITH CHECK (true);
 
 ALTER TABLE app.exercise_records ENABLE ROW LEVEL SECURITY;
 
@@ -12996,6 +13078,8 @@ CREATE POLICY own_rows ON app.user_settings USING ((user_id = ( SELECT app.curre
 
 CREATE POLICY own_rows ON app.user_setup USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.webhook_queue USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.webhook_subscriptions USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 ALTER TABLE app.plan_exercises ENABLE ROW LEVEL SECURITY;
@@ -13067,6 +13151,8 @@ ALTER TABLE app.user_profiles ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.user_settings ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_queue ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.webhook_subscriptions ENABLE ROW LEVEL SECURITY;
 
@@ -13686,6 +13772,9 @@ GRANT ALL ON FUNCTION app.food_values_json(p_id uuid, p_is_user_food boolean, p_
 
 REVOKE ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) TO liftbase_api;
@@ -14394,6 +14483,8 @@ REVOKE ALL ON FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok b
 
 REVOKE ALL ON FUNCTION auth.outbox_retry(p_id bigint) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.outbox_take_webhook_queue() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) TO liftbase_api;
 
@@ -14520,6 +14611,8 @@ GRANT SELECT ON TABLE app.user_profiles TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_setup TO liftbase_api;
 GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.webhook_queue TO liftbase_api;
 
 GRANT SELECT ON TABLE liftbase_meta.migrations TO liftbase_api;
 

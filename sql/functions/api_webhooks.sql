@@ -58,6 +58,10 @@ begin
   if not found then
     perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
   end if;
+  -- On Citus the outbox has no key to the subscription whose cascade would do this.
+  if app.on_citus() then
+    perform app.forget_webhook_deliveries(v_user_id, app.id_parameter(p_args, 'id'));
+  end if;
   return null;
 end
 $$;

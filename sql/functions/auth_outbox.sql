@@ -73,6 +73,10 @@ declare
   v_url text;
   v_secret text;
 begin
+  -- On Citus the users' webhook events wait in app.webhook_queue (migration 0062).
+  if app.on_citus() then
+    perform auth.outbox_take_webhook_queue();
+  end if;
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')

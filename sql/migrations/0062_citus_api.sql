@@ -119,3 +119,103 @@ comment on function liftbase_meta.distribute_on_citus() is
 revoke execute on function liftbase_meta.distribute_on_citus() from public;
 revoke execute on function liftbase_meta.drop_reference_table_writers_on_citus() from public;
 revoke execute on function liftbase_meta.reset_forced_generic_plans() from public;
+
+-- Webhook events on Citus. The events are queued by row triggers on the users' tables
+-- (0048), which on Citus run on the shard, on a worker; auth.outbox is a coordinator table
+-- that a worker cannot write inside the coordinator's transaction. There the events wait in
+-- app.webhook_queue instead, distributed with the user's rows (so the trigger's insert is
+-- local to the shard), and the delivery worker's claim (auth.outbox_claim) moves them to
+-- the outbox first. The queue's key to the subscription cascades: deleting a subscription
+-- takes its waiting events with it. On a single node the queue stays empty: events go to
+-- auth.outbox in the writing transaction, as before.
+create table app.webhook_queue (
+  user_id         uuid not null references auth.users (id) on delete cascade,
+  id              uuid not null default gen_random_uuid(),
+  subscription_id uuid not null,
+  event           text not null,
+  recipient       text not null,
+  event_key       text,
+  payload         jsonb not null,
+  queued_at       timestamptz not null default now(),
+  primary key (user_id, id),
+  foreign key (user_id, subscription_id) references app.webhook_subscriptions (user_id, id) on delete cascade
+);
+comment on table app.webhook_queue is 'On Citus: webhook events waiting for the delivery worker to move them to auth.outbox (docs/scaling.md)';
+create unique index webhook_queue_event_key on app.webhook_queue (user_id, subscription_id, event_key);
+alter table app.webhook_queue enable row level security;
+alter table app.webhook_queue force row level security;
+create policy own_rows on app.webhook_queue using (user_id = (select app.current_user_id()))
+  with check (user_id = (select app.current_user_id()));
+-- The owner (the delivery worker's login, and the security definer functions that queue
+-- events) moves every user's events.
+create policy delivery on app.webhook_queue to liftbase_owner using (true) with check (true);
+
+create or replace function app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text default null)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+begin
+  if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
+    return;
+  end if;
+  if app.on_citus() then
+    insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
+    select p_user_id, s.id, p_event, s.url, p_event_key,
+           jsonb_build_object('type', p_event,
+                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                              'data', p_data)
+      from app.webhook_subscriptions as s
+     where s.user_id = p_user_id and p_event = any (s.events)
+    on conflict (user_id, subscription_id, event_key) do nothing;
+    return;
+  end if;
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
+  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
+         jsonb_build_object('type', p_event,
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', p_data)
+    from app.webhook_subscriptions as s
+   where s.user_id = p_user_id and p_event = any (s.events)
+  on conflict (subscription_id, event_key) do nothing;
+end
+$fn$;
+
+-- On Citus: the queued events move to the outbox (auth.outbox_claim calls it first there).
+-- Returns how many were moved. A statement across every shard: one round trip to each
+-- worker per claim.
+create or replace function auth.outbox_take_webhook_queue()
+returns integer
+language plpgsql
+as $fn$
+declare
+  v_count integer;
+begin
+  with taken as (delete from app.webhook_queue as q returning q.*)
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload, created_at)
+  select t.user_id, 'webhook', t.event, t.recipient, t.subscription_id, t.event_key, t.payload, t.queued_at
+    from taken as t
+   order by t.queued_at
+  on conflict (subscription_id, event_key) do nothing;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$fn$;
+
+-- On Citus the outbox has no key to the subscriptions (0060): deleting one deletes its
+-- deliveries here (api.webhook_delete), as the key's cascade does on a single node.
+create or replace function app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+begin
+  delete from auth.outbox as o where o.user_id = p_user_id and o.subscription_id = p_subscription_id;
+end
+$fn$;
+
+revoke execute on function app.forget_webhook_deliveries(uuid, uuid) from public;
+grant execute on function app.forget_webhook_deliveries(uuid, uuid) to liftbase_api;
+revoke execute on function auth.outbox_take_webhook_queue() from public;
