@@ -666,7 +666,7 @@ begin
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(jsonb_build_object(
              'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
-             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
+             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
              order by p.created_at desc)
       from app.programs as p where p.user_id = v_user_id), '[]'));
 end
@@ -855,9 +855,9 @@ begin
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
-      'entry', (select app.body_metric_json(b) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(t) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
-      'metrics', (select app.metrics_json(h) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'snapshot', (select app.snapshot_json(row(t.*)::app.target_snapshots) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
+      'metrics', (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.
@@ -886,7 +886,7 @@ begin
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
+    select jsonb_agg(app.body_metric_json(row(b.*)::app.body_metrics) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e
              where e.user_id = v_user_id
                and (v_cursor is null or (e.recorded_at, e.id) < (
@@ -972,7 +972,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+    select jsonb_agg(app.custom_meal_json(row(m.*)::app.custom_meals) order by m.name, m.id)
       from (select * from app.custom_meals as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))
@@ -1004,7 +1004,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
+    select jsonb_agg(app.entry_json(row(e.*)::app.food_entries) order by e.entry_date, e.created_at, e.id)
       from (select * from app.food_entries as x
              where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
                and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
@@ -1061,7 +1061,7 @@ begin
   elsif v_body ->> 'custom_meal_id' is not null then
     v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
     if app.input_problem(v_body -> 'custom_meal_id', 'uuid') is null then
-      select app.custom_meal_json(m) into v_meal from app.custom_meals as m
+      select app.custom_meal_json(row(m.*)::app.custom_meals) into v_meal from app.custom_meals as m
        where m.user_id = v_user_id and m.id = app.read_uuid(v_body, 'custom_meal_id');
     end if;
     if v_meal is null then
@@ -1501,7 +1501,7 @@ declare
 begin
   v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
   if v_replayed is not null then
-    return (select app.favorite_json(f) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
@@ -1571,7 +1571,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+    select jsonb_agg(app.favorite_json(row(f.*)::app.favorites) order by f.created_at desc, f.id desc)
       from (select * from app.favorites as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
@@ -1689,6 +1689,8 @@ declare
   v_words tsquery;
   v_catalog app.food_search_results;
   v_logged uuid[];
+  v_ids uuid[];
+  v_items json[];
 begin
   if length(v_q) < 2 then
     perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
@@ -1697,35 +1699,42 @@ begin
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
   v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
+  -- The page first (the foods and the catalog's remembered items), then its items: on Citus
+  -- the page's statement goes to the user's worker (it reads their own foods), and the
+  -- items are built on the coordinator, where the remembered items are kept.
+  select coalesce(array_agg(r.id order by r.tier desc, r.logged desc, r.score desc, r.name), '{}'),
+         coalesce(array_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name), '{}')
+    into v_ids, v_items
+    from (
+      select c.id, c.item, c.tier, c.logged, c.score, c.name
+        from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+                -- The items side by side with their ranks: the page's items are read once.
+                from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
+                                unnest(v_catalog.names), unnest(v_catalog.items))
+                     as p (id, tier, score, name, item)
+              union all
+              -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+              select f.id, null, m.tier, true, m.score, f.name
+                from app.foods as f
+               cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
+               where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
+              union all
+              select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
+                from app.user_foods as u
+               cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
+                                                 v_words, v_catalog.terms) as m
+               where u.user_id = v_user_id and m.matches) as c
+       order by c.tier desc, c.logged desc, c.score desc, c.name
+       limit v_limit
+    ) as r;
+  -- The page's own items are stored with it; those of the foods the user's part adds are
+  -- taken for the foods that make the page only: a catalog food's remembered item
+  -- (app.remembered_food_item), an own food's built.
   return json_build_object('items', coalesce((
-    -- The page's own items are stored with it; those of the foods the user's part adds are
-    -- taken for the foods that make the page only: a catalog food's remembered item
-    -- (app.remembered_food_item), an own food's built.
-    select json_agg(coalesce(r.item, app.remembered_food_item(r.id, v_catalog.catalog_version),
-                             app.food_json(v_user_id, r.id)::json)
-                    order by r.tier desc, r.logged desc, r.score desc, r.name)
-      from (
-        select c.id, c.item, c.tier, c.logged, c.score, c.name
-          from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
-                  -- The items side by side with their ranks: the page's items are read once.
-                  from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
-                                  unnest(v_catalog.names), unnest(v_catalog.items))
-                       as p (id, tier, score, name, item)
-                union all
-                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
-                select f.id, null, m.tier, true, m.score, f.name
-                  from app.foods as f
-                 cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
-                 where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
-                union all
-                select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
-                  from app.user_foods as u
-                 cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
-                                                   v_words, v_catalog.terms) as m
-                 where u.user_id = v_user_id and m.matches) as c
-         order by c.tier desc, c.logged desc, c.score desc, c.name
-         limit v_limit
-      ) as r), '[]'), 'next_cursor', null);
+    select json_agg(coalesce(p.item, app.remembered_food_item(p.id, v_catalog.catalog_version),
+                             app.food_json(v_user_id, p.id)::json)
+                    order by p.n)
+      from unnest(v_ids, v_items) with ordinality as p (id, item, n)), '[]'), 'next_cursor', null);
 end
 $$;
 
@@ -1950,7 +1959,7 @@ begin
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
+    select jsonb_agg(app.metrics_json(row(h.*)::app.health_metrics) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m
              where m.user_id = v_user_id
                and (v_cursor is null or (m.computed_at, m.id) < (
@@ -2069,6 +2078,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_plan app.plans;
   v_replayed text;
+  v_exercises app.plan_exercises[];
 begin
   v_replayed := app.replayed_key('app.plans', v_user_id, v_body);
   if v_replayed is not null then
@@ -2077,21 +2087,35 @@ begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, client_id, name)
   values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
-  -- A load the type requires and the plan leaves out is 0 kg, as it always was.
-  insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
-                                  superset_group, group_rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
-         app.read_integer(x.item, 'reps'), app.read_integer(x.item, 'reps_max'),
-         coalesce(app.read_number(x.item, 'weight_kg'),
-                  case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
-                                               'weight_kg') = 'required' then 0 end),
-         app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
-         app.read_number(x.item, 'distance_m'),
-         app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
-         app.read_integer(x.item, 'group_rest_seconds')
-    from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
+  -- A load the type requires and the plan leaves out is 0 kg, as it always was. The rows are
+  -- read from the request first, then inserted selecting from the plan's row with the
+  -- target aliased: Citus then sends the insert whole to the worker holding the user (an
+  -- insert from a plain select is copied there, which row-level security refuses; readers
+  -- inlined into an insert's values are folded into expressions its workers reject), as the
+  -- session write does.
+  v_exercises := array(
+    -- The table's columns in its order.
+    select row(v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name,
+               app.read_integer(x.item, 'sets'), app.read_integer(x.item, 'reps'),
+               coalesce(app.read_number(x.item, 'weight_kg'),
+                        case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
+                                                     'weight_kg') = 'required' then 0 end),
+               app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
+               app.read_integer(x.item, 'group_rest_seconds'), app.read_integer(x.item, 'reps_max'),
+               app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
+               app.read_number(x.item, 'distance_m'))::app.plan_exercises
+      from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(v_user_id, x.item) as r
+     order by x.n);
+  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
+                                       weight_kg, rest_seconds, superset_group, group_rest_seconds, reps_max,
+                                       assistance_kg, duration_seconds, distance_m)
+  select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.sets, e.reps,
+         e.weight_kg, e.rest_seconds, e.superset_group, e.group_rest_seconds, e.reps_max,
+         e.assistance_kg, e.duration_seconds, e.distance_m
+    from app.plans as w
+   cross join unnest(v_exercises) as e
+   where w.user_id = v_user_id and w.id = v_plan.id;
   return app.plan_json(v_plan, true);
 end
 $$;
@@ -2442,7 +2466,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
   return coalesce(
-    (select app.session_json(s) || jsonb_build_object('resume_timestamp', s.updated_at)
+    (select app.session_json(row(s.*)::app.training_sessions) || jsonb_build_object('resume_timestamp', s.updated_at)
        from app.training_sessions as s
       where s.user_id = v_user_id and s.status = 'in_progress'),
     'null'::jsonb);
@@ -2733,7 +2757,7 @@ CREATE FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 begin
   perform auth.authenticate(p_token);
-  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id) from app.templates as t), '[]'),
                           p_args);
 end
 $$;
@@ -2768,6 +2792,10 @@ begin
   delete from app.webhook_subscriptions where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
+  end if;
+  -- On Citus the outbox has no key to the subscription whose cascade would do this.
+  if app.on_citus() then
+    perform app.forget_webhook_deliveries(v_user_id, app.id_parameter(p_args, 'id'));
   end if;
   return null;
 end
@@ -2807,7 +2835,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.webhook_json(s) order by s.created_at, s.id)
+    select jsonb_agg(app.webhook_json(row(s.*)::app.webhook_subscriptions) order by s.created_at, s.id)
       from (select * from app.webhook_subscriptions as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.created_at, x.id) > (v_after.created_at, v_after.id))
@@ -3732,6 +3760,17 @@ begin
   if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
     return;
   end if;
+  if app.on_citus() then
+    insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
+    select p_user_id, s.id, p_event, s.url, p_event_key,
+           jsonb_build_object('type', p_event,
+                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                              'data', p_data)
+      from app.webhook_subscriptions as s
+     where s.user_id = p_user_id and p_event = any (s.events)
+    on conflict (user_id, subscription_id, event_key) do nothing;
+    return;
+  end if;
   insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
   select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
          jsonb_build_object('type', p_event,
@@ -4092,8 +4131,10 @@ $$;
 ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+begin
+  return (
   with window_days as (
     select app.user_today(p_user_id) - 28 as first_day, app.user_today(p_user_id) - 1 as last_day
   ),
@@ -4134,7 +4175,8 @@ CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
                              when e.logged_days / 28.0 < 0.85 then 'medium'
                              else 'high' end,
     'kcal_per_kg', 7700)
-    from estimate as e
+    from estimate as e);
+end
 $$;
 
 ALTER FUNCTION app.expenditure_estimate(p_user_id uuid) OWNER TO liftbase_owner;
@@ -4142,24 +4184,35 @@ ALTER FUNCTION app.expenditure_estimate(p_user_id uuid) OWNER TO liftbase_owner;
 CREATE FUNCTION app.export_document(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  v_separator text;
+  v_program app.programs;
+  v_session app.training_sessions;
 begin
+  -- Programs and sessions are read here and written out by their own functions, one call
+  -- each: on Citus those calls (which read the rows' children) are then statements of the
+  -- coordinator, not functions run inside a statement sent to a worker.
   return next app.export_head(p_user_id) || ',"programs":[';
-  return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_program(p)
-      from app.programs as p
-     where p.user_id = p_user_id
-    window w as (order by p.created_at, p.id)
-     order by p.created_at, p.id;
+  v_separator := '';
+  for v_program in
+    select p.* from app.programs as p where p.user_id = p_user_id order by p.created_at, p.id
+  loop
+    return next v_separator || app.export_program(v_program);
+    v_separator := ',';
+  end loop;
   return next '],"training_sessions":[';
-  return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_session(t)
-      from app.training_sessions as t
+  v_separator := '';
+  for v_session in
+    select t.* from app.training_sessions as t
      where t.user_id = p_user_id
-    window w as (order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id)
-     order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id;
+     order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id
+  loop
+    return next v_separator || app.export_session(v_session);
+    v_separator := ',';
+  end loop;
   return next '],"food_entries":[';
   return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_food_entry(f)
+    select case when row_number() over w = 1 then '' else ',' end || app.export_food_entry(row(f.*)::app.food_entries)
       from app.food_entries as f
      where f.user_id = p_user_id
     window w as (order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id)
@@ -4184,9 +4237,10 @@ $$;
 ALTER FUNCTION app.export_food_entry(p_entry app.food_entries) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select concat_ws(',',
+begin
+  return concat_ws(',',
     '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
     '"user":' || (auth.current_account() - 'disabled')::text,
     '"settings":' || app.settings_json(p_user_id)::text,
@@ -4283,7 +4337,8 @@ CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
                'dry_run', r.dry_run, 'imported', r.imported, 'skipped_duplicates', r.skipped_duplicates,
                'error_count', r.error_count, 'created_at', r.created_at)
                order by r.created_at, r.id)::text
-        from app.import_runs as r where r.user_id = p_user_id), '[]'))
+        from app.import_runs as r where r.user_id = p_user_id), '[]'));
+end
 $$;
 
 ALTER FUNCTION app.export_head(p_user_id uuid) OWNER TO liftbase_owner;
@@ -4308,9 +4363,10 @@ ALTER TABLE ONLY app.programs FORCE ROW LEVEL SECURITY;
 ALTER TABLE app.programs OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.export_program(p_program app.programs) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select json_build_object('id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
+begin
+  return json_build_object('id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
     'days_per_week', p_program.days_per_week, 'split', p_program.split, 'status', p_program.status,
     'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
     'phases', coalesce((
@@ -4336,7 +4392,8 @@ CREATE FUNCTION app.export_program(p_program app.programs) RETURNS text
                order by lower(e.name), x.exercise_id)
         from app.program_exercise_state as x
         join app.exercises as e on e.id = x.exercise_id
-       where x.user_id = p_program.user_id and x.program_id = p_program.id), '[]'))::text
+       where x.user_id = p_program.user_id and x.program_id = p_program.id), '[]'))::text;
+end
 $$;
 
 ALTER FUNCTION app.export_program(p_program app.programs) OWNER TO liftbase_owner;
@@ -4369,9 +4426,10 @@ ALTER TABLE ONLY app.training_sessions FORCE ROW LEVEL SECURITY;
 ALTER TABLE app.training_sessions OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.export_session(p_session app.training_sessions) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select json_build_object('id', p_session.id, 'client_id', p_session.client_id, 'import_key', p_session.import_key,
+begin
+  return json_build_object('id', p_session.id, 'client_id', p_session.client_id, 'import_key', p_session.import_key,
     'session_date', p_session.session_date, 'name', p_session.name, 'notes', p_session.notes,
     'status', p_session.status, 'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
     'created_at', p_session.created_at,
@@ -4389,7 +4447,8 @@ CREATE FUNCTION app.export_session(p_session app.training_sessions) RETURNS text
                   where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
                order by e.position)
         from app.session_exercises as e
-       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text;
+end
 $$;
 
 ALTER FUNCTION app.export_session(p_session app.training_sessions) OWNER TO liftbase_owner;
@@ -5015,6 +5074,17 @@ CREATE FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_req
 $$;
 
 ALTER FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  delete from auth.outbox as o where o.user_id = p_user_id and o.subscription_id = p_subscription_id;
+end
+$$;
+
+ALTER FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.future_time_problem(p_body jsonb, p_field text) RETURNS text
     LANGUAGE sql STABLE
@@ -7534,9 +7604,10 @@ $_$;
 ALTER FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object('id', p_plan.id, 'name', p_plan.name, 'created_at', p_plan.created_at,
+begin
+  return jsonb_build_object('id', p_plan.id, 'name', p_plan.name, 'created_at', p_plan.created_at,
                             'last_used_at', p_plan.last_used_at,
                             'exercise_count', (select count(*) from app.plan_exercises as e
                                                 where e.user_id = p_plan.user_id and e.plan_id = p_plan.id))
@@ -7549,7 +7620,8 @@ CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURN
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
-            else '{}' end
+            else '{}' end;
+end
 $$;
 
 ALTER FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) OWNER TO liftbase_owner;
@@ -8474,7 +8546,7 @@ declare
   v_seq bigint;
 begin
   if v_other_user then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   -- An update first: the user's row is there but for a first write, and a plain update
   -- is cheaper than an upsert's speculative insert.
@@ -8490,7 +8562,7 @@ begin
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;
@@ -8717,7 +8789,7 @@ ALTER FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) 
 CREATE FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select app.webhook_json(s) || jsonb_build_object('secret', s.secret)
+  select app.webhook_json(row(s.*)::app.webhook_subscriptions) || jsonb_build_object('secret', s.secret)
     from app.webhook_subscriptions as s where s.user_id = p_user_id and s.id = p_id
 $$;
 
@@ -9096,7 +9168,7 @@ begin
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
-               'sets', coalesce((select jsonb_agg(app.set_json(s) order by s.position)
+               'sets', coalesce((select jsonb_agg(app.set_json(row(s.*)::app.session_sets) order by s.position)
                                    from app.session_sets as s
                                   where s.user_id = e.user_id and s.session_id = e.session_id
                                     and s.exercise_position = e.position), '[]')) order by e.position)
@@ -9321,7 +9393,7 @@ ALTER FUNCTION app.set_response_status(p_status integer) OWNER TO liftbase_owner
 CREATE FUNCTION app.sets_json(p_user_id uuid, p_session_id uuid, p_position integer) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select coalesce(jsonb_agg(app.set_json(s) order by s.position), '[]')
+  select coalesce(jsonb_agg(app.set_json(row(s.*)::app.session_sets) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
@@ -9527,7 +9599,7 @@ declare
   v_acting text := current_setting('liftbase.user_id', true);
   v_exists boolean;
 begin
-  perform set_config('liftbase.user_id', p_user_id::text, true);
+  perform auth.act_as(p_user_id);
   if p_entity = 'session' then
     v_exists := exists (select from app.training_sessions as e where e.user_id = p_user_id and e.id = p_id::uuid);
   elsif p_entity = 'custom_meal' then
@@ -9541,7 +9613,7 @@ begin
   else
     raise exception 'app.sync_entity_exists: % has no parts', p_entity;
   end if;
-  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  perform auth.act_as(nullif(v_acting, '')::uuid);
   return v_exists;
 end
 $$;
@@ -9553,28 +9625,42 @@ CREATE FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) R
     AS $$
 declare
   v_args jsonb := jsonb_build_object('id', p_id);
+  v_session app.training_sessions;
+  v_meal app.custom_meals;
+  v_plan app.plans;
+  v_program app.programs;
+  v_food_id uuid;
 begin
+  -- The entities whose answer reads other tables are read first and built by a call of
+  -- their own: on Citus a function that reads tables, called inside a statement sent to
+  -- the user's worker, would plan its reads there, inside the coordinator's transaction.
+  if p_entity = 'session' then
+    select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
+    return case when v_session.id is not null then app.session_json(v_session) end;
+  elsif p_entity = 'custom_meal' then
+    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(v_args);
+    return case when v_meal.id is not null then app.custom_meal_json(v_meal) end;
+  elsif p_entity = 'plan' then
+    select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = app.id_parameter(v_args);
+    return case when v_plan.id is not null then app.plan_json(v_plan, true) end;
+  elsif p_entity = 'program' then
+    select p.* into v_program from app.programs as p where p.user_id = p_user_id and p.id = app.id_parameter(v_args);
+    return case when v_program.id is not null then app.program_json(p_user_id, v_program) end;
+  elsif p_entity = 'own_food' then
+    select f.id into v_food_id from app.user_foods as f where f.user_id = p_user_id and f.id = app.id_parameter(v_args);
+    return case when v_food_id is not null then app.food_json(p_user_id, v_food_id) end;
+  end if;
   return case p_entity
-    when 'session' then (select app.session_json(s) from app.training_sessions as s
-                          where s.user_id = p_user_id and s.id = app.id_parameter(v_args))
-    when 'diary_entry' then (select app.entry_json(e) from app.food_entries as e
+    when 'diary_entry' then (select app.entry_json(row(e.*)::app.food_entries) from app.food_entries as e
                               where e.user_id = p_user_id and e.id = app.id_parameter(v_args))
-    when 'favorite' then (select app.favorite_json(f) from app.favorites as f
+    when 'favorite' then (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f
                            where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
-    when 'custom_meal' then (select app.custom_meal_json(m) from app.custom_meals as m
-                              where m.user_id = p_user_id and m.id = app.id_parameter(v_args))
-    when 'plan' then (select app.plan_json(p, true) from app.plans as p
-                       where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
-    when 'own_food' then (select app.food_json(p_user_id, f.id) from app.user_foods as f
-                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
-    when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
+    when 'own_exercise' then (select app.user_exercise_json(row(x.*)::app.user_exercises) from app.user_exercises as x
                                where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
-    when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
+    when 'body_metric' then (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
                               where b.user_id = p_user_id and b.id = p_id::bigint)
-    when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
+    when 'health_metric' then (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h
                                 where h.user_id = p_user_id and h.id = p_id::bigint)
-    when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
-                          where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
     when 'goal' then app.goal_json(p_user_id)
     when 'profile' then app.profile_json(p_user_id)
     when 'targets' then app.effective_targets(p_user_id)
@@ -9592,15 +9678,17 @@ ALTER FUNCTION app.sync_entity_json(p_user_id uuid, p_entity text, p_id text) OW
 CREATE FUNCTION app.sync_page(p_user_id uuid, p_after bigint, p_limit integer) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  v_page app.sync_changes[];
 begin
+  select array_agg(row(c.*)::app.sync_changes order by c.seq) into v_page
+    from (select c.* from app.sync_changes as c
+           where c.user_id = p_user_id and c.seq > p_after
+             -- From the start, a tombstone names nothing the client has: left out.
+             and (p_after > 0 or c.op = 'upsert')
+           order by c.seq
+           limit p_limit + 1) as c;
   return (
-    with page as (
-      select c.* from app.sync_changes as c
-       where c.user_id = p_user_id and c.seq > p_after
-         -- From the start, a tombstone names nothing the client has: left out.
-         and (p_after > 0 or c.op = 'upsert')
-       order by c.seq
-       limit p_limit + 1)
     select jsonb_build_object(
       'changes', coalesce(jsonb_agg(jsonb_build_object(
                    'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
@@ -9608,7 +9696,7 @@ begin
                    order by p.seq) filter (where p.n <= p_limit), '[]'),
       'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
       'has_more', count(*) > p_limit)
-      from (select page.*, row_number() over (order by page.seq) as n from page) as p
+      from (select u.*, row_number() over (order by u.seq) as n from unnest(v_page) as u) as p
   );
 end
 $$;
@@ -10303,7 +10391,11 @@ declare
   v_user_id uuid := (auth.admin_find_user(p_email)).id;
 begin
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  -- The cascade then deletes from every shard and from the coordinator's tables, which
+  -- Citus does only over one connection per node, set before the transaction's first
+  -- read of a distributed table (the subscriptions).
   if app.on_citus() then
+    perform set_config('citus.multi_shard_modify_mode', 'sequential', true);
     perform app.queue_account_deleted(v_user_id);
   end if;
   delete from auth.users where id = v_user_id;
@@ -10353,9 +10445,11 @@ CREATE FUNCTION auth.admin_set_disabled(p_email text, p_disabled boolean) RETURN
     AS $$
 declare
   v_user auth.users := auth.admin_find_user(p_email);
+  -- Read first: Citus takes no stable call (now()) inside a CASE or COALESCE of a write.
+  v_disabled_at timestamptz := case when p_disabled then coalesce(v_user.disabled_at, now()) end;
 begin
   update auth.users
-     set disabled_at = case when p_disabled then coalesce(disabled_at, now()) end, updated_at = now()
+     set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
   if p_disabled then
@@ -10387,15 +10481,18 @@ $$;
 ALTER FUNCTION auth.admin_show_user(p_email text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.admin_users() RETURNS TABLE(id uuid, email text, display_name text, created_at timestamp with time zone, disabled_at timestamp with time zone, active_sessions bigint, last_seen_at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+begin
+  return query
   select u.id, u.email, u.display_name, u.created_at, u.disabled_at,
          count(s.token_hash) filter (where s.expires_at > now()),
          max(s.last_seen_at)
     from auth.users as u
     left join auth.sessions as s on s.user_id = u.id
    group by u.id
-   order by u.created_at, u.email
+   order by u.created_at, u.email;
+end
 $$;
 
 ALTER FUNCTION auth.admin_users() OWNER TO liftbase_owner;
@@ -10511,7 +10608,11 @@ begin
     perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
   end if;
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  -- The cascade then deletes from every shard and from the coordinator's tables, which
+  -- Citus does only over one connection per node, set before the transaction's first
+  -- read of a distributed table (the subscriptions).
   if app.on_citus() then
+    perform set_config('citus.multi_shard_modify_mode', 'sequential', true);
     perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;
@@ -10648,13 +10749,13 @@ CREATE FUNCTION auth.new_webhook_secret() RETURNS text
 ALTER FUNCTION auth.new_webhook_secret() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_ack(p_id bigint) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-  with acked as (
-    update auth.outbox set delivered_at = now(), dead_at = null, lease_until = null, payload = payload - 'token'
-     where id = p_id and delivered_at is null and channel = 'email' returning 1
-  )
-  select exists (select from acked)
+begin
+  update auth.outbox as o set delivered_at = now(), dead_at = null, lease_until = null, payload = o.payload - 'token'
+   where o.id = p_id and o.delivered_at is null and o.channel = 'email';
+  return found;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_ack(p_id bigint) OWNER TO liftbase_owner;
@@ -10670,6 +10771,10 @@ declare
   v_url text;
   v_secret text;
 begin
+  -- On Citus the users' webhook events wait in app.webhook_queue (migration 0062).
+  if app.on_citus() then
+    perform auth.outbox_take_webhook_queue();
+  end if;
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')
@@ -10725,17 +10830,21 @@ $$;
 ALTER FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease interval, p_channels text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_drop(p_id bigint) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-  with dropped as (delete from auth.outbox where id = p_id and delivered_at is null returning 1)
-  select exists (select from dropped)
+begin
+  delete from auth.outbox as o where o.id = p_id and o.delivered_at is null;
+  return found;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_drop(p_id bigint) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_list(p_state text DEFAULT 'pending'::text) RETURNS TABLE(id bigint, channel text, kind text, recipient text, attempts integer, next_attempt_at timestamp with time zone, last_status integer, last_error text, created_at timestamp with time zone, delivered_at timestamp with time zone, dead_at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+begin
+  return query
   select o.id, o.channel, o.kind, o.recipient, o.attempts, o.next_attempt_at, o.last_status, o.last_error,
          o.created_at, o.delivered_at, o.dead_at
     from auth.outbox as o
@@ -10745,30 +10854,36 @@ CREATE FUNCTION auth.outbox_list(p_state text DEFAULT 'pending'::text) RETURNS T
            when 'delivered' then o.delivered_at is not null
            when 'all' then true
          end
-   order by o.id
+   order by o.id;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_list(p_state text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_pending() RETURNS TABLE(id bigint, kind text, recipient text, payload jsonb, created_at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+begin
+  return query
   select o.id, o.kind, o.recipient, o.payload, o.created_at
     from auth.outbox as o
    where o.delivered_at is null and o.channel = 'email'
-   order by o.id
+   order by o.id;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_pending() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_prune(p_older_than interval DEFAULT '30 days'::interval) RETURNS bigint
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-  with gone as (
-    delete from auth.outbox
-     where coalesce(delivered_at, dead_at) < now() - p_older_than
-    returning 1)
-  select count(*) from gone
+declare
+  v_count bigint;
+begin
+  delete from auth.outbox as o where coalesce(o.delivered_at, o.dead_at) < now() - p_older_than;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_prune(p_older_than interval) OWNER TO liftbase_owner;
@@ -10811,16 +10926,35 @@ $$;
 ALTER FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_retry(p_id bigint) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $$
-  with revived as (
-    update auth.outbox set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
-     where id = p_id and dead_at is not null and delivered_at is null
-    returning 1)
-  select exists (select from revived)
+begin
+  update auth.outbox as o set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
+   where o.id = p_id and o.dead_at is not null and o.delivered_at is null;
+  return found;
+end
 $$;
 
 ALTER FUNCTION auth.outbox_retry(p_id bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_take_webhook_queue() RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  with taken as (delete from app.webhook_queue as q returning q.*)
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload, created_at)
+  select t.user_id, 'webhook', t.event, t.recipient, t.subscription_id, t.event_key, t.payload, t.queued_at
+    from taken as t
+   order by t.queued_at
+  on conflict (subscription_id, event_key) do nothing;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_take_webhook_queue() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -10933,10 +11067,13 @@ CREATE FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_keep_to
     AS $$
 declare
   v_email text;
+  v_hash text;
 begin
   perform app.raise_if_invalid(jsonb_build_object('new_password', auth.password_problem(p_new_password)));
+  -- Hashed first: Citus takes no volatile call (the salt) in a write of a reference table.
+  v_hash := auth.hash_password(p_new_password);
   update auth.users
-     set password_hash = auth.hash_password(p_new_password), updated_at = now()
+     set password_hash = v_hash, updated_at = now()
    where id = p_user_id
   returning email into v_email;
   delete from auth.sessions
@@ -11024,26 +11161,19 @@ CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text := liftbase_meta.distribute_tables_on_citus();
+  v_result text := liftbase_meta.drop_reference_table_writers_on_citus();
 begin
   if not exists (select from pg_extension where extname = 'citus') then
     return v_result;
   end if;
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_sync_update on auth.users;
-  drop trigger if exists users_webhook_account_deleted on auth.users;
-  drop trigger if exists foods_name_words_insert on app.foods;
-  drop trigger if exists foods_name_words_update on app.foods;
-  drop trigger if exists foods_catalog_version on app.foods;
-  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  perform liftbase_meta.reset_forced_generic_plans();
   return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus), lets the functions that force a generic plan take custom plans. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -11236,6 +11366,32 @@ ALTER FUNCTION liftbase_meta.distribute_tables_on_citus() OWNER TO liftbase_owne
 
 COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
+CREATE FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_result text := liftbase_meta.distribute_tables_on_citus();
+begin
+  if not exists (select from pg_extension where extname = 'citus') then
+    return v_result;
+  end if;
+  -- Citus takes trigger statements on its tables only with this.
+  set local citus.enable_unsafe_triggers = on;
+  drop trigger if exists users_sync_update on auth.users;
+  drop trigger if exists users_webhook_account_deleted on auth.users;
+  drop trigger if exists foods_name_words_insert on app.foods;
+  drop trigger if exists foods_name_words_update on app.foods;
+  drop trigger if exists foods_catalog_version on app.foods;
+  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  return v_result;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
 CREATE FUNCTION liftbase_meta.keep_body_weight_days_per_row() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -11387,6 +11543,31 @@ end
 $_$;
 
 ALTER FUNCTION liftbase_meta.propagate_functions_on_citus() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.reset_forced_generic_plans() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_function regprocedure;
+  v_count integer := 0;
+begin
+  for v_function in
+    select p.oid::regprocedure
+      from pg_proc as p
+      join pg_namespace as n on n.oid = p.pronamespace
+     where n.nspname in ('app', 'auth', 'api')
+       and 'plan_cache_mode=force_generic_plan' = any (p.proconfig)
+     order by p.oid
+  loop
+    execute format('alter function %s reset plan_cache_mode', v_function);
+    v_count := v_count + 1;
+  end loop;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.reset_forced_generic_plans() OWNER TO liftbase_owner;
 
 CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -11862,6 +12043,23 @@ ALTER TABLE ONLY app.user_setup FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup OWNER TO liftbase_owner;
 
+CREATE TABLE app.webhook_queue (
+    user_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    subscription_id uuid NOT NULL,
+    event text NOT NULL,
+    recipient text NOT NULL,
+    event_key text,
+    payload jsonb NOT NULL,
+    queued_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE ONLY app.webhook_queue FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_queue OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.webhook_queue IS 'On Citus: webhook events waiting for the delivery worker to move them to auth.outbox (docs/scaling.md)';
+
 CREATE TABLE auth.login_failures (
     id bigint NOT NULL,
     email_key text NOT NULL,
@@ -12272,6 +12470,9 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_pkey PRIMARY KEY (user_id);
 
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (user_id, id);
 
@@ -12379,6 +12580,8 @@ CREATE INDEX user_foods_barcode_idx ON app.user_foods USING btree (user_id, barc
 CREATE UNIQUE INDEX user_foods_client_key ON app.user_foods USING btree (user_id, client_id);
 
 CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name)::text) public.gin_trgm_ops);
+
+CREATE UNIQUE INDEX webhook_queue_event_key ON app.webhook_queue USING btree (user_id, subscription_id, event_key);
 
 CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscriptions USING btree (user_id, client_id);
 
@@ -12764,6 +12967,12 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.webhook_queue
+    ADD CONSTRAINT webhook_queue_user_id_subscription_id_fkey FOREIGN KEY (user_id, subscription_id) REFERENCES app.webhook_subscriptions(user_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -12786,6 +12995,8 @@ ALTER TABLE app.body_weight_days ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.custom_meal_items ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY delivery ON app.webhook_queue TO liftbase_owner USING (true) WITH CHECK (true);
 
 ALTER TABLE app.exercise_records ENABLE ROW LEVEL SECURITY;
 
@@ -12867,6 +13078,8 @@ CREATE POLICY own_rows ON app.user_settings USING ((user_id = ( SELECT app.curre
 
 CREATE POLICY own_rows ON app.user_setup USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.webhook_queue USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.webhook_subscriptions USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 ALTER TABLE app.plan_exercises ENABLE ROW LEVEL SECURITY;
@@ -12938,6 +13151,8 @@ ALTER TABLE app.user_profiles ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.user_settings ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.webhook_queue ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.webhook_subscriptions ENABLE ROW LEVEL SECURITY;
 
@@ -13557,6 +13772,9 @@ GRANT ALL ON FUNCTION app.food_values_json(p_id uuid, p_is_user_food boolean, p_
 
 REVOKE ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.food_values_problems(p_item jsonb, p_path text, p_macros_required boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.future_time_problem(p_body jsonb, p_field text) TO liftbase_api;
@@ -14265,6 +14483,8 @@ REVOKE ALL ON FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok b
 
 REVOKE ALL ON FUNCTION auth.outbox_retry(p_id bigint) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.outbox_take_webhook_queue() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) TO liftbase_api;
 
@@ -14301,6 +14521,8 @@ REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.distribute_tables_on_citus() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION liftbase_meta.keep_body_weight_days_per_row() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_exercise_records_per_row() FROM PUBLIC;
@@ -14310,6 +14532,8 @@ REVOKE ALL ON FUNCTION liftbase_meta.keep_food_usage_per_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.reset_forced_generic_plans() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;
@@ -14387,6 +14611,8 @@ GRANT SELECT ON TABLE app.user_profiles TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_setup TO liftbase_api;
 GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.webhook_queue TO liftbase_api;
 
 GRANT SELECT ON TABLE liftbase_meta.migrations TO liftbase_api;
 

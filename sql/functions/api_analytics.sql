@@ -221,7 +221,7 @@ begin
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(jsonb_build_object(
              'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
-             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, p))
+             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
              order by p.created_at desc)
       from app.programs as p where p.user_id = v_user_id), '[]'));
 end

@@ -25,6 +25,8 @@ declare
   v_words tsquery;
   v_catalog app.food_search_results;
   v_logged uuid[];
+  v_ids uuid[];
+  v_items json[];
 begin
   if length(v_q) < 2 then
     perform app.raise_error(422, 'query_too_short', 'Search for at least 2 characters.',
@@ -33,35 +35,42 @@ begin
   v_catalog := app.catalog_food_search(v_q, v_limit);
   v_words := plainto_tsquery('english', v_q);
   v_logged := app.logged_foods(v_user_id, v_q, v_catalog);
+  -- The page first (the foods and the catalog's remembered items), then its items: on Citus
+  -- the page's statement goes to the user's worker (it reads their own foods), and the
+  -- items are built on the coordinator, where the remembered items are kept.
+  select coalesce(array_agg(r.id order by r.tier desc, r.logged desc, r.score desc, r.name), '{}'),
+         coalesce(array_agg(r.item order by r.tier desc, r.logged desc, r.score desc, r.name), '{}')
+    into v_ids, v_items
+    from (
+      select c.id, c.item, c.tier, c.logged, c.score, c.name
+        from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
+                -- The items side by side with their ranks: the page's items are read once.
+                from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
+                                unnest(v_catalog.names), unnest(v_catalog.items))
+                     as p (id, tier, score, name, item)
+              union all
+              -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
+              select f.id, null, m.tier, true, m.score, f.name
+                from app.foods as f
+               cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
+               where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
+              union all
+              select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
+                from app.user_foods as u
+               cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
+                                                 v_words, v_catalog.terms) as m
+               where u.user_id = v_user_id and m.matches) as c
+       order by c.tier desc, c.logged desc, c.score desc, c.name
+       limit v_limit
+    ) as r;
+  -- The page's own items are stored with it; those of the foods the user's part adds are
+  -- taken for the foods that make the page only: a catalog food's remembered item
+  -- (app.remembered_food_item), an own food's built.
   return json_build_object('items', coalesce((
-    -- The page's own items are stored with it; those of the foods the user's part adds are
-    -- taken for the foods that make the page only: a catalog food's remembered item
-    -- (app.remembered_food_item), an own food's built.
-    select json_agg(coalesce(r.item, app.remembered_food_item(r.id, v_catalog.catalog_version),
-                             app.food_json(v_user_id, r.id)::json)
-                    order by r.tier desc, r.logged desc, r.score desc, r.name)
-      from (
-        select c.id, c.item, c.tier, c.logged, c.score, c.name
-          from (select p.id, p.item, p.tier, p.id = any (v_logged) as logged, p.score, p.name
-                  -- The items side by side with their ranks: the page's items are read once.
-                  from rows from (unnest(v_catalog.food_ids), unnest(v_catalog.tiers), unnest(v_catalog.scores),
-                                  unnest(v_catalog.names), unnest(v_catalog.items))
-                       as p (id, tier, score, name, item)
-                union all
-                -- Logged catalog foods that are not on the catalog's page (app.logged_foods).
-                select f.id, null, m.tier, true, m.score, f.name
-                  from app.foods as f
-                 cross join lateral app.food_match(v_q, f.name, f.search_vector, v_words, v_catalog.terms) as m
-                 where f.id = any (v_logged) and not f.id = any (v_catalog.food_ids) and m.matches
-                union all
-                select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
-                  from app.user_foods as u
-                 cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
-                                                   v_words, v_catalog.terms) as m
-                 where u.user_id = v_user_id and m.matches) as c
-         order by c.tier desc, c.logged desc, c.score desc, c.name
-         limit v_limit
-      ) as r), '[]'), 'next_cursor', null);
+    select json_agg(coalesce(p.item, app.remembered_food_item(p.id, v_catalog.catalog_version),
+                             app.food_json(v_user_id, p.id)::json)
+                    order by p.n)
+      from unnest(v_ids, v_items) with ordinality as p (id, item, n)), '[]'), 'next_cursor', null);
 end
 $$;
 

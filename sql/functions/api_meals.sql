@@ -17,7 +17,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.favorite_json(f) order by f.created_at desc, f.id desc)
+    select jsonb_agg(app.favorite_json(row(f.*)::app.favorites) order by f.created_at desc, f.id desc)
       from (select * from app.favorites as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.created_at, x.id) < (v_after.created_at, v_after.id))
@@ -42,7 +42,7 @@ declare
 begin
   v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
   if v_replayed is not null then
-    return (select app.favorite_json(f) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
@@ -111,7 +111,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.custom_meal_json(m) order by m.name, m.id)
+    select jsonb_agg(app.custom_meal_json(row(m.*)::app.custom_meals) order by m.name, m.id)
       from (select * from app.custom_meals as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.name, x.id) > (v_after.name, v_after.id))

@@ -50,7 +50,7 @@ begin
   elsif v_body ->> 'custom_meal_id' is not null then
     v_problems := v_problems || jsonb_build_object('servings', app.field_problem(v_body, 'servings', 'app.servings', false));
     if app.input_problem(v_body -> 'custom_meal_id', 'uuid') is null then
-      select app.custom_meal_json(m) into v_meal from app.custom_meals as m
+      select app.custom_meal_json(row(m.*)::app.custom_meals) into v_meal from app.custom_meals as m
        where m.user_id = v_user_id and m.id = app.read_uuid(v_body, 'custom_meal_id');
     end if;
     if v_meal is null then
@@ -131,7 +131,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.entry_json(e) order by e.entry_date, e.created_at, e.id)
+    select jsonb_agg(app.entry_json(row(e.*)::app.food_entries) order by e.entry_date, e.created_at, e.id)
       from (select * from app.food_entries as x
              where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
                and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))

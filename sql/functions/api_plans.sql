@@ -39,6 +39,7 @@ declare
   v_body jsonb := coalesce(p_body, '{}');
   v_plan app.plans;
   v_replayed text;
+  v_exercises app.plan_exercises[];
 begin
   v_replayed := app.replayed_key('app.plans', v_user_id, v_body);
   if v_replayed is not null then
@@ -47,21 +48,35 @@ begin
   perform app.raise_if_invalid(app.plan_problems(v_user_id, v_body));
   insert into app.plans (user_id, client_id, name)
   values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name'))) returning * into v_plan;
-  -- A load the type requires and the plan leaves out is 0 kg, as it always was.
-  insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                  reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
-                                  superset_group, group_rest_seconds)
-  select v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name, app.read_integer(x.item, 'sets'),
-         app.read_integer(x.item, 'reps'), app.read_integer(x.item, 'reps_max'),
-         coalesce(app.read_number(x.item, 'weight_kg'),
-                  case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
-                                               'weight_kg') = 'required' then 0 end),
-         app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
-         app.read_number(x.item, 'distance_m'),
-         app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
-         app.read_integer(x.item, 'group_rest_seconds')
-    from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(v_user_id, x.item) as r;
+  -- A load the type requires and the plan leaves out is 0 kg, as it always was. The rows are
+  -- read from the request first, then inserted selecting from the plan's row with the
+  -- target aliased: Citus then sends the insert whole to the worker holding the user (an
+  -- insert from a plain select is copied there, which row-level security refuses; readers
+  -- inlined into an insert's values are folded into expressions its workers reject), as the
+  -- session write does.
+  v_exercises := array(
+    -- The table's columns in its order.
+    select row(v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name,
+               app.read_integer(x.item, 'sets'), app.read_integer(x.item, 'reps'),
+               coalesce(app.read_number(x.item, 'weight_kg'),
+                        case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
+                                                     'weight_kg') = 'required' then 0 end),
+               app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
+               app.read_integer(x.item, 'group_rest_seconds'), app.read_integer(x.item, 'reps_max'),
+               app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
+               app.read_number(x.item, 'distance_m'))::app.plan_exercises
+      from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(v_user_id, x.item) as r
+     order by x.n);
+  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
+                                       weight_kg, rest_seconds, superset_group, group_rest_seconds, reps_max,
+                                       assistance_kg, duration_seconds, distance_m)
+  select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.sets, e.reps,
+         e.weight_kg, e.rest_seconds, e.superset_group, e.group_rest_seconds, e.reps_max,
+         e.assistance_kg, e.duration_seconds, e.distance_m
+    from app.plans as w
+   cross join unnest(v_exercises) as e
+   where w.user_id = v_user_id and w.id = v_plan.id;
   return app.plan_json(v_plan, true);
 end
 $$;

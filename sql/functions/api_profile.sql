@@ -71,7 +71,7 @@ begin
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.metrics_json(h) order by h.computed_at desc, h.id desc)
+    select jsonb_agg(app.metrics_json(row(h.*)::app.health_metrics) order by h.computed_at desc, h.id desc)
       from (select * from app.health_metrics as m
              where m.user_id = v_user_id
                and (v_cursor is null or (m.computed_at, m.id) < (

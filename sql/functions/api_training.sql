@@ -192,7 +192,7 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
   return coalesce(
-    (select app.session_json(s) || jsonb_build_object('resume_timestamp', s.updated_at)
+    (select app.session_json(row(s.*)::app.training_sessions) || jsonb_build_object('resume_timestamp', s.updated_at)
        from app.training_sessions as s
       where s.user_id = v_user_id and s.status = 'in_progress'),
     'null'::jsonb);
@@ -219,7 +219,7 @@ language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
-  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(t) order by t.id) from app.templates as t), '[]'),
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id) from app.templates as t), '[]'),
                           p_args);
 end
 $$;

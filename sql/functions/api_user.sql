@@ -90,9 +90,9 @@ begin
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
-      'entry', (select app.body_metric_json(b) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(t) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
-      'metrics', (select app.metrics_json(h) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'snapshot', (select app.snapshot_json(row(t.*)::app.target_snapshots) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
+      'metrics', (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.
@@ -120,7 +120,7 @@ begin
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.body_metric_json(b) order by b.recorded_at desc, b.id desc)
+    select jsonb_agg(app.body_metric_json(row(b.*)::app.body_metrics) order by b.recorded_at desc, b.id desc)
       from (select * from app.body_metrics as e
              where e.user_id = v_user_id
                and (v_cursor is null or (e.recorded_at, e.id) < (

@@ -37,7 +37,7 @@ begin
     end if;
   end if;
   return app.page(coalesce((
-    select jsonb_agg(app.webhook_json(s) order by s.created_at, s.id)
+    select jsonb_agg(app.webhook_json(row(s.*)::app.webhook_subscriptions) order by s.created_at, s.id)
       from (select * from app.webhook_subscriptions as x
              where x.user_id = v_user_id
                and (v_after.id is null or (x.created_at, x.id) > (v_after.created_at, v_after.id))
@@ -57,6 +57,10 @@ begin
   delete from app.webhook_subscriptions where user_id = v_user_id and id = app.id_parameter(p_args, 'id');
   if not found then
     perform app.raise_error(404, 'webhook_not_found', 'No such webhook.');
+  end if;
+  -- On Citus the outbox has no key to the subscription whose cascade would do this.
+  if app.on_citus() then
+    perform app.forget_webhook_deliveries(v_user_id, app.id_parameter(p_args, 'id'));
   end if;
   return null;
 end

@@ -10,11 +10,14 @@
 --   expenditure = mean intake − slope (kg/day) × 7700
 -- It needs 14 logged days and weights on 7 days spanning 14 days; the confidence grows
 -- with the logged days: logged_days / 28 (low below 0.6, medium below 0.85, then high).
+-- PL/pgSQL: Citus cannot plan a SQL function's statement with its parameters left in.
 create or replace function app.expenditure_estimate(p_user_id uuid)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
+begin
+  return (
   with window_days as (
     select app.user_today(p_user_id) - 28 as first_day, app.user_today(p_user_id) - 1 as last_day
   ),
@@ -55,7 +58,8 @@ as $$
                              when e.logged_days / 28.0 < 0.85 then 'medium'
                              else 'high' end,
     'kcal_per_kg', 7700)
-    from estimate as e
+    from estimate as e);
+end
 $$;
 
 -- Targets from an expenditure instead of the formula TDEE: the same rules as version 1

@@ -7,10 +7,11 @@
 
 create or replace function app.export_head(p_user_id uuid)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select concat_ws(',',
+begin
+  return concat_ws(',',
     '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
     '"user":' || (auth.current_account() - 'disabled')::text,
     '"settings":' || app.settings_json(p_user_id)::text,
@@ -107,7 +108,8 @@ as $$
                'dry_run', r.dry_run, 'imported', r.imported, 'skipped_duplicates', r.skipped_duplicates,
                'error_count', r.error_count, 'created_at', r.created_at)
                order by r.created_at, r.id)::text
-        from app.import_runs as r where r.user_id = p_user_id), '[]'))
+        from app.import_runs as r where r.user_id = p_user_id), '[]'));
+end
 $$;
 
 -- One program with its phases, its schedule and the progression state of its exercises.
@@ -115,10 +117,11 @@ $$;
 -- bookkeeping and stays out, like every other updated_at.
 create or replace function app.export_program(p_program app.programs)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select json_build_object('id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
+begin
+  return json_build_object('id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
     'days_per_week', p_program.days_per_week, 'split', p_program.split, 'status', p_program.status,
     'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
     'phases', coalesce((
@@ -144,16 +147,18 @@ as $$
                order by lower(e.name), x.exercise_id)
         from app.program_exercise_state as x
         join app.exercises as e on e.id = x.exercise_id
-       where x.user_id = p_program.user_id and x.program_id = p_program.id), '[]'))::text
+       where x.user_id = p_program.user_id and x.program_id = p_program.id), '[]'))::text;
+end
 $$;
 
 -- One training session with its exercises and sets, as its member of the document.
 create or replace function app.export_session(p_session app.training_sessions)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select json_build_object('id', p_session.id, 'client_id', p_session.client_id, 'import_key', p_session.import_key,
+begin
+  return json_build_object('id', p_session.id, 'client_id', p_session.client_id, 'import_key', p_session.import_key,
     'session_date', p_session.session_date, 'name', p_session.name, 'notes', p_session.notes,
     'status', p_session.status, 'started_at', p_session.started_at, 'finished_at', p_session.finished_at,
     'created_at', p_session.created_at,
@@ -171,7 +176,8 @@ as $$
                   where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
                order by e.position)
         from app.session_exercises as e
-       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text
+       where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text;
+end
 $$;
 
 create or replace function app.export_food_entry(p_entry app.food_entries)
@@ -195,24 +201,35 @@ returns setof text
 language plpgsql
 stable
 as $$
+declare
+  v_separator text;
+  v_program app.programs;
+  v_session app.training_sessions;
 begin
+  -- Programs and sessions are read here and written out by their own functions, one call
+  -- each: on Citus those calls (which read the rows' children) are then statements of the
+  -- coordinator, not functions run inside a statement sent to a worker.
   return next app.export_head(p_user_id) || ',"programs":[';
-  return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_program(p)
-      from app.programs as p
-     where p.user_id = p_user_id
-    window w as (order by p.created_at, p.id)
-     order by p.created_at, p.id;
+  v_separator := '';
+  for v_program in
+    select p.* from app.programs as p where p.user_id = p_user_id order by p.created_at, p.id
+  loop
+    return next v_separator || app.export_program(v_program);
+    v_separator := ',';
+  end loop;
   return next '],"training_sessions":[';
-  return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_session(t)
-      from app.training_sessions as t
+  v_separator := '';
+  for v_session in
+    select t.* from app.training_sessions as t
      where t.user_id = p_user_id
-    window w as (order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id)
-     order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id;
+     order by t.session_date, t.started_at nulls last, t.created_at, t.name, t.id
+  loop
+    return next v_separator || app.export_session(v_session);
+    v_separator := ',';
+  end loop;
   return next '],"food_entries":[';
   return query
-    select case when row_number() over w = 1 then '' else ',' end || app.export_food_entry(f)
+    select case when row_number() over w = 1 then '' else ',' end || app.export_food_entry(row(f.*)::app.food_entries)
       from app.food_entries as f
      where f.user_id = p_user_id
     window w as (order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id)

@@ -48,12 +48,14 @@ begin
 end
 $$;
 
+-- PL/pgSQL: Citus cannot plan a SQL function's statement with its parameters left in.
 create or replace function app.plan_json(p_plan app.plans, p_with_exercises boolean)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object('id', p_plan.id, 'name', p_plan.name, 'created_at', p_plan.created_at,
+begin
+  return jsonb_build_object('id', p_plan.id, 'name', p_plan.name, 'created_at', p_plan.created_at,
                             'last_used_at', p_plan.last_used_at,
                             'exercise_count', (select count(*) from app.plan_exercises as e
                                                 where e.user_id = p_plan.user_id and e.plan_id = p_plan.id))
@@ -66,7 +68,8 @@ as $$
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
                 from app.plan_exercises as e where e.user_id = p_plan.user_id and e.plan_id = p_plan.id), '[]'))
-            else '{}' end
+            else '{}' end;
+end
 $$;
 
 create or replace function app.find_plan(p_user_id uuid, p_args jsonb)

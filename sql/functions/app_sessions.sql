@@ -638,7 +638,7 @@ returns jsonb
 language sql
 stable
 as $$
-  select coalesce(jsonb_agg(app.set_json(s) order by s.position), '[]')
+  select coalesce(jsonb_agg(app.set_json(row(s.*)::app.session_sets) order by s.position), '[]')
     from app.session_sets as s
    where s.user_id = p_user_id and s.session_id = p_session_id and s.exercise_position = p_position
 $$;
@@ -664,7 +664,7 @@ begin
       select jsonb_agg(jsonb_build_object(
                'exercise_id', coalesce(e.exercise_id, e.user_exercise_id), 'exercise_name', e.exercise_name,
                'notes', e.notes, 'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds,
-               'sets', coalesce((select jsonb_agg(app.set_json(s) order by s.position)
+               'sets', coalesce((select jsonb_agg(app.set_json(row(s.*)::app.session_sets) order by s.position)
                                    from app.session_sets as s
                                   where s.user_id = e.user_id and s.session_id = e.session_id
                                     and s.exercise_position = e.position), '[]')) order by e.position)

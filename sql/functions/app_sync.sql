@@ -164,28 +164,42 @@ stable
 as $$
 declare
   v_args jsonb := jsonb_build_object('id', p_id);
+  v_session app.training_sessions;
+  v_meal app.custom_meals;
+  v_plan app.plans;
+  v_program app.programs;
+  v_food_id uuid;
 begin
+  -- The entities whose answer reads other tables are read first and built by a call of
+  -- their own: on Citus a function that reads tables, called inside a statement sent to
+  -- the user's worker, would plan its reads there, inside the coordinator's transaction.
+  if p_entity = 'session' then
+    select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
+    return case when v_session.id is not null then app.session_json(v_session) end;
+  elsif p_entity = 'custom_meal' then
+    select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(v_args);
+    return case when v_meal.id is not null then app.custom_meal_json(v_meal) end;
+  elsif p_entity = 'plan' then
+    select p.* into v_plan from app.plans as p where p.user_id = p_user_id and p.id = app.id_parameter(v_args);
+    return case when v_plan.id is not null then app.plan_json(v_plan, true) end;
+  elsif p_entity = 'program' then
+    select p.* into v_program from app.programs as p where p.user_id = p_user_id and p.id = app.id_parameter(v_args);
+    return case when v_program.id is not null then app.program_json(p_user_id, v_program) end;
+  elsif p_entity = 'own_food' then
+    select f.id into v_food_id from app.user_foods as f where f.user_id = p_user_id and f.id = app.id_parameter(v_args);
+    return case when v_food_id is not null then app.food_json(p_user_id, v_food_id) end;
+  end if;
   return case p_entity
-    when 'session' then (select app.session_json(s) from app.training_sessions as s
-                          where s.user_id = p_user_id and s.id = app.id_parameter(v_args))
-    when 'diary_entry' then (select app.entry_json(e) from app.food_entries as e
+    when 'diary_entry' then (select app.entry_json(row(e.*)::app.food_entries) from app.food_entries as e
                               where e.user_id = p_user_id and e.id = app.id_parameter(v_args))
-    when 'favorite' then (select app.favorite_json(f) from app.favorites as f
+    when 'favorite' then (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f
                            where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
-    when 'custom_meal' then (select app.custom_meal_json(m) from app.custom_meals as m
-                              where m.user_id = p_user_id and m.id = app.id_parameter(v_args))
-    when 'plan' then (select app.plan_json(p, true) from app.plans as p
-                       where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
-    when 'own_food' then (select app.food_json(p_user_id, f.id) from app.user_foods as f
-                           where f.user_id = p_user_id and f.id = app.id_parameter(v_args))
-    when 'own_exercise' then (select app.user_exercise_json(x) from app.user_exercises as x
+    when 'own_exercise' then (select app.user_exercise_json(row(x.*)::app.user_exercises) from app.user_exercises as x
                                where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
-    when 'body_metric' then (select app.body_metric_json(b) from app.body_metrics as b
+    when 'body_metric' then (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
                               where b.user_id = p_user_id and b.id = p_id::bigint)
-    when 'health_metric' then (select app.metrics_json(h) from app.health_metrics as h
+    when 'health_metric' then (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h
                                 where h.user_id = p_user_id and h.id = p_id::bigint)
-    when 'program' then (select app.program_json(p_user_id, p) from app.programs as p
-                          where p.user_id = p_user_id and p.id = app.id_parameter(v_args))
     when 'goal' then app.goal_json(p_user_id)
     when 'profile' then app.profile_json(p_user_id)
     when 'targets' then app.effective_targets(p_user_id)
@@ -204,20 +218,26 @@ $$;
 -- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
 -- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
 -- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
+-- The page is read first, then each change's entity is built from it: on Citus the read
+-- goes to the user's worker and each entity's read is its own statement from the
+-- coordinator (a function reading other tables inside a statement sent to a worker would
+-- have that worker plan distributed reads, inside the coordinator's transaction).
 create or replace function app.sync_page(p_user_id uuid, p_after bigint, p_limit integer)
 returns jsonb
 language plpgsql
 stable
 as $$
+declare
+  v_page app.sync_changes[];
 begin
+  select array_agg(row(c.*)::app.sync_changes order by c.seq) into v_page
+    from (select c.* from app.sync_changes as c
+           where c.user_id = p_user_id and c.seq > p_after
+             -- From the start, a tombstone names nothing the client has: left out.
+             and (p_after > 0 or c.op = 'upsert')
+           order by c.seq
+           limit p_limit + 1) as c;
   return (
-    with page as (
-      select c.* from app.sync_changes as c
-       where c.user_id = p_user_id and c.seq > p_after
-         -- From the start, a tombstone names nothing the client has: left out.
-         and (p_after > 0 or c.op = 'upsert')
-       order by c.seq
-       limit p_limit + 1)
     select jsonb_build_object(
       'changes', coalesce(jsonb_agg(jsonb_build_object(
                    'entity', p.entity, 'id', p.entity_id, 'op', p.op, 'version', p.seq,
@@ -225,7 +245,7 @@ begin
                    order by p.seq) filter (where p.n <= p_limit), '[]'),
       'next_cursor', coalesce(max(p.seq) filter (where p.n <= p_limit), p_after)::text,
       'has_more', count(*) > p_limit)
-      from (select page.*, row_number() over (order by page.seq) as n from page) as p
+      from (select u.*, row_number() over (order by u.seq) as n from unnest(v_page) as u) as p
   );
 end
 $$;

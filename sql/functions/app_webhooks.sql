@@ -65,7 +65,7 @@ returns jsonb
 language sql
 stable
 as $$
-  select app.webhook_json(s) || jsonb_build_object('secret', s.secret)
+  select app.webhook_json(row(s.*)::app.webhook_subscriptions) || jsonb_build_object('secret', s.secret)
     from app.webhook_subscriptions as s where s.user_id = p_user_id and s.id = p_id
 $$;
 

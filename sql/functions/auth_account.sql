@@ -61,7 +61,11 @@ begin
     perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
   end if;
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  -- The cascade then deletes from every shard and from the coordinator's tables, which
+  -- Citus does only over one connection per node, set before the transaction's first
+  -- read of a distributed table (the subscriptions).
   if app.on_citus() then
+    perform set_config('citus.multi_shard_modify_mode', 'sequential', true);
     perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;

@@ -1,5 +1,6 @@
 -- Operator functions behind `liftbase user ...` and `liftbase outbox ...`. They run as the
 -- owner through the CLI's administrative connection; the API role cannot call them.
+-- PL/pgSQL: Citus cannot plan a SQL function's statement with its parameters left in.
 
 create or replace function auth.admin_find_user(p_email text)
 returns auth.users
@@ -25,16 +26,19 @@ as $$ select auth.user_json(auth.create_account(p_email, p_password, p_display_n
 create or replace function auth.admin_users()
 returns table (id uuid, email text, display_name text, created_at timestamptz,
                disabled_at timestamptz, active_sessions bigint, last_seen_at timestamptz)
-language sql
+language plpgsql
 stable
 as $$
+begin
+  return query
   select u.id, u.email, u.display_name, u.created_at, u.disabled_at,
          count(s.token_hash) filter (where s.expires_at > now()),
          max(s.last_seen_at)
     from auth.users as u
     left join auth.sessions as s on s.user_id = u.id
    group by u.id
-   order by u.created_at, u.email
+   order by u.created_at, u.email;
+end
 $$;
 
 create or replace function auth.admin_show_user(p_email text)
@@ -63,9 +67,11 @@ language plpgsql
 as $$
 declare
   v_user auth.users := auth.admin_find_user(p_email);
+  -- Read first: Citus takes no stable call (now()) inside a CASE or COALESCE of a write.
+  v_disabled_at timestamptz := case when p_disabled then coalesce(v_user.disabled_at, now()) end;
 begin
   update auth.users
-     set disabled_at = case when p_disabled then coalesce(disabled_at, now()) end, updated_at = now()
+     set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
   if p_disabled then
@@ -83,7 +89,11 @@ declare
   v_user_id uuid := (auth.admin_find_user(p_email)).id;
 begin
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
+  -- The cascade then deletes from every shard and from the coordinator's tables, which
+  -- Citus does only over one connection per node, set before the transaction's first
+  -- read of a distributed table (the subscriptions).
   if app.on_citus() then
+    perform set_config('citus.multi_shard_modify_mode', 'sequential', true);
     perform app.queue_account_deleted(v_user_id);
   end if;
   delete from auth.users where id = v_user_id;
@@ -99,24 +109,27 @@ as $$ select auth.set_password((auth.admin_find_user(p_email)).id, p_new_passwor
 -- delivers by hand (no worker running) and then acknowledges.
 create or replace function auth.outbox_pending()
 returns table (id bigint, kind text, recipient text, payload jsonb, created_at timestamptz)
-language sql
+language plpgsql
 stable
 as $$
+begin
+  return query
   select o.id, o.kind, o.recipient, o.payload, o.created_at
     from auth.outbox as o
    where o.delivered_at is null and o.channel = 'email'
-   order by o.id
+   order by o.id;
+end
 $$;
 
 -- Marks a message delivered; false when there is no such pending message. A delivered
 -- message keeps no secret: its token (usable for an hour) is removed from the payload.
 create or replace function auth.outbox_ack(p_id bigint)
 returns boolean
-language sql
+language plpgsql
 as $$
-  with acked as (
-    update auth.outbox set delivered_at = now(), dead_at = null, lease_until = null, payload = payload - 'token'
-     where id = p_id and delivered_at is null and channel = 'email' returning 1
-  )
-  select exists (select from acked)
+begin
+  update auth.outbox as o set delivered_at = now(), dead_at = null, lease_until = null, payload = o.payload - 'token'
+   where o.id = p_id and o.delivered_at is null and o.channel = 'email';
+  return found;
+end
 $$;

@@ -73,6 +73,10 @@ declare
   v_url text;
   v_secret text;
 begin
+  -- On Citus the users' webhook events wait in app.webhook_queue (migration 0062).
+  if app.on_citus() then
+    perform auth.outbox_take_webhook_queue();
+  end if;
   update auth.outbox as o
      set dead_at = v_now, lease_until = null, locked_by = null,
          last_error = coalesce(o.last_error, 'the worker stopped during the last try')
@@ -170,13 +174,16 @@ $$;
 
 -- `liftbase outbox list [--dead | --all]`: messages by state ('pending': not delivered and
 -- not dead; 'dead'; 'delivered'; 'all'), oldest first. No secrets: reset tokens and
--- webhook bodies stay in the table.
+-- webhook bodies stay in the table. These operator functions are PL/pgSQL: Citus cannot plan
+-- a SQL function's statement on its coordinator tables with the parameters left in.
 create or replace function auth.outbox_list(p_state text default 'pending')
 returns table (id bigint, channel text, kind text, recipient text, attempts integer, next_attempt_at timestamptz,
                last_status integer, last_error text, created_at timestamptz, delivered_at timestamptz, dead_at timestamptz)
-language sql
+language plpgsql
 stable
 as $$
+begin
+  return query
   select o.id, o.channel, o.kind, o.recipient, o.attempts, o.next_attempt_at, o.last_status, o.last_error,
          o.created_at, o.delivered_at, o.dead_at
     from auth.outbox as o
@@ -186,41 +193,46 @@ as $$
            when 'delivered' then o.delivered_at is not null
            when 'all' then true
          end
-   order by o.id
+   order by o.id;
+end
 $$;
 
 -- `liftbase outbox retry ID`: a dead letter gets its tries again, due now; false when p_id
 -- is no dead letter.
 create or replace function auth.outbox_retry(p_id bigint)
 returns boolean
-language sql
+language plpgsql
 as $$
-  with revived as (
-    update auth.outbox set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
-     where id = p_id and dead_at is not null and delivered_at is null
-    returning 1)
-  select exists (select from revived)
+begin
+  update auth.outbox as o set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
+   where o.id = p_id and o.dead_at is not null and o.delivered_at is null;
+  return found;
+end
 $$;
 
 -- `liftbase outbox drop ID`: removes an undelivered message (pending or dead); false when
 -- there is none.
 create or replace function auth.outbox_drop(p_id bigint)
 returns boolean
-language sql
+language plpgsql
 as $$
-  with dropped as (delete from auth.outbox where id = p_id and delivered_at is null returning 1)
-  select exists (select from dropped)
+begin
+  delete from auth.outbox as o where o.id = p_id and o.delivered_at is null;
+  return found;
+end
 $$;
 
 -- For the operator's cron (daily): removes delivered messages and dead letters older than
 -- p_older_than (default 30 days); GET /webhooks/{id}/deliveries shows what is left.
 create or replace function auth.outbox_prune(p_older_than interval default interval '30 days')
 returns bigint
-language sql
+language plpgsql
 as $$
-  with gone as (
-    delete from auth.outbox
-     where coalesce(delivered_at, dead_at) < now() - p_older_than
-    returning 1)
-  select count(*) from gone
+declare
+  v_count bigint;
+begin
+  delete from auth.outbox as o where coalesce(o.delivered_at, o.dead_at) < now() - p_older_than;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
 $$;

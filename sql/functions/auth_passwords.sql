@@ -35,10 +35,13 @@ language plpgsql
 as $$
 declare
   v_email text;
+  v_hash text;
 begin
   perform app.raise_if_invalid(jsonb_build_object('new_password', auth.password_problem(p_new_password)));
+  -- Hashed first: Citus takes no volatile call (the salt) in a write of a reference table.
+  v_hash := auth.hash_password(p_new_password);
   update auth.users
-     set password_hash = auth.hash_password(p_new_password), updated_at = now()
+     set password_hash = v_hash, updated_at = now()
    where id = p_user_id
   returning email into v_email;
   delete from auth.sessions

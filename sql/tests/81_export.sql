@@ -52,6 +52,7 @@ insert into export_paths values
   ('app.exercise_records', null, 'derived from the sessions, which the export holds: personal records per exercise'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
+  ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');
 
