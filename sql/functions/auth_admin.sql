@@ -56,7 +56,7 @@ begin
 end
 $$;
 
--- Disabling also ends every session of the account.
+-- Disabling also ends every session of the account (auth.end_sessions_of_disabled_account).
 create or replace function auth.admin_set_disabled(p_email text, p_disabled boolean)
 returns jsonb
 language plpgsql
@@ -68,9 +68,6 @@ begin
      set disabled_at = case when p_disabled then coalesce(disabled_at, now()) end, updated_at = now()
    where id = v_user.id
   returning * into v_user;
-  if p_disabled then
-    delete from auth.sessions where user_id = v_user.id;
-  end if;
   return auth.user_json(v_user);
 end
 $$;
