@@ -1865,26 +1865,21 @@ CREATE FUNCTION api.me(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_version bigint;
-  v_settings jsonb;
-  v_needs_onboarding boolean;
+  v_document jsonb;
 begin
-  -- One statement for the three reads (each statement run has a fixed cost larger than
-  -- these reads): the user's change counter (app.user_version), the settings
-  -- (app.settings_json) and whether a goal exists yet.
-  select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
-         (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      -- row(s.*): a shard's rows on Citus (app.settings_json)
-                      else app.settings_values_json(row(s.*)::app.user_settings) end
-            from app.user_settings as s where s.user_id = v_user_id),
-         not exists (select from app.goals as g where g.user_id = v_user_id)
-    into v_version, v_settings, v_needs_onboarding;
-  -- One version covers all it shows: the user's change counter (display name and email
-  -- changes count as profile changes).
-  if app.not_modified(p_args, app.etag('u' || v_version)) then
+  -- The kept answer when today's definitions built it: app.me_document_shape() written
+  -- out, so that replacing any of the three definitions makes this plan again.
+  select s.last_seq,
+         case when s.me_document_shape = md5(app.me_document_builder_shape() || auth.user_json_shape()
+                                             || app.settings_document_shape())
+              then s.me_document end
+    into v_version, v_document
+    from app.sync_state as s
+   where s.user_id = v_user_id;
+  if app.not_modified(p_args, app.etag('u' || coalesce(v_version, 0))) then
     return null;
   end if;
-  return jsonb_build_object('user', auth.current_account(), 'settings', v_settings,
-                            'needs_onboarding', v_needs_onboarding);
+  return coalesce(v_document, app.current_me_document());
 end
 $$;
 
@@ -3526,6 +3521,17 @@ end
 $$;
 
 ALTER FUNCTION app.current_inputs(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.current_me_document() RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  return app.me_document_of(app.current_user_id());
+end
+$$;
+
+ALTER FUNCTION app.current_me_document() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.current_user_id() RETURNS uuid
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -7209,6 +7215,44 @@ $$;
 
 ALTER FUNCTION app.keep_food_usage() OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.keep_me_document() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_row record;
+begin
+  if tg_op = 'DELETE' then
+    v_row := old;
+  else
+    v_row := new;
+  end if;
+  perform app.refresh_me_document(v_row.user_id);
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_me_document() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.keep_me_document_of_account() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  -- As the table's own row type: on Citus the trigger fires on a copy of the reference
+  -- table, whose rows are of that copy's type, which auth.user_json does not take.
+  v_old auth.users := old;
+  v_new auth.users := new;
+begin
+  if auth.user_json(v_old) is distinct from auth.user_json(v_new) then
+    perform app.refresh_me_document(v_new.id);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.keep_me_document_of_account() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.keep_settings_document() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -7358,6 +7402,38 @@ $$;
 
 ALTER FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.me_document_builder_shape() RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'app.me_document_of(uuid)'::regprocedure);
+end
+$$;
+
+ALTER FUNCTION app.me_document_builder_shape() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.me_document_of(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET "TimeZone" TO 'UTC'
+    AS $$
+begin
+  return (select jsonb_build_object('user', auth.user_json(row(u.*)::auth.users),
+                                    'settings', app.settings_json(u.id),
+                                    'needs_onboarding', not exists (select from app.goals as g where g.user_id = u.id))
+            from auth.users as u
+           where u.id = p_user_id);
+end
+$$;
+
+ALTER FUNCTION app.me_document_of(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.me_document_shape() RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ select md5(app.me_document_builder_shape() || auth.user_json_shape() || app.settings_document_shape()) $$;
+
+ALTER FUNCTION app.me_document_shape() OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$ select array_position(array['breakfast', 'lunch', 'dinner', 'snack'], p_meal_type) $$;
@@ -7472,12 +7548,16 @@ CREATE FUNCTION app.not_modified(p_args jsonb, p_tag text) RETURNS boolean
     LANGUAGE plpgsql
     AS $$
 declare
-  v_tags text[] := app.entity_tags(p_args, 'if_none_match');
+  v_tags text[];
+  v_headers text;
 begin
+  if p_args ? 'if_none_match' then
+    v_tags := app.entity_tags(p_args, 'if_none_match');
+  end if;
   if p_tag is null then
     return false;
   end if;
-  perform app.set_response_header('ETag', p_tag);
+  v_headers := app.with_response_header('ETag', p_tag);
   if p_tag = any (v_tags) or '*' = any (v_tags) then
     perform app.set_response_status(304);
     return true;
@@ -8654,6 +8734,33 @@ $$;
 
 ALTER FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.refresh_me_document(p_user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_other_user boolean := v_acting is distinct from p_user_id::text;
+  v_document jsonb;
+begin
+  if v_other_user then
+    perform set_config('liftbase.user_id', p_user_id::text, true);
+  end if;
+  v_document := app.me_document_of(p_user_id);
+  -- No answer: the account is gone in this transaction, and its counter row with it.
+  if v_document is not null then
+    insert into app.sync_state as s (user_id, me_document, me_document_shape)
+    values (p_user_id, v_document, app.me_document_shape())
+    on conflict (user_id) do update
+      set me_document = excluded.me_document, me_document_shape = excluded.me_document_shape;
+  end if;
+  if v_other_user then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.refresh_me_document(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -9374,11 +9481,7 @@ CREATE FUNCTION app.set_response_header(p_name text, p_value text) RETURNS void
     LANGUAGE plpgsql
     AS $$
 begin
-  perform set_config(
-    'liftbase.response_headers',
-    (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
-      || jsonb_build_object(p_name, p_value))::text,
-    true);
+  perform app.with_response_header(p_name, p_value);
 end
 $$;
 
@@ -10211,6 +10314,18 @@ CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS
 
 ALTER FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.with_response_header(p_name text, p_value text) RETURNS text
+    LANGUAGE sql
+    AS $$
+  select set_config(
+    'liftbase.response_headers',
+    (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
+      || jsonb_build_object(p_name, p_value))::text,
+    true)
+$$;
+
+ALTER FUNCTION app.with_response_header(p_name text, p_value text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.workouts_csv(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
@@ -10452,9 +10567,6 @@ begin
      set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
-  if p_disabled then
-    delete from auth.sessions where user_id = v_user.id;
-  end if;
   return auth.user_json(v_user);
 end
 $$;
@@ -10510,10 +10622,8 @@ begin
          current_setting('citus.propagate_set_commands', true) = 'local'
     into v_user_id, v_stale, v_on_citus
     from auth.sessions as s
-    join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
-     and s.expires_at > now()
-     and u.disabled_at is null;
+     and s.expires_at > now();
   if v_user_id is null then
     -- No token finds no session (the hash of null is null, and no token hashes as '' does).
     if p_token is null or p_token = '' then
@@ -10660,6 +10770,17 @@ CREATE FUNCTION auth.email_problem(p_email text) RETURNS text
 $_$;
 
 ALTER FUNCTION auth.email_problem(p_email text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.end_sessions_of_disabled_account() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  delete from auth.sessions where user_id = new.id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION auth.end_sessions_of_disabled_account() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.hash_password(p_password text) RETURNS text
     LANGUAGE sql
@@ -11043,6 +11164,21 @@ $$;
 
 ALTER FUNCTION auth.password_reset(p_token text, p_new_password text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.refuse_session_of_disabled_account() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform from auth.users as u where u.id = new.user_id and u.disabled_at is null for share;
+  if not found then
+    -- What login answers a disabled account (this is that login losing a race).
+    perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
+  end if;
+  return new;
+end
+$$;
+
+ALTER FUNCTION auth.refuse_session_of_disabled_account() OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -11146,6 +11282,17 @@ CREATE FUNCTION auth.user_json(p_user auth.users) RETURNS jsonb
 $$;
 
 ALTER FUNCTION auth.user_json(p_user auth.users) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.user_json_shape() RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'auth.user_json(auth.users)'::regprocedure);
+end
+$$;
+
+ALTER FUNCTION auth.user_json_shape() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -11912,7 +12059,9 @@ COMMENT ON TABLE app.sync_changes IS 'The latest change of each entity of a user
 CREATE TABLE app.sync_state (
     user_id uuid NOT NULL,
     last_seq bigint DEFAULT 0 NOT NULL,
-    pruned_seq bigint DEFAULT 0 NOT NULL
+    pruned_seq bigint DEFAULT 0 NOT NULL,
+    me_document jsonb,
+    me_document_shape text
 );
 
 ALTER TABLE ONLY app.sync_state FORCE ROW LEVEL SECURITY;
@@ -12659,6 +12808,10 @@ CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW
 
 CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words();
 
+CREATE TRIGGER goals_me_document_delete AFTER DELETE ON app.goals FOR EACH ROW WHEN ((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text)) EXECUTE FUNCTION app.keep_me_document();
+
+CREATE TRIGGER goals_me_document_insert AFTER INSERT ON app.goals FOR EACH ROW EXECUTE FUNCTION app.keep_me_document();
+
 CREATE TRIGGER goals_sync_delete AFTER DELETE ON app.goals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('goal', '');
 
 CREATE TRIGGER goals_sync_insert AFTER INSERT ON app.goals FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('goal/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('goal', '');
@@ -12791,6 +12944,12 @@ CREATE TRIGGER user_profiles_sync_update AFTER UPDATE ON app.user_profiles FOR E
 
 CREATE TRIGGER user_settings_document BEFORE INSERT OR UPDATE ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_settings_document();
 
+CREATE TRIGGER user_settings_me_document_delete AFTER DELETE ON app.user_settings FOR EACH ROW WHEN ((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text)) EXECUTE FUNCTION app.keep_me_document();
+
+CREATE TRIGGER user_settings_me_document_insert AFTER INSERT ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_me_document();
+
+CREATE TRIGGER user_settings_me_document_update AFTER UPDATE ON app.user_settings FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION app.keep_me_document();
+
 CREATE TRIGGER user_settings_sync_delete AFTER DELETE ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND ((''::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (old.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('settings', '');
 
 CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('settings', '');
@@ -12798,6 +12957,12 @@ CREATE TRIGGER user_settings_sync_insert AFTER INSERT ON app.user_settings FOR E
 CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('settings/'::text || (new.user_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('settings', '');
 
 CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
+
+CREATE TRIGGER sessions_of_enabled_accounts BEFORE INSERT ON auth.sessions FOR EACH ROW EXECUTE FUNCTION auth.refuse_session_of_disabled_account();
+
+CREATE TRIGGER users_end_sessions_when_disabled AFTER UPDATE OF disabled_at ON auth.users FOR EACH ROW WHEN ((new.disabled_at IS NOT NULL)) EXECUTE FUNCTION auth.end_sessions_of_disabled_account();
+
+CREATE TRIGGER users_me_document AFTER UPDATE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.keep_me_document_of_account();
 
 CREATE TRIGGER users_note_deletion BEFORE DELETE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.note_account_deletion();
 
@@ -13566,6 +13731,9 @@ GRANT ALL ON FUNCTION app.csv_row(VARIADIC p_fields text[]) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.current_inputs(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.current_inputs(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.current_me_document() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.current_me_document() TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.current_user_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.current_user_id() TO liftbase_api;
 
@@ -13967,6 +14135,10 @@ REVOKE ALL ON FUNCTION app.keep_exercise_records() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.keep_food_usage() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION app.keep_me_document() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.keep_me_document_of_account() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION app.keep_settings_document() FROM PUBLIC;
 
 GRANT SELECT,INSERT ON TABLE app.health_metrics TO liftbase_api;
@@ -13989,6 +14161,14 @@ GRANT ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolea
 
 REVOKE ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.me_document_builder_shape() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.me_document_builder_shape() TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.me_document_of(p_user_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.me_document_shape() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.me_document_shape() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.meal_order(p_meal_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.meal_order(p_meal_type text) TO liftbase_api;
@@ -14187,6 +14367,8 @@ GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_i
 
 REVOKE ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.refresh_me_document(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
@@ -14397,6 +14579,9 @@ GRANT ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) TO liftba
 REVOKE ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.with_response_header(p_name text, p_value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.with_response_header(p_name text, p_value text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.workouts_csv(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.workouts_csv(p_user_id uuid) TO liftbase_api;
 
@@ -14451,6 +14636,8 @@ GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase
 REVOKE ALL ON FUNCTION auth.email_problem(p_email text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.email_problem(p_email text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.end_sessions_of_disabled_account() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.hash_password(p_password text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.lockout_threshold() FROM PUBLIC;
@@ -14499,6 +14686,8 @@ GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.refuse_session_of_disabled_account() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text) TO liftbase_api;
 
@@ -14514,6 +14703,9 @@ REVOKE ALL ON FUNCTION auth.update_current_account(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.update_current_account(p_changes jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.user_json_shape() FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.user_json_shape() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
 

@@ -1,6 +1,9 @@
 -- The signed-in account: GET, PATCH and DELETE /me.
 
 -- GET /me: the account, its settings, and whether onboarding is still to do (no goal yet).
+-- One indexed read: the user's change counter, which versions the answer (display name and
+-- email changes count as profile changes), and the answer kept beside it (migration 0063,
+-- app_me_document.sql); a user without a kept answer of the current shape has it built.
 create or replace function api.me(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -8,26 +11,21 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_version bigint;
-  v_settings jsonb;
-  v_needs_onboarding boolean;
+  v_document jsonb;
 begin
-  -- One statement for the three reads (each statement run has a fixed cost larger than
-  -- these reads): the user's change counter (app.user_version), the settings
-  -- (app.settings_json) and whether a goal exists yet.
-  select coalesce((select v.last_seq from app.sync_state as v where v.user_id = v_user_id), 0),
-         (select case when s.settings_document_shape = app.settings_document_shape() then s.settings_document
-                      -- row(s.*): a shard's rows on Citus (app.settings_json)
-                      else app.settings_values_json(row(s.*)::app.user_settings) end
-            from app.user_settings as s where s.user_id = v_user_id),
-         not exists (select from app.goals as g where g.user_id = v_user_id)
-    into v_version, v_settings, v_needs_onboarding;
-  -- One version covers all it shows: the user's change counter (display name and email
-  -- changes count as profile changes).
-  if app.not_modified(p_args, app.etag('u' || v_version)) then
+  -- The kept answer when today's definitions built it: app.me_document_shape() written
+  -- out, so that replacing any of the three definitions makes this plan again.
+  select s.last_seq,
+         case when s.me_document_shape = md5(app.me_document_builder_shape() || auth.user_json_shape()
+                                             || app.settings_document_shape())
+              then s.me_document end
+    into v_version, v_document
+    from app.sync_state as s
+   where s.user_id = v_user_id;
+  if app.not_modified(p_args, app.etag('u' || coalesce(v_version, 0))) then
     return null;
   end if;
-  return jsonb_build_object('user', auth.current_account(), 'settings', v_settings,
-                            'needs_onboarding', v_needs_onboarding);
+  return coalesce(v_document, app.current_me_document());
 end
 $$;
 

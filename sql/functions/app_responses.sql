@@ -37,19 +37,28 @@ returns void
 language sql
 as $$ select set_config('liftbase.response_status', p_status::text, true) $$;
 
--- Adds a response header for this request (transaction-local), e.g. Retry-After, ETag.
--- PL/pgSQL, not SQL: hot reads set ETag, and a SQL function called on its own is planned
--- anew on every call, a PL/pgSQL one once per connection (docs/benchmarks.md).
+-- Adds a response header for this request (transaction-local), e.g. Retry-After, ETag, and
+-- returns the request's headers so far (JSON text). SQL, one expression: inlined into the
+-- statement or the PL/pgSQL assignment that calls it, so a hot read sets its ETag without
+-- a call of its own (app.not_modified).
+create or replace function app.with_response_header(p_name text, p_value text)
+returns text
+language sql
+as $$
+  select set_config(
+    'liftbase.response_headers',
+    (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
+      || jsonb_build_object(p_name, p_value))::text,
+    true)
+$$;
+
+-- The same as a statement of its own (PERFORM).
 create or replace function app.set_response_header(p_name text, p_value text)
 returns void
 language plpgsql
 as $$
 begin
-  perform set_config(
-    'liftbase.response_headers',
-    (coalesce(nullif(current_setting('liftbase.response_headers', true), ''), '{}')::jsonb
-      || jsonb_build_object(p_name, p_value))::text,
-    true);
+  perform app.with_response_header(p_name, p_value);
 end
 $$;
 
@@ -105,6 +114,7 @@ grant execute on function
   app.raise_error(integer, text, text, jsonb),
   app.raise_if_invalid(jsonb),
   app.set_response_status(integer),
+  app.with_response_header(text, text),
   app.set_response_header(text, text),
   app.error_response(integer, text, text),
   app.request_body(text)

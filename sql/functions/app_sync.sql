@@ -88,18 +88,25 @@ immutable
 as $$ select '"' || p_version || '"' $$;
 
 -- A GET's conditional answer: sets the ETag header of p_tag, and answers true (with status
--- 304, and the caller answers no body) when If-None-Match names it or is '*'.
+-- 304, and the caller answers no body) when If-None-Match names it or is '*'. Every
+-- conditional GET passes here: the header is set by an assignment (evaluated without
+-- starting the executor, which PERFORM starts), and the If-None-Match header is parsed
+-- only when the request has one.
 create or replace function app.not_modified(p_args jsonb, p_tag text)
 returns boolean
 language plpgsql
 as $$
 declare
-  v_tags text[] := app.entity_tags(p_args, 'if_none_match');
+  v_tags text[];
+  v_headers text;
 begin
+  if p_args ? 'if_none_match' then
+    v_tags := app.entity_tags(p_args, 'if_none_match');
+  end if;
   if p_tag is null then
     return false;
   end if;
-  perform app.set_response_header('ETag', p_tag);
+  v_headers := app.with_response_header('ETag', p_tag);
   if p_tag = any (v_tags) or '*' = any (v_tags) then
     perform app.set_response_status(304);
     return true;

@@ -60,7 +60,7 @@ begin
 end
 $$;
 
--- Disabling also ends every session of the account.
+-- Disabling also ends every session of the account (auth.end_sessions_of_disabled_account).
 create or replace function auth.admin_set_disabled(p_email text, p_disabled boolean)
 returns jsonb
 language plpgsql
@@ -74,9 +74,6 @@ begin
      set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
-  if p_disabled then
-    delete from auth.sessions where user_id = v_user.id;
-  end if;
   return auth.user_json(v_user);
 end
 $$;

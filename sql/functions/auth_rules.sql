@@ -125,6 +125,21 @@ as $$
     'disabled', p_user.disabled_at is not null)
 $$;
 
+-- The fingerprint of auth.user_json's definition: GET /me's kept answer holds an account
+-- (app.me_document_shape). Here, beside the definition, so that replacing this file
+-- replaces both and a plan cached with the old fingerprint is made again.
+create or replace function auth.user_json_shape()
+returns text
+language plpgsql
+immutable
+as $$
+begin
+  return (select md5(p.prosrc) from pg_catalog.pg_proc as p
+           where p.oid = 'auth.user_json(auth.users)'::regprocedure);
+end
+$$;
+grant execute on function auth.user_json_shape() to liftbase_api;
+
 -- Request checks share these rules: the profile's display name, and registration, which
 -- names a member of the wrong type and a bad address or password in one answer.
 grant execute on function

@@ -25,12 +25,13 @@ $$;
 -- Resolves a bearer token to its user, or raises 401. Extends the sliding expiry, written
 -- at most once a minute per session so that reads stay reads.
 -- Every request runs this first, so a valid token costs one statement with a cached plan:
--- the session by its primary key and its user by theirs (auth.token_hash is inlined), which
--- also makes the user the transaction's (as auth.act_as does; a call of it would be one more
--- statement). The same read tells whether this is Citus, where auth.act_as then adds the
--- SET LOCAL the workers need (one more statement there only). Security definer, because
--- the API role cannot read auth.sessions or auth.users; the fixed search_path keeps a
--- caller's path from choosing what the names here mean (about 3 µs of a call, kept).
+-- the session by its primary key (auth.token_hash is inlined), which also makes the user
+-- the transaction's (as auth.act_as does; a call of it would be one more statement). The
+-- account is not read: a disabled account has no session (the triggers below). The same
+-- read tells whether this is Citus, where auth.act_as then adds the SET LOCAL the workers
+-- need (one more statement there only). Security definer, because the API role cannot
+-- read auth.sessions; the fixed search_path keeps a caller's path from choosing what the
+-- names here mean (about 3 µs of a call, kept).
 create or replace function auth.authenticate(p_token text)
 returns uuid
 language plpgsql
@@ -46,10 +47,8 @@ begin
          current_setting('citus.propagate_set_commands', true) = 'local'
     into v_user_id, v_stale, v_on_citus
     from auth.sessions as s
-    join auth.users as u on u.id = s.user_id
    where s.token_hash = auth.token_hash(p_token)
-     and s.expires_at > now()
-     and u.disabled_at is null;
+     and s.expires_at > now();
   if v_user_id is null then
     -- No token finds no session (the hash of null is null, and no token hashes as '' does).
     if p_token is null or p_token = '' then
@@ -66,6 +65,34 @@ begin
      where token_hash = auth.token_hash(p_token);
   end if;
   return v_user_id;
+end
+$$;
+
+-- Disabling an account ends its sessions (trigger of auth.users, 0064).
+create or replace function auth.end_sessions_of_disabled_account()
+returns trigger
+language plpgsql
+as $$
+begin
+  delete from auth.sessions where user_id = new.id;
+  return null;
+end
+$$;
+
+-- No session starts for a disabled account (trigger of auth.sessions, 0064). The account's
+-- row is locked (shared) to the end of the transaction: a concurrent disabling waits for
+-- this session to commit and then ends it, or this waits for the disabling and refuses.
+create or replace function auth.refuse_session_of_disabled_account()
+returns trigger
+language plpgsql
+as $$
+begin
+  perform from auth.users as u where u.id = new.user_id and u.disabled_at is null for share;
+  if not found then
+    -- What login answers a disabled account (this is that login losing a race).
+    perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
+  end if;
+  return new;
 end
 $$;
 
