@@ -7417,12 +7417,16 @@ CREATE FUNCTION app.me_document_of(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET "TimeZone" TO 'UTC'
     AS $$
+declare
+  v_user auth.users;
 begin
-  return (select jsonb_build_object('user', auth.user_json(row(u.*)::auth.users),
-                                    'settings', app.settings_json(u.id),
-                                    'needs_onboarding', not exists (select from app.goals as g where g.user_id = u.id))
-            from auth.users as u
-           where u.id = p_user_id);
+  select u.* into v_user from auth.users as u where u.id = p_user_id;
+  if not found then
+    return null;
+  end if;
+  return jsonb_build_object('user', auth.user_json(v_user),
+                            'settings', app.settings_json(p_user_id),
+                            'needs_onboarding', not exists (select from app.goals as g where g.user_id = p_user_id));
 end
 $$;
 
@@ -8743,7 +8747,7 @@ declare
   v_document jsonb;
 begin
   if v_other_user then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   v_document := app.me_document_of(p_user_id);
   -- No answer: the account is gone in this transaction, and its counter row with it.
@@ -8754,7 +8758,7 @@ begin
       set me_document = excluded.me_document, me_document_shape = excluded.me_document_shape;
   end if;
   if v_other_user then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;
@@ -10567,6 +10571,13 @@ begin
      set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
+  -- On Citus the triggers on auth.users that do this are dropped (app.on_citus).
+  if app.on_citus() then
+    if v_user.disabled_at is not null then
+      delete from auth.sessions where user_id = v_user.id;
+    end if;
+    perform app.refresh_me_document(v_user.id);
+  end if;
   return auth.user_json(v_user);
 end
 $$;
@@ -11164,15 +11175,25 @@ $$;
 
 ALTER FUNCTION auth.password_reset(p_token text, p_new_password text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.refuse_session_of_disabled_account() RETURNS trigger
+CREATE FUNCTION auth.refuse_if_disabled(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
 begin
-  perform from auth.users as u where u.id = new.user_id and u.disabled_at is null for share;
+  perform from auth.users as u where u.id = p_user_id and u.disabled_at is null for share;
   if not found then
     -- What login answers a disabled account (this is that login losing a race).
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
+end
+$$;
+
+ALTER FUNCTION auth.refuse_if_disabled(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.refuse_session_of_disabled_account() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform auth.refuse_if_disabled(new.user_id);
   return new;
 end
 $$;
@@ -11227,6 +11248,10 @@ CREATE FUNCTION auth.start_session(p_user_id uuid) RETURNS text
 declare
   v_token text := auth.new_token();
 begin
+  -- On Citus the trigger on auth.sessions that checks this is dropped (app.on_citus).
+  if app.on_citus() then
+    perform auth.refuse_if_disabled(p_user_id);
+  end if;
   insert into auth.sessions (token_hash, user_id, expires_at)
   values (auth.token_hash(v_token), p_user_id, now() + auth.session_lifetime());
   return v_token;
@@ -11263,6 +11288,7 @@ begin
   -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
   if app.on_citus() and p_changes ? 'display_name' then
     perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
+    perform app.refresh_me_document(v_user.id);
   end if;
   return auth.user_json(v_user);
 end
@@ -11308,19 +11334,23 @@ CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text := liftbase_meta.drop_reference_table_writers_on_citus();
+  v_result text := liftbase_meta.prepare_api_on_citus();
 begin
   if not exists (select from pg_extension where extname = 'citus') then
     return v_result;
   end if;
-  perform liftbase_meta.reset_forced_generic_plans();
+  -- Citus takes trigger statements on its tables only with this.
+  set local citus.enable_unsafe_triggers = on;
+  drop trigger if exists users_me_document on auth.users;
+  drop trigger if exists users_end_sessions_when_disabled on auth.users;
+  drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
   return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus), lets the functions that force a generic plan take custom plans. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus and this function), lets the functions that force a generic plan take custom plans (prepare_api_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -11651,6 +11681,25 @@ end
 $_$;
 
 ALTER FUNCTION liftbase_meta.null_references_on_delete() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.prepare_api_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_result text := liftbase_meta.drop_reference_table_writers_on_citus();
+begin
+  if not exists (select from pg_extension where extname = 'citus') then
+    return v_result;
+  end if;
+  perform liftbase_meta.reset_forced_generic_plans();
+  return v_result;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.prepare_api_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.prepare_api_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus), lets the functions that force a generic plan take custom plans. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.propagate_functions_on_citus() RETURNS integer
     LANGUAGE plpgsql
@@ -14686,6 +14735,8 @@ GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.refuse_if_disabled(p_user_id uuid) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.refuse_session_of_disabled_account() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text) FROM PUBLIC;
@@ -14722,6 +14773,8 @@ REVOKE ALL ON FUNCTION liftbase_meta.keep_exercise_records_per_row() FROM PUBLIC
 REVOKE ALL ON FUNCTION liftbase_meta.keep_food_usage_per_row() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.prepare_api_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
 

@@ -5,18 +5,24 @@
 -- GET /me's answer of one user, built from its sources; null when the account is gone.
 -- Reads auth.users: called only by the definers below. Timestamps are written in UTC (the
 -- server's sessions run in UTC), so that the writer's session zone never shows in a read.
+-- One read per source: Citus plans no subquery of a distributed table (the goals)
+-- correlated with a reference table (the account).
 create or replace function app.me_document_of(p_user_id uuid)
 returns jsonb
 language plpgsql
 stable
 set timezone = 'UTC'
 as $$
+declare
+  v_user auth.users;
 begin
-  return (select jsonb_build_object('user', auth.user_json(row(u.*)::auth.users),
-                                    'settings', app.settings_json(u.id),
-                                    'needs_onboarding', not exists (select from app.goals as g where g.user_id = u.id))
-            from auth.users as u
-           where u.id = p_user_id);
+  select u.* into v_user from auth.users as u where u.id = p_user_id;
+  if not found then
+    return null;
+  end if;
+  return jsonb_build_object('user', auth.user_json(v_user),
+                            'settings', app.settings_json(p_user_id),
+                            'needs_onboarding', not exists (select from app.goals as g where g.user_id = p_user_id));
 end
 $$;
 
@@ -60,7 +66,7 @@ declare
   v_document jsonb;
 begin
   if v_other_user then
-    perform set_config('liftbase.user_id', p_user_id::text, true);
+    perform auth.act_as(p_user_id);
   end if;
   v_document := app.me_document_of(p_user_id);
   -- No answer: the account is gone in this transaction, and its counter row with it.
@@ -71,7 +77,7 @@ begin
       set me_document = excluded.me_document, me_document_shape = excluded.me_document_shape;
   end if;
   if v_other_user then
-    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+    perform auth.act_as(nullif(v_acting, '')::uuid);
   end if;
 end
 $$;

@@ -41,6 +41,7 @@ begin
   -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
   if app.on_citus() and p_changes ? 'display_name' then
     perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
+    perform app.refresh_me_document(v_user.id);
   end if;
   return auth.user_json(v_user);
 end

@@ -74,6 +74,13 @@ begin
      set disabled_at = v_disabled_at, updated_at = now()
    where id = v_user.id
   returning * into v_user;
+  -- On Citus the triggers on auth.users that do this are dropped (app.on_citus).
+  if app.on_citus() then
+    if v_user.disabled_at is not null then
+      delete from auth.sessions where user_id = v_user.id;
+    end if;
+    perform app.refresh_me_document(v_user.id);
+  end if;
   return auth.user_json(v_user);
 end
 $$;

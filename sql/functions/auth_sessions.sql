@@ -87,12 +87,23 @@ returns trigger
 language plpgsql
 as $$
 begin
-  perform from auth.users as u where u.id = new.user_id and u.disabled_at is null for share;
+  perform auth.refuse_if_disabled(new.user_id);
+  return new;
+end
+$$;
+
+-- Raises what login answers a disabled account; locks the account row so that a disable
+-- cannot commit between this check and the session's insert.
+create or replace function auth.refuse_if_disabled(p_user_id uuid)
+returns void
+language plpgsql
+as $$
+begin
+  perform from auth.users as u where u.id = p_user_id and u.disabled_at is null for share;
   if not found then
     -- What login answers a disabled account (this is that login losing a race).
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
-  return new;
 end
 $$;
 
@@ -103,6 +114,10 @@ as $$
 declare
   v_token text := auth.new_token();
 begin
+  -- On Citus the trigger on auth.sessions that checks this is dropped (app.on_citus).
+  if app.on_citus() then
+    perform auth.refuse_if_disabled(p_user_id);
+  end if;
   insert into auth.sessions (token_hash, user_id, expires_at)
   values (auth.token_hash(v_token), p_user_id, now() + auth.session_lifetime());
   return v_token;
