@@ -105,9 +105,11 @@ public final class DeliveryWorker: @unchecked Sendable {
     func connect() throws -> Connection {
         let connection = try Connection(databaseURL)
         // The outbox holds reset tokens and webhook secrets: only the owner reads it.
+        // The role apart: on Citus a SET ROLE inside a multi-statement query (an implicit
+        // transaction block) is sent on to the workers, which refuse it.
+        try connection.execute("set role liftbase_owner")
         try connection.execute(
-            "set role liftbase_owner; set timezone = 'UTC'; "
-                + "set liftbase.delivery_max_attempts = \(configuration.maxAttempts)"
+            "set timezone = 'UTC'; set liftbase.delivery_max_attempts = \(configuration.maxAttempts)"
         )
         return connection
     }

@@ -37,7 +37,10 @@ struct DatabaseOptions: ParsableArguments {
     /// An administrative connection for CLI work, acting as the owner role.
     func ownerConnection() throws -> Connection {
         let connection = try Connection(try configuration().requireDatabaseURL())
-        try connection.execute("set role liftbase_owner; " + LiftbaseCore.Configuration.sessionSetup)
+        // Two statements, not one string: on Citus a SET ROLE inside a multi-statement query
+        // (an implicit transaction block) is sent on to the workers, which refuse it.
+        try connection.execute("set role liftbase_owner")
+        try connection.execute(LiftbaseCore.Configuration.sessionSetup)
         return connection
     }
 }

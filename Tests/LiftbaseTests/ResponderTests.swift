@@ -29,20 +29,30 @@ struct ResponderTests {
     func withProbes(_ body: () async throws -> Void) async throws {
         let admin = try TestDatabase.admin()
         defer { admin.close() }
-        try admin.execute(
+        // One statement at a time: on Citus a SET ROLE inside a multi-statement query (an
+        // implicit transaction block) is sent on to the workers, which refuse it.
+        for statement in [
+            "set role liftbase_owner",
             """
-            set role liftbase_owner;
             create function api.probe_no_row(text, jsonb, jsonb) returns setof jsonb language sql
-              as 'select null::jsonb where false';
-            create function api.probe_bad_headers(text, jsonb, jsonb) returns jsonb language plpgsql
-              as $$ begin perform set_config('liftbase.response_headers', '["x"]', true); return '{}'; end $$;
-            create function api.probe_failure(text, jsonb, jsonb) returns jsonb language plpgsql
-              as $$ begin execute 'select 1 from app.probe_no_such_table'; return '{}'; end $$;
-            grant execute on function api.probe_no_row(text, jsonb, jsonb), api.probe_bad_headers(text, jsonb, jsonb),
-              api.probe_failure(text, jsonb, jsonb) to liftbase_api;
-            reset role;
+              as 'select null::jsonb where false'
+            """,
             """
-        )
+            create function api.probe_bad_headers(text, jsonb, jsonb) returns jsonb language plpgsql
+              as $$ begin perform set_config('liftbase.response_headers', '["x"]', true); return '{}'; end $$
+            """,
+            """
+            create function api.probe_failure(text, jsonb, jsonb) returns jsonb language plpgsql
+              as $$ begin execute 'select 1 from app.probe_no_such_table'; return '{}'; end $$
+            """,
+            """
+            grant execute on function api.probe_no_row(text, jsonb, jsonb), api.probe_bad_headers(text, jsonb, jsonb),
+              api.probe_failure(text, jsonb, jsonb) to liftbase_api
+            """,
+            "reset role",
+        ] {
+            try admin.execute(statement)
+        }
         do {
             try await body()
         } catch {
