@@ -150,7 +150,7 @@ struct DeliveryTests {
     /// `workout.logged` delivery waits in the outbox. Answers the subscription's secret.
     static func subscribedUser(_ url: String, sink: Sink, path: String) async throws -> String {
         let target = "http://127.0.0.1:\(sink.port)\(path)"
-        let secret = SecretBox()
+        let secret = ClosureResult("")
         try await withTestClient(databaseURL: url) { client in
             let token = try await registerUser(client, "hooks")
             let subscription = try await client.send(
@@ -170,11 +170,6 @@ struct DeliveryTests {
             #expect(session.status == .created)
         }
         return secret.value
-    }
-
-    /// What a test client's closure hands back (it runs once, before the value is read).
-    final class SecretBox: @unchecked Sendable {
-        var value = ""
     }
 
     @Test("a webhook arrives signed as Standard Webhooks says; a private target is refused unless allowed")

@@ -304,6 +304,12 @@ struct HTTPTests {
 /// Runs `body` against a Liftbase application on the migrated test database: the real
 /// endpoint table unless `endpoints` is given, logging to `logger` when one is given, with
 /// the configuration changed by `adjust`.
+/// What a test client's closure hands back: it runs once, before the value is read.
+final class ClosureResult<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 func withTestClient(
     poolSize: Int = 3,
     endpoints: [Endpoint] = LiftbaseCore.endpoints,

@@ -74,11 +74,19 @@ enum TestDatabase {
         on watcher: Connection,
         otherwise: String = "no backend ever waited on the lock"
     ) async throws {
+        // On Citus the lock is on a worker: the coordinator's backend waits for the worker's
+        // answer, and citus_lock_waits names it by its global pid.
+        let onCitus =
+            try watcher.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
+        let waitingBackends =
+            onCitus
+            ? """
+            select count(*) from citus_lock_waits as w join citus_stat_activity as s on s.global_pid = w.waiting_gpid
+             where s.application_name = $1
+            """
+            : "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'"
         for _ in 0..<500 {
-            let waiting = try watcher.query(
-                "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
-                [application]
-            ).scalar
+            let waiting = try watcher.query(waitingBackends, [application]).scalar
             if waiting != "0" { return }
             try await Task.sleep(for: .milliseconds(10))
         }
