@@ -11666,6 +11666,7 @@ CREATE FUNCTION liftbase_meta.keep_food_usage_per_row() RETURNS trigger
     AS $$
 declare
   v_food uuid;
+  v_name text;
 begin
   if tg_op = 'UPDATE' and old.user_id = new.user_id and old.food_id is not distinct from new.food_id
      and old.user_food_id is not distinct from new.user_food_id then
@@ -11684,8 +11685,11 @@ begin
   if tg_op in ('INSERT', 'UPDATE') then
     v_food := coalesce(new.food_id, new.user_food_id);
     if v_food is not null then
+      if new.food_id is not null then
+        select f.name into v_name from app.foods as f where f.id = new.food_id;
+      end if;
       insert into app.food_usage as u (user_id, food_id, name, entries)
-      values (new.user_id, v_food, (select f.name from app.foods as f where f.id = new.food_id), 1)
+      values (new.user_id, v_food, v_name, 1)
       on conflict (user_id, food_id) do update set entries = u.entries + 1;
     end if;
   end if;
