@@ -197,12 +197,17 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
 begin
-  return coalesce(
-    (select app.session_json(row(s.*)::app.training_sessions) || jsonb_build_object('resume_timestamp', s.updated_at)
-       from app.training_sessions as s
-      where s.user_id = v_user_id and s.status = 'in_progress'),
-    'null'::jsonb);
+  -- The row is read first and the answer built by the next statement: on Citus a call of
+  -- app.session_json inside the read would run on the worker, whose own reads from there
+  -- fail inside the request's transaction.
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = v_user_id and s.status = 'in_progress';
+  if v_session.id is null then
+    return 'null'::jsonb;
+  end if;
+  return app.session_json(v_session) || jsonb_build_object('resume_timestamp', v_session.updated_at);
 end
 $$;
 
