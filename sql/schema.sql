@@ -14300,7 +14300,6 @@ GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftba
 
 REVOKE ALL ON FUNCTION app.on_citus() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.on_citus() TO liftbase_api;
-GRANT ALL ON FUNCTION app.on_citus() TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) TO liftbase_api;

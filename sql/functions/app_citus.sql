@@ -10,5 +10,3 @@ stable
 as $$ select coalesce(current_setting('citus.propagate_set_commands', true) = 'local', false) $$;
 
 grant execute on function app.on_citus() to liftbase_api;
--- The reporting views' file asks it as their owner (sql/functions/reporting_views.sql).
-grant execute on function app.on_citus() to liftbase_reporting_owner;

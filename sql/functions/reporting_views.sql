@@ -218,7 +218,9 @@ declare
   v_query text;
   v_search_path text := current_setting('search_path');
 begin
-  if not app.on_citus() then
+  -- The extension, not app.on_citus(): the first migrate applies this file before it
+  -- distributes the tables.
+  if not exists (select from pg_extension where extname = 'citus') then
     return;
   end if;
   -- pg_get_viewdef qualifies every name not on the search path: all of them.
