@@ -1144,6 +1144,17 @@ declare
   v_manual boolean := v_entry.food_id is null and v_entry.user_food_id is null and v_entry.custom_meal_id is null
                       and v_entry.favorite_id is null;
   v_scale numeric := 1;
+  -- The body's values are read before the update: Citus refuses calls that are not
+  -- immutable inside a write's coalesce; the columns stay the fallback, read at the write.
+  v_entry_date date;
+  v_meal_type text;
+  v_name text;
+  v_servings numeric;
+  v_calories numeric;
+  v_protein_g numeric;
+  v_carbs_g numeric;
+  v_fat_g numeric;
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
@@ -1161,19 +1172,27 @@ begin
                     else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
     'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
                   else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
-  if app.read_number(v_body, 'servings') is not null then
-    v_scale := app.read_number(v_body, 'servings') / v_entry.servings;
+  v_servings := app.read_number(v_body, 'servings');
+  if v_servings is not null then
+    v_scale := v_servings / v_entry.servings;
   end if;
+  v_entry_date := app.read_date(v_body, 'entry_date');
+  v_meal_type := app.read_text(v_body, 'meal_type');
+  v_name := btrim(app.read_text(v_body, 'name'));
+  v_calories := app.read_number(v_body, 'calories');
+  v_protein_g := app.read_number(v_body, 'protein_g');
+  v_carbs_g := app.read_number(v_body, 'carbs_g');
+  v_fat_g := app.read_number(v_body, 'fat_g');
   update app.food_entries
-     set entry_date = coalesce(app.read_date(v_body, 'entry_date'), entry_date),
-         meal_type = coalesce(app.read_text(v_body, 'meal_type'), meal_type),
-         name = coalesce(btrim(app.read_text(v_body, 'name')), name),
-         servings = coalesce(app.read_number(v_body, 'servings'), servings),
-         calories = coalesce(app.read_number(v_body, 'calories'), calories * v_scale),
-         protein_g = coalesce(app.read_number(v_body, 'protein_g'), protein_g * v_scale),
-         carbs_g = coalesce(app.read_number(v_body, 'carbs_g'), carbs_g * v_scale),
-         fat_g = coalesce(app.read_number(v_body, 'fat_g'), fat_g * v_scale),
-         updated_at = now()
+     set entry_date = coalesce(v_entry_date, entry_date),
+         meal_type = coalesce(v_meal_type, meal_type),
+         name = coalesce(v_name, name),
+         servings = coalesce(v_servings, servings),
+         calories = coalesce(v_calories, calories * v_scale),
+         protein_g = coalesce(v_protein_g, protein_g * v_scale),
+         carbs_g = coalesce(v_carbs_g, carbs_g * v_scale),
+         fat_g = coalesce(v_fat_g, fat_g * v_scale),
+         updated_at = v_now
    where user_id = v_user_id and id = v_entry.id
   returning * into v_entry;
   return app.entry_json(v_entry);
@@ -2459,12 +2478,17 @@ CREATE FUNCTION api.session_in_progress(p_token text, p_body jsonb, p_args jsonb
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
 begin
-  return coalesce(
-    (select app.session_json(row(s.*)::app.training_sessions) || jsonb_build_object('resume_timestamp', s.updated_at)
-       from app.training_sessions as s
-      where s.user_id = v_user_id and s.status = 'in_progress'),
-    'null'::jsonb);
+  -- The row is read first and the answer built by the next statement: on Citus a call of
+  -- app.session_json inside the read would run on the worker, whose own reads from there
+  -- fail inside the request's transaction.
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = v_user_id and s.status = 'in_progress';
+  if v_session.id is null then
+    return 'null'::jsonb;
+  end if;
+  return app.session_json(v_session) || jsonb_build_object('resume_timestamp', v_session.updated_at);
 end
 $$;
 
@@ -2512,6 +2536,13 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
+  -- The body's values are read before the update: Citus refuses calls that are not
+  -- immutable inside a write's coalesce or case; the columns stay the fallback.
+  v_status text := app.read_text(v_body, 'status');
+  v_name text := app.read_text(v_body, 'name');
+  v_notes text := app.read_text(v_body, 'notes');
+  v_finished_at timestamptz := app.read_timestamp(v_body, 'finished_at');
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
@@ -2527,13 +2558,13 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(app.read_text(v_body, 'status'), status),
-         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
-         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
-         finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
-                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
-         updated_at = now()
+     set status = coalesce(v_status, status),
+         name = case when v_body ? 'name' then v_name else name end,
+         notes = case when v_body ? 'notes' then v_notes else notes end,
+         finished_at = case when v_status = 'completed' and status <> 'completed'
+                            then coalesce(v_finished_at, finished_at, v_now)
+                            else coalesce(v_finished_at, finished_at) end,
+         updated_at = v_now
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));
 end
@@ -3086,7 +3117,7 @@ CREATE FUNCTION app.body_metrics_csv(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_zone text := (select s.timezone from app.user_settings as s where s.user_id = p_user_id);
+  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id); -- as text: see above
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
@@ -10334,7 +10365,10 @@ CREATE FUNCTION app.workouts_csv(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_zone text := (select s.timezone from app.user_settings as s where s.user_id = p_user_id);
+  -- As text: on Citus a value of the app.timezone_name domain read from a worker is checked
+  -- where it arrives, and the check's exception block (a savepoint Citus sends to the
+  -- worker) fails on the connection still delivering the row.
+  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id);
 begin
   return next app.csv_row('Date', 'Workout Name', 'Duration', 'Exercise Name', 'Set Order', 'Weight', 'Reps',
                           'Distance', 'Seconds', 'Notes', 'Workout Notes', 'RPE', 'Assistance', 'Superset',
@@ -11640,6 +11674,7 @@ CREATE FUNCTION liftbase_meta.keep_food_usage_per_row() RETURNS trigger
     AS $$
 declare
   v_food uuid;
+  v_name text;
 begin
   if tg_op = 'UPDATE' and old.user_id = new.user_id and old.food_id is not distinct from new.food_id
      and old.user_food_id is not distinct from new.user_food_id then
@@ -11658,8 +11693,11 @@ begin
   if tg_op in ('INSERT', 'UPDATE') then
     v_food := coalesce(new.food_id, new.user_food_id);
     if v_food is not null then
+      if new.food_id is not null then
+        select f.name into v_name from app.foods as f where f.id = new.food_id;
+      end if;
       insert into app.food_usage as u (user_id, food_id, name, entries)
-      values (new.user_id, v_food, (select f.name from app.foods as f where f.id = new.food_id), 1)
+      values (new.user_id, v_food, v_name, 1)
       on conflict (user_id, food_id) do update set entries = u.entries + 1;
     end if;
   end if;

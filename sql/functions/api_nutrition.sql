@@ -153,6 +153,17 @@ declare
   v_manual boolean := v_entry.food_id is null and v_entry.user_food_id is null and v_entry.custom_meal_id is null
                       and v_entry.favorite_id is null;
   v_scale numeric := 1;
+  -- The body's values are read before the update: Citus refuses calls that are not
+  -- immutable inside a write's coalesce; the columns stay the fallback, read at the write.
+  v_entry_date date;
+  v_meal_type text;
+  v_name text;
+  v_servings numeric;
+  v_calories numeric;
+  v_protein_g numeric;
+  v_carbs_g numeric;
+  v_fat_g numeric;
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'diary_entry', v_entry.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
@@ -170,19 +181,27 @@ begin
                     else app.field_problem(v_body, 'carbs_g', 'app.grams', false) end,
     'fat_g', case when v_body ? 'fat_g' and not v_manual then 'can change only on manual entries'
                   else app.field_problem(v_body, 'fat_g', 'app.grams', false) end));
-  if app.read_number(v_body, 'servings') is not null then
-    v_scale := app.read_number(v_body, 'servings') / v_entry.servings;
+  v_servings := app.read_number(v_body, 'servings');
+  if v_servings is not null then
+    v_scale := v_servings / v_entry.servings;
   end if;
+  v_entry_date := app.read_date(v_body, 'entry_date');
+  v_meal_type := app.read_text(v_body, 'meal_type');
+  v_name := btrim(app.read_text(v_body, 'name'));
+  v_calories := app.read_number(v_body, 'calories');
+  v_protein_g := app.read_number(v_body, 'protein_g');
+  v_carbs_g := app.read_number(v_body, 'carbs_g');
+  v_fat_g := app.read_number(v_body, 'fat_g');
   update app.food_entries
-     set entry_date = coalesce(app.read_date(v_body, 'entry_date'), entry_date),
-         meal_type = coalesce(app.read_text(v_body, 'meal_type'), meal_type),
-         name = coalesce(btrim(app.read_text(v_body, 'name')), name),
-         servings = coalesce(app.read_number(v_body, 'servings'), servings),
-         calories = coalesce(app.read_number(v_body, 'calories'), calories * v_scale),
-         protein_g = coalesce(app.read_number(v_body, 'protein_g'), protein_g * v_scale),
-         carbs_g = coalesce(app.read_number(v_body, 'carbs_g'), carbs_g * v_scale),
-         fat_g = coalesce(app.read_number(v_body, 'fat_g'), fat_g * v_scale),
-         updated_at = now()
+     set entry_date = coalesce(v_entry_date, entry_date),
+         meal_type = coalesce(v_meal_type, meal_type),
+         name = coalesce(v_name, name),
+         servings = coalesce(v_servings, servings),
+         calories = coalesce(v_calories, calories * v_scale),
+         protein_g = coalesce(v_protein_g, protein_g * v_scale),
+         carbs_g = coalesce(v_carbs_g, carbs_g * v_scale),
+         fat_g = coalesce(v_fat_g, fat_g * v_scale),
+         updated_at = v_now
    where user_id = v_user_id and id = v_entry.id
   returning * into v_entry;
   return app.entry_json(v_entry);

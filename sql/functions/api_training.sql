@@ -105,6 +105,13 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_session app.training_sessions := app.find_session(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
+  -- The body's values are read before the update: Citus refuses calls that are not
+  -- immutable inside a write's coalesce or case; the columns stay the fallback.
+  v_status text := app.read_text(v_body, 'status');
+  v_name text := app.read_text(v_body, 'name');
+  v_notes text := app.read_text(v_body, 'notes');
+  v_finished_at timestamptz := app.read_timestamp(v_body, 'finished_at');
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'session', v_session.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object(
@@ -120,13 +127,13 @@ begin
     perform app.raise_if_invalid(app.session_problems(v_user_id, app.session_json(v_session) || '{"status": "completed"}'));
   end if;
   update app.training_sessions
-     set status = coalesce(app.read_text(v_body, 'status'), status),
-         name = case when v_body ? 'name' then app.read_text(v_body, 'name') else name end,
-         notes = case when v_body ? 'notes' then app.read_text(v_body, 'notes') else notes end,
-         finished_at = case when v_body ->> 'status' = 'completed' and status <> 'completed'
-                            then coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at, now())
-                            else coalesce(app.read_timestamp(v_body, 'finished_at'), finished_at) end,
-         updated_at = now()
+     set status = coalesce(v_status, status),
+         name = case when v_body ? 'name' then v_name else name end,
+         notes = case when v_body ? 'notes' then v_notes else notes end,
+         finished_at = case when v_status = 'completed' and status <> 'completed'
+                            then coalesce(v_finished_at, finished_at, v_now)
+                            else coalesce(v_finished_at, finished_at) end,
+         updated_at = v_now
    where user_id = v_user_id and id = v_session.id;
   return app.session_json(app.find_session(v_user_id, p_args));
 end
@@ -190,12 +197,17 @@ language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_session app.training_sessions;
 begin
-  return coalesce(
-    (select app.session_json(row(s.*)::app.training_sessions) || jsonb_build_object('resume_timestamp', s.updated_at)
-       from app.training_sessions as s
-      where s.user_id = v_user_id and s.status = 'in_progress'),
-    'null'::jsonb);
+  -- The row is read first and the answer built by the next statement: on Citus a call of
+  -- app.session_json inside the read would run on the worker, whose own reads from there
+  -- fail inside the request's transaction.
+  select s.* into v_session from app.training_sessions as s
+   where s.user_id = v_user_id and s.status = 'in_progress';
+  if v_session.id is null then
+    return 'null'::jsonb;
+  end if;
+  return app.session_json(v_session) || jsonb_build_object('resume_timestamp', v_session.updated_at);
 end
 $$;
 

@@ -56,7 +56,10 @@ language plpgsql
 stable
 as $$
 declare
-  v_zone text := (select s.timezone from app.user_settings as s where s.user_id = p_user_id);
+  -- As text: on Citus a value of the app.timezone_name domain read from a worker is checked
+  -- where it arrives, and the check's exception block (a savepoint Citus sends to the
+  -- worker) fails on the connection still delivering the row.
+  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id);
 begin
   return next app.csv_row('Date', 'Workout Name', 'Duration', 'Exercise Name', 'Set Order', 'Weight', 'Reps',
                           'Distance', 'Seconds', 'Notes', 'Workout Notes', 'RPE', 'Assistance', 'Superset',
@@ -117,7 +120,7 @@ language plpgsql
 stable
 as $$
 declare
-  v_zone text := (select s.timezone from app.user_settings as s where s.user_id = p_user_id);
+  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id); -- as text: see above
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query

@@ -10,7 +10,13 @@
 -- Days are the user's own (diary date, session date, the user's time zone) where the
 -- data has one, else UTC.
 
-set local role liftbase_reporting_owner;
+-- The roles and settings are changed by set_config, not SET LOCAL: on Citus a SET LOCAL is
+-- repeated on the workers' connections of the transaction, as the whole text of this file.
+-- The reporting schema is read on the coordinator only: on Citus its views and functions are
+-- not created on the workers (citus.enable_ddl_propagation; on a single node a placeholder
+-- setting, gone at commit).
+select set_config('role', 'liftbase_reporting_owner', true),
+       set_config('citus.enable_ddl_propagation', 'off', true);
 
 -- Views and functions made here are private until granted.
 alter default privileges for role liftbase_reporting_owner revoke execute on functions from public;
@@ -195,8 +201,59 @@ comment on column reporting.import_outcomes.rows_skipped is 'Rows skipped as dup
 comment on column reporting.import_outcomes.errors is 'Problems found, all runs';
 comment on column reporting.import_outcomes.runs_with_errors is 'Runs that found at least one problem';
 
+-- On Citus (docs/scaling.md) -----------------------------------------------------------------
+
+-- A view's owner reads its tables on a single node; Citus sends a view's reads to the
+-- workers as the role querying it, and liftbase_reporter has no access to app or auth there.
+-- On Citus each view that reads tables gets its query moved into a SECURITY DEFINER function
+-- of liftbase_reporting_owner (reporting.<view>_on_citus), as the adherence and volume
+-- functions above already are, and the view selects from it: the reporter still sees the
+-- same columns and rows and nothing more, the workers are read as the owner (which Citus
+-- gives LOGIN), through the owner's select-only policies. On a single node nothing changes.
+do $citus$
+declare
+  v_view regclass;
+  v_function text;
+  v_columns text;
+  v_query text;
+  v_search_path text := current_setting('search_path');
+begin
+  -- The extension, not app.on_citus(): the first migrate applies this file before it
+  -- distributes the tables.
+  if not exists (select from pg_extension where extname = 'citus') then
+    return;
+  end if;
+  -- pg_get_viewdef qualifies every name not on the search path: all of them.
+  perform set_config('search_path', 'pg_catalog', true);
+  for v_view in
+    select distinct c.oid::regclass
+      from pg_class as c
+      join pg_rewrite as r on r.ev_class = c.oid
+      join pg_depend as d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
+                         and d.refclassid = 'pg_class'::regclass
+      join pg_class as t on t.oid = d.refobjid
+     where c.relnamespace = 'reporting'::regnamespace and c.relkind = 'v'
+       and t.relnamespace in ('app'::regnamespace, 'auth'::regnamespace) and t.relkind in ('r', 'p')
+  loop
+    v_function := format('reporting.%I', (select c.relname || '_on_citus' from pg_class as c where c.oid = v_view));
+    select string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' order by a.attnum)
+      into v_columns
+      from pg_attribute as a
+     where a.attrelid = v_view and a.attnum > 0 and not a.attisdropped;
+    v_query := pg_get_viewdef(v_view);
+    execute format('drop function if exists %s()', v_function);
+    execute format('create function %s() returns table (%s) language sql stable security definer '
+                   'set search_path = pg_catalog, pg_temp as %L', v_function, v_columns, v_query);
+    execute format('revoke all on function %s() from public', v_function);
+    execute format('grant execute on function %s() to liftbase_reporter', v_function);
+    execute format('create or replace view %s as select * from %s()', v_view, v_function);
+  end loop;
+  perform set_config('search_path', v_search_path, true);
+end
+$citus$;
+
 grant select on reporting.daily_active_users, reporting.onboarding_funnel, reporting.metrics_acknowledgement_rate,
   reporting.nutrition_target_adherence, reporting.weekly_training_volume, reporting.import_outcomes
   to liftbase_reporter;
 
-set local role liftbase_owner;
+select set_config('role', 'liftbase_owner', true), set_config('citus.enable_ddl_propagation', 'on', true);
