@@ -168,17 +168,22 @@ $$;
 -- Own exercises are one per name (case-insensitive) in an account, so a document's own
 -- exercise whose name the account already holds under another id is skipped, and is that
 -- exercise: {document id: account id} for each such one, read after the document's own
--- exercises are inserted.
+-- exercises are inserted. PL/pgSQL: Citus cannot plan a SQL function's statement with
+-- parameters on a distributed table (docs/scaling.md).
 create or replace function app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
-    from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
-                                   then p_document -> 'user_exercises' else '[]' end) as r
-    join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
-   where u.id <> app.read_uuid(r, 'id')
+begin
+  return (
+    select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
+      from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
+                                     then p_document -> 'user_exercises' else '[]' end) as r
+      join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
+     where u.id <> app.read_uuid(r, 'id')
+  );
+end
 $$;
 
 -- Plans or sessions (p_parents) with each exercise's user_exercise_id followed through p_map.
