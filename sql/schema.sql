@@ -2300,16 +2300,19 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
   v_id uuid;
+  v_client_id uuid;
   v_replayed text;
 begin
   v_replayed := app.replayed_key('app.programs', v_user_id, v_body);
   if v_replayed is not null then
-    return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
+    return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
   end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
-  update app.programs set client_id = app.read_uuid(v_body, 'client_id') where user_id = v_user_id and id = v_id;
-  return app.program_json(v_user_id, (select p from app.programs as p where p.user_id = v_user_id and p.id = v_id));
+  -- Read before the update: Citus sends no write holding a stable call in a CASE.
+  v_client_id := app.read_uuid(v_body, 'client_id');
+  update app.programs set client_id = v_client_id where user_id = v_user_id and id = v_id;
+  return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_id));
 end
 $$;
 
@@ -3442,6 +3445,11 @@ declare
   v_days integer := app.read_integer(p_body, 'days_per_week');
   v_split text[] := coalesce(app.read_text_list(p_body, 'split'), '{}');
   v_first app.program_phases;
+  v_slots integer;
+  v_slot_ids uuid[];
+  v_exercise_ids uuid[];
+  v_loads numeric[];
+  v_main_reps integer[];
 begin
   if cardinality(v_split) = 0 then
     v_split := app.default_split(v_days);
@@ -3451,21 +3459,31 @@ begin
   insert into app.programs (user_id, id, goal, training_age, days_per_week, split, started_on, created_at)
   values (p_user_id, v_id, p_body ->> 'goal', p_body ->> 'training_age', v_days, v_split, app.user_today(p_user_id),
           clock_timestamp());
-  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
-                                  main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe,
-                                  set_factor, load_factor)
-  select p_user_id, v_id, f.* from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f;
-  insert into app.program_sessions (user_id, program_id, slot, templates)
-  select p_user_id, v_id, n, array[v_split[(n - 1) % cardinality(v_split) + 1]]
-    from generate_series(1, v_days * (select max(f.last_week) from app.program_phases as f
-                                       where f.user_id = p_user_id and f.program_id = v_id)) as n;
+  -- Each insert below selects from the program's row, with every value read before (the
+  -- slots' keys drawn before, too), so that Citus sends it whole to the user's worker: an
+  -- insert from a plain select would be copied there, which row-level security refuses,
+  -- and a volatile call keeps Citus from sending a statement (docs/scaling.md).
+  insert into app.program_phases as n (user_id, program_id, position, block_position, block, phase, first_week,
+                                       last_week, main_reps, main_rpe, accessory_reps_low, accessory_reps_high,
+                                       accessory_rpe, set_factor, load_factor)
+  select g.user_id, g.id, f.*
+    from app.programs as g
+   cross join app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f
+   where g.user_id = p_user_id and g.id = v_id;
+  v_slots := v_days * (select max(f.last_week) from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
+  v_slot_ids := array(select gen_random_uuid() from generate_series(1, v_slots));
+  insert into app.program_sessions as n (user_id, program_id, id, slot, templates)
+  select g.user_id, g.id, i.id, i.slot, array[v_split[(i.slot - 1) % cardinality(v_split) + 1]]
+    from app.programs as g
+   cross join unnest(v_slot_ids) with ordinality as i (id, slot)
+   where g.user_id = p_user_id and g.id = v_id;
   v_first := app.program_phase_at(p_user_id, v_id, 1);
-  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps)
-  select p_user_id, v_id, e.id,
-         app.equivalent_load(h.weight_kg, h.reps,
-                             case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
-                             app.load_step(e.equipment)),
-         case when m.main then array[v_first.main_reps] else '{}' end
+  select coalesce(array_agg(e.id), '{}'),
+         coalesce(array_agg(app.equivalent_load(h.weight_kg, h.reps,
+                                                case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
+                                                app.load_step(e.equipment))), '{}'),
+         coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
+    into v_exercise_ids, v_loads, v_main_reps
     from app.exercises as e
    cross join lateral (select e.priority_tier = 1 or e.competition_lift as main) as m
     left join lateral (
@@ -3479,6 +3497,11 @@ begin
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
    where e.id in (select t.exercise_id from app.template_exercises as t where t.template_id = any (v_split));
+  insert into app.program_exercise_state as n (user_id, program_id, exercise_id, load_kg, reps)
+  select g.user_id, g.id, x.exercise_id, x.load_kg, case when x.main_reps is null then '{}' else array[x.main_reps] end
+    from app.programs as g
+   cross join unnest(v_exercise_ids, v_loads, v_main_reps) as x (exercise_id, load_kg, main_reps)
+   where g.user_id = p_user_id and g.id = v_id;
   return v_id;
 end
 $$;
@@ -4158,11 +4181,15 @@ $$;
 ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                  (select u.tracking_type from app.user_exercises as u
-                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+begin
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id))
+  );
+end
 $$;
 
 ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
@@ -5844,13 +5871,17 @@ $$;
 ALTER FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
-    from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
-                                   then p_document -> 'user_exercises' else '[]' end) as r
-    join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
-   where u.id <> app.read_uuid(r, 'id')
+begin
+  return (
+    select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
+      from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
+                                     then p_document -> 'user_exercises' else '[]' end) as r
+      join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
+     where u.id <> app.read_uuid(r, 'id')
+  );
+end
 $$;
 
 ALTER FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) OWNER TO liftbase_owner;
@@ -5967,17 +5998,23 @@ declare
   v_count integer;
   v_metrics jsonb := coalesce(p_document -> 'health_metrics', '[]');
   v_acknowledgements jsonb := coalesce(p_document -> 'metrics_acknowledgements', '[]');
+  v_held_times timestamptz[];
+  v_held_versions integer[];
 begin
+  -- The metrics held are read first (as the body metrics of app.import_liftbase_section).
+  select coalesce(array_agg(h.computed_at), '{}'), coalesce(array_agg(h.version), '{}') into v_held_times, v_held_versions
+    from app.health_metrics as h where h.user_id = p_user_id;
   insert into app.health_metrics (user_id, computed_at, version, bmi, bmr, tdee, inputs, snapshot_id)
-  select p_user_id, app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'), app.read_number(m, 'bmi'),
+  select t.user_id, app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'), app.read_number(m, 'bmi'),
          app.read_integer(m, 'bmr'), app.read_integer(m, 'tdee'), coalesce(m -> 'inputs', '{}'), t.id
     from jsonb_array_elements(v_metrics) as m
     join jsonb_array_elements(coalesce(p_document -> 'target_snapshots', '[]')) as s on s ->> 'id' = m ->> 'snapshot_id'
     join app.target_snapshots as t
       on t.user_id = p_user_id and t.computed_at = app.read_timestamp(s, 'computed_at') and t.reason = s ->> 'reason'
-   where not exists (select from app.health_metrics as h
-                      where h.user_id = p_user_id and h.computed_at = app.read_timestamp(m, 'computed_at')
-                        and h.version = app.read_integer(m, 'version'));
+   where coalesce((app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'))
+                    not in (select h.computed_at, h.version from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
+                  true)
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_metrics) - v_count;
@@ -6015,14 +6052,15 @@ begin
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
                                   superset_group, group_rest_seconds)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), app.read_integer(e, 'reps_max'),
          app.read_number(e, 'weight_kg'), app.read_number(e, 'assistance_kg'), app.read_integer(e, 'duration_seconds'),
          app.read_number(e, 'distance_m'), app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
-    from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
+    from app.plans as w
+    join jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'plans', '[]')) - cardinality(v_new);
 
@@ -6035,13 +6073,14 @@ begin
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq, servings,
                                      calories, protein_g, carbs_g, fat_g)
-  select p_user_id, app.read_uuid(m, 'id'), app.read_integer(i, 'position'), i ->> 'name',
+  select w.user_id, w.id, app.read_integer(i, 'position'), i ->> 'name',
          (select f.id from app.foods as f where f.id = app.read_uuid(i, 'food_id')), app.read_uuid(i, 'user_food_id'),
          app.read_integer(i, 'portion_seq'), app.read_number(i, 'servings'), app.read_number(i, 'calories'),
          app.read_number(i, 'protein_g'), app.read_number(i, 'carbs_g'), app.read_number(i, 'fat_g')
-    from jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m
+    from app.custom_meals as w
+    join jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m on app.read_uuid(m, 'id') = w.id
    cross join jsonb_array_elements(coalesce(m -> 'items', '[]')) as i
-   where app.read_uuid(m, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
@@ -6057,22 +6096,24 @@ begin
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
                                      superset_group, group_rest_seconds)
-  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+    from app.training_sessions as w
+    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   where app.read_uuid(s, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'), app.read_integer(x, 'position'),
          app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
          coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
          app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+    from app.training_sessions as w
+    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
-   where app.read_uuid(s, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   -- The rule of a completed session is app.session_is_complete's, checked on the rows as
   -- written (set-based); only sessions that break it are described, by app.session_problems.
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
@@ -6116,6 +6157,7 @@ declare
   v_programs jsonb := coalesce(p_document -> 'programs', '[]');
   v_active_id uuid;
   v_new uuid[];
+  v_slots app.program_sessions[];
 begin
   if jsonb_typeof(v_programs) <> 'array' then
     v_programs := '[]';
@@ -6146,26 +6188,36 @@ begin
   insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
                                   main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
                                   load_factor)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
+  select w.user_id, w.id, app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
          f ->> 'phase', app.read_integer(f, 'first_week'), app.read_integer(f, 'last_week'), app.read_integer(f, 'main_reps'),
          app.read_number(f, 'main_rpe'), app.read_integer(f, 'accessory_reps_low'), app.read_integer(f, 'accessory_reps_high'),
          app.read_number(f, 'accessory_rpe'), app.read_number(f, 'set_factor'), app.read_number(f, 'load_factor')
-    from jsonb_array_elements(v_programs) as p
+    from app.programs as w
+    join jsonb_array_elements(v_programs) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'phases', '[]')) as f
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
 
-  insert into app.program_sessions (user_id, program_id, id, slot, templates, status, volume_factor, shifted, successor_id,
-                                    mode, dropped_sets, training_session_id, done_at)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_uuid(s, 'id'), app.read_integer(s, 'slot'),
-         array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
-         coalesce(app.read_number(s, 'volume_factor'), 1), coalesce(app.read_integer(s, 'shifted'), 0),
-         app.read_uuid(s, 'successor_id'), coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
-         (select t.id from app.training_sessions as t
-           where t.user_id = p_user_id and t.id = app.read_uuid(s, 'training_session_id')),
-         app.read_timestamp(s, 'done_at')
-    from jsonb_array_elements(v_programs) as p
-   cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
-   where app.read_uuid(p, 'id') = any (v_new);
+  -- The slots are read from the document into rows first (Citus folds some of the readers
+  -- into comparisons the worker rejects when they run inside the insert sent there).
+  select coalesce(array_agg(r::app.program_sessions), '{}')
+    into v_slots
+    from (select p_user_id, app.read_uuid(p, 'id'), app.read_uuid(s, 'id'), app.read_integer(s, 'slot'),
+                 array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
+                 coalesce(app.read_number(s, 'volume_factor'), 1), coalesce(app.read_integer(s, 'shifted'), 0),
+                 app.read_uuid(s, 'successor_id'), coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
+                 app.read_uuid(s, 'training_session_id'), app.read_timestamp(s, 'done_at')
+            from jsonb_array_elements(v_programs) as p
+           cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
+           where app.read_uuid(p, 'id') = any (v_new)) as r;
+  insert into app.program_sessions as n (user_id, program_id, id, slot, templates, status, volume_factor, shifted,
+                                         successor_id, mode, dropped_sets, training_session_id, done_at)
+  select w.user_id, w.id, x.id, x.slot, x.templates, x.status, x.volume_factor, x.shifted, x.successor_id, x.mode,
+         x.dropped_sets,
+         (select t.id from app.training_sessions as t where t.user_id = w.user_id and t.id = x.training_session_id),
+         x.done_at
+    from app.programs as w
+    join unnest(v_slots) as x on x.program_id = w.id
+   where w.user_id = p_user_id and w.id = any (v_new);
   -- The slot key is deferred (a skip renumbers slots in one statement): check it now, so
   -- that a document repeating a slot is refused here as one error, not at commit.
   set constraints app.program_sessions_slot_key immediate;
@@ -6173,14 +6225,15 @@ begin
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
                                           rpe_target, duration_seconds)
-  select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
+  select w.user_id, w.id, e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
          app.read_number(x, 'rpe_target'), app.read_integer(x, 'duration_seconds')
-    from jsonb_array_elements(v_programs) as p
+    from app.programs as w
+    join jsonb_array_elements(v_programs) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
     join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
 
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_programs) - cardinality(v_new);
@@ -6233,6 +6286,8 @@ CREATE FUNCTION app.import_liftbase_section(p_user_id uuid, p_section text, p_ro
 declare
   v_count integer;
   v_rows jsonb := coalesce(p_rows, '[]');
+  v_held_times timestamptz[];
+  v_held_reasons text[];
 begin
   if jsonb_typeof(v_rows) = 'object' then
     v_rows := jsonb_build_array(v_rows);
@@ -6276,22 +6331,35 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'body_metrics' then
+      -- The rows held are read first and the insert selects from the settings row: Citus
+      -- plans no subquery on the written table correlated with the document's rows, and
+      -- copies a plain insert ... select to the shard, which row-level security refuses
+      -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
+      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times from app.body_metrics as b where b.user_id = p_user_id;
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
-      select p_user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
+      select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-       where not exists (select from app.body_metrics as b
-                          where b.user_id = p_user_id and b.recorded_at = app.read_timestamp(r, 'recorded_at'));
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
+         and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
+      on conflict do nothing;
     when 'target_snapshots' then
+      -- As body metrics.
+      select coalesce(array_agg(t.computed_at), '{}'), coalesce(array_agg(t.reason), '{}') into v_held_times, v_held_reasons
+        from app.target_snapshots as t where t.user_id = p_user_id;
       insert into app.target_snapshots (user_id, computed_at, reason, formula_version, bmr_formula, calories, protein_g,
                                         carbs_g, fat_g, warnings, input_parameters)
       select p_user_id, app.read_timestamp(r, 'computed_at'), r ->> 'reason', app.read_integer(r, 'formula_version'),
              r ->> 'bmr_formula', app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
              app.read_integer(r, 'fat_g'), coalesce(r -> 'warnings', '[]'), coalesce(r -> 'input_parameters', '{}')
-        from jsonb_array_elements(v_rows) as r
-       where not exists (select from app.target_snapshots as t
-                          where t.user_id = p_user_id and t.computed_at = app.read_timestamp(r, 'computed_at')
-                            and t.reason = r ->> 'reason');
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
+         and coalesce((app.read_timestamp(r, 'computed_at'), r ->> 'reason')
+                        not in (select h.computed_at, h.reason from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
+                      true)
+      on conflict do nothing;
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
                                       created_at, tracking_type)
@@ -6793,15 +6861,10 @@ ALTER FUNCTION app.import_strong_rows(p_document jsonb) OWNER TO liftbase_owner;
 CREATE FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer, duration_seconds integer, distance_m numeric)
     LANGUAGE sql STABLE
     AS $$
-  select r.line, t.tracking_type,
-         case when t.tracking_type = 'assisted_bodyweight' and r.assistance_kg is null then null
-              when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
-              else r.weight_kg end,
-         coalesce(r.assistance_kg, case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end),
-         case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
-         r.duration_seconds, r.distance_m
-    from unnest(p_rows) as r
-    join app.import_exercise_types(p_user_id, p_rows) as t on t.exercise_key = lower(r.exercise_name)
+  select s.*
+    from (select array_agg(t.exercise_key) as exercise_keys, array_agg(t.tracking_type) as tracking_types
+            from app.import_exercise_types(p_user_id, p_rows) as t) as k
+   cross join lateral app.type_import_sets(p_rows, k.exercise_keys, k.tracking_types) as s
 $$;
 
 ALTER FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
@@ -6841,7 +6904,16 @@ CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[],
 declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
   v_new app.import_set_row[];
+  v_session_keys text[];
   v_session_ids uuid[];
+  v_new_ids uuid[];
+  v_exercise_keys text[];
+  v_tracking_types text[];
+  v_new_names text[];
+  v_new_types text[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_exercise_names text[];
   v_state text;
   v_schema text;
   v_table text;
@@ -6864,48 +6936,67 @@ begin
   begin
     -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
     -- own exercises, case-insensitively), once per distinct name; a name neither holds
-    -- becomes an own exercise first.
-    insert into app.user_exercises (user_id, name, tracking_type)
-    select p_user_id, n.name, t.tracking_type
+    -- becomes an own exercise first. Every read is done before the writes, and each insert
+    -- selects from a row of the user (the settings or the session), so that Citus sends it
+    -- whole to the user's worker: an insert from a plain select would be copied there, which
+    -- row-level security refuses (docs/scaling.md), with its new keys drawn before (Citus
+    -- sends no statement that calls a volatile function). The single node pays a
+    -- primary-key read.
+    select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
+      into v_exercise_keys, v_tracking_types
+      from app.import_exercise_types(p_user_id, v_new) as t;
+    select coalesce(array_agg(gen_random_uuid()), '{}'), coalesce(array_agg(n.name), '{}'),
+           coalesce(array_agg(t.tracking_type), '{}')
+      into v_new_ids, v_new_names, v_new_types
       from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
               from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
-      join app.import_exercise_types(p_user_id, v_new) as t on t.exercise_key = lower(n.name)
+      join unnest(v_exercise_keys, v_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
      where x.exercise_id is null and x.user_exercise_id is null;
+    insert into app.user_exercises as n (user_id, id, name, tracking_type)
+    select u.user_id, e.id, e.name, e.tracking_type
+      from app.user_settings as u
+     cross join unnest(v_new_ids, v_new_names, v_new_types) as e (id, name, tracking_type)
+     where u.user_id = p_user_id;
+    select coalesce(array_agg(x.exercise_id order by k.n), '{}'), coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
+           coalesce(array_agg(x.exercise_name order by k.n), '{}')
+      into v_exercise_ids, v_user_exercise_ids, v_exercise_names
+      from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
+     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-    with sessions as (
-      -- A format without times (FitNotes) gives the date alone: the session has no start.
-    select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-             coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-             min(r.started_local) as started_local, max(r.finished_local) as finished_local
-        from unnest(v_new) as r group by r.session_key)
-    insert into app.training_sessions (user_id, session_date, name, notes, status, started_at, finished_at, import_key)
-    select p_user_id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+    select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
+      into v_session_keys, v_session_ids
+      from (select distinct r.session_key from unnest(v_new) as r) as k;
+    insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
+                                            import_key)
+    select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
            s.finished_local at time zone v_timezone, s.session_key
-      from sessions as s;
+      from app.user_settings as u
+     cross join (
+       -- A format without times (FitNotes) gives the date alone: the session has no start.
+       select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+              coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+              min(r.started_local) as started_local, max(r.finished_local) as finished_local
+         from unnest(v_new) as r group by r.session_key) as s
+      join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
+     where u.user_id = p_user_id;
 
-    select coalesce(array_agg(s.id), '{}') into v_session_ids
-      from app.training_sessions as s
-     where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
-
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group, group_rest_seconds)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
+                                            notes, superset_group, group_rest_seconds)
+    select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
            p.group_rest_seconds
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-      join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
-              from (select distinct lower(r.exercise_name) as exercise_key from unnest(v_new) as r) as n
-             cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
-        as x on x.exercise_key = p.exercise_key;
+      join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+        as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
-                                  duration_seconds, distance_m, assistance_kg)
-    select p_user_id, s.id, p.position,
-           row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
+                                       duration_seconds, distance_m, assistance_kg)
+    select s.user_id, s.id, p.position,
+           row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
            t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
       from unnest(v_new) as r
-      join app.import_typed_sets(p_user_id, v_new) as t on t.line = r.line
+      join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
       join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
@@ -8830,7 +8921,7 @@ begin
     from app.session_exercises as k
     left join app.exercises as c on c.id = k.exercise_id
     left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
-    left join (select x.exercise_position, array_agg(x) as sets from app.session_sets as x
+    left join (select x.exercise_position, array_agg(row(x.*)::app.session_sets) as sets from app.session_sets as x
                 where x.user_id = p_user_id and x.session_id = p_session_id
                 group by x.exercise_position) as g on g.exercise_position = k.position
    cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
@@ -10097,6 +10188,23 @@ CREATE FUNCTION app.trim_for_time(p_sets jsonb) RETURNS jsonb
 $$;
 
 ALTER FUNCTION app.trim_for_time(p_sets jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) RETURNS TABLE(line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer, duration_seconds integer, distance_m numeric)
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select r.line, t.tracking_type,
+         case when t.tracking_type = 'assisted_bodyweight' and r.assistance_kg is null then null
+              when r.weight_kg = 0 and app.set_field_rule(t.tracking_type, 'weight_kg') <> 'required' then null
+              else r.weight_kg end,
+         coalesce(r.assistance_kg, case when t.tracking_type = 'assisted_bodyweight' then nullif(r.weight_kg, 0) end),
+         case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
+         r.duration_seconds, r.distance_m
+    from unnest(p_rows) as r
+    join unnest(p_exercise_keys, p_tracking_types) as t (exercise_key, tracking_type)
+      on t.exercise_key = lower(r.exercise_name)
+$$;
+
+ALTER FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -14625,6 +14733,9 @@ GRANT ALL ON FUNCTION app.training_warnings(p_goal text, p_working_sets bigint, 
 
 REVOKE ALL ON FUNCTION app.trim_for_time(p_sets jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.trim_for_time(p_sets jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) TO liftbase_api;

@@ -19,6 +19,8 @@ as $$
 declare
   v_count integer;
   v_rows jsonb := coalesce(p_rows, '[]');
+  v_held_times timestamptz[];
+  v_held_reasons text[];
 begin
   if jsonb_typeof(v_rows) = 'object' then
     v_rows := jsonb_build_array(v_rows);
@@ -62,22 +64,35 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'body_metrics' then
+      -- The rows held are read first and the insert selects from the settings row: Citus
+      -- plans no subquery on the written table correlated with the document's rows, and
+      -- copies a plain insert ... select to the shard, which row-level security refuses
+      -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
+      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times from app.body_metrics as b where b.user_id = p_user_id;
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
-      select p_user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
+      select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-       where not exists (select from app.body_metrics as b
-                          where b.user_id = p_user_id and b.recorded_at = app.read_timestamp(r, 'recorded_at'));
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
+         and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
+      on conflict do nothing;
     when 'target_snapshots' then
+      -- As body metrics.
+      select coalesce(array_agg(t.computed_at), '{}'), coalesce(array_agg(t.reason), '{}') into v_held_times, v_held_reasons
+        from app.target_snapshots as t where t.user_id = p_user_id;
       insert into app.target_snapshots (user_id, computed_at, reason, formula_version, bmr_formula, calories, protein_g,
                                         carbs_g, fat_g, warnings, input_parameters)
       select p_user_id, app.read_timestamp(r, 'computed_at'), r ->> 'reason', app.read_integer(r, 'formula_version'),
              r ->> 'bmr_formula', app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
              app.read_integer(r, 'fat_g'), coalesce(r -> 'warnings', '[]'), coalesce(r -> 'input_parameters', '{}')
-        from jsonb_array_elements(v_rows) as r
-       where not exists (select from app.target_snapshots as t
-                          where t.user_id = p_user_id and t.computed_at = app.read_timestamp(r, 'computed_at')
-                            and t.reason = r ->> 'reason');
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
+         and coalesce((app.read_timestamp(r, 'computed_at'), r ->> 'reason')
+                        not in (select h.computed_at, h.reason from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
+                      true)
+      on conflict do nothing;
     when 'user_exercises' then
       insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
                                       created_at, tracking_type)
@@ -137,17 +152,23 @@ declare
   v_count integer;
   v_metrics jsonb := coalesce(p_document -> 'health_metrics', '[]');
   v_acknowledgements jsonb := coalesce(p_document -> 'metrics_acknowledgements', '[]');
+  v_held_times timestamptz[];
+  v_held_versions integer[];
 begin
+  -- The metrics held are read first (as the body metrics of app.import_liftbase_section).
+  select coalesce(array_agg(h.computed_at), '{}'), coalesce(array_agg(h.version), '{}') into v_held_times, v_held_versions
+    from app.health_metrics as h where h.user_id = p_user_id;
   insert into app.health_metrics (user_id, computed_at, version, bmi, bmr, tdee, inputs, snapshot_id)
-  select p_user_id, app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'), app.read_number(m, 'bmi'),
+  select t.user_id, app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'), app.read_number(m, 'bmi'),
          app.read_integer(m, 'bmr'), app.read_integer(m, 'tdee'), coalesce(m -> 'inputs', '{}'), t.id
     from jsonb_array_elements(v_metrics) as m
     join jsonb_array_elements(coalesce(p_document -> 'target_snapshots', '[]')) as s on s ->> 'id' = m ->> 'snapshot_id'
     join app.target_snapshots as t
       on t.user_id = p_user_id and t.computed_at = app.read_timestamp(s, 'computed_at') and t.reason = s ->> 'reason'
-   where not exists (select from app.health_metrics as h
-                      where h.user_id = p_user_id and h.computed_at = app.read_timestamp(m, 'computed_at')
-                        and h.version = app.read_integer(m, 'version'));
+   where coalesce((app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'))
+                    not in (select h.computed_at, h.version from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
+                  true)
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_metrics) - v_count;
@@ -168,17 +189,22 @@ $$;
 -- Own exercises are one per name (case-insensitive) in an account, so a document's own
 -- exercise whose name the account already holds under another id is skipped, and is that
 -- exercise: {document id: account id} for each such one, read after the document's own
--- exercises are inserted.
+-- exercises are inserted. PL/pgSQL: Citus cannot plan a SQL function's statement with
+-- parameters on a distributed table (docs/scaling.md).
 create or replace function app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
-    from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
-                                   then p_document -> 'user_exercises' else '[]' end) as r
-    join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
-   where u.id <> app.read_uuid(r, 'id')
+begin
+  return (
+    select coalesce(jsonb_object_agg(lower(r ->> 'id'), u.id), '{}')
+      from jsonb_array_elements(case when jsonb_typeof(p_document -> 'user_exercises') = 'array'
+                                     then p_document -> 'user_exercises' else '[]' end) as r
+      join app.user_exercises as u on u.user_id = p_user_id and lower(u.name) = lower(r ->> 'name')
+     where u.id <> app.read_uuid(r, 'id')
+  );
+end
 $$;
 
 -- Plans or sessions (p_parents) with each exercise's user_exercise_id followed through p_map.
@@ -262,14 +288,15 @@ begin
   insert into app.plan_exercises (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
                                   reps_max, weight_kg, assistance_kg, duration_seconds, distance_m, rest_seconds,
                                   superset_group, group_rest_seconds)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(e, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', app.read_integer(e, 'sets'), app.read_integer(e, 'reps'), app.read_integer(e, 'reps_max'),
          app.read_number(e, 'weight_kg'), app.read_number(e, 'assistance_kg'), app.read_integer(e, 'duration_seconds'),
          app.read_number(e, 'distance_m'), app.read_integer(e, 'rest_seconds'), app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
-    from jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p
+    from app.plans as w
+    join jsonb_array_elements(coalesce(p_document -> 'plans', '[]')) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'exercises', '[]')) as e
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'plans', '[]')) - cardinality(v_new);
 
@@ -282,13 +309,14 @@ begin
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq, servings,
                                      calories, protein_g, carbs_g, fat_g)
-  select p_user_id, app.read_uuid(m, 'id'), app.read_integer(i, 'position'), i ->> 'name',
+  select w.user_id, w.id, app.read_integer(i, 'position'), i ->> 'name',
          (select f.id from app.foods as f where f.id = app.read_uuid(i, 'food_id')), app.read_uuid(i, 'user_food_id'),
          app.read_integer(i, 'portion_seq'), app.read_number(i, 'servings'), app.read_number(i, 'calories'),
          app.read_number(i, 'protein_g'), app.read_number(i, 'carbs_g'), app.read_number(i, 'fat_g')
-    from jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m
+    from app.custom_meals as w
+    join jsonb_array_elements(coalesce(p_document -> 'custom_meals', '[]')) as m on app.read_uuid(m, 'id') = w.id
    cross join jsonb_array_elements(coalesce(m -> 'items', '[]')) as i
-   where app.read_uuid(m, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
@@ -304,22 +332,24 @@ begin
   select coalesce(array_agg(id), '{}') into v_new from inserted;
   insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
                                      superset_group, group_rest_seconds)
-  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'),
          (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
          e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+    from app.training_sessions as w
+    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   where app.read_uuid(s, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
                                 tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select p_user_id, app.read_uuid(s, 'id'), app.read_integer(e, 'position'), app.read_integer(x, 'position'),
+  select w.user_id, w.id, app.read_integer(e, 'position'), app.read_integer(x, 'position'),
          app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
          coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
          app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+    from app.training_sessions as w
+    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
    cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
    cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
-   where app.read_uuid(s, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
   -- The rule of a completed session is app.session_is_complete's, checked on the rows as
   -- written (set-based); only sessions that break it are described, by app.session_problems.
   select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
@@ -368,6 +398,7 @@ declare
   v_programs jsonb := coalesce(p_document -> 'programs', '[]');
   v_active_id uuid;
   v_new uuid[];
+  v_slots app.program_sessions[];
 begin
   if jsonb_typeof(v_programs) <> 'array' then
     v_programs := '[]';
@@ -398,26 +429,36 @@ begin
   insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
                                   main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
                                   load_factor)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
+  select w.user_id, w.id, app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
          f ->> 'phase', app.read_integer(f, 'first_week'), app.read_integer(f, 'last_week'), app.read_integer(f, 'main_reps'),
          app.read_number(f, 'main_rpe'), app.read_integer(f, 'accessory_reps_low'), app.read_integer(f, 'accessory_reps_high'),
          app.read_number(f, 'accessory_rpe'), app.read_number(f, 'set_factor'), app.read_number(f, 'load_factor')
-    from jsonb_array_elements(v_programs) as p
+    from app.programs as w
+    join jsonb_array_elements(v_programs) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'phases', '[]')) as f
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
 
-  insert into app.program_sessions (user_id, program_id, id, slot, templates, status, volume_factor, shifted, successor_id,
-                                    mode, dropped_sets, training_session_id, done_at)
-  select p_user_id, app.read_uuid(p, 'id'), app.read_uuid(s, 'id'), app.read_integer(s, 'slot'),
-         array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
-         coalesce(app.read_number(s, 'volume_factor'), 1), coalesce(app.read_integer(s, 'shifted'), 0),
-         app.read_uuid(s, 'successor_id'), coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
-         (select t.id from app.training_sessions as t
-           where t.user_id = p_user_id and t.id = app.read_uuid(s, 'training_session_id')),
-         app.read_timestamp(s, 'done_at')
-    from jsonb_array_elements(v_programs) as p
-   cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
-   where app.read_uuid(p, 'id') = any (v_new);
+  -- The slots are read from the document into rows first (Citus folds some of the readers
+  -- into comparisons the worker rejects when they run inside the insert sent there).
+  select coalesce(array_agg(r::app.program_sessions), '{}')
+    into v_slots
+    from (select p_user_id, app.read_uuid(p, 'id'), app.read_uuid(s, 'id'), app.read_integer(s, 'slot'),
+                 array(select jsonb_array_elements_text(coalesce(s -> 'templates', '[]'))), coalesce(s ->> 'status', 'planned'),
+                 coalesce(app.read_number(s, 'volume_factor'), 1), coalesce(app.read_integer(s, 'shifted'), 0),
+                 app.read_uuid(s, 'successor_id'), coalesce(s ->> 'mode', 'normal'), coalesce(s -> 'dropped_sets', '[]'),
+                 app.read_uuid(s, 'training_session_id'), app.read_timestamp(s, 'done_at')
+            from jsonb_array_elements(v_programs) as p
+           cross join jsonb_array_elements(coalesce(p -> 'sessions', '[]')) as s
+           where app.read_uuid(p, 'id') = any (v_new)) as r;
+  insert into app.program_sessions as n (user_id, program_id, id, slot, templates, status, volume_factor, shifted,
+                                         successor_id, mode, dropped_sets, training_session_id, done_at)
+  select w.user_id, w.id, x.id, x.slot, x.templates, x.status, x.volume_factor, x.shifted, x.successor_id, x.mode,
+         x.dropped_sets,
+         (select t.id from app.training_sessions as t where t.user_id = w.user_id and t.id = x.training_session_id),
+         x.done_at
+    from app.programs as w
+    join unnest(v_slots) as x on x.program_id = w.id
+   where w.user_id = p_user_id and w.id = any (v_new);
   -- The slot key is deferred (a skip renumbers slots in one statement): check it now, so
   -- that a document repeating a slot is refused here as one error, not at commit.
   set constraints app.program_sessions_slot_key immediate;
@@ -425,14 +466,15 @@ begin
 
   insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
                                           rpe_target, duration_seconds)
-  select p_user_id, app.read_uuid(p, 'id'), e.id, app.read_number(x, 'load_kg'),
+  select w.user_id, w.id, e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
          app.read_number(x, 'rpe_target'), app.read_integer(x, 'duration_seconds')
-    from jsonb_array_elements(v_programs) as p
+    from app.programs as w
+    join jsonb_array_elements(v_programs) as p on app.read_uuid(p, 'id') = w.id
    cross join jsonb_array_elements(coalesce(p -> 'exercise_state', '[]')) as x
     join app.exercises as e on e.id = app.read_uuid(x, 'exercise_id')
-   where app.read_uuid(p, 'id') = any (v_new);
+   where w.user_id = p_user_id and w.id = any (v_new);
 
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_programs) - cardinality(v_new);

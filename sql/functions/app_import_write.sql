@@ -35,12 +35,15 @@ $$;
 -- Workout rows as the sets their exercise's type takes: a 0 that stands for "not used" in
 -- a measure the type does not take (or in the added load of bodyweight_reps) is none; the
 -- load of an assisted_bodyweight exercise is its assistance, unless the row gives its
--- assistance apart (Liftbase's workouts.csv), when a load is one.
-create or replace function app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[])
+-- assistance apart (Liftbase's workouts.csv), when a load is one. p_exercise_keys and
+-- p_tracking_types pair each exercise key with its type (app.import_exercise_types), read
+-- before any write: the write reads no table through them (on Citus it runs on the worker).
+create or replace function app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[],
+  p_tracking_types text[])
 returns table (line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer,
                duration_seconds integer, distance_m numeric)
 language sql
-stable
+immutable
 as $$
   select r.line, t.tracking_type,
          case when t.tracking_type = 'assisted_bodyweight' and r.assistance_kg is null then null
@@ -50,7 +53,21 @@ as $$
          case when r.reps = 0 and app.set_field_rule(t.tracking_type, 'reps') = 'refused' then null else r.reps end,
          r.duration_seconds, r.distance_m
     from unnest(p_rows) as r
-    join app.import_exercise_types(p_user_id, p_rows) as t on t.exercise_key = lower(r.exercise_name)
+    join unnest(p_exercise_keys, p_tracking_types) as t (exercise_key, tracking_type)
+      on t.exercise_key = lower(r.exercise_name)
+$$;
+
+-- The same for the user's exercises as they are now.
+create or replace function app.import_typed_sets(p_user_id uuid, p_rows app.import_set_row[])
+returns table (line integer, tracking_type text, weight_kg numeric, assistance_kg numeric, reps integer,
+               duration_seconds integer, distance_m numeric)
+language sql
+stable
+as $$
+  select s.*
+    from (select array_agg(t.exercise_key) as exercise_keys, array_agg(t.tracking_type) as tracking_types
+            from app.import_exercise_types(p_user_id, p_rows) as t) as k
+   cross join lateral app.type_import_sets(p_rows, k.exercise_keys, k.tracking_types) as s
 $$;
 
 -- Per-line problems of workout rows with the values the session tables refuse, each named
@@ -125,7 +142,16 @@ as $$
 declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
   v_new app.import_set_row[];
+  v_session_keys text[];
   v_session_ids uuid[];
+  v_new_ids uuid[];
+  v_exercise_keys text[];
+  v_tracking_types text[];
+  v_new_names text[];
+  v_new_types text[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_exercise_names text[];
   v_state text;
   v_schema text;
   v_table text;
@@ -148,48 +174,67 @@ begin
   begin
     -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
     -- own exercises, case-insensitively), once per distinct name; a name neither holds
-    -- becomes an own exercise first.
-    insert into app.user_exercises (user_id, name, tracking_type)
-    select p_user_id, n.name, t.tracking_type
+    -- becomes an own exercise first. Every read is done before the writes, and each insert
+    -- selects from a row of the user (the settings or the session), so that Citus sends it
+    -- whole to the user's worker: an insert from a plain select would be copied there, which
+    -- row-level security refuses (docs/scaling.md), with its new keys drawn before (Citus
+    -- sends no statement that calls a volatile function). The single node pays a
+    -- primary-key read.
+    select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
+      into v_exercise_keys, v_tracking_types
+      from app.import_exercise_types(p_user_id, v_new) as t;
+    select coalesce(array_agg(gen_random_uuid()), '{}'), coalesce(array_agg(n.name), '{}'),
+           coalesce(array_agg(t.tracking_type), '{}')
+      into v_new_ids, v_new_names, v_new_types
       from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
               from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
-      join app.import_exercise_types(p_user_id, v_new) as t on t.exercise_key = lower(n.name)
+      join unnest(v_exercise_keys, v_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
      where x.exercise_id is null and x.user_exercise_id is null;
+    insert into app.user_exercises as n (user_id, id, name, tracking_type)
+    select u.user_id, e.id, e.name, e.tracking_type
+      from app.user_settings as u
+     cross join unnest(v_new_ids, v_new_names, v_new_types) as e (id, name, tracking_type)
+     where u.user_id = p_user_id;
+    select coalesce(array_agg(x.exercise_id order by k.n), '{}'), coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
+           coalesce(array_agg(x.exercise_name order by k.n), '{}')
+      into v_exercise_ids, v_user_exercise_ids, v_exercise_names
+      from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
+     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-    with sessions as (
-      -- A format without times (FitNotes) gives the date alone: the session has no start.
-    select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-             coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-             min(r.started_local) as started_local, max(r.finished_local) as finished_local
-        from unnest(v_new) as r group by r.session_key)
-    insert into app.training_sessions (user_id, session_date, name, notes, status, started_at, finished_at, import_key)
-    select p_user_id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+    select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
+      into v_session_keys, v_session_ids
+      from (select distinct r.session_key from unnest(v_new) as r) as k;
+    insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
+                                            import_key)
+    select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
            s.finished_local at time zone v_timezone, s.session_key
-      from sessions as s;
+      from app.user_settings as u
+     cross join (
+       -- A format without times (FitNotes) gives the date alone: the session has no start.
+       select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+              coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+              min(r.started_local) as started_local, max(r.finished_local) as finished_local
+         from unnest(v_new) as r group by r.session_key) as s
+      join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
+     where u.user_id = p_user_id;
 
-    select coalesce(array_agg(s.id), '{}') into v_session_ids
-      from app.training_sessions as s
-     where s.user_id = p_user_id and s.import_key in (select distinct r.session_key from unnest(v_new) as r);
-
-    insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group, group_rest_seconds)
-    select p_user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
+                                            notes, superset_group, group_rest_seconds)
+    select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
            p.group_rest_seconds
       from app.import_exercise_positions(v_new) as p
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-      join (select n.exercise_key, r.exercise_id, r.user_exercise_id, r.exercise_name
-              from (select distinct lower(r.exercise_name) as exercise_key from unnest(v_new) as r) as n
-             cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as r)
-        as x on x.exercise_key = p.exercise_key;
+      join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+        as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
-                                  duration_seconds, distance_m, assistance_kg)
-    select p_user_id, s.id, p.position,
-           row_number() over (partition by s.id, p.position order by r.set_order, r.line)::integer,
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
+                                       duration_seconds, distance_m, assistance_kg)
+    select s.user_id, s.id, p.position,
+           row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
            t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
       from unnest(v_new) as r
-      join app.import_typed_sets(p_user_id, v_new) as t on t.line = r.line
+      join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
       join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
@@ -219,6 +264,7 @@ $$;
 
 grant execute on function
   app.import_exercise_types(uuid, app.import_set_row[]),
+  app.type_import_sets(app.import_set_row[], text[], text[]),
   app.import_typed_sets(uuid, app.import_set_row[]),
   app.import_set_problems(uuid, app.import_set_row[]),
   app.import_exercise_positions(app.import_set_row[]),

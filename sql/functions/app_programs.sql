@@ -118,6 +118,11 @@ declare
   v_days integer := app.read_integer(p_body, 'days_per_week');
   v_split text[] := coalesce(app.read_text_list(p_body, 'split'), '{}');
   v_first app.program_phases;
+  v_slots integer;
+  v_slot_ids uuid[];
+  v_exercise_ids uuid[];
+  v_loads numeric[];
+  v_main_reps integer[];
 begin
   if cardinality(v_split) = 0 then
     v_split := app.default_split(v_days);
@@ -127,21 +132,31 @@ begin
   insert into app.programs (user_id, id, goal, training_age, days_per_week, split, started_on, created_at)
   values (p_user_id, v_id, p_body ->> 'goal', p_body ->> 'training_age', v_days, v_split, app.user_today(p_user_id),
           clock_timestamp());
-  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
-                                  main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe,
-                                  set_factor, load_factor)
-  select p_user_id, v_id, f.* from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f;
-  insert into app.program_sessions (user_id, program_id, slot, templates)
-  select p_user_id, v_id, n, array[v_split[(n - 1) % cardinality(v_split) + 1]]
-    from generate_series(1, v_days * (select max(f.last_week) from app.program_phases as f
-                                       where f.user_id = p_user_id and f.program_id = v_id)) as n;
+  -- Each insert below selects from the program's row, with every value read before (the
+  -- slots' keys drawn before, too), so that Citus sends it whole to the user's worker: an
+  -- insert from a plain select would be copied there, which row-level security refuses,
+  -- and a volatile call keeps Citus from sending a statement (docs/scaling.md).
+  insert into app.program_phases as n (user_id, program_id, position, block_position, block, phase, first_week,
+                                       last_week, main_reps, main_rpe, accessory_reps_low, accessory_reps_high,
+                                       accessory_rpe, set_factor, load_factor)
+  select g.user_id, g.id, f.*
+    from app.programs as g
+   cross join app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f
+   where g.user_id = p_user_id and g.id = v_id;
+  v_slots := v_days * (select max(f.last_week) from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
+  v_slot_ids := array(select gen_random_uuid() from generate_series(1, v_slots));
+  insert into app.program_sessions as n (user_id, program_id, id, slot, templates)
+  select g.user_id, g.id, i.id, i.slot, array[v_split[(i.slot - 1) % cardinality(v_split) + 1]]
+    from app.programs as g
+   cross join unnest(v_slot_ids) with ordinality as i (id, slot)
+   where g.user_id = p_user_id and g.id = v_id;
   v_first := app.program_phase_at(p_user_id, v_id, 1);
-  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps)
-  select p_user_id, v_id, e.id,
-         app.equivalent_load(h.weight_kg, h.reps,
-                             case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
-                             app.load_step(e.equipment)),
-         case when m.main then array[v_first.main_reps] else '{}' end
+  select coalesce(array_agg(e.id), '{}'),
+         coalesce(array_agg(app.equivalent_load(h.weight_kg, h.reps,
+                                                case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
+                                                app.load_step(e.equipment))), '{}'),
+         coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
+    into v_exercise_ids, v_loads, v_main_reps
     from app.exercises as e
    cross join lateral (select e.priority_tier = 1 or e.competition_lift as main) as m
     left join lateral (
@@ -155,6 +170,11 @@ begin
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
    where e.id in (select t.exercise_id from app.template_exercises as t where t.template_id = any (v_split));
+  insert into app.program_exercise_state as n (user_id, program_id, exercise_id, load_kg, reps)
+  select g.user_id, g.id, x.exercise_id, x.load_kg, case when x.main_reps is null then '{}' else array[x.main_reps] end
+    from app.programs as g
+   cross join unnest(v_exercise_ids, v_loads, v_main_reps) as x (exercise_id, load_kg, main_reps)
+   where g.user_id = p_user_id and g.id = v_id;
   return v_id;
 end
 $$;

@@ -136,15 +136,20 @@ as $$
                             case when p_distance_m is not null then 'distance_m' end], null)
 $$;
 
--- The tracking type of a catalog or own exercise; null for neither.
+-- The tracking type of a catalog or own exercise; null for neither. PL/pgSQL for the
+-- reasons of app.exercise_tracking_type below (Citus cannot plan it as a SQL function).
 create or replace function app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
 returns text
-language sql
+language plpgsql
 stable
 as $$
-  select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                  (select u.tracking_type from app.user_exercises as u
-                    where u.user_id = p_user_id and u.id = p_user_exercise_id))
+begin
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id))
+  );
+end
 $$;
 
 -- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
@@ -472,7 +477,7 @@ begin
     from app.session_exercises as k
     left join app.exercises as c on c.id = k.exercise_id
     left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
-    left join (select x.exercise_position, array_agg(x) as sets from app.session_sets as x
+    left join (select x.exercise_position, array_agg(row(x.*)::app.session_sets) as sets from app.session_sets as x
                 where x.user_id = p_user_id and x.session_id = p_session_id
                 group by x.exercise_position) as g on g.exercise_position = k.position
    cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
