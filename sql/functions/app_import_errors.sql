@@ -27,7 +27,7 @@ returns text
 language sql
 stable
 as $$
-  select coalesce(app.import_section_of(nullif(p_table, '')) || ': ', '') || case
+  select coalesce(app.import_section_of(nullif(n.table_name, '')) || ': ', '') || case
     when p_state = '23502' then coalesce(nullif(p_column, ''), 'a value') || ' is required'
     when p_state = '23503' then coalesce(k.columns, 'a reference')
                                 || ' names a row that is neither in the document nor in this account'
@@ -39,13 +39,21 @@ as $$
     when p_state = '22003' then 'a number is out of range'
     else 'a value cannot be stored'
   end
-    from (select string_agg(a.attname, ' and ' order by c.n) as columns
+    -- On Citus a worker names the shard: the table and the constraint with the shard's id
+    -- appended (session_exercises_102033). Named as the table is, they say the same.
+    from (select coalesce(left(p_table, -length(s.shard_id) - 1), p_table) as table_name,
+                 case when right(p_constraint, length(s.shard_id) + 1) = '_' || s.shard_id
+                      then left(p_constraint, -length(s.shard_id) - 1) else p_constraint end as constraint_name
+            from (select case when to_regclass(quote_ident(p_schema) || '.' || quote_ident(p_table)) is null
+                              then substring(p_table from '_([0-9]+)$') end as shard_id) as s) as n
+   cross join lateral (
+          select string_agg(a.attname, ' and ' order by c.n) as columns
             from pg_constraint as x
            cross join unnest(x.conkey) with ordinality as c (attnum, n)
             join pg_attribute as a on a.attrelid = x.conrelid and a.attnum = c.attnum
-           where x.conname = p_constraint and a.attname <> 'user_id'
-             and x.conrelid = to_regclass(quote_ident(p_schema) || '.' || quote_ident(p_table))) as k,
-         (select obj_description(to_regtype(quote_ident(p_schema) || '.' || quote_ident(p_datatype)), 'pg_type')
+           where x.conname = n.constraint_name and a.attname <> 'user_id'
+             and x.conrelid = to_regclass(quote_ident(p_schema) || '.' || quote_ident(n.table_name))) as k
+   cross join (select obj_description(to_regtype(quote_ident(p_schema) || '.' || quote_ident(p_datatype)), 'pg_type')
                    as rule) as d
 $$;
 
