@@ -5267,12 +5267,16 @@ declare
   c_carbs integer := app.import_column(v_header, array[p_columns ->> 'carbs']);
   c_fat integer := app.import_column(v_header, array[p_columns ->> 'fat']);
   v_rows jsonb;
+  v_keys text[];
+  v_existing_keys text[];
+  v_new jsonb;
   v_state text;
   v_schema text;
   v_table text;
   v_column text;
   v_constraint text;
   v_datatype text;
+  v_message text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -5331,13 +5335,27 @@ begin
   if errors <> '[]' then
     return;
   end if;
+  -- The rows not imported before, each with its new id. Read first and written from the
+  -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
+  -- table it writes, or calls a volatile function (the id's default), goes through COPY,
+  -- which row-level security refuses (docs/scaling.md). The keys already there are found
+  -- by the user's import-key index, so the cost is the file's, not the diary's.
+  select coalesce(array_agg(r ->> 'key'), '{}') into v_keys from jsonb_array_elements(v_rows) as r;
+  select coalesce(array_agg(f.import_key), '{}') into v_existing_keys
+    from app.food_entries as f
+   where f.user_id = p_user_id and f.import_key = any (v_keys);
+  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid())), '[]') into v_new
+    from jsonb_array_elements(v_rows) as r
+   where not (r ->> 'key' = any (v_existing_keys));
   begin
-    insert into app.food_entries (user_id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
+    insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
                                   import_key)
-    select p_user_id, app.read_date(r, 'entry_date'), r ->> 'meal_type', r ->> 'name', app.read_number(r, 'calories'),
-           app.read_number(r, 'protein_g'), app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), 'import', r ->> 'key'
-      from jsonb_array_elements(v_rows) as r
-     where not exists (select from app.food_entries as f where f.user_id = p_user_id and f.import_key = r ->> 'key');
+    select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
+           r.key
+      from app.user_settings as u
+     cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
+                                                protein_g numeric, carbs_g numeric, fat_g numeric, key text)
+     where u.user_id = p_user_id;
     get diagnostics imported = row_count;
     skipped_duplicates := jsonb_array_length(v_rows) - imported;
     if p_dry_run then
@@ -5361,9 +5379,10 @@ begin
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
+                                v_message = message_text;
         errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
       end if;
       imported := 0;
       skipped_duplicates := 0;
@@ -5409,8 +5428,8 @@ ALTER FUNCTION app.import_duration(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) RETURNS text
     LANGUAGE sql STABLE
-    AS $$
-  select coalesce(app.import_section_of(nullif(p_table, '')) || ': ', '') || case
+    AS $_$
+  select coalesce(app.import_section_of(nullif(n.table_name, '')) || ': ', '') || case
     when p_state = '23502' then coalesce(nullif(p_column, ''), 'a value') || ' is required'
     when p_state = '23503' then coalesce(k.columns, 'a reference')
                                 || ' names a row that is neither in the document nor in this account'
@@ -5422,17 +5441,38 @@ CREATE FUNCTION app.import_error_message(p_state text, p_schema text, p_table te
     when p_state = '22003' then 'a number is out of range'
     else 'a value cannot be stored'
   end
-    from (select string_agg(a.attname, ' and ' order by c.n) as columns
+    -- On Citus a worker names the shard: the table and the constraint with the shard's id
+    -- appended (session_exercises_102033). Named as the table is, they say the same.
+    from (select coalesce(left(p_table, -length(s.shard_id) - 1), p_table) as table_name,
+                 case when right(p_constraint, length(s.shard_id) + 1) = '_' || s.shard_id
+                      then left(p_constraint, -length(s.shard_id) - 1) else p_constraint end as constraint_name
+            from (select case when to_regclass(quote_ident(p_schema) || '.' || quote_ident(p_table)) is null
+                              then substring(p_table from '_([0-9]+)$') end as shard_id) as s) as n
+   cross join lateral (
+          select string_agg(a.attname, ' and ' order by c.n) as columns
             from pg_constraint as x
            cross join unnest(x.conkey) with ordinality as c (attnum, n)
             join pg_attribute as a on a.attrelid = x.conrelid and a.attnum = c.attnum
-           where x.conname = p_constraint and a.attname <> 'user_id'
-             and x.conrelid = to_regclass(quote_ident(p_schema) || '.' || quote_ident(p_table))) as k,
-         (select obj_description(to_regtype(quote_ident(p_schema) || '.' || quote_ident(p_datatype)), 'pg_type')
+           where x.conname = n.constraint_name and a.attname <> 'user_id'
+             and x.conrelid = to_regclass(quote_ident(p_schema) || '.' || quote_ident(n.table_name))) as k
+   cross join (select obj_description(to_regtype(quote_ident(p_schema) || '.' || quote_ident(p_datatype)), 'pg_type')
                    as rule) as d
-$$;
+$_$;
 
 ALTER FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text, p_message text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+  select app.import_error_message(
+    p_state, coalesce(nullif(p_schema, ''), 'app'),
+    coalesce(nullif(p_table, ''), substring(p_message from '(?:on table|for relation|of relation) "([^"]+)"')),
+    coalesce(nullif(p_column, ''), substring(p_message from 'in column "([^"]+)"')),
+    coalesce(nullif(p_constraint, ''), substring(p_message from 'constraint "([^"]+)"')),
+    p_datatype)
+$$;
+
+ALTER FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text, p_message text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) RETURNS TABLE(session_key text, exercise_key text, "position" integer, notes text, superset_group integer, group_rest_seconds integer)
     LANGUAGE sql IMMUTABLE
@@ -5775,6 +5815,7 @@ declare
   v_column text;
   v_constraint text;
   v_datatype text;
+  v_message text;
   v_detail text;
 begin
   imported := 0;
@@ -5859,11 +5900,12 @@ begin
       errors := v_detail::jsonb;
     when data_exception or integrity_constraint_violation then
       get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                              v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+                              v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
+                                v_message = message_text;
       imported := 0;
       skipped_duplicates := 0;
       errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-        app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
+        app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
   end;
 end
 $$;
@@ -6920,6 +6962,7 @@ declare
   v_column text;
   v_constraint text;
   v_datatype text;
+  v_message text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -7014,9 +7057,10 @@ begin
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
+                                v_message = message_text;
         errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
       end if;
       imported := 0;
       skipped_duplicates := 0;
@@ -14180,6 +14224,9 @@ GRANT ALL ON FUNCTION app.import_duration(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text, p_message text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_error_message(p_state text, p_schema text, p_table text, p_column text, p_constraint text, p_datatype text, p_message text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) TO liftbase_api;

@@ -57,7 +57,26 @@ as $$
                    as rule) as d
 $$;
 
+-- The same, from an error whose fields may be missing: Citus passes a worker's error on with
+-- its message, detail and hint only, so the table, column and constraint are read from the
+-- message PostgreSQL wrote ('insert or update on table "x" violates foreign key constraint
+-- "y"', 'null value in column "c" of relation "x" ...'); the fields win where they are set.
+create or replace function app.import_error_message(p_state text, p_schema text, p_table text, p_column text,
+  p_constraint text, p_datatype text, p_message text)
+returns text
+language sql
+stable
+as $$
+  select app.import_error_message(
+    p_state, coalesce(nullif(p_schema, ''), 'app'),
+    coalesce(nullif(p_table, ''), substring(p_message from '(?:on table|for relation|of relation) "([^"]+)"')),
+    coalesce(nullif(p_column, ''), substring(p_message from 'in column "([^"]+)"')),
+    coalesce(nullif(p_constraint, ''), substring(p_message from 'constraint "([^"]+)"')),
+    p_datatype)
+$$;
+
 grant execute on function
   app.import_section_of(text),
-  app.import_error_message(text, text, text, text, text, text)
+  app.import_error_message(text, text, text, text, text, text),
+  app.import_error_message(text, text, text, text, text, text, text)
 to liftbase_api;

@@ -715,6 +715,7 @@ declare
   v_column text;
   v_constraint text;
   v_datatype text;
+  v_message text;
   v_detail text;
 begin
   imported := 0;
@@ -799,11 +800,12 @@ begin
       errors := v_detail::jsonb;
     when data_exception or integrity_constraint_violation then
       get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                              v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+                              v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
+                                v_message = message_text;
       imported := 0;
       skipped_duplicates := 0;
       errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-        app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
+        app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
   end;
 end
 $$;

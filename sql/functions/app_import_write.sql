@@ -158,6 +158,7 @@ declare
   v_column text;
   v_constraint text;
   v_datatype text;
+  v_message text;
 begin
   imported := 0;
   skipped_duplicates := 0;
@@ -252,9 +253,10 @@ begin
       -- A refusal no row check explains is described for people, never in the database's words.
       if errors = '[]' then
         get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name;
+                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
+                                v_message = message_text;
         errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype)));
+          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
       end if;
       imported := 0;
       skipped_duplicates := 0;
