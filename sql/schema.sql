@@ -943,10 +943,13 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus refuses calls that are not immutable in a write's coalesce.
+  v_name text := btrim(app.read_text(v_body, 'name'));
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
+  update app.custom_meals set name = coalesce(v_name, name), updated_at = v_now
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');
@@ -1219,6 +1222,7 @@ CREATE FUNCTION api.equipment_select(p_token text, p_body jsonb, p_args jsonb) R
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
+  v_ids text[];
 begin
   perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
     when v_body -> 'equipment_ids' is null or jsonb_typeof(v_body -> 'equipment_ids') <> 'array'
@@ -1229,9 +1233,16 @@ begin
                   where not exists (select from app.equipment as e where e.id = i))
       then 'unknown: ' || (select string_agg(i, ', ') from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
                            where not exists (select from app.equipment as e where e.id = i)) end));
+  -- The ids are read first, and the insert selects from the user's settings row: Citus
+  -- then sends it whole to the user's worker (an insert selecting from the request alone
+  -- is copied there, which row-level security refuses).
+  v_ids := array(select distinct i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i);
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i;
+  select u.user_id, i
+    from app.user_settings as u
+   cross join unnest(v_ids) as i
+   where u.user_id = v_user_id;
   return app.equipment_json(v_user_id);
 end
 $$;
@@ -3353,7 +3364,7 @@ $$;
 ALTER FUNCTION app.catalog_food_search(p_query text, p_page_size integer) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
@@ -3607,18 +3618,21 @@ ALTER TABLE ONLY app.custom_meals FORCE ROW LEVEL SECURITY;
 ALTER TABLE app.custom_meals OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.custom_meal_json(p_meal app.custom_meals) RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-  select jsonb_build_object(
-    'id', p_meal.id, 'name', p_meal.name, 'created_at', p_meal.created_at, 'updated_at', p_meal.updated_at,
-    'items', coalesce(jsonb_agg(jsonb_build_object(
-               'name', i.name, 'food_item_id', coalesce(i.food_id, i.user_food_id), 'portion_id', i.portion_seq,
-               'servings', i.servings, 'calories', i.calories, 'protein_g', i.protein_g, 'carbs_g', i.carbs_g,
-               'fat_g', i.fat_g) order by i.position) filter (where i.position is not null), '[]'),
-    'totals', jsonb_build_object('calories', coalesce(sum(i.calories), 0), 'protein_g', coalesce(sum(i.protein_g), 0),
-                                 'carbs_g', coalesce(sum(i.carbs_g), 0), 'fat_g', coalesce(sum(i.fat_g), 0)))
-    from (select p_meal.id as meal_id) as m
-    left join app.custom_meal_items as i on i.user_id = p_meal.user_id and i.meal_id = m.meal_id
+begin
+  return (
+    select jsonb_build_object(
+      'id', p_meal.id, 'name', p_meal.name, 'created_at', p_meal.created_at, 'updated_at', p_meal.updated_at,
+      'items', coalesce(jsonb_agg(jsonb_build_object(
+                 'name', i.name, 'food_item_id', coalesce(i.food_id, i.user_food_id), 'portion_id', i.portion_seq,
+                 'servings', i.servings, 'calories', i.calories, 'protein_g', i.protein_g, 'carbs_g', i.carbs_g,
+                 'fat_g', i.fat_g) order by i.position) filter (where i.position is not null), '[]'),
+      'totals', jsonb_build_object('calories', coalesce(sum(i.calories), 0), 'protein_g', coalesce(sum(i.protein_g), 0),
+                                   'carbs_g', coalesce(sum(i.carbs_g), 0), 'fat_g', coalesce(sum(i.fat_g), 0)))
+      from (select p_meal.id as meal_id) as m
+      left join app.custom_meal_items as i on i.user_id = p_meal.user_id and i.meal_id = m.meal_id);
+end
 $$;
 
 ALTER FUNCTION app.custom_meal_json(p_meal app.custom_meals) OWNER TO liftbase_owner;
@@ -4303,10 +4317,15 @@ ALTER FUNCTION app.export_food_entry(p_entry app.food_entries) OWNER TO liftbase
 CREATE FUNCTION app.export_head(p_user_id uuid) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  -- Read first: on Citus the statement below goes whole to the user's worker, which knows
+  -- the user only when it was set for the transaction (auth.act_as), not for a session (the
+  -- CLI's export).
+  v_account jsonb := auth.current_account() - 'disabled';
 begin
   return concat_ws(',',
     '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
-    '"user":' || (auth.current_account() - 'disabled')::text,
+    '"user":' || v_account::text,
     '"settings":' || app.settings_json(p_user_id)::text,
     '"profile":' || coalesce((
       select json_build_object('sex', p.sex, 'date_of_birth', p.date_of_birth, 'age_years', p.age_years,
@@ -8159,7 +8178,7 @@ begin
            when 'hold' then array_fill(null::integer, array[x.sets])
            else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(st, ph.week, x.increment, x.step),
+                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week, x.increment, x.step),
                                                                    st.reps[1], ph.main_reps, x.step)
                         when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
                         else st.load_kg end * ph.load_factor,
@@ -11520,23 +11539,28 @@ CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text := liftbase_meta.prepare_api_on_citus();
+  v_result text;
 begin
+  if exists (select from pg_extension where extname = 'citus') then
+    -- Before the catalog is distributed (the first run): its shards are made without them.
+    -- Afterwards the tables have none left, and this does nothing.
+    set local citus.enable_unsafe_triggers = on;
+    drop trigger if exists foods_catalog_version on app.foods;
+    drop trigger if exists food_portions_catalog_version on app.food_portions;
+  end if;
+  v_result := liftbase_meta.drop_account_triggers_on_citus();
   if not exists (select from pg_extension where extname = 'citus') then
     return v_result;
   end if;
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_me_document on auth.users;
-  drop trigger if exists users_end_sessions_when_disabled on auth.users;
-  drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
+  perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
+  perform liftbase_meta.sql_functions_to_plpgsql_on_citus();
   return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus and this function), lets the functions that force a generic plan take custom plans (prepare_api_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, and from the catalog''s shards drop_catalog_shard_triggers_on_citus), lets the functions that force a generic plan take custom plans (prepare_api_on_citus), makes the SQL functions Citus cannot plan PL/pgSQL (sql_functions_to_plpgsql_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -11728,6 +11752,56 @@ $_$;
 ALTER FUNCTION liftbase_meta.distribute_tables_on_citus() OWNER TO liftbase_owner;
 
 COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
+CREATE FUNCTION liftbase_meta.drop_account_triggers_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_result text := liftbase_meta.prepare_api_on_citus();
+begin
+  if not exists (select from pg_extension where extname = 'citus') then
+    return v_result;
+  end if;
+  -- Citus takes trigger statements on its tables only with this.
+  set local citus.enable_unsafe_triggers = on;
+  drop trigger if exists users_me_document on auth.users;
+  drop trigger if exists users_end_sessions_when_disabled on auth.users;
+  drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
+  return v_result;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.drop_account_triggers_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.drop_account_triggers_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus and this function), lets the functions that force a generic plan take custom plans (prepare_api_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
+CREATE FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+begin
+  -- Named in dynamic SQL: Citus's functions exist only where it is installed.
+  execute format('select count(*) from %s(%L)', 'run_command_on_all_nodes', $command$
+    do $do$
+    declare
+      v_trigger record;
+    begin
+      set local citus.enable_manual_changes_to_shards = on;
+      for v_trigger in
+        select t.tgname, t.tgrelid::regclass as relation
+          from pg_trigger as t
+         where t.tgname ~ '^(foods|food_portions)_catalog_version_[0-9]+$'
+      loop
+        execute format('drop trigger %I on %s', v_trigger.tgname, v_trigger.relation);
+      end loop;
+    end
+    $do$
+  $command$);
+end
+$_$;
+
+ALTER FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -11954,6 +12028,43 @@ end
 $$;
 
 ALTER FUNCTION liftbase_meta.reset_forced_generic_plans() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  functions constant regprocedure[] := array[
+    'app.visible_exercises(uuid)'::regprocedure,
+    'app.weekly_muscle_volume(uuid, date, date)'::regprocedure];
+  v_function record;
+  v_count integer := 0;
+begin
+  for v_function in
+    select p.oid::regproc as name, pg_get_function_arguments(p.oid) as arguments,
+           pg_get_function_result(p.oid) as result, p.provolatile, p.prosrc,
+           (select string_agg(format('q.%I::%s', a.name, format_type(a.type, null)), ', ' order by a.n)
+              from unnest(p.proargnames, p.proallargtypes, p.proargmodes) with ordinality as a (name, type, mode, n)
+             where a.mode = 't') as columns,
+           (select string_agg(quote_ident(a.name), ', ' order by a.n)
+              from unnest(p.proargnames, p.proargmodes) with ordinality as a (name, mode, n)
+             where a.mode = 't') as names
+      from pg_proc as p
+     where p.oid = any (functions) and p.prolang = (select l.oid from pg_language as l where l.lanname = 'sql')
+     order by p.oid
+  loop
+    execute format('create or replace function %s(%s) returns %s language plpgsql %s as %L',
+                   v_function.name, v_function.arguments, v_function.result,
+                   case v_function.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end,
+                   format(E'#variable_conflict use_column\nbegin\n  return query select %s from (\n%s\n) as q (%s);\nend\n',
+                          v_function.columns, rtrim(v_function.prosrc, E' \n\t;'), v_function.names));
+    v_count := v_count + 1;
+  end loop;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -14960,6 +15071,10 @@ REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.distribute_tables_on_citus() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION liftbase_meta.drop_account_triggers_on_citus() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_body_weight_days_per_row() FROM PUBLIC;
@@ -14975,6 +15090,8 @@ REVOKE ALL ON FUNCTION liftbase_meta.prepare_api_on_citus() FROM PUBLIC;
 REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.reset_forced_generic_plans() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;

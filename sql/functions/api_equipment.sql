@@ -19,6 +19,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
+  v_ids text[];
 begin
   perform app.raise_if_invalid(jsonb_build_object('equipment_ids', case
     when v_body -> 'equipment_ids' is null or jsonb_typeof(v_body -> 'equipment_ids') <> 'array'
@@ -29,9 +30,16 @@ begin
                   where not exists (select from app.equipment as e where e.id = i))
       then 'unknown: ' || (select string_agg(i, ', ') from unnest(app.read_text_list(v_body, 'equipment_ids')) as i
                            where not exists (select from app.equipment as e where e.id = i)) end));
+  -- The ids are read first, and the insert selects from the user's settings row: Citus
+  -- then sends it whole to the user's worker (an insert selecting from the request alone
+  -- is copied there, which row-level security refuses).
+  v_ids := array(select distinct i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i);
   delete from app.user_equipment where user_id = v_user_id;
   insert into app.user_equipment (user_id, equipment_id)
-  select distinct v_user_id, i from unnest(app.read_text_list(v_body, 'equipment_ids')) as i;
+  select u.user_id, i
+    from app.user_settings as u
+   cross join unnest(v_ids) as i
+   where u.user_id = v_user_id;
   return app.equipment_json(v_user_id);
 end
 $$;

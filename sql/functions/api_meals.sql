@@ -150,10 +150,13 @@ declare
   v_user_id uuid := auth.authenticate(p_token);
   v_meal app.custom_meals := app.find_custom_meal(v_user_id, p_args);
   v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus refuses calls that are not immutable in a write's coalesce.
+  v_name text := btrim(app.read_text(v_body, 'name'));
+  v_now timestamptz := now();
 begin
   perform app.check_if_match(v_user_id, 'custom_meal', v_meal.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(v_body, 'name', 'app.food_name', false)));
-  update app.custom_meals set name = coalesce(btrim(app.read_text(v_body, 'name')), name), updated_at = now()
+  update app.custom_meals set name = coalesce(v_name, name), updated_at = v_now
    where user_id = v_user_id and id = v_meal.id;
   if v_body ? 'items' then
     perform app.save_custom_meal_items(v_user_id, v_meal.id, v_body -> 'items');

@@ -10,10 +10,15 @@ returns text
 language plpgsql
 stable
 as $$
+declare
+  -- Read first: on Citus the statement below goes whole to the user's worker, which knows
+  -- the user only when it was set for the transaction (auth.act_as), not for a session (the
+  -- CLI's export).
+  v_account jsonb := auth.current_account() - 'disabled';
 begin
   return concat_ws(',',
     '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
-    '"user":' || (auth.current_account() - 'disabled')::text,
+    '"user":' || v_account::text,
     '"settings":' || app.settings_json(p_user_id)::text,
     '"profile":' || coalesce((
       select json_build_object('sex', p.sex, 'date_of_birth', p.date_of_birth, 'age_years', p.age_years,

@@ -1,21 +1,26 @@
 -- Favorites and custom meals: their JSON shapes, finding a meal, writing its items.
 
--- A custom meal's totals: the sum of its items.
+-- A custom meal's totals: the sum of its items. PL/pgSQL: Citus cannot plan a SQL
+-- function whose parameters filter a distributed table (it was never inlined: it reads
+-- a table).
 create or replace function app.custom_meal_json(p_meal app.custom_meals)
 returns jsonb
-language sql
+language plpgsql
 stable
 as $$
-  select jsonb_build_object(
-    'id', p_meal.id, 'name', p_meal.name, 'created_at', p_meal.created_at, 'updated_at', p_meal.updated_at,
-    'items', coalesce(jsonb_agg(jsonb_build_object(
-               'name', i.name, 'food_item_id', coalesce(i.food_id, i.user_food_id), 'portion_id', i.portion_seq,
-               'servings', i.servings, 'calories', i.calories, 'protein_g', i.protein_g, 'carbs_g', i.carbs_g,
-               'fat_g', i.fat_g) order by i.position) filter (where i.position is not null), '[]'),
-    'totals', jsonb_build_object('calories', coalesce(sum(i.calories), 0), 'protein_g', coalesce(sum(i.protein_g), 0),
-                                 'carbs_g', coalesce(sum(i.carbs_g), 0), 'fat_g', coalesce(sum(i.fat_g), 0)))
-    from (select p_meal.id as meal_id) as m
-    left join app.custom_meal_items as i on i.user_id = p_meal.user_id and i.meal_id = m.meal_id
+begin
+  return (
+    select jsonb_build_object(
+      'id', p_meal.id, 'name', p_meal.name, 'created_at', p_meal.created_at, 'updated_at', p_meal.updated_at,
+      'items', coalesce(jsonb_agg(jsonb_build_object(
+                 'name', i.name, 'food_item_id', coalesce(i.food_id, i.user_food_id), 'portion_id', i.portion_seq,
+                 'servings', i.servings, 'calories', i.calories, 'protein_g', i.protein_g, 'carbs_g', i.carbs_g,
+                 'fat_g', i.fat_g) order by i.position) filter (where i.position is not null), '[]'),
+      'totals', jsonb_build_object('calories', coalesce(sum(i.calories), 0), 'protein_g', coalesce(sum(i.protein_g), 0),
+                                   'carbs_g', coalesce(sum(i.carbs_g), 0), 'fat_g', coalesce(sum(i.fat_g), 0)))
+      from (select p_meal.id as meal_id) as m
+      left join app.custom_meal_items as i on i.user_id = p_meal.user_id and i.meal_id = m.meal_id);
+end
 $$;
 
 grant execute on function app.custom_meal_json(app.custom_meals) to liftbase_api;

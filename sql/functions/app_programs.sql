@@ -293,7 +293,7 @@ begin
            when 'hold' then array_fill(null::integer, array[x.sets])
            else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(st, ph.week, x.increment, x.step),
+                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week, x.increment, x.step),
                                                                    st.reps[1], ph.main_reps, x.step)
                         when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
                         else st.load_kg end * ph.load_factor,

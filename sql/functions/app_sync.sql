@@ -126,10 +126,14 @@ as $$ select app.not_modified(p_args, app.etag(app.entity_version(p_user_id, p_e
 -- written. The entity's version row is locked until the transaction ends, so a concurrent
 -- writer that checked the same version waits and then fails the check (it reads the
 -- version this write gives). Call it before writing.
+-- It runs as the caller (the API role may lock its own version rows): on Citus each role
+-- has its own connections to a worker, and a lock taken as another role would be held by
+-- another connection of the same transaction, which the write's change-log trigger then
+-- waits for (a distributed deadlock of the transaction with itself).
 create or replace function app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb)
 returns void
 language plpgsql
-security definer
+security invoker
 set search_path = pg_catalog, pg_temp
 as $$
 declare
