@@ -40,11 +40,10 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let connection = try database.ownerConnection()
-        // Row-level security sees the account as the API would; timestamps in UTC as the
-        // document promises.
+        // Timestamps in UTC, as the document promises.
         let userID =
             try connection.query(
-                "select set_config('liftbase.user_id', (auth.admin_find_user($1)).id::text, false), set_config('TimeZone', 'UTC', false)",
+                "select (auth.admin_find_user($1)).id::text, set_config('TimeZone', 'UTC', false)",
                 [user]
             ).scalar ?? ""
         switch (format, type) {
@@ -74,6 +73,16 @@ struct ExportCommand: ParsableCommand {
             handle = FileHandle.standardOutput
         }
         defer { if path != nil { try? handle.close() } }
-        try connection.writeRows(sql, [userID], to: handle)
+        // Row-level security sees the account as the API would: the user is the block's
+        // (auth.act_as), which is also how Citus's workers learn it.
+        try connection.execute("begin")
+        do {
+            try connection.query("select auth.act_as($1::uuid)", [userID])
+            try connection.writeRows(sql, [userID], to: handle)
+            try connection.execute("commit")
+        } catch {
+            _ = try? connection.execute("rollback")
+            throw error
+        }
     }
 }
