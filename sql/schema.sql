@@ -5337,8 +5337,10 @@ begin
                then format('%s must be a number', p_columns ->> 'fat')
            end) order by r.line), '[]')
     into v_rows
+    -- Occurrences are counted among rows of the same key text (empty cells drop out of
+    -- it), so two rows that differ only in which cell is empty still get keys of their own.
     from (select c.*, d.entry_date, row_number() over (
-                   partition by c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat
+                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat)
                    order by c.line) as occurrence
             from cells as c
             -- Days repeat on every row of the day: each distinct one is checked once.
@@ -10848,6 +10850,11 @@ begin
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
   if v_on_citus then
+    -- On Citus no trigger ends the sessions of an account disabled outside
+    -- auth.admin_set_disabled (0065): the account is read here instead.
+    if exists (select from auth.users as u where u.id = v_user_id::uuid and u.disabled_at is not null) then
+      perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+    end if;
     perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then

@@ -65,7 +65,9 @@ public final class Connection {
         // receiver, which marks the connection dead.
         guard PQconsumeInput(handle) == 1 else { return false }
         _ = PQisBusy(handle)
+        // Ready for a new statement, too: not left in a transaction or in pipeline mode.
         return PQstatus(handle) == CONNECTION_OK && !notices.fatalReceived
+            && PQtransactionStatus(handle) == PQTRANS_IDLE && PQpipelineStatus(handle) == PQ_PIPELINE_OFF
     }
 
     /// Runs one or more statements with the simple query protocol (no parameters), as
@@ -167,12 +169,43 @@ public final class Connection {
 
     /// BEGIN, the prepared statement and COMMIT, sent together in pipeline mode and read
     /// back in one round trip. A failure skips the rest of the pipeline and leaves the block
-    /// aborted, so only then does a ROLLBACK follow, as a second round trip.
+    /// aborted, so only then does a ROLLBACK follow, as a second round trip. When the
+    /// connection falls out of step (a send fails, the answers do not come as sent), it is
+    /// closed: no later statement may read this one's answers, and the pool opens a new one.
     private func pipelinedInTransactionBlock(
         handle: OpaquePointer,
         preparedName: String,
         parameters: [String?]
     ) throws -> QueryResult {
+        let answer: QueryResult?
+        let failure: PostgresError?
+        do {
+            (answer, failure) = try sendAndReadBlock(handle: handle, preparedName: preparedName, parameters: parameters)
+        } catch {
+            close()
+            throw error
+        }
+        if let failure {
+            if PQtransactionStatus(handle) == PQTRANS_INERROR {
+                _ = try? consume(PQexec(handle, "rollback"), handle: handle)
+            }
+            throw failure
+        }
+        guard let answer else {
+            let error = PostgresError.connection(handle)
+            close()
+            throw error
+        }
+        return answer
+    }
+
+    /// The pipeline of `pipelinedInTransactionBlock`: the statement's rows and the first
+    /// error the server answered; throws only when the connection itself failed.
+    private func sendAndReadBlock(
+        handle: OpaquePointer,
+        preparedName: String,
+        parameters: [String?]
+    ) throws -> (QueryResult?, PostgresError?) {
         guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
         let sent = withCStrings(parameters) { values in
             PQsendQueryParams(handle, "begin", 0, nil, nil, nil, nil, 0) == 1
@@ -201,14 +234,7 @@ public final class Connection {
         let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
         PQclear(sync)
         guard synced, PQexitPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
-        if let failure {
-            if PQtransactionStatus(handle) == PQTRANS_INERROR {
-                _ = try? consume(PQexec(handle, "rollback"), handle: handle)
-            }
-            throw failure
-        }
-        guard let answer else { throw PostgresError.connection(handle) }
-        return answer
+        return (answer, failure)
     }
 
     /// Runs `body` inside BEGIN … COMMIT when this connection's statements need a block

@@ -77,8 +77,10 @@ begin
                then format('%s must be a number', p_columns ->> 'fat')
            end) order by r.line), '[]')
     into v_rows
+    -- Occurrences are counted among rows of the same key text (empty cells drop out of
+    -- it), so two rows that differ only in which cell is empty still get keys of their own.
     from (select c.*, d.entry_date, row_number() over (
-                   partition by c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat
+                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat)
                    order by c.line) as occurrence
             from cells as c
             -- Days repeat on every row of the day: each distinct one is checked once.

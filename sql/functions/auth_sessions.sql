@@ -57,6 +57,11 @@ begin
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
   if v_on_citus then
+    -- On Citus no trigger ends the sessions of an account disabled outside
+    -- auth.admin_set_disabled (0065): the account is read here instead.
+    if exists (select from auth.users as u where u.id = v_user_id::uuid and u.disabled_at is not null) then
+      perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+    end if;
     perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then

@@ -4,7 +4,7 @@
 -- becomes one entry per day and meal. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(18);
+select plan(19);
 
 select pg_temp.sign_up('c', 'diary-import-c@example.com', 'diary import c');
 select pg_temp.sign_up('m', 'diary-import-m@example.com', 'diary import m');
@@ -60,6 +60,13 @@ select is(pg_temp.call('import_cronometer', 'c', (select d from files where name
   '[{"line": 3, "message": "Energy (kcal) must be a number"}]', 'a cell that is not a number is still an error, by line');
 select is((select count(*) from app.food_entries where entry_date = '2023-03-03'), 0::bigint,
   '… and the file is refused whole');
+
+-- Two rows that differ only in which nutrient cell is blank read alike once the blanks are
+-- left out: each still gets a key of its own, so both are imported.
+select is(pg_temp.call('import_cronometer', 'c', pg_temp.csv(
+    array['Day', 'Group', 'Food Name', 'Energy (kcal)', 'Protein (g)', 'Carbs (g)'],
+    '2023-03-05|Lunch|Shake|100||5', '2023-03-05|Lunch|Shake|100|5|')) -> 'imported',
+  '2', 'rows alike but for which cell is blank are two entries');
 
 -- An unquoted comma in a food name -------------------------------------------------------------------
 select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer commas')) - 'skipped_duplicates',
