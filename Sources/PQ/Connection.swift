@@ -237,10 +237,8 @@ public final class Connection {
         return (answer, failure)
     }
 
-    /// Runs `body` inside BEGIN … COMMIT when this connection's statements need a block
-    /// (`runsStatementsInTransactionBlocks`), rolling back when it throws; else just runs it.
-    func inTransactionBlockIfNeeded<T>(_ body: () throws -> T) throws -> T {
-        guard runsStatementsInTransactionBlocks else { return try body() }
+    /// Runs `body` inside BEGIN … COMMIT, rolling back when it throws.
+    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("begin")
         do {
             let value = try body()
@@ -250,6 +248,13 @@ public final class Connection {
             if let handle, PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("rollback") }
             throw error
         }
+    }
+
+    /// `inTransaction` when this connection's statements need a block
+    /// (`runsStatementsInTransactionBlocks`); else just runs `body`.
+    func inTransactionBlockIfNeeded<T>(_ body: () throws -> T) throws -> T {
+        guard runsStatementsInTransactionBlocks else { return try body() }
+        return try inTransaction(body)
     }
 
     func liveHandle() throws -> OpaquePointer {

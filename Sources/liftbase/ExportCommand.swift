@@ -75,14 +75,9 @@ struct ExportCommand: ParsableCommand {
         defer { if path != nil { try? handle.close() } }
         // Row-level security sees the account as the API would: the user is the block's
         // (auth.act_as), which is also how Citus's workers learn it.
-        try connection.execute("begin")
-        do {
+        try connection.inTransaction {
             try connection.query("select auth.act_as($1::uuid)", [userID])
             try connection.writeRows(sql, [userID], to: handle)
-            try connection.execute("commit")
-        } catch {
-            _ = try? connection.execute("rollback")
-            throw error
         }
     }
 }
