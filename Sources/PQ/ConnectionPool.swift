@@ -305,14 +305,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 throw PoolError.unavailable(lastError)
             }
             do {
-                let fresh: Connection
-                do {
-                    fresh = try openConnection()
-                } catch let error as PostgresError where error.isLostConnection {
-                    // Terminated while it was being set up (an operator's or a failover's
-                    // sweep of backends): the server is there, so try once more at once.
-                    fresh = try openConnection()
-                }
+                let fresh = try openConnectionOutlastingTerminations()
                 connection = fresh
                 backoff = .zero
                 lastError = nil
@@ -324,12 +317,29 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                     : min(backoff * 2, pool.configuration.maximumBackoff)
                 nextAttempt = now + backoff
                 lastError = error
-                pool.logger.error("connect failed: \(error.message)", metadata: ["worker": "\(index)"])
+                pool.logger.error("connect failed: \(error)", metadata: ["worker": "\(index)"])
                 throw PoolError.unavailable(error)
             }
         }
 
         var lastError: PostgresError?
+
+        /// A backend terminated while it was being set up (an operator's or a failover's
+        /// sweep of backends, perhaps several in a row) says the server is there: open
+        /// another at once, a few times, before the worker falls back to its backoff.
+        private func openConnectionOutlastingTerminations(attempts: Int = 3) throws -> Connection {
+            for _ in 1..<attempts {
+                do {
+                    return try openConnection()
+                } catch let error as PostgresError where error.isLostConnection {
+                    pool.logger.warning(
+                        "connection lost while being set up; opening another: \(error)",
+                        metadata: ["worker": "\(index)"]
+                    )
+                }
+            }
+            return try openConnection()
+        }
 
         /// A new connection, switched to the pool's role, with the session setup run.
         private func openConnection() throws -> Connection {

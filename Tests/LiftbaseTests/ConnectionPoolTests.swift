@@ -76,6 +76,34 @@ struct ConnectionPoolTests {
         }
     }
 
+    @Test("a connection terminated while it is set up, twice in a row, is opened again and the caller never sees it")
+    func outlastsTerminationsDuringSetup() async throws {
+        // The setup of each new connection terminates its own backend until a sequence of
+        // this test passes 2: the first two connections die as a sweep of backends would
+        // kill them, the third lives. The pool connects as the superuser, which may end
+        // its own backend.
+        let admin = try TestDatabase.admin()
+        defer { admin.close() }
+        let sequence = "setup_kills_" + TestDatabase.uniqueSuffix()
+        try admin.execute("create sequence public.\(sequence)")
+        defer { _ = try? admin.execute("drop sequence public.\(sequence)") }
+        let pool = ConnectionPool(
+            .init(
+                conninfo: try TestDatabase.url(),
+                size: 1,
+                sessionSetup:
+                    "select case when nextval('public.\(sequence)') <= 2 then pg_terminate_backend(pg_backend_pid()) end",
+                initialBackoff: .seconds(10)
+            ),
+            logger: Logger(label: "pool-test")
+        )
+        try await withRunningPool(pool) {
+            let answer = try await pool.withConnection { try $0.query("select 'answered'").scalar }
+            #expect(answer == "answered")
+        }
+        #expect(try admin.query("select last_value from public.\(sequence)").scalar == "3")
+    }
+
     @Test("a caller that waits past the acquire timeout gets acquireTimeout")
     func acquireTimeout() async throws {
         let (pool, _) = try makePool(size: 1, timeout: .milliseconds(100))
