@@ -92,6 +92,19 @@ public final class Connection {
     /// over and over, where parsing and planning the same call every time is waste.
     @discardableResult
     public func queryPrepared(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
+        do {
+            return try runPrepared(sql, parameters)
+        } catch let error as PostgresError where error.sqlstate == .invalidSQLStatementName {
+            // The server forgot its prepared statements (DISCARD ALL, DEALLOCATE, a pooler in
+            // between): the statement never ran, so prepare it again and run it once more,
+            // unless a transaction of the caller's is open, which the failure has aborted.
+            preparedNames.removeAll()
+            guard let handle, PQtransactionStatus(handle) == PQTRANS_IDLE else { throw error }
+            return try runPrepared(sql, parameters)
+        }
+    }
+
+    private func runPrepared(_ sql: String, _ parameters: [String?]) throws -> QueryResult {
         let handle = try liveHandle()
         let name: String
         if let existing = preparedNames[sql] {
@@ -102,20 +115,13 @@ public final class Connection {
             _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
             preparedNames[sql] = name
         }
-        do {
-            if runsStatementsInTransactionBlocks {
-                return try pipelinedInTransactionBlock(handle: handle, preparedName: name, parameters: parameters)
-            }
-            let result = withCStrings(parameters) { values in
-                PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
-            }
-            return try consume(result, handle: handle)
-        } catch let error as PostgresError where error.sqlstate == .invalidSQLStatementName {
-            // The server forgot its prepared statements (DISCARD ALL, a pooler): prepare
-            // them again as they are next used.
-            preparedNames.removeAll()
-            throw error
+        if runsStatementsInTransactionBlocks {
+            return try pipelinedInTransactionBlock(handle: handle, preparedName: name, parameters: parameters)
         }
+        let result = withCStrings(parameters) { values in
+            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+        }
+        return try consume(result, handle: handle)
     }
 
     /// Streams rows into `COPY ... FROM STDIN`. `chunks` yields bytes in the COPY format the

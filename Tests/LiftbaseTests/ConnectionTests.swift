@@ -46,6 +46,32 @@ struct ConnectionTests {
     }
 
     @Test(
+        "a prepared statement the server forgot is prepared again and run once, in or out of transaction blocks",
+        arguments: [false, true]
+    )
+    func forgottenPreparedStatement(inTransactionBlocks: Bool) throws {
+        let connection = try TestDatabase.admin()
+        connection.runsStatementsInTransactionBlocks = inTransactionBlocks
+        try connection.execute("create temporary table runs (n integer)")
+        let insert = "insert into runs values ($1) returning n"
+        #expect(try connection.queryPrepared(insert, ["1"]).scalar == "1")
+        try connection.execute("deallocate all")
+        #expect(try connection.queryPrepared(insert, ["2"]).scalar == "2")
+        #expect(try connection.queryPrepared(insert, ["3"]).scalar == "3")
+        // Each insert ran once: the failed attempt wrote nothing.
+        #expect(try connection.query("select string_agg(n::text, ',' order by n) from runs").scalar == "1,2,3")
+
+        // Inside the caller's transaction the failure has aborted it: no second attempt.
+        connection.runsStatementsInTransactionBlocks = false
+        try connection.execute("deallocate all")
+        let aborted = try #require(throws: PostgresError.self) {
+            try connection.inTransaction { try connection.queryPrepared(insert, ["4"]) }
+        }
+        #expect(aborted.sqlstate == "26000")
+        #expect(try connection.queryPrepared(insert, ["5"]).scalar == "5")
+    }
+
+    @Test(
         "in transaction blocks, a statement runs between BEGIN and COMMIT, and a failure leaves the connection usable"
     )
     func transactionBlocks() throws {
