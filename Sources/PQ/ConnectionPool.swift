@@ -326,14 +326,15 @@ public final class ConnectionPool: Service, @unchecked Sendable {
 
         /// A backend terminated while it was being set up (an operator's or a failover's
         /// sweep of backends, perhaps several in a row) says the server is there: open
-        /// another at once, a few times, before the worker falls back to its backoff.
+        /// another at once, a few times, before the worker falls back to its backoff. A
+        /// server that is down refuses each try at once, so the extra tries cost nothing.
         private func openConnectionOutlastingTerminations(attempts: Int = 3) throws -> Connection {
             for _ in 1..<attempts {
                 do {
                     return try openConnection()
                 } catch let error as PostgresError where error.isLostConnection {
                     pool.logger.warning(
-                        "connection lost while being set up; opening another: \(error)",
+                        "a new connection broke or was refused; trying again at once: \(error)",
                         metadata: ["worker": "\(index)"]
                     )
                 }
