@@ -54,8 +54,9 @@ scale_measure 1
 started=$(date +%s)
 for (( first = 2; first <= scale_users; first += scale_batch )); do
   last=$(( first + scale_batch - 1 < scale_users ? first + scale_batch - 1 : scale_users ))
+  batch_started=$(date +%s)
   psql -qX -o /dev/null -v first="$first" -v last="$last" -f Scripts/lib/synthetic_scale.sql
-  echo "scale: $last users loaded ($(( $(date +%s) - started )) s)"
+  echo "scale: $last users loaded ($(( $(date +%s) - started )) s, this batch $(( $(date +%s) - batch_started )) s)"
 done
 psql -qX -o /dev/null -c "vacuum (analyze)"
 loaded=$(( $(date +%s) - started ))
@@ -68,7 +69,9 @@ scale_measure "$scale_users"
 
 printf "\nScale: %s users with a year each (%s diary entries, %s sessions, %s sets; database %s;\n" \
   "$scale_users" "$entries" "$sessions" "$sets" "$size"
-printf "loaded in %s s) against one such user alone. SQL only: pgbench -M prepared as liftbase_api,\n" "$loaded"
+printf "loaded in %s s; shared_buffers %s) against one such user alone. SQL only: pgbench -M prepared\n" \
+  "$loaded" "$(psql -tAX -c 'show shared_buffers')"
+printf "as liftbase_api, "
 printf "a random user's token per call, %s connections, %s s per run (1 s warm-up first).\n\n" "$scale_connections" "$scale_seconds"
 printf "%-30s %11s %11s %11s %11s %7s\n" "call" "1 user p50" "1 user p99" "all p50" "all p99" "ratio"
 over=0
