@@ -28,6 +28,8 @@ struct APIResponder: HTTPResponder {
 
     /// Tries for one request when the transaction hits a serialization failure or deadlock.
     static let transactionAttempts = 3
+    /// Tries for one read when its connection is lost under it.
+    static let lostConnectionAttempts = 3
 
     let pool: ConnectionPool
     let routes: RouteTable
@@ -188,19 +190,27 @@ struct APIResponder: HTTPResponder {
     }
 
     /// A read whose connection broke before it answered (a terminated backend, a restart,
-    /// a failover) runs once more, on a new connection, so the client never sees the loss.
-    /// A write is never run twice here: it may have committed before the connection broke,
-    /// and a client's retry with its `client_id` is the safe way to repeat it.
+    /// a failover) runs again, on a new connection, so the client never sees the loss.
+    /// Three tries in all: on a loaded server a retry can outlast the next termination of a
+    /// repeated sweep or a failover's second step, and a read is safe to run any number of
+    /// times. A write is never run twice here: it may have committed before the connection
+    /// broke, and a client's retry with its `client_id` is the safe way to repeat it.
     static func retryingLostConnection<T>(
         _ enabled: Bool,
+        attempts: Int = lostConnectionAttempts,
         logger: Logger,
         _ attempt: (_ freshConnection: Bool) async throws -> T
     ) async throws -> T {
-        do {
-            return try await attempt(false)
-        } catch let error as PostgresError where enabled && error.isLostConnection {
-            logger.warning("connection lost under a read; running it again on a new one: \(error.message)")
-            return try await attempt(true)
+        var tried = 1
+        while true {
+            do {
+                return try await attempt(tried > 1)
+            } catch let error as PostgresError where enabled && error.isLostConnection && tried < attempts {
+                tried += 1
+                logger.warning(
+                    "connection lost under a read; running it again on a new one (try \(tried) of \(attempts)): \(error.message)"
+                )
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import PQ
 import Testing
 
@@ -122,5 +123,50 @@ struct TransactionRetryTests {
             }
         }
         #expect(other.calls == 1)
+    }
+
+    @Test("a read whose connection is lost runs again on a fresh one, 3 tries in all; a write never runs twice")
+    func lostConnectionRetries() async throws {
+        let logger = Logger(label: "test")
+        let lost = PostgresError(sqlstate: "08006", message: "server closed the connection unexpectedly")
+
+        let twiceLost = Counter()
+        var fresh: [Bool] = []
+        let value = try await APIResponder.retryingLostConnection(true, logger: logger) { freshConnection in
+            fresh.append(freshConnection)
+            twiceLost.calls += 1
+            if twiceLost.calls < 3 {
+                throw twiceLost.calls == 1 ? lost : PostgresError(sqlstate: "57P01", message: "terminated")
+            }
+            return "read"
+        }
+        #expect(value == "read" && fresh == [false, true, true])
+
+        let alwaysLost = Counter()
+        await #expect(throws: PostgresError.self) {
+            try await APIResponder.retryingLostConnection(true, logger: logger) { _ in
+                alwaysLost.calls += 1
+                throw lost
+            }
+        }
+        #expect(alwaysLost.calls == 3)
+
+        let write = Counter()
+        await #expect(throws: PostgresError.self) {
+            try await APIResponder.retryingLostConnection(false, logger: logger) { _ in
+                write.calls += 1
+                throw lost
+            }
+        }
+        #expect(write.calls == 1)
+
+        let otherFailure = Counter()
+        await #expect(throws: PostgresError.self) {
+            try await APIResponder.retryingLostConnection(true, logger: logger) { _ in
+                otherFailure.calls += 1
+                throw PostgresError(sqlstate: "23505", message: "not a lost connection")
+            }
+        }
+        #expect(otherFailure.calls == 1)
     }
 }
