@@ -43,6 +43,10 @@ public struct Configuration: Sendable {
 
     public static let portRange = 1...65535
     public static let poolSizeRange = 1...1000
+    /// One connection per core of this machine, plus one: what measured best in
+    /// `Scripts/bench` with the database on the same machine (docs/scaling.md "Pool size").
+    /// More only add waiting there; a database on a larger machine of its own wants more.
+    public static var defaultPoolSize: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
     public static let poolTimeoutMillisecondsRange = 1...600_000
     public static let limitMillisecondsRange = 1...3_600_000
     public static let maximumConnectionsRange = 1...1_000_000
@@ -61,7 +65,7 @@ public struct Configuration: Sendable {
         databaseURL = value("DATABASE_URL")
         host = value("LIFTBASE_HOST") ?? "127.0.0.1"
         port = try number("LIFTBASE_PORT", in: Self.portRange, default: 8080)
-        poolSize = try number("LIFTBASE_POOL_SIZE", in: Self.poolSizeRange, default: 10)
+        poolSize = try number("LIFTBASE_POOL_SIZE", in: Self.poolSizeRange, default: Self.defaultPoolSize)
         poolAcquireTimeout = .milliseconds(
             try number("LIFTBASE_POOL_TIMEOUT_MS", in: Self.poolTimeoutMillisecondsRange, default: 5000)
         )

@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (default: $LIFTBASE_PORT or 8080).")
     var port: Int?
 
-    @Option(name: .customLong("pool-size"), help: "Database connections (default: $LIFTBASE_POOL_SIZE or 10).")
+    @Option(name: .customLong("pool-size"), help: "Database connections (default: $LIFTBASE_POOL_SIZE or cores + 1).")
     var poolSize: Int?
 
     func validate() throws {

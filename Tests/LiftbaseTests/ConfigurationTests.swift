@@ -1,3 +1,4 @@
+import Foundation
 import LiftbaseCore
 import Logging
 import Testing
@@ -41,7 +42,9 @@ struct ConfigurationTests {
         ])
         #expect(configuration.port == 9090 && configuration.poolSize == 4 && configuration.logLevel == .debug)
         let defaults = try Configuration(environment: [:])
-        #expect(defaults.port == 8080 && defaults.poolSize == 10 && defaults.logLevel == .info)
+        #expect(defaults.port == 8080 && defaults.logLevel == .info)
+        // One connection per core, plus one (docs/scaling.md "Pool size").
+        #expect(defaults.poolSize == ProcessInfo.processInfo.activeProcessorCount + 1)
         #expect(defaults.headerTimeout == .seconds(10) && defaults.idleTimeout == .seconds(60))
         #expect(defaults.maximumConnections == 1000 && defaults.drainTimeout == .seconds(30))
         #expect(defaults.statementTimeout == .seconds(300))
