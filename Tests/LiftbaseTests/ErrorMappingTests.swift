@@ -170,3 +170,29 @@ struct TransactionRetryTests {
         #expect(otherFailure.calls == 1)
     }
 }
+
+@Suite("bearer token")
+struct BearerTokenTests {
+    @Test(
+        "the scheme in any case, one space, the token without the blanks around it; anything else is no token",
+        arguments: [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER abc", "abc"), ("BeArEr a.b-c_d", "a.b-c_d"),
+            ("Bearer   abc  ", "abc"), ("Bearer \tabc\t", "abc"), ("Bearer \u{00A0}abc", "abc"),
+            ("Bearer a b", "a b"),
+        ]
+    )
+    func tokens(header: String, token: String) {
+        #expect(APIResponder.bearerToken(fromAuthorization: header) == token)
+    }
+
+    @Test(
+        "no token: another scheme, no space, nothing after it",
+        arguments: [
+            "Basic abc", "Bearerabc", "Bearer", "Bearer ", "Bearer   ", "Bearers abc", "Bear abc", "Bea\u{0152}er abc",
+            "",
+        ]
+    )
+    func noTokens(header: String) {
+        #expect(APIResponder.bearerToken(fromAuthorization: header) == nil)
+    }
+}
