@@ -130,44 +130,31 @@ struct TransactionRetryTests {
         let logger = Logger(label: "test")
         let lost = PostgresError(sqlstate: "08006", message: "server closed the connection unexpectedly")
 
-        let twiceLost = Counter()
+        // Lost twice (two ways), answered on the third try; each retry on a fresh connection.
         var fresh: [Bool] = []
         let value = try await APIResponder.retryingLostConnection(true, logger: logger) { freshConnection in
             fresh.append(freshConnection)
-            twiceLost.calls += 1
-            if twiceLost.calls < 3 {
-                throw twiceLost.calls == 1 ? lost : PostgresError(sqlstate: "57P01", message: "terminated")
+            if fresh.count < 3 {
+                throw fresh.count == 1 ? lost : PostgresError(sqlstate: "57P01", message: "terminated")
             }
             return "read"
         }
         #expect(value == "read" && fresh == [false, true, true])
 
-        let alwaysLost = Counter()
-        await #expect(throws: PostgresError.self) {
-            try await APIResponder.retryingLostConnection(true, logger: logger) { _ in
-                alwaysLost.calls += 1
-                throw lost
+        // How many times an attempt that always fails with `error` is made before it is thrown.
+        func tries(retrying enabled: Bool, failingWith error: PostgresError) async -> Int {
+            let calls = Counter()
+            await #expect(throws: PostgresError.self) {
+                try await APIResponder.retryingLostConnection(enabled, logger: logger) { _ in
+                    calls.calls += 1
+                    throw error
+                }
             }
+            return calls.calls
         }
-        #expect(alwaysLost.calls == 3)
-
-        let write = Counter()
-        await #expect(throws: PostgresError.self) {
-            try await APIResponder.retryingLostConnection(false, logger: logger) { _ in
-                write.calls += 1
-                throw lost
-            }
-        }
-        #expect(write.calls == 1)
-
-        let otherFailure = Counter()
-        await #expect(throws: PostgresError.self) {
-            try await APIResponder.retryingLostConnection(true, logger: logger) { _ in
-                otherFailure.calls += 1
-                throw PostgresError(sqlstate: "23505", message: "not a lost connection")
-            }
-        }
-        #expect(otherFailure.calls == 1)
+        #expect(await tries(retrying: true, failingWith: lost) == 3)
+        #expect(await tries(retrying: false, failingWith: lost) == 1, "a write")
+        #expect(await tries(retrying: true, failingWith: PostgresError(sqlstate: "23505", message: "not lost")) == 1)
     }
 }
 
