@@ -296,6 +296,8 @@ as $$
 declare
   v_touched record;
 begin
+  -- The rows of the dynamic statement below, for plpgsql_check.
+  perform 'PRAGMA:type:v_touched (user_id uuid, key uuid, removed uuid[], added uuid[])';
   for v_touched in execute case
     when TG_TABLE_NAME = 'session_exercises' and TG_OP = 'INSERT' then
       'select n.user_id, coalesce(n.exercise_id, n.user_exercise_id) as key, ''{}''::uuid[] as removed,

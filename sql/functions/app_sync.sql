@@ -314,3 +314,74 @@ begin
   return v_total;
 end
 $$;
+
+-- The row trigger of every table holding an entity or a part of one (migration 0047 made
+-- the triggers). Arguments: the entity and the column naming its id in this table ('' for
+-- an entity a user has one of: goal, settings...; its id is the user's; 'id' for the
+-- entity's own table). The WHEN clauses of the triggers already skipped what this
+-- transaction recorded.
+create or replace function app.track_sync_change() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+declare
+  v_entity text := tg_argv[0];
+  v_column text := tg_argv[1];
+  v_row record;
+  v_id text;
+  v_last text;
+begin
+  if tg_op = 'DELETE' then
+    v_row := old;
+  else
+    v_row := new;
+  end if;
+  -- Static branches: a row's field is read by name, no JSON (each table takes one). Each
+  -- table has only its own branch's column, so plpgsql_check, which checks every branch
+  -- against the trigger's table, skips these (the pragma costs about a microsecond).
+  perform 'PRAGMA:disable:check';
+  if v_column = '' then
+    v_id := v_row.user_id::text;
+  elsif v_column = 'id' then
+    v_id := v_row.id::text;
+  elsif v_column = 'session_id' then
+    v_id := v_row.session_id::text;
+  elsif v_column = 'meal_id' then
+    v_id := v_row.meal_id::text;
+  elsif v_column = 'plan_id' then
+    v_id := v_row.plan_id::text;
+  elsif v_column = 'program_id' then
+    v_id := v_row.program_id::text;
+  elsif v_column = 'health_metric_id' then
+    v_id := v_row.health_metric_id::text;
+  else
+    raise exception 'app.track_sync_change: unknown id column %', v_column;
+  end if;
+  perform 'PRAGMA:enable:check';
+  -- WHEN clauses are evaluated as each row is written, before any of the statement's
+  -- triggers ran: a statement writing several rows of one entity (the sets of a session)
+  -- reaches here once per row, and all but the first stop at this comparison.
+  -- (The same rules as the WHEN clauses: a root's delete always needs its tombstone.)
+  v_last := current_setting('liftbase.sync_last', true);
+  if v_last = v_entity || '/' || v_id || '/upsert/' || statement_timestamp() and (tg_op <> 'DELETE' or v_column <> 'id')
+     or v_last = v_entity || '/' || v_id || '/delete/' || statement_timestamp() and tg_op = 'DELETE' then
+    return null;
+  end if;
+  if coalesce(current_setting('liftbase.deleting_user', true), '') <> ''
+     and not exists (select from auth.users as u where u.id = v_row.user_id) then
+    -- The account is being deleted (with another in the same statement): nothing to record.
+    return null;
+  end if;
+  if tg_op <> 'DELETE' or v_column = '' then
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'upsert');
+  elsif v_column = 'id' then
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'delete');
+  elsif app.sync_entity_exists(v_row.user_id, v_entity, v_id) then
+    -- A part removed from an entity that stays: a change of it. (When the entity itself
+    -- went, its own row's trigger records the tombstone.)
+    perform app.record_sync_change(v_row.user_id, v_entity, v_id, 'upsert');
+  end if;
+  return null;
+end
+$fn$;

@@ -140,3 +140,46 @@ begin
   return old;
 end
 $$;
+
+-- The row triggers behind the events (docs/webhooks.md "Events"; migration 0048 made the
+-- triggers). A statement that changes many rows queues one event per subscription: the
+-- key names the statement.
+create or replace function app.webhook_event_trigger() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+declare
+  v_event text := tg_argv[0];
+  v_row record;
+  v_statement text;
+begin
+  if tg_op = 'DELETE' then
+    v_row := old;
+  else
+    v_row := new;
+  end if;
+  if current_setting('liftbase.deleting_user', true) = v_row.user_id::text
+     or not exists (select from app.webhook_subscriptions as s where s.user_id = v_row.user_id) then
+    return null;
+  end if;
+  -- One request's rows of many days or metrics queue one event per day or request.
+  v_statement := pg_current_xact_id()::text || '/' || statement_timestamp();
+  -- Each event's branch reads the columns of its own table: plpgsql_check, which checks
+  -- every branch against the trigger's table, skips them.
+  perform 'PRAGMA:disable:check';
+  if v_event = 'workout.logged' then
+    perform app.enqueue_webhook_event(v_row.user_id, v_event,
+      jsonb_build_object('session_id', v_row.id, 'session_date', v_row.session_date, 'name', v_row.name,
+                         'finished_at', v_row.finished_at),
+      'session/' || v_row.id);
+  elsif v_event = 'diary.changed' then
+    perform app.enqueue_webhook_event(v_row.user_id, v_event, jsonb_build_object('date', v_row.entry_date),
+      v_statement || '/' || v_row.entry_date);
+  else
+    perform app.enqueue_webhook_event(v_row.user_id, v_event, '{}', v_statement);
+  end if;
+  perform 'PRAGMA:enable:check';
+  return null;
+end
+$fn$;
