@@ -8,6 +8,11 @@
 -- sums app.refresh_session_totals keeps, for sets that are all working sets of load × reps).
 -- Run as a superuser on a benchmark database with a food catalog (synthetic_foods.sql):
 --   psql -v first=1 -v last=10000 -f Scripts/lib/synthetic_scale.sql
+-- With -v log_after=1 the change log (docs/sync.md) of the diary, the sessions and the
+-- weigh-ins is written here, set-based, after the rows: for a bulk load with those tables'
+-- change-log and webhook row triggers disabled (Scripts/lib/bench_scale.sh). Each entity
+-- gets one upsert with the next of the user's versions, in the order the rows were made,
+-- as the triggers would write it; the counter ends at the last.
 \set ON_ERROR_STOP on
 
 create temporary table scale_users as
@@ -87,3 +92,27 @@ update app.training_sessions as s
 insert into app.body_metrics (user_id, recorded_at, weight_kg)
 select u.id, current_date - 7 * w + time '07:00', 60 + abs(hashtext(u.id::text)) % 40 - w * 0.05
   from scale_users as u cross join generate_series(1, 52) as w;
+
+\if :{?log_after}
+with entities as (
+  select e.user_id, 'diary_entry' as entity, e.id::text as entity_id, e.created_at as made_at
+    from app.food_entries as e join scale_users as u on u.id = e.user_id
+  union all
+  select s.user_id, 'session', s.id::text, s.started_at
+    from app.training_sessions as s join scale_users as u on u.id = s.user_id
+  union all
+  select b.user_id, 'body_metric', b.id::text, b.recorded_at
+    from app.body_metrics as b join scale_users as u on u.id = b.user_id
+   where not exists (select from app.sync_changes as c
+                      where c.user_id = b.user_id and c.entity = 'body_metric' and c.entity_id = b.id::text)
+)
+insert into app.sync_changes (user_id, entity, entity_id, seq, op, changed_at)
+select e.user_id, e.entity, e.entity_id,
+       s.last_seq + row_number() over (partition by e.user_id order by e.made_at, e.entity, e.entity_id), 'upsert', now()
+  from entities as e join app.sync_state as s on s.user_id = e.user_id;
+update app.sync_state as s
+   set last_seq = c.last_seq
+  from (select c.user_id, max(c.seq) as last_seq
+          from app.sync_changes as c join scale_users as u on u.id = c.user_id group by 1) as c
+ where s.user_id = c.user_id;
+\endif
