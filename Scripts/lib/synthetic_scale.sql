@@ -9,10 +9,11 @@
 -- Run as a superuser on a benchmark database with a food catalog (synthetic_foods.sql):
 --   psql -v first=1 -v last=10000 -f Scripts/lib/synthetic_scale.sql
 -- With -v log_after=1 the change log (docs/sync.md) of the diary, the sessions and the
--- weigh-ins is written here, set-based, after the rows: for a bulk load with those tables'
--- change-log and webhook row triggers disabled (Scripts/lib/bench_scale.sh). Each entity
--- gets one upsert with the next of the user's versions, in the order the rows were made,
--- as the triggers would write it; the counter ends at the last.
+-- weigh-ins is written here, set-based, after the rows: only for a bulk load with those
+-- tables' change-log and webhook row triggers disabled (Scripts/lib/bench_scale.sh). The
+-- log holds the entities the triggers would log, one row each, numbered with the user's
+-- next versions in the order the rows were made; the counter ends at the last. (The
+-- triggers would number them in statement order, a session once per statement writing it.)
 \set ON_ERROR_STOP on
 
 create temporary table scale_users as
@@ -103,8 +104,6 @@ with entities as (
   union all
   select b.user_id, 'body_metric', b.id::text, b.recorded_at
     from app.body_metrics as b join scale_users as u on u.id = b.user_id
-   where not exists (select from app.sync_changes as c
-                      where c.user_id = b.user_id and c.entity = 'body_metric' and c.entity_id = b.id::text)
 )
 insert into app.sync_changes (user_id, entity, entity_id, seq, op, changed_at)
 select e.user_id, e.entity, e.entity_id,
