@@ -57,7 +57,8 @@ scale_measure 1
 # (synthetic_scale.sql, log_after): the entities they would log, one row each, at a
 # fraction of the cost (one entity's bump and upsert take about 0.15 ms here, most of the
 # load before). Users 1 and 2 are loaded with every trigger on; the check below compares
-# every loaded user's log with theirs. $scale_jobs batches run at once (default: one per core).
+# every other user's log with user 2's. $scale_jobs batches run at once (default: one per
+# core).
 scale_jobs=${BENCH_SCALE_JOBS:-$(nproc)}
 bulk_triggers=$(psql -tAX <<'SQL'
 select string_agg(format('%s %I', t.tgrelid::regclass, t.tgname), ' ')
