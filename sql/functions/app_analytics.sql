@@ -221,19 +221,26 @@ begin
                                  order by s.best_pace_s_per_km, s.session_date, s.id)
                         filter (where s.best_pace_s_per_km is not null))[1]) end
       -- Every completed session row of the exercise, or (p_sessions) those of the given
-      -- sessions, each session by key: only one branch runs.
+      -- sessions, each session by key: only one branch runs. The given sessions are read
+      -- one by one, in a subquery that OFFSET 0 keeps from being merged into the join: the
+      -- generic plan of the join read every session of the exercise by its index (1,200 for
+      -- a heavy user, sql/tests/91_plans_under_skew.sql) and kept those it was given.
       from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
                    x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
               from app.session_exercises as x
               join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
              where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
             union all
-            select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
-                   x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+            select g.*
               from (select distinct i.id from unnest(p_sessions) as i (id)) as i
-              join app.training_sessions as t on t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
-              join app.session_exercises as x
-                on x.user_id = p_user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+             cross join lateral (
+                   select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
+                          x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+                     from app.training_sessions as t
+                     join app.session_exercises as x
+                       on x.user_id = t.user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+                    where t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
+                   offset 0) as g
              where p_sessions is not null) as s);
 end
 $$;
