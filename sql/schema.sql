@@ -4089,8 +4089,9 @@ begin
       -- Every completed session row of the exercise, or (p_sessions) those of the given
       -- sessions, each session by key: only one branch runs. The given sessions are read
       -- one by one, in a subquery that OFFSET 0 keeps from being merged into the join: the
-      -- generic plan of the join read every session of the exercise by its index (1,200 for
-      -- a heavy user, sql/tests/91_plans_under_skew.sql) and kept those it was given.
+      -- generic plan of the join (a single node's; Citus plans each call, migration 0062)
+      -- read every session of the exercise by its index (1,200 for a heavy user,
+      -- sql/tests/91_plans_under_skew.sql) and kept those it was given.
       from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
                    x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
               from app.session_exercises as x

@@ -1,13 +1,14 @@
 -- On Citus (Scripts/citus up; run by Scripts/test against the coordinator): the statements
 -- behind the hottest endpoints, for one user, are each one task on the node holding that
--- user's shard group: GET /me, a diary insert, a session insert, the sessions list,
--- nutrition/daily and analytics/volume. They are written as the API functions run them
--- (sql/functions), with the user's id where the functions have their variable, and planned
--- as the API role with the user set, so row-level security is part of each plan.
+-- user's shard group: GET /me, a diary insert, a session insert and its records' read of
+-- the given sessions, the sessions list, nutrition/daily and analytics/volume. They are
+-- written as the API functions run them (sql/functions), with the user's id where the
+-- functions have their variable, and planned as the API role with the user set, so
+-- row-level security is part of each plan.
 begin;
 -- Citus notes that the temporary helpers stay on this node: nothing to see.
 set local client_min_messages = error;
-select plan(14);
+select plan(15);
 
 create function pg_temp.tasks(p_statement text)
 returns table (task_count integer, node text)
@@ -72,7 +73,18 @@ insert into hot_statements values
     select w.week, w.sets, coalesce(ce.primary_muscles, ue.primary_muscles)
       from exercise_weeks as w
       left join app.exercises as ce on ce.id = w.exercise
-      left join app.user_exercises as ue on ue.user_id = :u and ue.id = w.exercise$s$);
+      left join app.user_exercises as ue on ue.user_id = :u and ue.id = w.exercise$s$),
+  ('session insert: exercise records', $s$
+    select g.*
+      from (select distinct i.id from unnest(array['00000000-0000-4000-8000-000000000001'::uuid]) as i (id)) as i
+     cross join lateral (
+           select x.max_weight_kg, x.best_e1rm_kg, t.id, t.session_date
+             from app.training_sessions as t
+             join app.session_exercises as x
+               on x.user_id = t.user_id and x.session_id = t.id
+              and coalesce(x.exercise_id, x.user_exercise_id) = '00000000-0000-4000-8000-000000000002'::uuid
+            where t.user_id = :u and t.id = i.id and t.status = 'completed'
+           offset 0) as g$s$);
 
 -- As a request runs them: the API role, with the user set (row-level security applies).
 create temporary table outcomes (label text, user_id uuid, expected text, task_count integer, node text);
