@@ -74,15 +74,16 @@ insert into hot_statements values
       from exercise_weeks as w
       left join app.exercises as ce on ce.id = w.exercise
       left join app.user_exercises as ue on ue.user_id = :u and ue.id = w.exercise$s$),
+  -- (Casts spelled out: ":u" stands for the user.)
   ('session insert: exercise records', $s$
     select g.*
-      from (select distinct i.id from unnest(array['00000000-0000-4000-8000-000000000001'::uuid]) as i (id)) as i
+      from (select distinct i.id from unnest(array[cast('00000000-0000-4000-8000-000000000001' as uuid)]) as i (id)) as i
      cross join lateral (
            select x.max_weight_kg, x.best_e1rm_kg, t.id, t.session_date
              from app.training_sessions as t
              join app.session_exercises as x
                on x.user_id = t.user_id and x.session_id = t.id
-              and coalesce(x.exercise_id, x.user_exercise_id) = '00000000-0000-4000-8000-000000000002'::uuid
+              and coalesce(x.exercise_id, x.user_exercise_id) = cast('00000000-0000-4000-8000-000000000002' as uuid)
             where t.user_id = :u and t.id = i.id and t.status = 'completed'
            offset 0) as g$s$);
 
