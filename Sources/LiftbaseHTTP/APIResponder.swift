@@ -128,18 +128,22 @@ struct APIResponder: HTTPResponder {
             )
         }
 
-        let answer = try await database(retryingLostConnection: Self.isRead(request), logger: logger) { connection in
-            // A function answers one row; none at all is a defect of the function, answered
-            // 500 like any other, never a crash of the process.
-            guard let row = try connection.queryPrepared(endpoint.statement, [token, body, argumentsJSON]).rows.first
-            else { throw EndpointAnswerError.noRow(function: endpoint.function) }
-            return (row[0], row[1], row[2])
+        let rows = try await statement(
+            endpoint.statement,
+            [token, body, argumentsJSON],
+            retryingLostConnection: Self.isRead(request),
+            logger: logger
+        ).rows
+        // A function answers one row; none at all is a defect of the function, answered
+        // 500 like any other, never a crash of the process.
+        guard let answer = rows.first else {
+            throw Self.apiError(for: EndpointAnswerError.noRow(function: endpoint.function), logger: logger)
         }
         let status =
-            answer.1.flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) }
+            answer[1].flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) }
             ?? HTTPResponse.Status(code: endpoint.status)
-        var headers = try Self.responseHeaders(answer.2, function: endpoint.function)
-        guard let json = answer.0, status != .noContent else {
+        var headers = try Self.responseHeaders(answer[2], function: endpoint.function)
+        guard let json = answer[0], status != .noContent else {
             return Response(status: status, headers: headers)
         }
         headers[.contentType] = "application/json"
@@ -173,11 +177,34 @@ struct APIResponder: HTTPResponder {
         logger: Logger,
         _ work: @escaping @Sendable (Connection) throws -> T
     ) async throws -> T {
+        try await retrying(lostConnection: retryingLostConnection, logger: logger) { fresh in
+            try await pool.withConnection(freshConnection: fresh, work)
+        }
+    }
+
+    /// An endpoint's statement, run as `database` runs work. The pool may send it in one
+    /// pipeline with other requests' statements (`ConnectionPool.queryPrepared`).
+    func statement(
+        _ sql: String,
+        _ parameters: [String?],
+        retryingLostConnection: Bool,
+        logger: Logger
+    ) async throws -> QueryResult {
+        try await retrying(lostConnection: retryingLostConnection, logger: logger) { fresh in
+            try await pool.queryPrepared(sql, parameters, freshConnection: fresh)
+        }
+    }
+
+    /// Runs `attempt` again after a serialization failure or deadlock, and for a read after
+    /// a lost connection (on a fresh one); turns database failures into API errors.
+    private func retrying<T>(
+        lostConnection: Bool,
+        logger: Logger,
+        _ attempt: (_ freshConnection: Bool) async throws -> T
+    ) async throws -> T {
         do {
             return try await Self.retryingTransactionFailures {
-                try await Self.retryingLostConnection(retryingLostConnection, logger: logger) { fresh in
-                    try await pool.withConnection(freshConnection: fresh, work)
-                }
+                try await Self.retryingLostConnection(lostConnection, logger: logger, attempt)
             }
         } catch {
             throw Self.apiError(for: error, logger: logger)

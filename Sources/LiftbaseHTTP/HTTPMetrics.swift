@@ -14,6 +14,9 @@ final class HTTPMetrics: @unchecked Sendable {
     private let poolSize: Metrics.Gauge
     private let poolInUse: Metrics.Gauge
     private let poolWaiting: Metrics.Gauge
+    private let poolPipelined: Metrics.Counter
+    /// The pool's count when it was last emitted: the counter grows by the difference.
+    private var poolPipelinedEmitted = 0
     private let connectionsOpen: Metrics.Gauge
     let connectionsRefused: Metrics.Counter
     let connectionsTimedOut: Metrics.Counter
@@ -37,6 +40,7 @@ final class HTTPMetrics: @unchecked Sendable {
         poolSize = Metrics.Gauge(label: "liftbase_db_pool_size", factory: factory)
         poolInUse = Metrics.Gauge(label: "liftbase_db_pool_in_use", factory: factory)
         poolWaiting = Metrics.Gauge(label: "liftbase_db_pool_waiting", factory: factory)
+        poolPipelined = Metrics.Counter(label: "liftbase_db_pipelined_statements_total", factory: factory)
         connectionsOpen = Metrics.Gauge(label: "liftbase_http_connections_open", factory: factory)
         connectionsRefused = Metrics.Counter(label: "liftbase_http_connections_refused_total", factory: factory)
         connectionsTimedOut = Metrics.Counter(label: "liftbase_http_connections_timed_out_total", factory: factory)
@@ -67,6 +71,13 @@ final class HTTPMetrics: @unchecked Sendable {
         poolSize.record(pool.size)
         poolInUse.record(pool.inUse)
         poolWaiting.record(pool.waiting)
+        // Two scrapes at once may come here in either order: the counter never goes back.
+        lock.withLock {
+            if pool.pipelinedStatements > poolPipelinedEmitted {
+                poolPipelined.increment(by: Int64(pool.pipelinedStatements - poolPipelinedEmitted))
+                poolPipelinedEmitted = pool.pipelinedStatements
+            }
+        }
         return registry.emitToString()
     }
 }

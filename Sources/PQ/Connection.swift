@@ -106,15 +106,7 @@ public final class Connection {
 
     private func runPrepared(_ sql: String, _ parameters: [String?]) throws -> QueryResult {
         let handle = try liveHandle()
-        let name: String
-        if let existing = preparedNames[sql] {
-            name = existing
-        } else {
-            preparedCount += 1
-            name = "pq_\(preparedCount)"
-            _ = try consume(PQprepare(handle, name, sql, Int32(parameters.count), nil), handle: handle)
-            preparedNames[sql] = name
-        }
+        let name = try preparedName(sql, parameterCount: parameters.count, handle: handle)
         if runsStatementsInTransactionBlocks {
             return try pipelinedInTransactionBlock(handle: handle, preparedName: name, parameters: parameters)
         }
@@ -122,6 +114,95 @@ public final class Connection {
             PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
         }
         return try consume(result, handle: handle)
+    }
+
+    /// The server-side name of `sql`, prepared on this connection the first time it is asked.
+    private func preparedName(_ sql: String, parameterCount: Int, handle: OpaquePointer) throws -> String {
+        if let existing = preparedNames[sql] { return existing }
+        preparedCount += 1
+        let name = "pq_\(preparedCount)"
+        _ = try consume(PQprepare(handle, name, sql, Int32(parameterCount), nil), handle: handle)
+        preparedNames[sql] = name
+        return name
+    }
+
+    /// Runs several statements as `queryPrepared` would one after another, in one round trip:
+    /// sent together in pipeline mode with a sync point after each, so that each is a
+    /// transaction of its own and one's error ends only its own. Answers one result per
+    /// statement, in order.
+    ///
+    /// A statement counts as answered only once its sync point is: its transaction commits
+    /// there. When the connection breaks or the answers fall out of step, the statements not
+    /// yet answered get that error and the connection is closed (a pool opens a new one). A
+    /// statement whose preparation failed, or whose prepared name the server had forgotten
+    /// (it never ran then), is answered as `queryPrepared` alone would answer it.
+    public func queryPreparedPipelined(_ statements: [PreparedCall]) -> [Result<QueryResult, any Error>] {
+        guard statements.count > 1, !runsStatementsInTransactionBlocks, let handle else {
+            return statements.map { statement in Result { try queryPrepared(statement.sql, statement.parameters) } }
+        }
+        var answers = [Result<QueryResult, any Error>?](repeating: nil, count: statements.count)
+        var names = [String?](repeating: nil, count: statements.count)
+        for (index, statement) in statements.enumerated() {
+            do {
+                names[index] = try preparedName(
+                    statement.sql,
+                    parameterCount: statement.parameters.count,
+                    handle: handle
+                )
+            } catch {
+                answers[index] = .failure(error)
+            }
+        }
+        let sent = statements.indices.filter { names[$0] != nil }
+        var answered = 0
+        do {
+            guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
+            for index in sent {
+                let queued = withCStrings(statements[index].parameters) { values in
+                    PQsendQueryPrepared(handle, names[index], Int32(values.count), values, nil, nil, 0) == 1
+                        && PQpipelineSync(handle) == 1
+                }
+                guard queued else { throw PostgresError.connection(handle) }
+            }
+            for index in sent {
+                answers[index] = try readPipelinedAnswer(handle: handle)
+                answered += 1
+            }
+            guard PQexitPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
+        } catch {
+            close()
+            for index in sent.dropFirst(answered) { answers[index] = .failure(error) }
+        }
+        return statements.indices.map { index in
+            guard case .failure(let error as PostgresError) = answers[index]!,
+                error.sqlstate == .invalidSQLStatementName
+            else { return answers[index]! }
+            return Result { try queryPrepared(statements[index].sql, statements[index].parameters) }
+        }
+    }
+
+    /// One statement's answer in a pipeline: its result, or the error the server answered,
+    /// then its sync point. Throws when the connection broke or the answers are out of step.
+    private func readPipelinedAnswer(handle: OpaquePointer) throws -> Result<QueryResult, any Error> {
+        var answer: Result<QueryResult, any Error>?
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                if answer == nil { answer = .success(Self.copy(result)) }
+            default:
+                answer = .failure(PostgresError(result: result, connection: handle))
+            }
+        }
+        guard PQstatus(handle) == CONNECTION_OK, !notices.fatalReceived else {
+            if case .failure(let error) = answer { throw error }
+            throw PostgresError.connection(handle)
+        }
+        guard let sync = PQgetResult(handle) else { throw PostgresError.connection(handle) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, let answer else { throw PostgresError.connection(handle) }
+        return answer
     }
 
     /// Streams rows into `COPY ... FROM STDIN`. `chunks` yields bytes in the COPY format the

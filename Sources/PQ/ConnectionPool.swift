@@ -71,11 +71,14 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         public var size: Int
         public var inUse: Int
         public var waiting: Int
+        /// Statements sent in a pipeline with others since the pool started.
+        public var pipelinedStatements: Int
 
-        public init(size: Int, inUse: Int, waiting: Int) {
+        public init(size: Int, inUse: Int, waiting: Int, pipelinedStatements: Int = 0) {
             self.size = size
             self.inUse = inUse
             self.waiting = waiting
+            self.pipelinedStatements = pipelinedStatements
         }
     }
 
@@ -90,7 +93,17 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         var cancelled = false
         /// The work must run on a connection opened for it (a retry after a lost one).
         var needsFreshConnection = false
+        /// Set for a job that is one prepared statement, which a worker may send in one
+        /// pipeline with others; `answer` then resumes its caller.
+        var statement: PreparedCall?
+        var answer: (Result<QueryResult, any Error>) -> Void = { _ in }
+
+        /// Whether a worker may send this job in a pipeline with others.
+        var isPipelinable: Bool { statement != nil && !needsFreshConnection }
     }
+
+    /// The most statements one worker sends in one pipeline.
+    public static let maximumPipeline = 16
 
     private enum State {
         case created, running, shuttingDown
@@ -103,6 +116,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     /// so the ones that waited too long are always at the front.
     private var waiting: [(job: Job, deadline: ContinuousClock.Instant)] = []
     private var inUse = 0
+    private var pipelinedStatements = 0
     private var state = State.created
     private let stopped = DispatchGroup()
     /// Fails the jobs at the front that waited past their deadline: one repeating timer
@@ -157,7 +171,12 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     public var statistics: Statistics {
         condition.lock()
         defer { condition.unlock() }
-        return Statistics(size: configuration.size, inUse: inUse, waiting: waiting.count)
+        return Statistics(
+            size: configuration.size,
+            inUse: inUse,
+            waiting: waiting.count,
+            pipelinedStatements: pipelinedStatements
+        )
     }
 
     /// Runs `body` on a pooled connection, on that connection's own thread. A task
@@ -174,6 +193,35 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 job.run = { connection in
                     let result = Result { try body(connection) }
+                    return { continuation.resume(with: result) }
+                }
+                job.fail = { error in continuation.resume(throwing: error) }
+                enqueue(job)
+            }
+        } onCancel: {
+            cancel(job)
+        }
+    }
+
+    /// Runs one prepared statement (`Connection.queryPrepared`) on a pooled connection. A
+    /// worker that finds several such statements waiting sends its share of them together,
+    /// in pipeline mode (`Connection.queryPreparedPipelined`): each is still a transaction
+    /// of its own, and the worker and its backend sleep and wake once for all of them
+    /// instead of once each. Cancellation and `freshConnection` are as for `withConnection`.
+    public func queryPrepared(
+        _ sql: String,
+        _ parameters: [String?],
+        freshConnection: Bool = false
+    ) async throws -> QueryResult {
+        let job = Job()
+        job.needsFreshConnection = freshConnection
+        let statement = PreparedCall(sql, parameters)
+        job.statement = statement
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<QueryResult, any Error>) in
+                job.answer = { continuation.resume(with: $0) }
+                job.run = { connection in
+                    let result = Result { try connection.queryPrepared(statement.sql, statement.parameters) }
                     return { continuation.resume(with: result) }
                 }
                 job.fail = { error in continuation.resume(throwing: error) }
@@ -241,8 +289,11 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         for job in expired { job.fail(PoolError.acquireTimeout) }
     }
 
-    /// Next job for a worker, or nil when the pool is shutting down and the queue is empty.
-    fileprivate func take() -> Job? {
+    /// Next work for a worker, or nil when the pool is shutting down and the queue is empty:
+    /// one job, or statements to pipeline. Of the statements waiting behind the first, a
+    /// worker takes an equal share among the pool's workers, so that under load every worker
+    /// gets some and no statement waits behind a long pipeline while a worker is free.
+    fileprivate func take() -> [Job]? {
         condition.lock()
         defer { condition.unlock() }
         while waiting.isEmpty && state != .shuttingDown {
@@ -250,7 +301,15 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         }
         guard !waiting.isEmpty else { return nil }
         inUse += 1
-        return waiting.removeFirst().job
+        var jobs = [waiting.removeFirst().job]
+        guard jobs[0].isPipelinable else { return jobs }
+        let share = min(Self.maximumPipeline, 1 + waiting.count / configuration.size)
+        while jobs.count < share, let next = waiting.first?.job, next.isPipelinable {
+            jobs.append(next)
+            waiting.removeFirst()
+        }
+        if jobs.count > 1 { pipelinedStatements += jobs.count }
+        return jobs
     }
 
     fileprivate func finished() {
@@ -273,21 +332,42 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         }
 
         mutating func run() {
-            while let job = pool.take() {
-                let resume: () -> Void
-                if job.needsFreshConnection {
-                    connection?.close()
-                    connection = nil
+            while let jobs = pool.take() {
+                if jobs.count == 1 {
+                    runAlone(jobs[0])
+                } else {
+                    runPipelined(jobs)
                 }
-                do {
-                    resume = job.run(try liveConnection())
-                } catch {
-                    resume = { job.fail(error) }
-                }
-                pool.finished()
-                resume()
             }
             connection?.close()
+        }
+
+        /// Statements in one pipeline; each caller is resumed with its own answer.
+        private mutating func runPipelined(_ jobs: [Job]) {
+            let answers: [Result<QueryResult, any Error>]
+            do {
+                answers = try liveConnection().queryPreparedPipelined(jobs.map { $0.statement! })
+            } catch {
+                answers = Array(repeating: .failure(error), count: jobs.count)
+            }
+            pool.finished()
+            for (job, answer) in zip(jobs, answers) { job.answer(answer) }
+        }
+
+        /// One job, which may run any number of statements on the connection.
+        private mutating func runAlone(_ job: Job) {
+            let resume: () -> Void
+            if job.needsFreshConnection {
+                connection?.close()
+                connection = nil
+            }
+            do {
+                resume = job.run(try liveConnection())
+            } catch {
+                resume = { job.fail(error) }
+            }
+            pool.finished()
+            resume()
         }
 
         /// The worker's connection, checked before every job; reconnects when it died,

@@ -14,3 +14,14 @@ public struct QueryResult: Sendable {
     /// The first column of the first row, the usual shape of `select api.fn(...)`.
     public var scalar: String? { rows.first?.first ?? nil }
 }
+
+/// One run of a prepared statement: its text and its parameters (text, `nil` as NULL).
+public struct PreparedCall: Sendable {
+    public var sql: String
+    public var parameters: [String?]
+
+    public init(_ sql: String, _ parameters: [String?]) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+}

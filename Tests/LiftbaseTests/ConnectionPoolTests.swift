@@ -213,6 +213,46 @@ struct ConnectionPoolTests {
         }
     }
 
+    @Test("statements that wait together share a pipeline, and each caller gets its own answer or error")
+    func pipelinedCallers() async throws {
+        let (pool, _) = try makePool(size: 1)
+        try await withRunningPool(pool) {
+            // The one worker is busy while the statements queue behind it.
+            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.5)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let answers = await withTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+                for value in 0..<40 {
+                    group.addTask {
+                        // Every fifth divides by zero.
+                        let divisor = value % 5 == 0 ? "0" : "1"
+                        do {
+                            let result = try await pool.queryPrepared(
+                                "select $1::integer / $2::integer",
+                                [String(value), divisor]
+                            )
+                            return (value, .success(result.scalar))
+                        } catch {
+                            return (value, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            try await busy
+            for (value, answer) in answers {
+                if value % 5 == 0 {
+                    #expect((answer.failure as? PostgresError)?.sqlstate == "22012")
+                } else {
+                    #expect(try answer.get() == String(value))
+                }
+            }
+            #expect(answers.count == 40)
+            let statistics = pool.statistics
+            #expect(statistics.pipelinedStatements >= 20, "\(statistics)")
+            #expect(statistics.inUse == 0 && statistics.waiting == 0)
+        }
+    }
+
     @Test("many concurrent callers all get answers and the pool is idle afterwards")
     func concurrentCallers() async throws {
         let (pool, _) = try makePool(size: 3)

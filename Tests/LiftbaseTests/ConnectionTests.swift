@@ -99,6 +99,71 @@ struct ConnectionTests {
         #expect(try other.query("select string_agg(id::text, ',' order by id) from \(table)").scalar == "1,2")
     }
 
+    @Test(
+        "statements sent in one pipeline answer in order, each in a transaction of its own, one's error its own",
+        arguments: [false, true]
+    )
+    func pipelinedStatements(inTransactionBlocks: Bool) throws {
+        let connection = try TestDatabase.admin()
+        connection.runsStatementsInTransactionBlocks = inTransactionBlocks
+        let table = "pipelined_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try connection.execute("create table \(table) (id integer primary key)")
+        defer { _ = try? connection.execute("drop table \(table)") }
+        let insert = "insert into \(table) values ($1) returning id"
+        let transaction = "select txid_current()"
+        let answers = connection.queryPreparedPipelined([
+            PreparedCall(insert, ["1"]),
+            PreparedCall(transaction, []),
+            PreparedCall(insert, ["1"]),
+            PreparedCall("select $1::text is null, $2::integer + 1", [nil, "41"]),
+            PreparedCall("select 1 from", []),
+            PreparedCall(insert, ["2"]),
+            PreparedCall(transaction, []),
+        ])
+        #expect(answers.count == 7)
+        #expect(try answers[0].get().scalar == "1")
+        #expect(try answers[3].get().rows == [["t", "42"]])
+        #expect(try answers[5].get().scalar == "2")
+        // The duplicate fails alone, and so does the statement that cannot be prepared.
+        #expect((answers[2].failure as? PostgresError)?.sqlstate == "23505")
+        #expect((answers[4].failure as? PostgresError)?.sqlstate == "42601")
+        // Each statement is its own transaction: two transaction ids, and both inserts
+        // around the failed one were committed.
+        #expect(try answers[1].get().scalar != answers[6].get().scalar)
+        let other = try TestDatabase.admin()
+        #expect(try other.query("select string_agg(id::text, ',' order by id) from \(table)").scalar == "1,2")
+        #expect(connection.isAlive)
+        #expect(try connection.queryPrepared(insert, ["3"]).scalar == "3")
+    }
+
+    @Test("a pipeline of statements whose prepared names the server forgot runs each of them once")
+    func pipelineAfterForgottenStatements() throws {
+        let connection = try TestDatabase.admin()
+        try connection.execute("create temporary table runs (n integer)")
+        let insert = "insert into runs values ($1) returning n"
+        #expect(try connection.queryPrepared(insert, ["1"]).scalar == "1")
+        try connection.execute("deallocate all")
+        let answers = connection.queryPreparedPipelined([PreparedCall(insert, ["2"]), PreparedCall(insert, ["3"])])
+        #expect(try answers.map { try $0.get().scalar } == ["2", "3"])
+        #expect(try connection.query("select string_agg(n::text, ',' order by n) from runs").scalar == "1,2,3")
+    }
+
+    @Test("a backend terminated under a pipeline: what was answered stands, the rest get a lost connection")
+    func pipelineOnTerminatedBackend() throws {
+        let connection = try TestDatabase.admin()
+        let answers = connection.queryPreparedPipelined([
+            PreparedCall("select 1", []),
+            PreparedCall("select pg_terminate_backend(pg_backend_pid())", []),
+            PreparedCall("select 3", []),
+        ])
+        #expect(try answers[0].get().scalar == "1")
+        for lost in answers.dropFirst() {
+            let error = try #require(lost.failure as? PostgresError)
+            #expect(error.isLostConnection, "\(error)")
+        }
+        #expect(!connection.isAlive)
+    }
+
     @Test("COPY FROM STDIN streams rows that span chunks")
     func copyIn() throws {
         let connection = try TestDatabase.admin()
@@ -162,5 +227,13 @@ struct ConnectionTests {
             _ = try Connection("host=/nonexistent-liftbase-socket connect_timeout=1")
         }
         #expect(error.isConnectionFailure)
+    }
+}
+
+extension Result {
+    /// The error of a failed result, nil for a success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

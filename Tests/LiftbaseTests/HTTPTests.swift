@@ -295,6 +295,7 @@ struct HTTPTests {
             #expect(metrics.contains(#"liftbase_http_requests_total{method="GET",route="/me",status="401"} 1"#))
             #expect(metrics.contains("liftbase_http_request_duration_seconds_bucket"))
             #expect(metrics.contains("liftbase_db_pool_in_use"))
+            #expect(metrics.contains("liftbase_db_pipelined_statements_total 0"))
         }
     }
 }
