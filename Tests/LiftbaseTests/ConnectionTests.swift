@@ -136,6 +136,20 @@ struct ConnectionTests {
         #expect(try connection.queryPrepared(insert, ["3"]).scalar == "3")
     }
 
+    @Test("the statement timeout holds each statement of a pipeline, not the pipeline as a whole")
+    func pipelineStatementTimeout() throws {
+        let connection = try TestDatabase.admin()
+        try connection.execute("set statement_timeout = 300")
+        let sleep = "select pg_sleep($1::float8)"
+        let answers = connection.queryPreparedPipelined([
+            PreparedCall(sleep, ["0.2"]), PreparedCall(sleep, ["0.2"]), PreparedCall(sleep, ["1"]),
+            PreparedCall("select 4", []),
+        ])
+        #expect(answers[0].failure == nil && answers[1].failure == nil)
+        #expect((answers[2].failure as? PostgresError)?.sqlstate == "57014")
+        #expect(try answers[3].get().scalar == "4")
+    }
+
     @Test("a pipeline of statements whose prepared names the server forgot runs each of them once")
     func pipelineAfterForgottenStatements() throws {
         let connection = try TestDatabase.admin()

@@ -107,7 +107,7 @@ final class RawConnection: @unchecked Sendable {
             let body = rest[headEnd.upperBound...]
             guard body.utf8.count >= length else { break }
             statuses.append(code)
-            rest = Substring(body.utf8.dropFirst(length)) ?? ""
+            rest = Substring(body.utf8.dropFirst(length))
         }
         return statuses
     }
