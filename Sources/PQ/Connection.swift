@@ -128,81 +128,129 @@ public final class Connection {
 
     /// Runs several statements as `queryPrepared` would one after another, in one round trip:
     /// sent together in pipeline mode with a sync point after each, so that each is a
-    /// transaction of its own and one's error ends only its own. Answers one result per
-    /// statement, in order.
+    /// transaction of its own and one's error ends only its own. `answer` is called once for
+    /// each statement, with its index, as soon as its answer is known: a caller need not wait
+    /// for the statements after its own.
     ///
-    /// A statement counts as answered only once its sync point is: its transaction commits
-    /// there. When the connection breaks or the answers fall out of step, the statements not
-    /// yet answered get that error and the connection is closed (a pool opens a new one). A
+    /// A statement is answered once its sync point is: its transaction commits there, and an
+    /// error the commit raises (a deferred constraint, a deadlock) is its answer. When the
+    /// connection breaks or the answers fall out of step, the connection is closed (a pool
+    /// opens a new one) and the statements not yet answered get a lost connection. A
     /// statement whose preparation failed, or whose prepared name the server had forgotten
     /// (it never ran then), is answered as `queryPrepared` alone would answer it.
-    public func queryPreparedPipelined(_ statements: [PreparedCall]) -> [Result<QueryResult, any Error>] {
+    public func queryPreparedPipelined(
+        _ statements: [PreparedCall],
+        answer: (_ index: Int, _ result: Result<QueryResult, any Error>) -> Void
+    ) {
         guard statements.count > 1, !runsStatementsInTransactionBlocks, let handle else {
-            return statements.map { statement in Result { try queryPrepared(statement.sql, statement.parameters) } }
+            for (index, statement) in statements.enumerated() { answer(index, runAlone(statement)) }
+            return
         }
-        var answers = [Result<QueryResult, any Error>?](repeating: nil, count: statements.count)
-        var names = [String?](repeating: nil, count: statements.count)
+        var sent: [(index: Int, name: String)] = []
         for (index, statement) in statements.enumerated() {
             do {
-                names[index] = try preparedName(
-                    statement.sql,
-                    parameterCount: statement.parameters.count,
-                    handle: handle
+                sent.append(
+                    (index, try preparedName(statement.sql, parameterCount: statement.parameters.count, handle: handle))
                 )
             } catch {
-                answers[index] = .failure(error)
+                answer(index, .failure(error))
             }
         }
-        let sent = statements.indices.filter { names[$0] != nil }
         var answered = 0
+        var forgotten: [Int] = []
         do {
-            guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
-            for index in sent {
+            guard PQenterPipelineMode(handle) == 1 else { throw Self.lostUnderPipeline }
+            for (index, name) in sent {
                 let queued = withCStrings(statements[index].parameters) { values in
-                    PQsendQueryPrepared(handle, names[index], Int32(values.count), values, nil, nil, 0) == 1
+                    PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0) == 1
                         && PQpipelineSync(handle) == 1
                 }
-                guard queued else { throw PostgresError.connection(handle) }
+                guard queued else { throw Self.lostUnderPipeline }
             }
-            for index in sent {
-                answers[index] = try readPipelinedAnswer(handle: handle)
+            statementsPipelined += sent.count
+            for (index, _) in sent {
+                let (result, inStep) = readPipelinedAnswer(handle: handle)
                 answered += 1
+                if case .failure(let error as PostgresError) = result, error.sqlstate == .invalidSQLStatementName {
+                    forgotten.append(index)
+                } else {
+                    answer(index, result)
+                }
+                guard inStep else { throw Self.lostUnderPipeline }
             }
-            guard PQexitPipelineMode(handle) == 1 else { throw PostgresError.connection(handle) }
+            guard PQexitPipelineMode(handle) == 1 else { throw Self.lostUnderPipeline }
         } catch {
             close()
-            for index in sent.dropFirst(answered) { answers[index] = .failure(error) }
+            for (index, _) in sent.dropFirst(answered) { answer(index, .failure(Self.lostUnderPipeline)) }
         }
-        return statements.indices.map { index in
-            guard case .failure(let error as PostgresError) = answers[index]!,
-                error.sqlstate == .invalidSQLStatementName
-            else { return answers[index]! }
-            return Result { try queryPrepared(statements[index].sql, statements[index].parameters) }
-        }
+        for index in forgotten { answer(index, runAlone(statements[index])) }
     }
 
-    /// One statement's answer in a pipeline: its result, or the error the server answered,
-    /// then its sync point. Throws when the connection broke or the answers are out of step.
-    private func readPipelinedAnswer(handle: OpaquePointer) throws -> Result<QueryResult, any Error> {
+    /// How many statements this connection has sent in pipelines.
+    public private(set) var statementsPipelined = 0
+
+    /// What a statement of a pipeline gets when the connection broke under an earlier one,
+    /// or under its own before its sync point: whether it ran is unknown, as for a statement
+    /// sent alone whose connection broke. The message is fixed: libpq's own may quote the
+    /// detail of another statement's error.
+    static let lostUnderPipeline = PostgresError(
+        sqlstate: .connectionFailure,
+        message: "the connection broke under a pipeline of statements"
+    )
+
+    /// A statement of a pipeline run on its own, after the others or instead of them.
+    private func runAlone(_ statement: PreparedCall) -> Result<QueryResult, any Error> {
+        guard handle != nil else { return .failure(Self.lostUnderPipeline) }
+        return Result { try queryPrepared(statement.sql, statement.parameters) }
+    }
+
+    /// One statement's answer in a pipeline, read up to its sync point, and whether the
+    /// connection is still in step there (false: it broke, or answered out of order).
+    private func readPipelinedAnswer(handle: OpaquePointer) -> (Result<QueryResult, any Error>, inStep: Bool) {
+        var answer = readQueryResults(handle: handle)
+        var synced = false
+        if PQstatus(handle) == CONNECTION_OK, !notices.fatalReceived, let next = PQgetResult(handle) {
+            switch PQresultStatus(next) {
+            case PGRES_PIPELINE_SYNC:
+                synced = true
+            case PGRES_FATAL_ERROR where PQstatus(handle) == CONNECTION_OK:
+                // Raised at the sync point, where the transaction commits: the statement's
+                // answer after all. A null, then the sync point, follow it.
+                answer = .failure(PostgresError(result: next, connection: handle))
+                synced = readQueryResults(handle: handle) == nil && Self.isSync(PQgetResult(handle))
+            default:
+                break
+            }
+            PQclear(next)
+        }
+        guard synced, let answer else {
+            // A statement that failed committed nothing; one that answered rows may not have.
+            if case .failure(let error)? = answer { return (.failure(error), false) }
+            return (.failure(Self.lostUnderPipeline), false)
+        }
+        return (answer, true)
+    }
+
+    /// The results of one query of a pipeline, up to the null that ends them: its rows, or
+    /// the error the server answered; nil when there were none.
+    private func readQueryResults(handle: OpaquePointer) -> Result<QueryResult, any Error>? {
         var answer: Result<QueryResult, any Error>?
         while let result = PQgetResult(handle) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
-            case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
                 if answer == nil { answer = .success(Self.copy(result)) }
             default:
                 answer = .failure(PostgresError(result: result, connection: handle))
             }
         }
-        guard PQstatus(handle) == CONNECTION_OK, !notices.fatalReceived else {
-            if case .failure(let error) = answer { throw error }
-            throw PostgresError.connection(handle)
-        }
-        guard let sync = PQgetResult(handle) else { throw PostgresError.connection(handle) }
-        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
-        PQclear(sync)
-        guard synced, let answer else { throw PostgresError.connection(handle) }
         return answer
+    }
+
+    private static func isSync(_ result: OpaquePointer?) -> Bool {
+        guard let result else { return false }
+        defer { PQclear(result) }
+        return PQresultStatus(result) == PGRES_PIPELINE_SYNC
     }
 
     /// Streams rows into `COPY ... FROM STDIN`. `chunks` yields bytes in the COPY format the

@@ -99,11 +99,17 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         var answer: (Result<QueryResult, any Error>) -> Void = { _ in }
 
         /// Whether a worker may send this job in a pipeline with others.
-        var isPipelinable: Bool { statement != nil && !needsFreshConnection }
+        var isPipelinable: Bool {
+            guard let statement, !needsFreshConnection else { return false }
+            return statement.parameterBytes <= ConnectionPool.maximumPipelinedParameterBytes
+        }
     }
 
     /// The most statements one worker sends in one pipeline.
     public static let maximumPipeline = 16
+    /// A statement with more parameter bytes than this (an import's body) runs alone: it
+    /// runs long, and no other request should wait behind it in a pipeline.
+    public static let maximumPipelinedParameterBytes = 64 * 1024
 
     private enum State {
         case created, running, shuttingDown
@@ -308,13 +314,13 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             jobs.append(next)
             waiting.removeFirst()
         }
-        if jobs.count > 1 { pipelinedStatements += jobs.count }
         return jobs
     }
 
-    fileprivate func finished() {
+    fileprivate func finished(pipelined: Int = 0) {
         condition.lock()
         inUse -= 1
+        pipelinedStatements += pipelined
         condition.unlock()
     }
 
@@ -333,41 +339,48 @@ public final class ConnectionPool: Service, @unchecked Sendable {
 
         mutating func run() {
             while let jobs = pool.take() {
-                if jobs.count == 1 {
-                    runAlone(jobs[0])
-                } else {
-                    runPipelined(jobs)
+                // A connection that runs each statement in a transaction block of its own
+                // (Citus) cannot pipeline them: there each runs alone, on a live connection.
+                if jobs.count > 1, let connection = try? liveConnection(), !connection.runsStatementsInTransactionBlocks
+                {
+                    runPipelined(jobs, on: connection)
+                    continue
+                }
+                for (position, job) in jobs.enumerated() {
+                    let resume = runAlone(job)
+                    // The worker marks itself free before its last caller goes on, so the
+                    // statistics are exact when that caller looks.
+                    if position == jobs.count - 1 { pool.finished() }
+                    resume()
                 }
             }
             connection?.close()
         }
 
-        /// Statements in one pipeline; each caller is resumed with its own answer.
-        private mutating func runPipelined(_ jobs: [Job]) {
-            let answers: [Result<QueryResult, any Error>]
-            do {
-                answers = try liveConnection().queryPreparedPipelined(jobs.map { $0.statement! })
-            } catch {
-                answers = Array(repeating: .failure(error), count: jobs.count)
+        /// Statements in one pipeline. Each caller is resumed as soon as its answer is read,
+        /// but the last, which waits until the worker has marked itself free.
+        private func runPipelined(_ jobs: [Job], on connection: Connection) {
+            let pipelinedBefore = connection.statementsPipelined
+            var last: Result<QueryResult, any Error>?
+            connection.queryPreparedPipelined(jobs.map { $0.statement! }) { index, answer in
+                if index == jobs.count - 1 { last = answer } else { jobs[index].answer(answer) }
             }
-            pool.finished()
-            for (job, answer) in zip(jobs, answers) { job.answer(answer) }
+            pool.finished(pipelined: connection.statementsPipelined - pipelinedBefore)
+            jobs[jobs.count - 1].answer(last!)
         }
 
-        /// One job, which may run any number of statements on the connection.
-        private mutating func runAlone(_ job: Job) {
-            let resume: () -> Void
+        /// One job, which may run any number of statements on the connection; returns what
+        /// resumes its caller.
+        private mutating func runAlone(_ job: Job) -> () -> Void {
             if job.needsFreshConnection {
                 connection?.close()
                 connection = nil
             }
             do {
-                resume = job.run(try liveConnection())
+                return job.run(try liveConnection())
             } catch {
-                resume = { job.fail(error) }
+                return { job.fail(error) }
             }
-            pool.finished()
-            resume()
         }
 
         /// The worker's connection, checked before every job; reconnects when it died,

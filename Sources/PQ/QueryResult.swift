@@ -24,4 +24,7 @@ public struct PreparedCall: Sendable {
         self.sql = sql
         self.parameters = parameters
     }
+
+    /// The size of the parameters as sent.
+    public var parameterBytes: Int { parameters.reduce(0) { $0 + ($1?.utf8.count ?? 0) } }
 }

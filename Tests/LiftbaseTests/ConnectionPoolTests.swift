@@ -19,13 +19,18 @@ func withRunningPool<T: Sendable>(_ pool: ConnectionPool, _ body: () async throw
 @Suite("connection pool", .timeLimit(.minutes(2)))
 struct ConnectionPoolTests {
     /// A pool whose connections carry a unique application_name, so a test can find them.
-    func makePool(size: Int, timeout: Duration = .seconds(5)) throws -> (ConnectionPool, String) {
+    func makePool(
+        size: Int,
+        timeout: Duration = .seconds(5),
+        prepare: (@Sendable (Connection) throws -> Void)? = nil
+    ) throws -> (ConnectionPool, String) {
         let name = "pooltest_" + TestDatabase.uniqueSuffix()
         let pool = ConnectionPool(
             .init(
                 conninfo: try TestDatabase.url() + " application_name=\(name)",
                 size: size,
                 role: "liftbase_api",
+                prepare: prepare,
                 acquireTimeout: timeout,
                 initialBackoff: .milliseconds(10)
             ),
@@ -213,9 +218,12 @@ struct ConnectionPoolTests {
         }
     }
 
-    @Test("statements that wait together share a pipeline, and each caller gets its own answer or error")
-    func pipelinedCallers() async throws {
-        let (pool, _) = try makePool(size: 1)
+    @Test(
+        "statements that wait together share a pipeline (one by one in transaction blocks), each caller gets its own answer or error",
+        arguments: [false, true]
+    )
+    func pipelinedCallers(inTransactionBlocks: Bool) async throws {
+        let (pool, _) = try makePool(size: 1, prepare: { $0.runsStatementsInTransactionBlocks = inTransactionBlocks })
         try await withRunningPool(pool) {
             // The one worker is busy while the statements queue behind it.
             async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.5)") }
@@ -248,8 +256,31 @@ struct ConnectionPoolTests {
             }
             #expect(answers.count == 40)
             let statistics = pool.statistics
-            #expect(statistics.pipelinedStatements >= 20, "\(statistics)")
+            if inTransactionBlocks {
+                #expect(statistics.pipelinedStatements == 0)
+            } else {
+                #expect(statistics.pipelinedStatements >= 20, "\(statistics)")
+            }
             #expect(statistics.inUse == 0 && statistics.waiting == 0)
+        }
+    }
+
+    @Test("a statement with a large body runs alone, even when others wait")
+    func largeStatementsRunAlone() async throws {
+        let (pool, _) = try makePool(size: 1)
+        try await withRunningPool(pool) {
+            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.3)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let body = String(repeating: "x", count: ConnectionPool.maximumPipelinedParameterBytes + 1)
+            let lengths = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await pool.queryPrepared("select length($1::text)", [body]).scalar }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await busy
+            #expect(lengths == Array(repeating: String(body.count), count: 6))
+            #expect(pool.statistics.pipelinedStatements == 0)
         }
     }
 

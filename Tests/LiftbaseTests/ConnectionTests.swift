@@ -111,7 +111,7 @@ struct ConnectionTests {
         defer { _ = try? connection.execute("drop table \(table)") }
         let insert = "insert into \(table) values ($1) returning id"
         let transaction = "select txid_current()"
-        let answers = connection.queryPreparedPipelined([
+        let answers = connection.pipelined([
             PreparedCall(insert, ["1"]),
             PreparedCall(transaction, []),
             PreparedCall(insert, ["1"]),
@@ -134,20 +134,44 @@ struct ConnectionTests {
         #expect(try other.query("select string_agg(id::text, ',' order by id) from \(table)").scalar == "1,2")
         #expect(connection.isAlive)
         #expect(try connection.queryPrepared(insert, ["3"]).scalar == "3")
+        // Sent as one pipeline: all but the statement that could not be prepared. In
+        // transaction blocks (Citus) each runs alone.
+        #expect(connection.statementsPipelined == (inTransactionBlocks ? 0 : 6))
+    }
+
+    @Test("an error raised when a pipelined statement commits is its own answer, and the pipeline goes on")
+    func pipelineCommitError() throws {
+        let connection = try TestDatabase.admin()
+        let table = "deferred_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        // A deferred unique constraint is checked at commit: after the insert has answered its row.
+        try connection.execute(
+            "create table \(table) (id integer, constraint \(table)_id unique (id) deferrable initially deferred)"
+        )
+        defer { _ = try? connection.execute("drop table \(table)") }
+        let insert = "insert into \(table) values ($1) returning id"
+        try connection.queryPrepared(insert, ["1"])
+        let answers = connection.pipelined([
+            PreparedCall(insert, ["2"]), PreparedCall(insert, ["1"]), PreparedCall(insert, ["3"]),
+        ])
+        #expect(try answers[0].get().scalar == "2")
+        #expect((answers[1].failure as? PostgresError)?.sqlstate == "23505")
+        #expect(try answers[2].get().scalar == "3")
+        #expect(connection.isAlive && connection.statementsPipelined == 3)
+        #expect(try connection.query("select string_agg(id::text, ',' order by id) from \(table)").scalar == "1,2,3")
     }
 
     @Test("the statement timeout holds each statement of a pipeline, not the pipeline as a whole")
     func pipelineStatementTimeout() throws {
         let connection = try TestDatabase.admin()
-        try connection.execute("set statement_timeout = 300")
+        try connection.execute("set statement_timeout = 400")
         let sleep = "select pg_sleep($1::float8)"
-        let answers = connection.queryPreparedPipelined([
-            PreparedCall(sleep, ["0.2"]), PreparedCall(sleep, ["0.2"]), PreparedCall(sleep, ["1"]),
-            PreparedCall("select 4", []),
+        let short = PreparedCall(sleep, ["0.15"])
+        let answers = connection.pipelined([
+            short, short, short, short, PreparedCall(sleep, ["2"]), .init("select 6", []),
         ])
-        #expect(answers[0].failure == nil && answers[1].failure == nil)
-        #expect((answers[2].failure as? PostgresError)?.sqlstate == "57014")
-        #expect(try answers[3].get().scalar == "4")
+        for answer in answers.prefix(4) { #expect(answer.failure == nil) }
+        #expect((answers[4].failure as? PostgresError)?.sqlstate == "57014")
+        #expect(try answers[5].get().scalar == "6")
     }
 
     @Test("a pipeline of statements whose prepared names the server forgot runs each of them once")
@@ -157,7 +181,7 @@ struct ConnectionTests {
         let insert = "insert into runs values ($1) returning n"
         #expect(try connection.queryPrepared(insert, ["1"]).scalar == "1")
         try connection.execute("deallocate all")
-        let answers = connection.queryPreparedPipelined([PreparedCall(insert, ["2"]), PreparedCall(insert, ["3"])])
+        let answers = connection.pipelined([PreparedCall(insert, ["2"]), PreparedCall(insert, ["3"])])
         #expect(try answers.map { try $0.get().scalar } == ["2", "3"])
         #expect(try connection.query("select string_agg(n::text, ',' order by n) from runs").scalar == "1,2,3")
     }
@@ -165,7 +189,7 @@ struct ConnectionTests {
     @Test("a backend terminated under a pipeline: what was answered stands, the rest get a lost connection")
     func pipelineOnTerminatedBackend() throws {
         let connection = try TestDatabase.admin()
-        let answers = connection.queryPreparedPipelined([
+        let answers = connection.pipelined([
             PreparedCall("select 1", []),
             PreparedCall("select pg_terminate_backend(pg_backend_pid())", []),
             PreparedCall("select 3", []),
@@ -249,5 +273,21 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+extension Connection {
+    /// `queryPreparedPipelined`'s answers in the statements' order; records an issue for a
+    /// statement answered twice or never.
+    func pipelined(_ statements: [PreparedCall]) -> [Result<QueryResult, any Error>] {
+        var answers = [Result<QueryResult, any Error>?](repeating: nil, count: statements.count)
+        queryPreparedPipelined(statements) { index, answer in
+            if answers[index] != nil { Issue.record("statement \(index) was answered twice") }
+            answers[index] = answer
+        }
+        return answers.enumerated().map { index, answer in
+            if answer == nil { Issue.record("statement \(index) was never answered") }
+            return answer ?? .failure(ClientError.connectionClosed)
+        }
     }
 }
