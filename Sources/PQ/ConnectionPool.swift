@@ -123,6 +123,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     private var waiting: [(job: Job, deadline: ContinuousClock.Instant)] = []
     private var inUse = 0
     private var pipelinedStatements = 0
+    /// False once a worker found its connection cannot pipeline (`stopPipelining`).
+    private var pipelining = true
     private var state = State.created
     private let stopped = DispatchGroup()
     /// Fails the jobs at the front that waited past their deadline: one repeating timer
@@ -308,13 +310,19 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         guard !waiting.isEmpty else { return nil }
         inUse += 1
         var jobs = [waiting.removeFirst().job]
-        guard jobs[0].isPipelinable else { return jobs }
+        guard jobs[0].isPipelinable, pipelining else { return jobs }
         let share = min(Self.maximumPipeline, 1 + waiting.count / configuration.size)
         while jobs.count < share, let next = waiting.first?.job, next.isPipelinable {
             jobs.append(next)
             waiting.removeFirst()
         }
         return jobs
+    }
+
+    fileprivate func stopPipelining() {
+        condition.lock()
+        pipelining = false
+        condition.unlock()
     }
 
     fileprivate func finished(pipelined: Int = 0) {
@@ -339,12 +347,23 @@ public final class ConnectionPool: Service, @unchecked Sendable {
 
         mutating func run() {
             while let jobs = pool.take() {
-                // A connection that runs each statement in a transaction block of its own
-                // (Citus) cannot pipeline them: there each runs alone, on a live connection.
-                if jobs.count > 1, let connection = try? liveConnection(), !connection.runsStatementsInTransactionBlocks
-                {
-                    runPipelined(jobs, on: connection)
-                    continue
+                if jobs.count > 1 {
+                    let connection: Connection
+                    do {
+                        connection = try liveConnection()
+                    } catch {
+                        pool.finished()
+                        for job in jobs { job.fail(error) }
+                        continue
+                    }
+                    // A connection that runs each statement in a transaction block of its own
+                    // (Citus) cannot pipeline them: these run alone, and the pool makes no
+                    // more pipelines.
+                    guard connection.runsStatementsInTransactionBlocks else {
+                        runPipelined(jobs, on: connection)
+                        continue
+                    }
+                    pool.stopPipelining()
                 }
                 for (position, job) in jobs.enumerated() {
                     let resume = runAlone(job)
@@ -366,7 +385,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                 if index == jobs.count - 1 { last = answer } else { jobs[index].answer(answer) }
             }
             pool.finished(pipelined: connection.statementsPipelined - pipelinedBefore)
-            jobs[jobs.count - 1].answer(last!)
+            guard let last else { preconditionFailure("queryPreparedPipelined left a statement unanswered") }
+            jobs[jobs.count - 1].answer(last)
         }
 
         /// One job, which may run any number of statements on the connection; returns what

@@ -265,6 +265,30 @@ struct ConnectionPoolTests {
         }
     }
 
+    @Test("a caller in a pipeline goes on when its own answer is read, not when the pipeline ends")
+    func pipelinedCallerGoesOnAtOnce() async throws {
+        let (pool, _) = try makePool(size: 1)
+        try await withRunningPool(pool) {
+            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.3)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let clock = ContinuousClock()
+            // Queued in this order behind the busy worker, then taken as one pipeline.
+            async let quick = { () async throws -> ContinuousClock.Instant in
+                _ = try await pool.queryPrepared("select 1", [])
+                return clock.now
+            }()
+            try await Task.sleep(for: .milliseconds(20))
+            async let slow = { () async throws -> ContinuousClock.Instant in
+                _ = try await pool.queryPrepared("select pg_sleep(0.6)", [])
+                return clock.now
+            }()
+            let (quickDone, slowDone) = try await (quick, slow)
+            try await busy
+            #expect(pool.statistics.pipelinedStatements == 2)
+            #expect(quickDone < slowDone - .milliseconds(400))
+        }
+    }
+
     @Test("a statement with a large body runs alone, even when others wait")
     func largeStatementsRunAlone() async throws {
         let (pool, _) = try makePool(size: 1)
