@@ -156,15 +156,6 @@ struct ConnectionPoolTests {
         }
     }
 
-    /// Waits for `condition`, checking every 10 ms, for 30 s at most (then the test fails).
-    func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "the condition never held")
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     @Test("jobs that queue but are served within the timeout never fail")
     func onlyExpiredJobsFail() async throws {
         // One connection, four callers: jobs queue briefly but are all served well within
@@ -225,10 +216,8 @@ struct ConnectionPoolTests {
     func pipelinedCallers(inTransactionBlocks: Bool) async throws {
         let (pool, _) = try makePool(size: 1, prepare: { $0.runsStatementsInTransactionBlocks = inTransactionBlocks })
         try await withRunningPool(pool) {
-            // The one worker is busy while the statements queue behind it.
-            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.5)") }
-            try await Task.sleep(for: .milliseconds(100))
-            let answers = await withTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+            let held = try await HeldWorker(pool)
+            let answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
                 for value in 0..<40 {
                     group.addTask {
                         // Every fifth divides by zero.
@@ -244,9 +233,10 @@ struct ConnectionPoolTests {
                         }
                     }
                 }
-                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+                try await waitUntil { pool.statistics.waiting == 40 }
+                try await held.release()
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
             }
-            try await busy
             for (value, answer) in answers {
                 if value % 5 == 0 {
                     #expect((answer.failure as? PostgresError)?.sqlstate == "22012")
@@ -256,11 +246,8 @@ struct ConnectionPoolTests {
             }
             #expect(answers.count == 40)
             let statistics = pool.statistics
-            if inTransactionBlocks {
-                #expect(statistics.pipelinedStatements == 0)
-            } else {
-                #expect(statistics.pipelinedStatements >= 20, "\(statistics)")
-            }
+            // One worker takes them 16, 16 and 8 at a time.
+            #expect(statistics.pipelinedStatements == (inTransactionBlocks ? 0 : 40), "\(statistics)")
             #expect(statistics.inUse == 0 && statistics.waiting == 0)
         }
     }
@@ -268,24 +255,28 @@ struct ConnectionPoolTests {
     @Test("a caller in a pipeline goes on when its own answer is read, not when the pipeline ends")
     func pipelinedCallerGoesOnAtOnce() async throws {
         let (pool, _) = try makePool(size: 1)
+        let lockHolder = try TestDatabase.admin()
+        let key = String(Int32.random(in: 1...Int32.max))
+        try lockHolder.query("select pg_advisory_lock($1::bigint)", [key])
         try await withRunningPool(pool) {
-            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.3)") }
-            try await Task.sleep(for: .milliseconds(100))
-            let clock = ContinuousClock()
-            // Queued in this order behind the busy worker, then taken as one pipeline.
-            async let quick = { () async throws -> ContinuousClock.Instant in
-                _ = try await pool.queryPrepared("select 1", [])
-                return clock.now
-            }()
-            try await Task.sleep(for: .milliseconds(20))
-            async let slow = { () async throws -> ContinuousClock.Instant in
-                _ = try await pool.queryPrepared("select pg_sleep(0.6)", [])
-                return clock.now
-            }()
-            let (quickDone, slowDone) = try await (quick, slow)
-            try await busy
+            let held = try await HeldWorker(pool)
+            let quickAnswered = Latch()
+            let quick = Task {
+                let answer = try await pool.queryPrepared("select 1", []).scalar
+                quickAnswered.open()
+                return answer
+            }
+            try await waitUntil { pool.statistics.waiting == 1 }
+            // Waits, in the same pipeline after the quick one, for the lock the test holds.
+            let slow = Task { try await pool.queryPrepared("select pg_advisory_xact_lock($1::bigint)", [key]) }
+            try await waitUntil { pool.statistics.waiting == 2 }
+            try await held.release()
+            // Answered while the statement after it in its pipeline still waits.
+            try await waitUntil { quickAnswered.isOpen }
+            try lockHolder.query("select pg_advisory_unlock($1::bigint)", [key])
+            #expect(try await quick.value == "1")
+            _ = try await slow.value
             #expect(pool.statistics.pipelinedStatements == 2)
-            #expect(quickDone < slowDone - .milliseconds(400))
         }
     }
 
@@ -293,16 +284,16 @@ struct ConnectionPoolTests {
     func largeStatementsRunAlone() async throws {
         let (pool, _) = try makePool(size: 1)
         try await withRunningPool(pool) {
-            async let busy: Void = pool.withConnection { _ = try $0.query("select pg_sleep(0.3)") }
-            try await Task.sleep(for: .milliseconds(100))
+            let held = try await HeldWorker(pool)
             let body = String(repeating: "x", count: ConnectionPool.maximumPipelinedParameterBytes + 1)
             let lengths = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<6 {
                     group.addTask { try await pool.queryPrepared("select length($1::text)", [body]).scalar }
                 }
+                try await waitUntil { pool.statistics.waiting == 6 }
+                try await held.release()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            try await busy
             #expect(lengths == Array(repeating: String(body.count), count: 6))
             #expect(pool.statistics.pipelinedStatements == 0)
         }
@@ -327,4 +318,40 @@ struct ConnectionPoolTests {
             #expect(statistics.inUse == 0 && statistics.waiting == 0)
         }
     }
+}
+
+/// A pool's only worker, held busy until `release()`, so that statements queue behind it
+/// however slowly the machine starts their tasks.
+final class HeldWorker: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let job: Task<Void, any Error>
+
+    init(_ pool: ConnectionPool) async throws {
+        let gate = gate
+        job = Task { try await pool.withConnection { _ in gate.wait() } }
+        try await waitUntil { pool.statistics.inUse == 1 }
+    }
+
+    func release() async throws {
+        gate.signal()
+        try await job.value
+    }
+}
+
+/// Waits for `condition`, checking every 10 ms, for 30 s at most (then the test fails).
+func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        try #require(ContinuousClock.now < deadline, "the condition never held")
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// Opened once, from any thread.
+final class Latch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var opened = false
+
+    func open() { lock.withLock { opened = true } }
+    var isOpen: Bool { lock.withLock { opened } }
 }
