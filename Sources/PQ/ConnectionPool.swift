@@ -6,11 +6,13 @@ import ServiceLifecycle
 ///
 /// The pool is a `Service`: its threads start in `run()` and it drains when the service
 /// group shuts down gracefully (or the task running it is cancelled). Work is queued as
-/// closures; a worker thread takes one, makes sure its connection is alive (reconnecting
-/// with backoff when it is not) and runs the closure on it. Async callers wait on a
-/// continuation, so no libpq call ever runs on the cooperative pool or an event loop. A
-/// caller that waits longer than `acquireTimeout` gets `PoolError.acquireTimeout`; a caller
-/// whose task is cancelled while it waits leaves the queue with `CancellationError`.
+/// closures (`withConnection`) or as single prepared statements (`queryPrepared`); a worker
+/// thread takes a closure, or its share of the statements waiting, makes sure its
+/// connection is alive (reconnecting with backoff when it is not) and runs the closure, or
+/// sends the statements in one pipeline. Async callers wait on a continuation, so no libpq
+/// call ever runs on the cooperative pool or an event loop. A caller that waits longer than
+/// `acquireTimeout` gets `PoolError.acquireTimeout`; a caller whose task is cancelled while
+/// it waits leaves the queue with `CancellationError`.
 public final class ConnectionPool: Service, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var conninfo: String
