@@ -8824,10 +8824,18 @@ CREATE FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text,
 declare
   v_acting text := current_setting('liftbase.user_id', true);
   v_other_user boolean := v_acting is distinct from p_user_id::text;
+  v_statement text := p_user_id::text || '/' || statement_timestamp() || '/';
+  v_recorded text := coalesce(current_setting('liftbase.sync_statement', true), '');
   v_seq bigint;
 begin
   if v_other_user then
     perform auth.act_as(p_user_id);
+  elsif starts_with(v_recorded, v_statement)
+        and exists (select from app.sync_changes as c
+                     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = p_op
+                       and c.seq >= substr(v_recorded, length(v_statement) + 1)::bigint) then
+    perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+    return;
   end if;
   -- An update first: the user's row is there but for a first write, and a plain update
   -- is cheaper than an upsert's speculative insert.
@@ -8844,6 +8852,8 @@ begin
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
     perform auth.act_as(nullif(v_acting, '')::uuid);
+  elsif not starts_with(v_recorded, v_statement) then
+    perform set_config('liftbase.sync_statement', v_statement || v_seq, true);
   end if;
 end
 $$;

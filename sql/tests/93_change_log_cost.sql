@@ -1,10 +1,12 @@
 -- The change log's row triggers (migration 0047, docs/sync.md "The cost on the write
 -- path"): one version per entity and statement, nothing for an update that changes
 -- nothing, a part removed from an entity that stays is a change of it, and a savepoint
--- rolled back takes its skip with it.
+-- rolled back takes its skip with it; a statement that comes back to entities it recorded
+-- (an import) gives each one version, and a delete after an upsert in it still leaves a
+-- tombstone.
 begin;
 \ir support/helpers.psql
-select plan(9);
+select plan(14);
 
 select pg_temp.sign_up('a', 'cost-a@example.com', 'cost a password');
 create function pg_temp.counter() returns bigint language sql as $$
@@ -43,6 +45,42 @@ insert into seen values ('after rollback', pg_temp.counter());
 update app.session_sets set reps = 6 where session_id = (select value::uuid from seen where name = 's');
 select is(pg_temp.counter(), (select value::bigint from seen where name = 'after rollback') + 1,
   'after a savepoint rolled back, the entity is recorded again');
+
+-- An import is one statement that writes its sessions, then their exercises, then their
+-- sets, then their totals: each session is recorded once, however the writes interleave.
+insert into seen values ('before import', pg_temp.counter());
+select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
+    '2024-04-01 10:00|A|Barbell Squat|1|100|5', '2024-04-01 10:00|A|Barbell Row|1|60|8',
+    '2024-04-03 10:00|B|Barbell Squat|1|102|5', '2024-04-03 10:00|B|Barbell Row|1|62|8',
+    '2024-04-05 10:00|C|Barbell Squat|1|104|5', '2024-04-05 10:00|C|Barbell Row|1|64|8')) ->> 'imported',
+  '6', 'three workouts of two exercises are imported');
+select is((select array_agg(c.seq - (select value::bigint from seen where name = 'before import') order by c.seq)
+             from app.sync_changes as c
+            where c.entity = 'session' and c.seq > (select value::bigint from seen where name = 'before import')),
+  array[1, 2, 3]::bigint[], 'an import of three sessions gives each one version, and takes three');
+select is(pg_temp.counter() - (select value::bigint from seen where name = 'before import'), 3::bigint,
+  '... and nothing else of the counter');
+select is((select array_agg(t.set_count order by t.session_date) from app.training_sessions as t
+            where t.import_key is not null), array[2, 2, 2],
+  '... with each session''s totals kept (two sets each)');
+
+-- In one statement, an entity written, then another, then the first deleted: the delete
+-- is a change of its own (a tombstone at a new version); only the same op is left as it is.
+insert into seen values ('before churn', pg_temp.counter());
+do $$
+declare
+  v_id app.body_metrics.id%type;
+begin
+  insert into app.body_metrics (user_id, recorded_at, weight_kg)
+  values ((select user_id from tokens where name = 'a'), '2024-05-01 08:00+00', 80) returning id into v_id;
+  update app.user_settings set unit_system = 'imperial' where user_id = (select user_id from tokens where name = 'a');
+  delete from app.body_metrics where id = v_id;
+  insert into seen values ('churned', v_id::text);
+end
+$$;
+select is((select op || ':' || (seq - (select value::bigint from seen where name = 'before churn'))
+             from app.sync_changes where entity_id = (select value from seen where name = 'churned')),
+  'delete:3', 'a weigh-in written and deleted in one statement leaves its tombstone at a version after the write''s');
 
 -- Deleting the session: one tombstone, its parts' rows add nothing.
 insert into seen values ('before delete', pg_temp.counter());
