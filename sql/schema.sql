@@ -6212,7 +6212,7 @@ begin
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
-  perform app.refresh_session_totals(p_user_id, i) from unnest(v_new) as i;
+  perform app.refresh_sessions_totals(p_user_id, v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
     + jsonb_array_length(coalesce(p_document -> 'training_sessions', '[]')) - cardinality(v_new);
@@ -7073,7 +7073,7 @@ begin
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
     perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-    perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
+    perform app.refresh_sessions_totals(p_user_id, v_session_ids);
 
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
@@ -8996,27 +8996,37 @@ CREATE FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) RE
     LANGUAGE plpgsql
     AS $$
 begin
-  update app.session_exercises as e
-     set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
-          duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
-          best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
-           t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m, t.best_pace_s_per_km,
-           t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m, t.best_set_position, t.best_e1rm_kg,
-           t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method)
-    from app.session_exercises as k
-    left join app.exercises as c on c.id = k.exercise_id
-    left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
-    left join (select x.exercise_position, array_agg(row(x.*)::app.session_sets) as sets from app.session_sets as x
-                where x.user_id = p_user_id and x.session_id = p_session_id
-                group by x.exercise_position) as g on g.exercise_position = k.position
-   cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
-   where k.user_id = p_user_id and k.session_id = p_session_id
-     and e.user_id = k.user_id and e.session_id = k.session_id and e.position = k.position;
-  perform app.refresh_session_row_totals(p_user_id, p_session_id);
+  perform app.refresh_sessions_totals(p_user_id, array[p_session_id]);
 end
 $$;
 
 ALTER FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  update app.session_exercises as e
+     set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+          duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+          best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
+         select t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m,
+                t.best_pace_s_per_km, t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m,
+                t.best_set_position, t.best_e1rm_kg, t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method
+           from app.exercise_totals(
+                  coalesce((select array_agg(row(x.*)::app.session_sets) from app.session_sets as x
+                             where x.user_id = p_user_id and x.session_id = e.session_id
+                               and x.exercise_position = e.position), '{}'),
+                  coalesce((select c.tracking_type from app.exercises as c where c.id = e.exercise_id),
+                           (select u.tracking_type from app.user_exercises as u
+                             where u.user_id = p_user_id and u.id = e.user_exercise_id),
+                           'weight_reps')) as t)
+   where e.user_id = p_user_id and e.session_id = any (p_session_ids);
+  perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
+end
+$$;
+
+ALTER FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) RETURNS json
     LANGUAGE plpgsql
@@ -14763,6 +14773,9 @@ GRANT ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_i
 
 REVOKE ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) TO liftbase_api;

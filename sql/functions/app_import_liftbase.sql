@@ -377,7 +377,7 @@ begin
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
-  perform app.refresh_session_totals(p_user_id, i) from unnest(v_new) as i;
+  perform app.refresh_sessions_totals(p_user_id, v_new);
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
     + jsonb_array_length(coalesce(p_document -> 'training_sessions', '[]')) - cardinality(v_new);

@@ -240,7 +240,7 @@ begin
       join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
     perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-    perform app.refresh_session_totals(p_user_id, i) from unnest(v_session_ids) as i;
+    perform app.refresh_sessions_totals(p_user_id, v_session_ids);
 
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';

@@ -467,23 +467,38 @@ returns void
 language plpgsql
 as $$
 begin
+  perform app.refresh_sessions_totals(p_user_id, array[p_session_id]);
+end
+$$;
+
+-- The same for many sessions of the user at once (an import's). The exercises' totals are
+-- one statement, so their statement triggers (app.keep_exercise_records) run once for all
+-- of the sessions, not once for each. Each exercise's row reads its own sets by primary
+-- key, with no join for the planner to order: in an import the user's new rows are not in
+-- the statistics yet, and a join of the exercises to themselves became a loop over every
+-- exercise of the import for each one.
+create or replace function app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[])
+returns void
+language plpgsql
+as $$
+begin
   update app.session_exercises as e
      set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
           duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
           best_weight_kg, best_reps, best_rpe, best_e1rm_method) = (
-           t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m, t.best_pace_s_per_km,
-           t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m, t.best_set_position, t.best_e1rm_kg,
-           t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method)
-    from app.session_exercises as k
-    left join app.exercises as c on c.id = k.exercise_id
-    left join app.user_exercises as u on u.user_id = k.user_id and u.id = k.user_exercise_id
-    left join (select x.exercise_position, array_agg(row(x.*)::app.session_sets) as sets from app.session_sets as x
-                where x.user_id = p_user_id and x.session_id = p_session_id
-                group by x.exercise_position) as g on g.exercise_position = k.position
-   cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), coalesce(c.tracking_type, u.tracking_type, 'weight_reps')) as t
-   where k.user_id = p_user_id and k.session_id = p_session_id
-     and e.user_id = k.user_id and e.session_id = k.session_id and e.position = k.position;
-  perform app.refresh_session_row_totals(p_user_id, p_session_id);
+         select t.working_sets, t.max_weight_kg, t.max_reps, t.max_duration_seconds, t.max_distance_m,
+                t.best_pace_s_per_km, t.duration_seconds, t.distance_m, t.paced_seconds, t.paced_distance_m,
+                t.best_set_position, t.best_e1rm_kg, t.best_weight_kg, t.best_reps, t.best_rpe, t.best_e1rm_method
+           from app.exercise_totals(
+                  coalesce((select array_agg(row(x.*)::app.session_sets) from app.session_sets as x
+                             where x.user_id = p_user_id and x.session_id = e.session_id
+                               and x.exercise_position = e.position), '{}'),
+                  coalesce((select c.tracking_type from app.exercises as c where c.id = e.exercise_id),
+                           (select u.tracking_type from app.user_exercises as u
+                             where u.user_id = p_user_id and u.id = e.user_exercise_id),
+                           'weight_reps')) as t)
+   where e.user_id = p_user_id and e.session_id = any (p_session_ids);
+  perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
 
@@ -702,6 +717,7 @@ grant execute on function
   app.rpe_chart_percent(integer, numeric),
   app.exercise_totals(app.session_sets[], text),
   app.refresh_session_totals(uuid, uuid),
+  app.refresh_sessions_totals(uuid, uuid[]),
   app.refresh_session_row_totals(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.set_field_rule(text, text),

@@ -6,12 +6,13 @@
 --      and every combination of measures given;
 --   B. after random creates and replaces of sessions of every tracking type, with warm-ups,
 --      timed and distance sets, app.refresh_session_totals (the totals from the rows
---      stored) changes no exercise and no session row;
+--      stored) changes no exercise and no session row, one session at a time or all of a
+--      user's at once (app.refresh_sessions_totals, as an import does);
 --   C. the kept totals equal what the sets say, computed here without app.exercise_totals:
 --      working sets, the sums of time and distance, the heaviest load and the best set.
 begin;
 \ir support/helpers.psql
-select plan(5);
+select plan(7);
 select setseed(0.2026);
 
 -- A.
@@ -104,6 +105,19 @@ select is((select count(*)::integer from (
              union all
              select * from app.session_exercises where session_id in (select id from written) except select * from kept_exercises) as d),
           0, 'B: refreshing the totals from the rows stored changes no session exercise');
+select is((select count(*)::integer from (
+             select * from kept_sessions except select * from app.training_sessions
+             union all
+             select * from app.training_sessions where id in (select id from written) except select * from kept_sessions) as d),
+          0, 'B: nor any session row');
+
+select count(*) from (select app.refresh_sessions_totals(s.user_id, array_agg(s.id))
+                       from app.training_sessions as s where s.id in (select id from written) group by s.user_id) as r;
+select is((select count(*)::integer from (
+             select * from kept_exercises except select * from app.session_exercises
+             union all
+             select * from app.session_exercises where session_id in (select id from written) except select * from kept_exercises) as d),
+          0, 'B: refreshing every session of a user at once changes no session exercise');
 select is((select count(*)::integer from (
              select * from kept_sessions except select * from app.training_sessions
              union all
