@@ -8826,24 +8826,39 @@ declare
   v_other_user boolean := v_acting is distinct from p_user_id::text;
   v_statement text := p_user_id::text || '/' || statement_timestamp() || '/';
   v_recorded text := coalesce(current_setting('liftbase.sync_statement', true), '');
+  v_first bigint;
   v_seq bigint;
+  v_reserved bigint;
+  v_step bigint := 1;
 begin
   if v_other_user then
     perform auth.act_as(p_user_id);
-  elsif starts_with(v_recorded, v_statement)
-        and exists (select from app.sync_changes as c
-                     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = p_op
-                       and c.seq >= substr(v_recorded, length(v_statement) + 1)::bigint) then
-    perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
-    return;
+  elsif starts_with(v_recorded, v_statement) then
+    v_recorded := substr(v_recorded, length(v_statement) + 1);
+    v_first := split_part(v_recorded, '/', 1)::bigint;
+    v_seq := split_part(v_recorded, '/', 2)::bigint;
+    v_reserved := split_part(v_recorded, '/', 3)::bigint;
+    if exists (select from app.sync_changes as c
+                where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = p_op
+                  and c.seq >= v_first) then
+      perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+      return;
+    end if;
   end if;
-  -- An update first: the user's row is there but for a first write, and a plain update
-  -- is cheaper than an upsert's speculative insert.
-  update app.sync_state as s set last_seq = s.last_seq + 1 where s.user_id = p_user_id returning s.last_seq into v_seq;
-  if v_seq is null then
-    insert into app.sync_state as s (user_id, last_seq) values (p_user_id, 1)
-    on conflict (user_id) do update set last_seq = s.last_seq + 1
-    returning s.last_seq into v_seq;
+  if v_seq is null or v_seq > v_reserved then
+    if v_seq - v_first >= 64 then
+      v_step := v_seq - v_first;
+    end if;
+    -- An update first: the user's row is there but for a first write, and a plain update
+    -- is cheaper than an upsert's speculative insert.
+    update app.sync_state as s set last_seq = s.last_seq + v_step where s.user_id = p_user_id
+    returning s.last_seq into v_reserved;
+    if v_reserved is null then
+      insert into app.sync_state as s (user_id, last_seq) values (p_user_id, v_step)
+      on conflict (user_id) do update set last_seq = s.last_seq + v_step
+      returning s.last_seq into v_reserved;
+    end if;
+    v_seq := v_reserved - v_step + 1;
   end if;
   insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
   values (p_user_id, p_entity, p_id, v_seq, p_op, now())
@@ -8852,8 +8867,9 @@ begin
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
     perform auth.act_as(nullif(v_acting, '')::uuid);
-  elsif not starts_with(v_recorded, v_statement) then
-    perform set_config('liftbase.sync_statement', v_statement || v_seq, true);
+  else
+    perform set_config('liftbase.sync_statement',
+                       v_statement || coalesce(v_first, v_seq) || '/' || (v_seq + 1) || '/' || v_reserved, true);
   end if;
 end
 $$;

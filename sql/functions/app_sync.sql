@@ -315,22 +315,28 @@ begin
 end
 $$;
 
--- Records a change of p_entity p_id (op 'upsert' or 'delete') for p_user_id: bumps the
--- user's counter (locking its row to commit) and gives the entity the new version, as that
--- user (row-level security); then names it in liftbase.sync_last, so that the triggers'
--- WHEN clauses skip the entity's later rows in the request (docs/sync.md).
+-- Records a change of p_entity p_id (op 'upsert' or 'delete') for p_user_id: gives the
+-- entity the user's next version (bumping the counter, whose row stays locked to commit), as
+-- that user (row-level security); then names it in liftbase.sync_last, so that the
+-- triggers' WHEN clauses skip the entity's later rows in the request (docs/sync.md).
 --
--- An entity is recorded once per statement. liftbase.sync_last catches the rows of the
--- entity recorded last; a statement that writes many entities in turn (an import: the
--- sessions, then their exercises, then their sets, then their totals) comes back to each
--- one after others. liftbase.sync_statement keeps the user, the statement and the first
--- version the statement handed out: an entity whose row already has that version or a
--- later one with the same op was recorded by this statement (the counter's row lock, held
--- since that first version, lets no other transaction hand out a version of the user in
--- between), and is left as it is. Bumping it again cost one more update of the counter's
--- row; the versions of one transaction's updates of one row are all kept until it ends,
--- so each later update walked past them (an import of 3,200 workouts bumped it 12,804
--- times, the last ones at 0.28 ms each; docs/imports.md, "Performance").
+-- Every update of the counter's row leaves a version of the row that the transaction keeps
+-- until it ends, and the next update walks past all of them: a statement that records
+-- thousands of entities (an import) made each record slower than the one before (3,200
+-- workouts: 12,804 bumps, the last at 0.28 ms; 20,000 diary entries: 0.38 ms on average;
+-- docs/imports.md, "Performance"). So, within one statement:
+-- * An entity is recorded once. liftbase.sync_last catches the rows of the entity recorded
+--   last; an import comes back to each session after the others (its exercises, its sets,
+--   its totals). An entity whose row has the statement's first version or a later one, with
+--   the same op, was recorded by this statement (the counter's row lock, held since that
+--   first version, lets no other transaction hand out a version of the user in between).
+-- * The first 64 versions bump the counter by one each, so that a request's counter is its
+--   latest version; beyond them the statement reserves as many again as it has used, so a
+--   statement of n entities updates the row about 64 + log2(n / 64) times. The counter then
+--   stays above the statement's latest version by what it did not use: versions are only
+--   ever compared, and each is still handed out under the lock.
+-- liftbase.sync_statement holds the user, the statement, its first version, the next
+-- version to hand out and the highest it reserved.
 create or replace function app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text)
 returns void
 language plpgsql
@@ -340,24 +346,39 @@ declare
   v_other_user boolean := v_acting is distinct from p_user_id::text;
   v_statement text := p_user_id::text || '/' || statement_timestamp() || '/';
   v_recorded text := coalesce(current_setting('liftbase.sync_statement', true), '');
+  v_first bigint;
   v_seq bigint;
+  v_reserved bigint;
+  v_step bigint := 1;
 begin
   if v_other_user then
     perform auth.act_as(p_user_id);
-  elsif starts_with(v_recorded, v_statement)
-        and exists (select from app.sync_changes as c
-                     where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = p_op
-                       and c.seq >= substr(v_recorded, length(v_statement) + 1)::bigint) then
-    perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
-    return;
+  elsif starts_with(v_recorded, v_statement) then
+    v_recorded := substr(v_recorded, length(v_statement) + 1);
+    v_first := split_part(v_recorded, '/', 1)::bigint;
+    v_seq := split_part(v_recorded, '/', 2)::bigint;
+    v_reserved := split_part(v_recorded, '/', 3)::bigint;
+    if exists (select from app.sync_changes as c
+                where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id and c.op = p_op
+                  and c.seq >= v_first) then
+      perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+      return;
+    end if;
   end if;
-  -- An update first: the user's row is there but for a first write, and a plain update
-  -- is cheaper than an upsert's speculative insert.
-  update app.sync_state as s set last_seq = s.last_seq + 1 where s.user_id = p_user_id returning s.last_seq into v_seq;
-  if v_seq is null then
-    insert into app.sync_state as s (user_id, last_seq) values (p_user_id, 1)
-    on conflict (user_id) do update set last_seq = s.last_seq + 1
-    returning s.last_seq into v_seq;
+  if v_seq is null or v_seq > v_reserved then
+    if v_seq - v_first >= 64 then
+      v_step := v_seq - v_first;
+    end if;
+    -- An update first: the user's row is there but for a first write, and a plain update
+    -- is cheaper than an upsert's speculative insert.
+    update app.sync_state as s set last_seq = s.last_seq + v_step where s.user_id = p_user_id
+    returning s.last_seq into v_reserved;
+    if v_reserved is null then
+      insert into app.sync_state as s (user_id, last_seq) values (p_user_id, v_step)
+      on conflict (user_id) do update set last_seq = s.last_seq + v_step
+      returning s.last_seq into v_reserved;
+    end if;
+    v_seq := v_reserved - v_step + 1;
   end if;
   insert into app.sync_changes as c (user_id, entity, entity_id, seq, op, changed_at)
   values (p_user_id, p_entity, p_id, v_seq, p_op, now())
@@ -366,8 +387,9 @@ begin
   perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
     perform auth.act_as(nullif(v_acting, '')::uuid);
-  elsif not starts_with(v_recorded, v_statement) then
-    perform set_config('liftbase.sync_statement', v_statement || v_seq, true);
+  else
+    perform set_config('liftbase.sync_statement',
+                       v_statement || coalesce(v_first, v_seq) || '/' || (v_seq + 1) || '/' || v_reserved, true);
   end if;
 end
 $fn$;

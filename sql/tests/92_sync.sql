@@ -123,7 +123,8 @@ select is(pg_temp.req('sync_changes', 'a', null, jsonb_build_object('cursor', (s
     'version', (select seq from app.sync_changes where entity_id = (select id from ids where name = 's')), 'data', null)),
   'a delete leaves a tombstone after the cursor');
 -- Versions are handed out under the user's counter row lock, in the writes' order: the
--- counter equals the highest version, and no two changes share one.
+-- counter equals the highest version (no request here records more than 64 entities, past
+-- which a statement reserves versions in blocks), and no two changes share one.
 select is((select s.last_seq from app.sync_state as s where s.user_id = (select user_id from tokens where name = 'a')),
           (select max(c.seq) from app.sync_changes as c where c.user_id = (select user_id from tokens where name = 'a')),
   'the counter is the latest version');

@@ -3,10 +3,10 @@
 -- nothing, a part removed from an entity that stays is a change of it, and a savepoint
 -- rolled back takes its skip with it; a statement that comes back to entities it recorded
 -- (an import) gives each one version, and a delete after an upsert in it still leaves a
--- tombstone.
+-- tombstone; a statement of many entities reserves versions in blocks beyond its first 64.
 begin;
 \ir support/helpers.psql
-select plan(14);
+select plan(19);
 
 select pg_temp.sign_up('a', 'cost-a@example.com', 'cost a password');
 create function pg_temp.counter() returns bigint language sql as $$
@@ -81,6 +81,33 @@ $$;
 select is((select op || ':' || (seq - (select value::bigint from seen where name = 'before churn'))
              from app.sync_changes where entity_id = (select value from seen where name = 'churned')),
   'delete:3', 'a weigh-in written and deleted in one statement leaves its tombstone at a version after the write''s');
+
+-- A statement of 200 entities: its first 64 versions bump the counter one by one, the rest
+-- come from blocks reserved under the same lock, so the counter's row is updated far fewer
+-- times than there are entities; every entity still has a version of its own, and the feed
+-- after the statement's start holds them all.
+insert into seen values ('before many', pg_temp.counter());
+insert into seen values ('updates before many', pg_stat_get_xact_tuples_updated('app.sync_state'::regclass));
+insert into app.body_metrics (user_id, recorded_at, weight_kg)
+select (select user_id from tokens where name = 'a'), timestamptz '2024-06-01 08:00+00' + n * interval '1 day', 80
+  from generate_series(1, 200) as n;
+create temporary table many as
+select c.seq - (select value::bigint from seen where name = 'before many') as version
+  from app.sync_changes as c
+ where c.user_id = (select user_id from tokens where name = 'a') and c.entity = 'body_metric'
+   and c.seq > (select value::bigint from seen where name = 'before many');
+select is((select count(distinct version) from many), 200::bigint, 'a statement of 200 weigh-ins gives each a version of its own');
+select is((select array_agg(version order by version) from many where version <= 64), (select array_agg(n::bigint) from generate_series(1, 64) as n),
+  '... the first 64 one after the other');
+select ok(pg_temp.counter() - (select value::bigint from seen where name = 'before many') between 200 and 400,
+  '... and the counter above them all, by less than as many again');
+select cmp_ok(pg_stat_get_xact_tuples_updated('app.sync_state'::regclass)
+              - (select value::bigint from seen where name = 'updates before many'), '<', 80::bigint,
+  '... updated fewer than 80 times for 200 versions');
+select is((select count(*) from jsonb_array_elements(pg_temp.call('sync_changes', 'a', null,
+             jsonb_build_object('cursor', (select value from seen where name = 'before many'), 'limit', '500')) -> 'changes') as c
+            where c ->> 'entity' = 'body_metric'), 200::bigint,
+  'the feed after the statement''s start holds all 200');
 
 -- Deleting the session: one tombstone, its parts' rows add nothing.
 insert into seen values ('before delete', pg_temp.counter());
