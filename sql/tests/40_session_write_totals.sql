@@ -99,30 +99,24 @@ select ok((select count(distinct e.exercise_id) from app.session_exercises as e
 -- B.
 create temporary table kept_exercises as select * from app.session_exercises where session_id in (select id from written);
 create temporary table kept_sessions as select * from app.training_sessions where id in (select id from written);
+-- The rows of the written sessions' exercises, and of the sessions, that differ from the kept ones.
+create function pg_temp.changed_exercises() returns integer language sql as $$
+  select count(*)::integer from (
+    select * from kept_exercises except select * from app.session_exercises
+    union all
+    select * from app.session_exercises where session_id in (select id from written) except select * from kept_exercises) as d $$;
+create function pg_temp.changed_sessions() returns integer language sql as $$
+  select count(*)::integer from (
+    select * from kept_sessions except select * from app.training_sessions
+    union all
+    select * from app.training_sessions where id in (select id from written) except select * from kept_sessions) as d $$;
 select count(app.refresh_session_totals(s.user_id, s.id)) from app.training_sessions as s where s.id in (select id from written);
-select is((select count(*)::integer from (
-             select * from kept_exercises except select * from app.session_exercises
-             union all
-             select * from app.session_exercises where session_id in (select id from written) except select * from kept_exercises) as d),
-          0, 'B: refreshing the totals from the rows stored changes no session exercise');
-select is((select count(*)::integer from (
-             select * from kept_sessions except select * from app.training_sessions
-             union all
-             select * from app.training_sessions where id in (select id from written) except select * from kept_sessions) as d),
-          0, 'B: nor any session row');
-
+select is(pg_temp.changed_exercises(), 0, 'B: refreshing the totals from the rows stored changes no session exercise');
+select is(pg_temp.changed_sessions(), 0, 'B: nor any session row');
 select count(*) from (select app.refresh_sessions_totals(s.user_id, array_agg(s.id))
                        from app.training_sessions as s where s.id in (select id from written) group by s.user_id) as r;
-select is((select count(*)::integer from (
-             select * from kept_exercises except select * from app.session_exercises
-             union all
-             select * from app.session_exercises where session_id in (select id from written) except select * from kept_exercises) as d),
-          0, 'B: refreshing every session of a user at once changes no session exercise');
-select is((select count(*)::integer from (
-             select * from kept_sessions except select * from app.training_sessions
-             union all
-             select * from app.training_sessions where id in (select id from written) except select * from kept_sessions) as d),
-          0, 'B: nor any session row');
+select is(pg_temp.changed_exercises(), 0, 'B: refreshing every session of a user at once changes no session exercise');
+select is(pg_temp.changed_sessions(), 0, 'B: nor any session row');
 
 -- C.
 select is((select count(*)::integer
