@@ -12,7 +12,7 @@
 --      working sets, the sums of time and distance, the heaviest load and the best set.
 begin;
 \ir support/helpers.psql
-select plan(7);
+select plan(8);
 select setseed(0.2026);
 
 -- A.
@@ -113,6 +113,17 @@ create function pg_temp.changed_sessions() returns integer language sql as $$
 select count(app.refresh_session_totals(s.user_id, s.id)) from app.training_sessions as s where s.id in (select id from written);
 select is(pg_temp.changed_exercises(), 0, 'B: refreshing the totals from the rows stored changes no session exercise');
 select is(pg_temp.changed_sessions(), 0, 'B: nor any session row');
+-- The totals wiped first, so that only a refresh of every session given brings them back.
+update app.session_exercises
+   set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+        duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
+        best_weight_kg, best_reps, best_rpe, best_e1rm_method) =
+       (0, null, null, null, null, null, 0, 0, 0, 0, null, null, null, null, null, null)
+ where session_id in (select id from written);
+update app.training_sessions set exercise_count = 0, set_count = 0, working_sets = 0, volume_kg = 0,
+                                 set_duration_seconds = 0, distance_m = 0
+ where id in (select id from written);
+select cmp_ok(pg_temp.changed_exercises(), '>', 0, 'B: wiped, the totals differ from the kept ones');
 select count(*) from (select app.refresh_sessions_totals(s.user_id, array_agg(s.id))
                        from app.training_sessions as s where s.id in (select id from written) group by s.user_id) as r;
 select is(pg_temp.changed_exercises(), 0, 'B: refreshing every session of a user at once changes no session exercise');

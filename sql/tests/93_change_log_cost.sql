@@ -3,10 +3,11 @@
 -- nothing, a part removed from an entity that stays is a change of it, and a savepoint
 -- rolled back takes its skip with it; a statement that comes back to entities it recorded
 -- (an import) gives each one version, and a delete after an upsert in it still leaves a
--- tombstone; a statement of many entities reserves versions in blocks beyond its first 64.
+-- tombstone; a statement of many entities reserves versions in blocks beyond its first 64,
+-- each user's from that user's counter, and a block rolled back gives its versions again.
 begin;
 \ir support/helpers.psql
-select plan(19);
+select plan(21);
 
 select pg_temp.sign_up('a', 'cost-a@example.com', 'cost a password');
 create function pg_temp.counter() returns bigint language sql as $$
@@ -108,6 +109,52 @@ select is((select count(*) from jsonb_array_elements(pg_temp.call('sync_changes'
              jsonb_build_object('cursor', (select value from seen where name = 'before many'), 'limit', '500')) -> 'changes') as c
             where c ->> 'entity' = 'body_metric'), 200::bigint,
   'the feed after the statement''s start holds all 200');
+
+-- One statement for two users, with a rolled-back block in the middle and changes recorded
+-- for a user other than the acting one: each user's versions come from that user's own
+-- counter (the setting names the user), versions handed out in the rolled-back block are
+-- handed out again, none twice, and every counter stays at or above its user's versions.
+select pg_temp.sign_up('b', 'cost-b@example.com', 'cost b password');
+insert into seen values ('before mixed', pg_temp.counter());
+do $$
+declare
+  v_a uuid := (select user_id from tokens where name = 'a');
+  v_b uuid := (select user_id from tokens where name = 'b');
+begin
+  perform auth.act_as(v_a);
+  insert into app.body_metrics (user_id, recorded_at, weight_kg)
+  select v_a, timestamptz '2025-01-01 08:00+00' + n * interval '1 hour', 70 from generate_series(1, 100) as n;
+  begin
+    insert into app.body_metrics (user_id, recorded_at, weight_kg)
+    select v_a, timestamptz '2025-03-01 08:00+00' + n * interval '1 hour', 71 from generate_series(1, 100) as n;
+    raise exception using errcode = 'P0001', message = 'roll the block back';
+  exception when raise_exception then
+    null;
+  end;
+  perform auth.act_as(v_b);
+  insert into app.body_metrics (user_id, recorded_at, weight_kg)
+  select v_b, timestamptz '2025-01-01 08:00+00' + n * interval '1 hour', 60 from generate_series(1, 100) as n;
+  -- Acting as b, a change of a's: the path for another user.
+  insert into app.body_metrics (user_id, recorded_at, weight_kg) values (v_a, '2025-05-01 08:00+00', 72);
+  perform auth.act_as(v_a);
+  insert into app.body_metrics (user_id, recorded_at, weight_kg)
+  select v_a, timestamptz '2025-06-01 08:00+00' + n * interval '1 hour', 73 from generate_series(1, 100) as n;
+  perform auth.act_as(null);
+end
+$$;
+select is((select array_agg(t.name || ':' || t.metrics || ':' || t.versions || ':' || (t.counter >= t.highest) order by t.name)
+             from (select k.name, count(*) as metrics, count(distinct c.seq) as versions, max(c.seq) as highest,
+                          app.user_version(k.user_id) as counter
+                     from tokens as k
+                     join app.body_metrics as m on m.user_id = k.user_id and m.recorded_at >= '2025-01-01'
+                     join app.sync_changes as c on c.user_id = k.user_id and c.entity = 'body_metric' and c.entity_id = m.id::text
+                    group by k.name, k.user_id) as t),
+  array['a:201:201:true', 'b:100:100:true'],
+  'two users, a rolled-back block and another user''s change in one statement: a version each, no counter behind');
+select is((select count(*) from jsonb_array_elements(pg_temp.call('sync_changes', 'a', null,
+             jsonb_build_object('cursor', (select value from seen where name = 'before mixed'), 'limit', '500')) -> 'changes') as c
+            where c ->> 'entity' = 'body_metric'), 201::bigint,
+  '... and a''s feed after the statement''s start holds all 201 of a''s');
 
 -- Deleting the session: one tombstone, its parts' rows add nothing.
 insert into seen values ('before delete', pg_temp.counter());
