@@ -362,7 +362,7 @@ struct APIResponder: HTTPResponder {
         return String(rest[first...last])
     }
 
-    /// The client's X-Request-Id when it is a sane token, else a new random one.
+    /// The client's X-Request-Id when it is a sane token, else a new one.
     static func requestID(from request: Request) -> String {
         if let given = request.headers[.requestID], (1...128).contains(given.utf8.count),
             given.utf8.allSatisfy({
@@ -371,8 +371,28 @@ struct APIResponder: HTTPResponder {
         {
             return given
         }
-        let value = UInt64.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
+        let hex = String(requestIDs.next(), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static let requestIDs = RequestIDs()
+}
+
+/// New request ids: 64 bits that look random and never repeat within a process. Each is a
+/// counter from a random start, scrambled by a bijection (SplitMix64's finalizer), so ids
+/// in sequence do not look alike. A random number from the system for each request cost
+/// a system call each.
+final class RequestIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counter = UInt64.random(in: .min ... .max)
+
+    func next() -> UInt64 {
+        var value = lock.withLock {
+            counter &+= 1
+            return counter
+        }
+        value = (value ^ (value >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        value = (value ^ (value >> 27)) &* 0x94d0_49bb_1331_11eb
+        return value ^ (value >> 31)
     }
 }

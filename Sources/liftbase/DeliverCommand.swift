@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiftbaseCore
 import LiftbaseDelivery
 import Logging
 
@@ -28,7 +29,7 @@ struct DeliverCommand: ParsableCommand {
     func run() throws {
         let settings = try database.configuration()
         let delivery = try DeliveryConfiguration()
-        var logger = Logger(label: "liftbase.deliver")
+        var logger = Logger(label: "liftbase.deliver", factory: { LogLineHandler(label: $0) })
         logger.logLevel = settings.logLevel
         let worker = DeliveryWorker(
             databaseURL: try settings.requireDatabaseURL(),

@@ -34,7 +34,7 @@ struct Serve: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let poolSize { configuration.poolSize = poolSize }
-        var logger = Logger(label: "liftbase")
+        var logger = Logger(label: "liftbase", factory: { LogLineHandler(label: $0) })
         logger.logLevel = configuration.logLevel
         let server = try LiftbaseServer.makeServiceGroup(configuration: configuration, logger: logger)
         try await StartupCheck.run(configuration: configuration, logger: logger)

@@ -109,6 +109,35 @@ struct ResponderTests {
         }
     }
 
+    @Test("the server's log lines: metadata set on the logger and given with the line, sorted, and the error")
+    func logLines() {
+        let lines = RecordedLines()
+        var logger = Logger(label: "liftbase") { LogLineHandler(label: $0, output: lines.append) }
+        logger[metadataKey: "request_id"] = "r-1"
+        logger[metadataKey: "request_id"] = "r-2"
+        logger.logLevel = .warning
+        logger.info("not at this level")
+        logger.warning("slow", metadata: ["attempt": "2"])
+        logger.log(level: .error, "failed", error: LoggedFailure(), metadata: ["attempt": "3"])
+        #expect(lines.values.count == 2)
+        #expect(
+            lines.values.first?.hasSuffix(" warning liftbase: attempt=2 request_id=r-2 [LiftbaseTests] slow\n") == true
+        )
+        #expect(
+            lines.values.last?.hasSuffix(
+                " error liftbase: attempt=3 error.message=refused error.type=LiftbaseTests.LoggedFailure"
+                    + " request_id=r-2 [LiftbaseTests] failed\n"
+            ) == true
+        )
+    }
+
+    @Test("request ids made by the server: 16 hex digits, none repeated")
+    func requestIDs() {
+        let ids = (0..<100_000).map { _ in APIResponder.requestID(from: Request.probe) }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.utf8.count == 16 && UInt64($0, radix: 16) != nil })
+    }
+
     @Test("the metric objects of a route and status are made once and reused")
     func metricsReused() {
         let metrics = HTTPMetrics()
@@ -119,6 +148,28 @@ struct ResponderTests {
         #expect(
             metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0), openConnections: 0)
                 .contains(#"liftbase_http_requests_total{method="GET",route="/me",status="200"} 2"#)
+        )
+    }
+}
+
+/// The lines a `LogLineHandler` wrote.
+private final class RecordedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var values: [String] { lock.withLock { lines } }
+    @Sendable func append(_ line: String) { lock.withLock { lines.append(line) } }
+}
+
+struct LoggedFailure: Error, CustomStringConvertible {
+    var description: String { "refused" }
+}
+
+extension Request {
+    /// A GET with no X-Request-Id, for what the responder makes of a bare request.
+    fileprivate static var probe: Request {
+        Request(
+            head: .init(method: .get, scheme: "http", authority: "localhost", path: "/healthz"),
+            body: .init(buffer: .init())
         )
     }
 }
