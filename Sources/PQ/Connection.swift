@@ -167,7 +167,8 @@ public final class Connection {
                 }
                 guard queued else { throw Self.lostUnderPipeline }
             }
-            statementsPipelined += sent.count
+            // A statement left alone by the others' failed preparations shared nothing.
+            if sent.count > 1 { statementsPipelined += sent.count }
             for (index, _) in sent {
                 let (result, inStep) = readPipelinedAnswer(handle: handle)
                 answered += 1

@@ -137,6 +137,11 @@ struct ConnectionTests {
         // Sent as one pipeline: all but the statement that could not be prepared. In
         // transaction blocks (Citus) each runs alone.
         #expect(connection.statementsPipelined == (inTransactionBlocks ? 0 : 6))
+        // One statement left by another's failed preparation is not counted as pipelined.
+        let lone = connection.pipelined([PreparedCall(insert, ["4"]), PreparedCall("select 2 from", [])])
+        #expect(try lone[0].get().scalar == "4")
+        #expect((lone[1].failure as? PostgresError)?.sqlstate == "42601")
+        #expect(connection.statementsPipelined == (inTransactionBlocks ? 0 : 6))
     }
 
     @Test("an error raised when a pipelined statement commits is its own answer, and the pipeline goes on")
