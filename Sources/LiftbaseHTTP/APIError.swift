@@ -39,7 +39,8 @@ struct APIError: HTTPResponseError, Sendable {
         return "{\"error\":{" + members.joined(separator: ",") + "}}"
     }
 
-    /// The answer; the request id is the one the responder put on the request.
+    /// The answer to an error that escaped the responder, which answers every error it
+    /// meets itself (`response(requestID:)`); the request id is the client's, if any.
     func response(from request: Request, context: some RequestContext) throws -> Response {
         response(requestID: request.headers[.requestID] ?? "")
     }

@@ -88,6 +88,24 @@ struct ResponderTests {
         #expect(try APIResponder.responseHeaders(#"{"Location": "/x"}"#, function: "f")[.location] == "/x")
     }
 
+    @Test("response headers as jsonb prints them are read without Foundation; other JSON through it")
+    func responseHeadersRead() throws {
+        let printed = #"{"ETag": "\"u1\"", "Location": "/a\/b\\c"}"#
+        let pairs = try #require(JSONText.stringObject(printed))
+        #expect(pairs.map(\.name) == ["ETag", "Location"] && pairs.map(\.value) == [#""u1""#, #"/a/b\c"#])
+        #expect(JSONText.stringObject("{}")?.isEmpty == true)
+        for other in [
+            #"{"a": 1}"#, #"{"a": "\u0041"}"#, #"{"a": "b"} x"#, "[]", #"{"a":"b",}"#, #"{"a": "b"#, "{\"a\": \"\t\"}",
+        ] {
+            #expect(JSONText.stringObject(other) == nil, "\(other)")
+        }
+        let headers = try APIResponder.responseHeaders(printed, function: "f")
+        #expect(headers[.eTag] == #""u1""# && headers[.location] == #"/a/b\c"#)
+        // An escape the short reader leaves to Foundation's parser.
+        #expect(try APIResponder.responseHeaders(#"{"Location":"\u002Fx"}"#, function: "f")[.location] == "/x")
+        #expect(throws: EndpointAnswerError.self) { try APIResponder.responseHeaders("[]", function: "f") }
+    }
+
     @Test("every line logged for a request carries its id, the database error's line included")
     func requestIDOnEveryLine() async throws {
         let log = RecordedLog()
