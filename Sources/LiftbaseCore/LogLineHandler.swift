@@ -15,7 +15,7 @@ public struct LogLineHandler: LogHandler {
     private let output: @Sendable (String) -> Void
 
     /// `output` takes each line, its newline included; by default it goes to standard error
-    /// in one write, so lines from several threads never interleave.
+    /// whole, one line at a time, so lines from several threads never interleave.
     public init(
         label: String,
         metadataProvider: Logger.MetadataProvider? = nil,
@@ -44,9 +44,25 @@ public struct LogLineHandler: LogHandler {
     }
 
     public static func writeToStandardError(_ line: String) {
-        var bytes = Array(line.utf8)
-        _ = write(STDERR_FILENO, &bytes, bytes.count)
+        let bytes = Array(line.utf8)
+        standardErrorLock.withLock {
+            bytes.withUnsafeBytes { buffer in
+                var written = 0
+                while written < buffer.count {
+                    let result = write(STDERR_FILENO, buffer.baseAddress! + written, buffer.count - written)
+                    if result > 0 {
+                        written += result
+                    } else if result < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return  // Standard error is gone: nowhere left to say so.
+                    }
+                }
+            }
+        }
     }
+
+    private static let standardErrorLock = NSLock()
 
     /// Local time to the second with its offset, as the stream handler writes it.
     private static func timestamp() -> String {

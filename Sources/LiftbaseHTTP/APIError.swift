@@ -40,9 +40,10 @@ struct APIError: HTTPResponseError, Sendable {
     }
 
     /// The answer to an error that escaped the responder, which answers every error it
-    /// meets itself (`response(requestID:)`); the request id is the client's, if any.
+    /// meets itself (`response(requestID:)`); the request id is the client's when it is a
+    /// sane one, else a new one.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        response(requestID: request.headers[.requestID] ?? "")
+        response(requestID: APIResponder.requestID(from: request))
     }
 
     func response(requestID: String) -> Response {

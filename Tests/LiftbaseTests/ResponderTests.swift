@@ -149,7 +149,7 @@ struct ResponderTests {
         )
     }
 
-    @Test("request ids made by the server: 16 hex digits, none repeated")
+    @Test("request ids made by the server: 16 hex digits, 100,000 of them all different")
     func requestIDs() {
         let ids = (0..<100_000).map { _ in APIResponder.requestID(from: Request.probe) }
         #expect(Set(ids).count == ids.count)
