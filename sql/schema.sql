@@ -182,7 +182,8 @@ CREATE TYPE app.import_set_row AS (
 	superset_key text,
 	session_date date,
 	assistance_kg numeric,
-	group_rest_seconds integer
+	group_rest_seconds integer,
+	skip_reason text
 );
 
 ALTER TYPE app.import_set_row OWNER TO liftbase_owner;
@@ -5277,7 +5278,13 @@ $$;
 
 ALTER FUNCTION app.import_column(p_header jsonb, p_names text[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
+CREATE FUNCTION app.import_decimal_text(p_text text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]+$' then replace(p_text, ',', '.') else p_text end $_$;
+
+ALTER FUNCTION app.import_decimal_text(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT refused boolean) RETURNS record
     LANGUAGE plpgsql
     AS $_$
 declare
@@ -5304,11 +5311,14 @@ declare
   v_constraint text;
   v_datatype text;
   v_message text;
+  v_problems jsonb;
 begin
   imported := 0;
   skipped_duplicates := 0;
+  refused := false;
   if v_missing is not null then
     errors := jsonb_build_array(jsonb_build_object('line', 1, 'message', v_missing));
+    refused := true;
     return;
   end if;
   -- Each row as the diary values it gives, its import key (identical rows of one file are
@@ -5361,9 +5371,11 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', r ->> 'problem')
                             order by app.read_integer(r, 'line')), '[]')
     into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
-  if errors <> '[]' then
+  if errors <> '[]' and (p_strict or 2 * jsonb_array_length(errors) > jsonb_array_length(v_rows)) then
+    refused := true;
     return;
   end if;
+  select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   -- The rows not imported before, each with its new id. Read first and written from the
   -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
   -- table it writes, or calls a volatile function (the id's default), goes through COPY,
@@ -5376,50 +5388,66 @@ begin
   select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid())), '[]') into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));
-  begin
-    insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
-                                  import_key)
-    select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
-           r.key
-      from app.user_settings as u
-     cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
-                                                protein_g numeric, carbs_g numeric, fat_g numeric, key text)
-     where u.user_id = p_user_id;
-    get diagnostics imported = row_count;
-    skipped_duplicates := jsonb_array_length(v_rows) - imported;
-    if p_dry_run then
-      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
-    end if;
-  exception
-    when sqlstate 'LBDRY' then
-      null;
-    when data_exception or integrity_constraint_violation then
-      select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
-                                order by app.read_integer(r, 'line'), p.k), '[]')
-        into errors
-        from jsonb_array_elements(v_rows) as r
-       cross join lateral (values
-         (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
-         (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
-         (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
-         (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
-         (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
-       where p.message is not null;
-      -- A refusal no row check explains is described for people, never in the database's words.
-      if errors = '[]' then
-        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
-                                v_message = message_text;
-        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+  skipped_duplicates := jsonb_array_length(v_rows) - jsonb_array_length(v_new);
+  -- At most two tries: the second without the rows the first found refused.
+  for v_try in 1 .. 2 loop
+    begin
+      insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g,
+                                    source, import_key)
+      select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
+             r.key
+        from app.user_settings as u
+       cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
+                                                  protein_g numeric, carbs_g numeric, fat_g numeric, key text)
+       where u.user_id = p_user_id;
+      get diagnostics imported = row_count;
+      if p_dry_run then
+        raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;
-      imported := 0;
-      skipped_duplicates := 0;
-  end;
+      exit;
+    exception
+      when sqlstate 'LBDRY' then
+        exit;
+      when data_exception or integrity_constraint_violation then
+        select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
+                                  order by app.read_integer(r, 'line'), p.k), '[]')
+          into v_problems
+          from jsonb_array_elements(v_new) as r
+         cross join lateral (values
+           (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
+           (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
+           (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
+           (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
+           (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
+         where p.message is not null;
+        if v_problems = '[]' or p_strict or v_try = 2 then
+          -- A refusal no row check explains is described for people, never in the database's words.
+          if v_problems = '[]' then
+            get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                    v_column = column_name, v_constraint = constraint_name,
+                                    v_datatype = pg_datatype_name, v_message = message_text;
+            v_problems := jsonb_build_array(jsonb_build_object('line', null, 'message',
+              app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+          end if;
+          errors := errors || v_problems;
+          imported := 0;
+          skipped_duplicates := 0;
+          refused := true;
+          return;
+        end if;
+        errors := errors || v_problems;
+        select coalesce(jsonb_agg(r), '[]') into v_new
+          from jsonb_array_elements(v_new) as r
+         where not exists (select from jsonb_array_elements(v_problems) as p
+                            where app.read_integer(p, 'line') = app.read_integer(r, 'line'));
+    end;
+  end loop;
+  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
+    from jsonb_array_elements(errors) with ordinality as e (item, n);
 end
 $_$;
 
-ALTER FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT refused boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_diary_columns(p_format text) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
@@ -5434,6 +5462,25 @@ CREATE FUNCTION app.import_diary_columns(p_format text) RETURNS jsonb
 $$;
 
 ALTER FUNCTION app.import_diary_columns(p_format text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_distance_column(p_header jsonb, OUT column_index integer, OUT metres_per_unit numeric) RETURNS record
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select d.i, d.per_unit
+    from (select) as one
+    left join lateral (
+      select c.i, c.per_unit
+        from (values (1, array['distance', 'km', 'distance_km', 'distance (km)'], 1000::numeric),
+                     (2, array['mi', 'miles', 'distance_miles', 'distance_mi', 'distance (mi)', 'distance (miles)'], 1609.344),
+                     (3, array['distance_m', 'distance_meters', 'distance (m)', 'distance (meters)', 'distance (metres)'], 1))
+           as k (n, names, per_unit)
+       cross join lateral (select app.import_column(p_header, k.names) as i, k.per_unit) as c
+       where c.i is not null
+       order by k.n
+       limit 1) as d on true
+$$;
+
+ALTER FUNCTION app.import_distance_column(p_header jsonb, OUT column_index integer, OUT metres_per_unit numeric) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
@@ -5526,21 +5573,25 @@ ALTER FUNCTION app.import_exercise_positions(p_rows app.import_set_row[]) OWNER 
 CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[]) RETURNS TABLE(exercise_key text, tracking_type text)
     LANGUAGE sql STABLE
     AS $$
+  with names as (
+    select n.exercise_key, app.derived_tracking_type(n.exercise_key, 'strength', 'other') as name_type
+      from (select distinct lower(r.exercise_name) as exercise_key from unnest(p_rows) as r
+             where r.exercise_name is not null) as n),
+  shown as (
+    select n.exercise_key, app.import_row_tracking_type(n.name_type, r.weight_kg, r.reps, r.duration_seconds,
+                                                         r.distance_m, r.assistance_kg) as row_type
+      from unnest(p_rows) as r
+      join names as n on n.exercise_key = lower(r.exercise_name)),
+  weighed as (
+    select s.exercise_key, s.row_type, bool_or(s.row_type = 'weight_reps') over (partition by s.exercise_key) as lifted
+      from shown as s)
   select g.exercise_key,
-         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
-                  case when g.assistance then 'assisted_bodyweight'
-                       when g.distance and g.load then 'weight_distance'
-                       when g.distance then 'distance_duration'
-                       when g.duration and not g.reps and g.load then 'weight_duration'
-                       when g.duration and not g.reps then 'duration'
-                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
-                              in ('bodyweight_reps', 'assisted_bodyweight')
-                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
-                       else 'weight_reps' end)
-    from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
-                 bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
-                 bool_or(coalesce(r.weight_kg, 0) > 0) as load, bool_or(r.assistance_kg is not null) as assistance
-            from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
+         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id), g.row_type,
+                  'weight_reps')
+    from (select w.exercise_key,
+                 mode() within group (order by case when w.lifted and w.row_type = 'bodyweight_reps' then 'weight_reps'
+                                                    else w.row_type end) as row_type
+            from weighed as w group by w.exercise_key) as g
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
 $$;
 
@@ -5618,7 +5669,7 @@ ALTER FUNCTION app.import_exercises(p_entries jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_fitnotes_rows(p_document jsonb) RETURNS SETOF app.import_set_row
     LANGUAGE plpgsql STABLE
-    AS $_$
+    AS $$
 declare
   v_header jsonb := coalesce(p_document -> 'header', '[]');
   v_weight record := app.import_weight_column(v_header);
@@ -5660,7 +5711,7 @@ begin
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
              as kg_per_unit,
            app.import_metres_per_unit(c.distance_unit) as metres_per_unit,
-           app.import_clock_seconds(c.time_text) as seconds
+           app.import_seconds(c.time_text) as seconds
       from cells as c
       left join dates as d on d.date_text = c.date_text),
   -- Comments are per set; an exercise of a day keeps each distinct one, in file order.
@@ -5672,30 +5723,46 @@ begin
   select r.line, 'fitnotes|' || coalesce(r.date_text, ''), null::timestamp, null::timestamp, null::text, null::text,
          r.exercise, n.notes, r.line, 'working',
          app.import_weight_kg(r.weight, coalesce(r.kg_per_unit, 1)),
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
          null::numeric,
          coalesce(
            case
              when r.day is null then 'Date must be a date like 2024-05-01'
              when r.exercise is null then 'Exercise is required'
              when r.weight is not null and not app.import_is_number(r.weight) then 'the weight must be a number'
-             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.reps is not null and app.import_whole_number(r.reps) is null then 'Reps must be a whole number'
              when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
              when r.time_text is not null and r.seconds is null then 'Time must be a clock time like 0:25:00'
+             when r.seconds >= 1e9 then 'Time must be at most 24:00:00'
            end,
            app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit',
                                    case when c_weight_unit is null then 1 else r.kg_per_unit end, 'kgs, lbs'),
            app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
                                    'km, m, mi, ft, yd')),
-         nullif(r.seconds, 0),
+         case when r.seconds < 1e9 then nullif(round(r.seconds), 0)::integer end,
          app.import_distance_m(r.distance, r.metres_per_unit),
-         null::text, r.day, null::numeric, null::integer
+         null::text, r.day, null::numeric, null::integer, null::text
     from typed as r
     left join notes as n on n.date_text = r.date_text and n.exercise_key = lower(r.exercise);
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.import_fitnotes_rows(p_document jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_flag(p_args jsonb, p_name text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_text text := lower(coalesce(p_args ->> p_name, 'false'));
+begin
+  if v_text not in ('true', 'false', '1', '0') then
+    perform app.raise_error(400, 'invalid_parameter', p_name || ' must be true or false.');
+  end if;
+  return v_text in ('true', '1');
+end
+$$;
+
+ALTER FUNCTION app.import_flag(p_args jsonb, p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_hevy_rows(p_document jsonb) RETURNS SETOF app.import_set_row
     LANGUAGE plpgsql STABLE
@@ -5716,7 +5783,7 @@ declare
   c_type integer := app.import_column(v_header, array['set_type']);
   c_reps integer := app.import_column(v_header, array['reps']);
   c_rpe integer := app.import_column(v_header, array['rpe']);
-  c_distance integer := app.import_column(v_header, array['distance_km']);
+  v_distance record := app.import_distance_column(v_header);
   c_seconds integer := app.import_column(v_header, array['duration_seconds']);
   c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
@@ -5739,7 +5806,7 @@ begin
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
-           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', v_distance.column_index) as distance,
            app.import_cell(x.item -> 'fields', c_seconds) as seconds,
            app.import_cell(x.item -> 'fields', c_superset) as superset
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
@@ -5747,7 +5814,7 @@ begin
     select d.text, app.import_hevy_time(d.text) as local_time
       from (select c.start_text as text from cells as c union select c.end_text from cells as c) as d),
   typed as materialized (
-    select c.*, s.local_time as started, e.local_time as finished,
+    select c.*, s.local_time as started, e.local_time as finished, app.import_seconds(c.seconds) as set_seconds,
            app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
       from cells as c
       left join times as s on s.text = c.start_text
@@ -5758,8 +5825,8 @@ begin
          case coalesce(lower(r.set_type), 'normal') when 'normal' then 'working' when 'warmup' then 'warmup'
               when 'dropset' then 'dropset' when 'failure' then 'failure' end,
          r.weight_kg,
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
-         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
+         app.import_number(r.rpe),
          case
            when r.started is null then 'start_time must be a date and time like 8 Apr 2026, 16:50'
            when r.end_text is not null and r.finished is null then 'end_time must be a date and time like 8 Apr 2026, 17:43'
@@ -5769,15 +5836,15 @@ begin
            when coalesce(lower(r.set_type), 'normal') not in ('normal', 'warmup', 'dropset', 'failure') then
              'set_type must be one of normal, warmup, dropset, failure'
            when r.weight_kg is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
+           when r.reps is not null and app.import_whole_number(r.reps) is null then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
-           when r.distance is not null and not app.import_is_number(r.distance) then 'distance_km must be a number'
-           when r.seconds is not null and not app.import_is_number(r.seconds) then 'duration_seconds must be a number'
-           when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
+           when r.distance is not null and not app.import_is_number(r.distance) then 'the distance must be a number'
+           when r.seconds is not null and r.set_seconds is null then 'duration_seconds must be a number'
+           when abs(r.set_seconds) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
          end,
-         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         app.import_distance_m(r.distance, 1000),
-         r.superset, null::date, null::numeric, null::integer
+         case when abs(r.set_seconds) < 1e9 then nullif(round(r.set_seconds), 0)::integer end,
+         app.import_distance_m(r.distance, v_distance.metres_per_unit),
+         r.superset, null::date, null::numeric, null::integer, null::text
     from typed as r;
 end
 $_$;
@@ -5798,7 +5865,7 @@ ALTER FUNCTION app.import_hevy_time(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_is_number(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
-    AS $_$ select p_text ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $_$;
+    AS $_$ select app.import_decimal_text(p_text) ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $_$;
 
 ALTER FUNCTION app.import_is_number(p_text text) OWNER TO liftbase_owner;
 
@@ -6643,11 +6710,51 @@ $$;
 
 ALTER FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) RETURNS jsonb
+    LANGUAGE sql
+    AS $_$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', gen_random_uuid(), 'name', n.name, 'tracking_type', t.tracking_type,
+           'category', coalesce(c.category, o.category, 'strength'), 'mechanic', coalesce(c.mechanic, o.mechanic),
+           'equipment', coalesce(c.equipment, o.equipment, 'other'),
+           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, '{}'),
+           'secondary_muscles', coalesce(c.secondary_muscles, o.secondary_muscles, '{}'))), '[]')
+    from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
+            from unnest(p_rows) as r order by lower(r.exercise_name), r.line) as n
+    join unnest(p_exercise_keys, p_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
+   cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
+    -- A variant's name is its base's followed by " (…)".
+    left join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                        substring(n.name from '^(.*) \([^()]*\)$'))) as b on n.name ~ ' \([^()]*\)$'
+    left join app.exercises as c on c.id = b.exercise_id
+    left join app.user_exercises as o on o.user_id = p_user_id and o.id = b.user_exercise_id
+   where x.exercise_id is null and x.user_exercise_id is null
+$_$;
+
+ALTER FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_number(p_text text) RETURNS numeric
     LANGUAGE sql IMMUTABLE
-    AS $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+    AS $$ select case when app.import_is_number(p_text) then trim_scale(app.import_decimal_text(p_text)::numeric) end $$;
 
 ALTER FUNCTION app.import_number(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_problems_in_order(p_problems jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(jsonb_agg(p.item order by app.read_integer(p.item, 'line') nulls first, p.n), '[]')
+    from jsonb_array_elements(p_problems) with ordinality as p (item, n)
+$$;
+
+ALTER FUNCTION app.import_problems_in_order(p_problems jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select p_errors <> '[]' and (p_strict or 2 * jsonb_array_length(p_errors) > jsonb_array_length(p_document -> 'rows'))
+$$;
+
+ALTER FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql STABLE
@@ -6667,7 +6774,7 @@ begin
     select x.n, x.item, app.read_integer(x.item, 'line') as line, jsonb_array_length(x.item -> 'fields') as width,
            case when v_name is not null and jsonb_array_length(x.item -> 'fields') = v_width + 1 then
              jsonb_set((x.item -> 'fields') - (v_name + 1), array[v_name::text],
-                       to_jsonb(concat((x.item -> 'fields') ->> v_name, ',', (x.item -> 'fields') ->> (v_name + 1))))
+                       to_jsonb(concat((x.item -> 'fields') ->> v_name, ', ', ltrim((x.item -> 'fields') ->> (v_name + 1)))))
            end as rejoined
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) with ordinality as x (item, n)),
   judged as (
@@ -6679,7 +6786,8 @@ begin
                             where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
-           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n), '[]')),
+           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n)
+           filter (where j.width <= v_width or j.recovered), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
            filter (where j.recovered), '[]'),
@@ -6693,12 +6801,68 @@ $$;
 
 ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_row_has_measures(p_row app.import_set_row) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(p_row.weight_kg, 0) > 0 or coalesce(p_row.reps, 0) > 0 or p_row.duration_seconds is not null
+      or p_row.distance_m is not null or p_row.assistance_kg is not null
+$$;
+
+ALTER FUNCTION app.import_row_has_measures(p_row app.import_set_row) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_row_tracking_type(p_name_type text, p_weight_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric, p_assistance_kg numeric) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_assistance_kg is not null then 'assisted_bodyweight'
+    when p_distance_m is not null and coalesce(p_weight_kg, 0) > 0 then 'weight_distance'
+    when p_distance_m is not null then 'distance_duration'
+    when p_duration_seconds is not null and coalesce(p_reps, 0) = 0 and coalesce(p_weight_kg, 0) > 0 then 'weight_duration'
+    when p_duration_seconds is not null and coalesce(p_reps, 0) = 0 then 'duration'
+    when coalesce(p_reps, 0) > 0 and p_name_type in ('bodyweight_reps', 'assisted_bodyweight') then p_name_type
+    when coalesce(p_reps, 0) > 0 and coalesce(p_weight_kg, 0) = 0 then 'bodyweight_reps'
+    when coalesce(p_reps, 0) > 0 or coalesce(p_weight_kg, 0) > 0 then 'weight_reps'
+  end
+$$;
+
+ALTER FUNCTION app.import_row_tracking_type(p_name_type text, p_weight_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric, p_assistance_kg numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_rows_to_variants(p_user_id uuid, p_rows app.import_set_row[]) RETURNS app.import_set_row[]
+    LANGUAGE sql STABLE
+    AS $$
+  with types as (
+    select array_agg(t.exercise_key) as exercise_keys, array_agg(t.tracking_type) as tracking_types
+      from app.import_exercise_types(p_user_id, p_rows) as t),
+  misfits as (
+    select s.line, s.tracking_type
+      from types as k
+     cross join lateral app.type_import_sets(p_rows, k.exercise_keys, k.tracking_types) as s
+     where not app.set_fits(s.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)),
+  -- A row that fits no type (reps and a time together) stays, and is reported by the write.
+  shown as (
+    select r.line, r.exercise_name, m.tracking_type,
+           app.import_row_tracking_type(app.derived_tracking_type(lower(r.exercise_name), 'strength', 'other'),
+                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg) as row_type
+      from misfits as m
+      join unnest(p_rows) as r on r.line = m.line),
+  renamed as (
+    select s.line, s.exercise_name || ' (' || app.import_variant_label(s.row_type) || ')' as variant
+      from shown as s where s.row_type <> s.tracking_type)
+  select coalesce(array_agg(case when n.variant is null then r
+                                 else jsonb_populate_record(r, jsonb_build_object('exercise_name', n.variant)) end
+                            order by r.line), '{}')
+    from unnest(p_rows) as r
+    left join renamed as n on n.line = r.line
+$$;
+
+ALTER FUNCTION app.import_rows_to_variants(p_user_id uuid, p_rows app.import_set_row[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
 declare
-  v_dry_run_text text := lower(coalesce(p_args ->> 'dry_run', 'false'));
-  v_dry_run boolean;
+  v_dry_run boolean := app.import_flag(p_args, 'dry_run');
+  v_strict boolean := app.import_flag(p_args, 'strict');
   v_result record;
   v_rows app.import_set_row[];
   -- Cells the source app left blank and the import read as unknown, rows recovered from an
@@ -6708,10 +6872,6 @@ declare
   v_nutrients text[];
   v_rejoined record;
 begin
-  if v_dry_run_text not in ('true', 'false', '1', '0') then
-    perform app.raise_error(400, 'invalid_parameter', 'dry_run must be true or false.');
-  end if;
-  v_dry_run := v_dry_run_text in ('true', '1');
   if p_format = 'liftbase' then
     if jsonb_typeof(p_document) is distinct from 'object' then
       perform app.raise_error(400, 'malformed_import', 'The body must be a Liftbase export document.');
@@ -6721,16 +6881,21 @@ begin
     perform app.raise_error(400, 'malformed_import', 'The import document lacks its header, rows or file hash.');
   end if;
   if p_format = 'liftbase' then
-    v_result := app.import_liftbase(p_user_id, p_document, v_dry_run);
+    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused
+      into v_result from app.import_liftbase(p_user_id, p_document, v_dry_run) as i;
   elsif p_format in ('cronometer', 'myfitnesspal') then
     v_columns := app.import_diary_columns(p_format);
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
-    if v_rejoined.errors <> '[]' then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
+             true as refused into v_result;
     else
-      v_result := app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run);
+      select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
+             '[]'::jsonb as skipped, d.refused
+        into v_result
+        from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     end if;
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
@@ -6742,34 +6907,51 @@ begin
                     array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
                     array['Category']);
     v_warnings := v_rejoined.warnings;
-    if v_rejoined.errors <> '[]' then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
+             true as refused into v_result;
     else
-      v_result := app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run);
+      select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
+             w.skipped, w.refused
+        into v_result
+        from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
+                                 v_strict) as w;
     end if;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
-    v_result := app.import_workouts(p_user_id, v_rows, v_dry_run);
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused
+      into v_result from app.import_workouts(p_user_id, v_rows, v_dry_run, v_strict) as w;
   end if;
   insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count)
   values (p_user_id, p_format,
           -- A JSON body reaches SQL parsed: its hash is that of its canonical jsonb text.
-          coalesce(p_document ->> 'file_sha256', encode(sha256(convert_to(p_document::text, 'UTF8')), 'hex')), v_dry_run, v_result.imported,
-          v_result.skipped_duplicates, jsonb_array_length(v_result.errors));
-  if v_result.errors <> '[]' then
+          coalesce(p_document ->> 'file_sha256', encode(sha256(convert_to(p_document::text, 'UTF8')), 'hex')), v_dry_run,
+          case when v_result.refused then 0 else v_result.imported end,
+          case when v_result.refused then 0 else v_result.skipped_duplicates end, jsonb_array_length(v_result.errors));
+  if v_result.refused then
     perform app.set_response_status(422);
     return jsonb_build_object(
       'error', jsonb_build_object('code', 'import_invalid',
                                   'message', 'The file has problems; nothing was imported.'),
-      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors, 'warnings', v_warnings);
+      'imported', 0, 'skipped_duplicates', 0, 'skipped', v_result.skipped, 'errors', v_result.errors,
+      'warnings', v_warnings);
   end if;
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'errors', '[]'::jsonb, 'warnings', v_warnings);
+                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings);
 end
 $$;
 
 ALTER FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_seconds(p_text text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(app.import_number(p_text), app.import_clock_seconds(p_text),
+                  extract(epoch from app.import_duration(p_text)))
+$$;
+
+ALTER FUNCTION app.import_seconds(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_section_of(p_table text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -6829,7 +7011,8 @@ declare
     || case when v_weight.column_index is null then array['Weight'] else '{}' end)).problem;
   c_date integer := app.import_column(v_header, array['Date']);
   c_workout integer := app.import_column(v_header, array['Workout Name']);
-  c_duration integer := app.import_column(v_header, array['Duration']);
+  -- Strong's newest layout gives the workout's length in seconds as `Duration (sec)`.
+  c_duration integer := app.import_column(v_header, array['Duration', 'Duration (sec)']);
   c_exercise integer := app.import_column(v_header, array['Exercise Name']);
   c_order integer := app.import_column(v_header, array['Set Order']);
   c_weight_unit integer := app.import_column(v_header, array['Weight Unit']);
@@ -6837,7 +7020,7 @@ declare
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
-  c_distance integer := app.import_column(v_header, array['Distance']);
+  v_distance record := app.import_distance_column(v_header);
   c_distance_unit integer := app.import_column(v_header, array['Distance Unit']);
   c_seconds integer := app.import_column(v_header, array['Seconds']);
   c_assistance integer := app.import_column(v_header, array['Assistance']);
@@ -6863,7 +7046,7 @@ begin
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
-           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', v_distance.column_index) as distance,
            app.import_cell(x.item -> 'fields', c_distance_unit) as distance_unit,
            app.import_cell(x.item -> 'fields', c_seconds) as seconds,
            app.import_cell(x.item -> 'fields', c_assistance) as assistance,
@@ -6879,24 +7062,26 @@ begin
     select c.*,
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
              as kg_per_unit,
-           case when c_distance_unit is null then 1000 else app.import_metres_per_unit(c.distance_unit) end
-             as metres_per_unit
+           case when c_distance_unit is null then v_distance.metres_per_unit
+                else app.import_metres_per_unit(c.distance_unit) end as metres_per_unit
       from cells as c),
   typed as materialized (
-    select c.*, t.started, u.length,
+    select c.*, t.started, u.length, app.import_seconds(c.seconds) as set_seconds,
            app.import_weight_kg(c.weight, coalesce(c.kg_per_unit, 1)) as weight_kg,
            app.import_weight_kg(c.assistance, coalesce(c.kg_per_unit, 1)) as assistance_kg
       from units as c
       left join times as t on t.date = c.date
       left join durations as u on u.duration = c.duration)
+  -- Strong writes the rest between sets as rows of their own (Set Order "Rest Timer", the
+  -- rest in Seconds): they are no sets, and are skipped.
   select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
          r.started, r.started + r.length, r.workout, r.workout_notes, r.exercise, r.notes,
          r.line, case when r.set_order ~ '^[0-9]+$' then 'working' when upper(r.set_order) = 'W' then 'warmup'
                       when upper(r.set_order) = 'D' then 'dropset' when upper(r.set_order) = 'F' then 'failure' end,
          r.weight_kg,
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
-         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
-         coalesce(
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
+         app.import_number(r.rpe),
+         case when lower(r.set_order) = 'rest timer' then null else coalesce(
            case
              when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
              when r.exercise is null then 'Exercise Name is required'
@@ -6904,11 +7089,11 @@ begin
              when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
                'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
              when r.weight_kg is null then 'the weight must be a number'
-             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.reps is not null and app.import_whole_number(r.reps) is null then 'Reps must be a whole number'
              when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
              when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
-             when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
-             when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+             when r.seconds is not null and r.set_seconds is null then 'Seconds must be a number of seconds or a time like 1:30'
+             when abs(r.set_seconds) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
              when r.assistance_kg is null then 'Assistance must be a number'
              when r.superset_rest is not null and r.superset_rest !~ '^[0-9]{1,9}$' then
                'Superset Rest Seconds must be a whole number'
@@ -6916,13 +7101,14 @@ begin
            app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
            app.import_unit_problem(r.assistance, r.weight_unit, 'Assistance', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
            app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
-                                   'km, m, mi, ft, yd')),
-         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+                                   'km, m, mi, ft, yd')) end,
+         case when abs(r.set_seconds) < 1e9 then nullif(round(r.set_seconds), 0)::integer end,
          app.import_distance_m(r.distance, r.metres_per_unit),
          r.superset,
          null::date,
          nullif(r.assistance_kg, 0),
-         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end
+         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end,
+         case when lower(r.set_order) = 'rest timer' then 'a rest timer row, not a set' end
     from typed as r;
 end
 $_$;
@@ -6952,6 +7138,17 @@ $$;
 
 ALTER FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_variant_label(p_tracking_type text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_tracking_type
+    when 'weight_reps' then 'weight and reps' when 'bodyweight_reps' then 'reps' when 'reps_only' then 'reps'
+    when 'assisted_bodyweight' then 'assisted' when 'duration' then 'timed' when 'weight_duration' then 'weighted, timed'
+    when 'distance_duration' then 'distance' when 'weight_distance' then 'weighted distance' end
+$$;
+
+ALTER FUNCTION app.import_variant_label(p_tracking_type text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) RETURNS record
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -6965,23 +7162,32 @@ ALTER FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer
 
 CREATE FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
-    AS $$ select case when p_text is null then 0 when app.import_is_number(p_text) then trim_scale(round(p_text::numeric * p_kg_per_unit, 2)) end $$;
+    AS $$ select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end $$;
 
 ALTER FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) RETURNS record
+CREATE FUNCTION app.import_whole_number(p_text text) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select case when app.import_decimal_text(p_text) ~ '^\+?[0-9]{1,9}(\.0*)?$'
+              then trunc(app.import_decimal_text(p_text)::numeric)::integer end
+$_$;
+
+ALTER FUNCTION app.import_whole_number(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) RETURNS record
     LANGUAGE plpgsql
     AS $$
 declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+  v_rows app.import_set_row[];
   v_new app.import_set_row[];
+  v_problems jsonb;
   v_session_keys text[];
   v_session_ids uuid[];
-  v_new_ids uuid[];
   v_exercise_keys text[];
   v_tracking_types text[];
-  v_new_names text[];
-  v_new_types text[];
+  v_new_exercises jsonb;
   v_exercise_ids uuid[];
   v_user_exercise_ids uuid[];
   v_exercise_names text[];
@@ -6995,109 +7201,136 @@ declare
 begin
   imported := 0;
   skipped_duplicates := 0;
+  skipped := '[]';
+  refused := false;
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', r.problem) order by r.line), '[]')
     into errors from unnest(p_rows) as r where r.problem is not null;
-  if errors <> '[]' then
+  select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message',
+                    coalesce(r.skip_reason, 'no weight, reps, time or distance recorded')) order by r.line), '[]')
+    into skipped
+    from unnest(p_rows) as r
+   where r.problem is null and (r.skip_reason is not null or not app.import_row_has_measures(r));
+  if errors <> '[]' and (p_strict or exists (select from unnest(p_rows) as r where r.line = 1 and r.problem is not null)
+                         or 2 * jsonb_array_length(errors) > cardinality(p_rows)) then
+    refused := true;
     return;
   end if;
-  select coalesce(array_agg(r order by r.line), '{}') into v_new
+  select coalesce(array_agg(r order by r.line), '{}') into v_rows
     from unnest(p_rows) as r
+   where r.problem is null and r.skip_reason is null and app.import_row_has_measures(r);
+  select coalesce(array_agg(r order by r.line), '{}') into v_new
+    from unnest(v_rows) as r
    where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
-  imported := cardinality(v_new);
-  skipped_duplicates := cardinality(p_rows) - imported;
-  begin
-    -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
-    -- own exercises, case-insensitively), once per distinct name; a name neither holds
-    -- becomes an own exercise first. Every read is done before the writes, and each insert
-    -- selects from a row of the user (the settings or the session), so that Citus sends it
-    -- whole to the user's worker: an insert from a plain select would be copied there, which
-    -- row-level security refuses (docs/scaling.md), with its new keys drawn before (Citus
-    -- sends no statement that calls a volatile function). The single node pays a
-    -- primary-key read.
-    select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
-      into v_exercise_keys, v_tracking_types
-      from app.import_exercise_types(p_user_id, v_new) as t;
-    select coalesce(array_agg(gen_random_uuid()), '{}'), coalesce(array_agg(n.name), '{}'),
-           coalesce(array_agg(t.tracking_type), '{}')
-      into v_new_ids, v_new_names, v_new_types
-      from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
-              from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
-      join unnest(v_exercise_keys, v_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
-     where x.exercise_id is null and x.user_exercise_id is null;
-    insert into app.user_exercises as n (user_id, id, name, tracking_type)
-    select u.user_id, e.id, e.name, e.tracking_type
-      from app.user_settings as u
-     cross join unnest(v_new_ids, v_new_names, v_new_types) as e (id, name, tracking_type)
-     where u.user_id = p_user_id;
-    select coalesce(array_agg(x.exercise_id order by k.n), '{}'), coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
-           coalesce(array_agg(x.exercise_name order by k.n), '{}')
-      into v_exercise_ids, v_user_exercise_ids, v_exercise_names
-      from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
+  skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
+  v_new := app.import_rows_to_variants(p_user_id, v_new);
+  -- At most two tries: the second without the rows the first found refused.
+  for v_try in 1 .. 2 loop
+    begin
+      -- Names resolve as in every request (app.resolve_exercise: the catalog, then the
+      -- user's own exercises, case-insensitively), once per distinct name; a name neither
+      -- holds becomes an own exercise first. Every read is done before the writes, and each
+      -- insert selects from a row of the user (the settings or the session), so that Citus
+      -- sends it whole to the user's worker: an insert from a plain select would be copied
+      -- there, which row-level security refuses (docs/scaling.md), with its new keys drawn
+      -- before (Citus sends no statement that calls a volatile function). The single node
+      -- pays a primary-key read.
+      select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
+        into v_exercise_keys, v_tracking_types
+        from app.import_exercise_types(p_user_id, v_new) as t;
+      v_new_exercises := app.import_new_exercises(p_user_id, v_new, v_exercise_keys, v_tracking_types);
+      insert into app.user_exercises as n (user_id, id, name, tracking_type, category, mechanic, equipment,
+                                           primary_muscles, secondary_muscles)
+      select u.user_id, e.id, e.name, e.tracking_type, e.category, e.mechanic, e.equipment, e.primary_muscles,
+             e.secondary_muscles
+        from app.user_settings as u
+       cross join jsonb_to_recordset(v_new_exercises)
+         as e (id uuid, name text, tracking_type text, category text, mechanic text, equipment text,
+               primary_muscles text[], secondary_muscles text[])
+       where u.user_id = p_user_id;
+      select coalesce(array_agg(x.exercise_id order by k.n), '{}'),
+             coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
+             coalesce(array_agg(x.exercise_name order by k.n), '{}')
+        into v_exercise_ids, v_user_exercise_ids, v_exercise_names
+        from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
+       cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-    select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
-      into v_session_keys, v_session_ids
-      from (select distinct r.session_key from unnest(v_new) as r) as k;
-    insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
-                                            import_key)
-    select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
-           s.finished_local at time zone v_timezone, s.session_key
-      from app.user_settings as u
-     cross join (
-       -- A format without times (FitNotes) gives the date alone: the session has no start.
-       select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-              coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-              min(r.started_local) as started_local, max(r.finished_local) as finished_local
-         from unnest(v_new) as r group by r.session_key) as s
-      join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
-     where u.user_id = p_user_id;
+      select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
+        into v_session_keys, v_session_ids
+        from (select distinct r.session_key from unnest(v_new) as r) as k;
+      insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
+                                              import_key)
+      select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+             s.finished_local at time zone v_timezone, s.session_key
+        from app.user_settings as u
+       cross join (
+         -- A format without times (FitNotes) gives the date alone: the session has no start.
+         select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                min(r.started_local) as started_local, max(r.finished_local) as finished_local
+           from unnest(v_new) as r group by r.session_key) as s
+        join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
+       where u.user_id = p_user_id;
 
-    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
-                                            notes, superset_group, group_rest_seconds)
-    select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
-           p.group_rest_seconds
-      from app.import_exercise_positions(v_new) as p
-      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-      join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-        as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
+      insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id,
+                                              exercise_name, notes, superset_group, group_rest_seconds)
+      select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+             p.group_rest_seconds
+        from app.import_exercise_positions(v_new) as p
+        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
+        join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+          as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
-                                       duration_seconds, distance_m, assistance_kg)
-    select s.user_id, s.id, p.position,
-           row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
-           t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
-      from unnest(v_new) as r
-      join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-      join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
-      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
+      insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe,
+                                         set_type, duration_seconds, distance_m, assistance_kg)
+      select s.user_id, s.id, p.position,
+             row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
+             t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
+        from unnest(v_new) as r
+        join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+        join app.import_exercise_positions(v_new) as p
+          on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
+        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
-    perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-    perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
+      perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      imported := cardinality(v_new);
 
-    if p_dry_run then
-      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
-    end if;
-  exception
-    when sqlstate 'LBDRY' then
-      null;
-    when data_exception or integrity_constraint_violation then
-      errors := app.import_set_problems(p_user_id, v_new);
-      -- A refusal no row check explains is described for people, never in the database's words.
-      if errors = '[]' then
-        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
-                                v_message = message_text;
-        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+      if p_dry_run then
+        raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;
-      imported := 0;
-      skipped_duplicates := 0;
-  end;
+      exit;
+    exception
+      when sqlstate 'LBDRY' then
+        exit;
+      when data_exception or integrity_constraint_violation then
+        v_problems := app.import_set_problems(p_user_id, v_new);
+        if v_problems = '[]' or p_strict or v_try = 2 then
+          -- A refusal no row check explains is described for people, never in the database's words.
+          if v_problems = '[]' then
+            get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                    v_column = column_name, v_constraint = constraint_name,
+                                    v_datatype = pg_datatype_name, v_message = message_text;
+            v_problems := jsonb_build_array(jsonb_build_object('line', null, 'message',
+              app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+          end if;
+          errors := errors || v_problems;
+          imported := 0;
+          skipped_duplicates := 0;
+          refused := true;
+          return;
+        end if;
+        errors := errors || v_problems;
+        select coalesce(array_agg(r order by r.line), '{}') into v_new
+          from unnest(v_new) as r
+         where not exists (select from jsonb_array_elements(v_problems) as p where app.read_integer(p, 'line') = r.line);
+    end;
+  end loop;
+  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
+    from jsonb_array_elements(errors) with ordinality as e (item, n);
 end
 $$;
 
-ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.input_boolean_problem(p_value jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -14382,11 +14615,17 @@ GRANT ALL ON FUNCTION app.import_clock_seconds(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_column(p_header jsonb, p_names text[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_decimal_text(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_decimal_text(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT refused boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb, p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT refused boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_diary_columns(p_format text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_diary_columns(p_format text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_distance_column(p_header jsonb, OUT column_index integer, OUT metres_per_unit numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_distance_column(p_header jsonb, OUT column_index integer, OUT metres_per_unit numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_distance_m(p_text text, p_metres_per_unit numeric) TO liftbase_api;
@@ -14410,6 +14649,9 @@ REVOKE ALL ON FUNCTION app.import_exercises(p_entries jsonb) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.import_fitnotes_rows(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_fitnotes_rows(p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_flag(p_args jsonb, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_flag(p_args jsonb, p_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_hevy_rows(p_document jsonb) TO liftbase_api;
@@ -14474,14 +14716,35 @@ GRANT ALL ON FUNCTION app.import_metres_per_unit(p_unit text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_number(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_row_has_measures(p_row app.import_set_row) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_row_has_measures(p_row app.import_set_row) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_row_tracking_type(p_name_type text, p_weight_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric, p_assistance_kg numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_row_tracking_type(p_name_type text, p_weight_kg numeric, p_reps integer, p_duration_seconds integer, p_distance_m numeric, p_assistance_kg numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_rows_to_variants(p_user_id uuid, p_rows app.import_set_row[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_rows_to_variants(p_user_id uuid, p_rows app.import_set_row[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_run(p_user_id uuid, p_format text, p_document jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_seconds(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_seconds(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_section_of(p_table text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_section_of(p_table text) TO liftbase_api;
@@ -14498,14 +14761,20 @@ GRANT ALL ON FUNCTION app.import_typed_sets(p_user_id uuid, p_rows app.import_se
 REVOKE ALL ON FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text, p_per_unit numeric, p_known text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.import_variant_label(p_tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_variant_label(p_tracking_type text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer, OUT kg_per_unit numeric) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_whole_number(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_whole_number(p_text text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) TO liftbase_api;

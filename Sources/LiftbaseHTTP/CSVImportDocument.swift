@@ -14,11 +14,16 @@ enum CSVImportDocument {
             throw Malformed(reason: "a quoted field is not closed")
         }
         let csv: EnumeratedCSV
+        var records: [[String]] = []
         do {
             // SwiftCSV drops a leading byte-order mark (which spreadsheet apps write), so it
             // never becomes part of the first header cell; ImportHTTPTests.byteOrderMark pins it.
             // The file hash, taken over the bytes as sent, keeps the mark.
-            csv = try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false)
+            csv = try EnumeratedCSV(string: text, delimiter: delimiter(of: text), loadColumns: false, rowLimit: 0)
+            // Rows are read one by one rather than through `csv.rows`, which pads every row to
+            // the widest one: a single row with an unquoted comma in a name would give every
+            // row of the file a field too many, and SQL could no longer tell which to mend.
+            try csv.enumerateAsArray(startAt: 1, rowLimit: nil) { records.append($0) }
         } catch let error as CSVParseError {
             switch error {
             case .generic(let message), .quotation(let message): throw Malformed(reason: message)
@@ -30,7 +35,7 @@ enum CSVImportDocument {
         // breaks makes its row span several lines.
         var line = 1 + newlines(in: csv.header)
         var first = true
-        for fields in csv.rows {
+        for fields in records {
             let start = line + 1
             line = start + newlines(in: fields)
             // A blank line is no row.
@@ -40,6 +45,15 @@ enum CSVImportDocument {
             out += "{\"line\":" + String(start) + ",\"fields\":" + array(fields) + "}"
         }
         return out + "]}"
+    }
+
+    /// Commas, or semicolons where the header line holds more of them than commas: some apps
+    /// (Strong in some locales) separate fields by semicolons, where a comma is the decimal mark.
+    static func delimiter(of text: String) -> CSVDelimiter {
+        let header = text.utf8.prefix { $0 != UInt8(ascii: "\n") }
+        let semicolons = header.reduce(0) { $0 + ($1 == UInt8(ascii: ";") ? 1 : 0) }
+        let commas = header.reduce(0) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) }
+        return semicolons > commas ? .semicolon : .comma
     }
 
     private static func array(_ fields: [String]) -> String {

@@ -24,19 +24,39 @@ language sql
 immutable
 as $$ select nullif(btrim(p_fields ->> p_index), '') $$;
 
+-- A number cell with its decimal mark as a point: files written where a comma is the
+-- decimal mark (and a semicolon separates fields) write 62,5 for 62.5. Any other text is
+-- returned as it is.
+create or replace function app.import_decimal_text(p_text text)
+returns text
+language sql
+immutable
+as $$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]+$' then replace(p_text, ',', '.') else p_text end $$;
+
 -- Whether a cell is a plain decimal number (the form every supported export writes).
 create or replace function app.import_is_number(p_text text)
 returns boolean
 language sql
 immutable
-as $$ select p_text ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $$;
+as $$ select app.import_decimal_text(p_text) ~ '^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$' $$;
 
 -- A plain decimal number cell as a number (no trailing zeros: a file's 6.00 is 6), or null.
 create or replace function app.import_number(p_text text)
 returns numeric
 language sql
 immutable
-as $$ select case when app.import_is_number(p_text) then trim_scale(p_text::numeric) end $$;
+as $$ select case when app.import_is_number(p_text) then trim_scale(app.import_decimal_text(p_text)::numeric) end $$;
+
+-- A count as apps write it: a whole number, also with a decimal point and zeros (a 2025
+-- Strong export writes reps as 10.0); null for anything else (10.5, 1e3, words).
+create or replace function app.import_whole_number(p_text text)
+returns integer
+language sql
+immutable
+as $$
+  select case when app.import_decimal_text(p_text) ~ '^\+?[0-9]{1,9}(\.0*)?$'
+              then trunc(app.import_decimal_text(p_text)::numeric)::integer end
+$$;
 
 -- A wall-clock time from its parts, or null when there is no such date or time, or its
 -- year is outside 1900–2999 (the dates every request takes, app_input.sql).
@@ -135,6 +155,30 @@ as $$
   end
 $$;
 
+-- The distance column a workout file names and metres per unit of it: `Distance` (Strong:
+-- kilometres, or row by row in a `Distance Unit` column, app.import_metres_per_unit), `km`
+-- and `distance_km`, `mi`/`miles` and `distance_miles` (the early Strong layouts and
+-- Hevy's exports in imperial units), `distance_m`/`distance_meters`, and the unit in
+-- brackets of Strong's newest layout (`Distance (meters)`, `Distance (miles)`).
+create or replace function app.import_distance_column(p_header jsonb, out column_index integer,
+  out metres_per_unit numeric)
+language sql
+immutable
+as $$
+  select d.i, d.per_unit
+    from (select) as one
+    left join lateral (
+      select c.i, c.per_unit
+        from (values (1, array['distance', 'km', 'distance_km', 'distance (km)'], 1000::numeric),
+                     (2, array['mi', 'miles', 'distance_miles', 'distance_mi', 'distance (mi)', 'distance (miles)'], 1609.344),
+                     (3, array['distance_m', 'distance_meters', 'distance (m)', 'distance (meters)', 'distance (metres)'], 1))
+           as k (n, names, per_unit)
+       cross join lateral (select app.import_column(p_header, k.names) as i, k.per_unit) as c
+       where c.i is not null
+       order by k.n
+       limit 1) as d on true
+$$;
+
 -- The problem of a value given in a unit column: none when the value is blank or 0 (the
 -- unit then says nothing), else the unit must be one p_known names.
 create or replace function app.import_unit_problem(p_value text, p_unit text, p_value_column text, p_unit_column text,
@@ -170,13 +214,25 @@ as $$
     from regexp_match(btrim(p_text), '^(?:([0-9]{1,4}):)?([0-9]{1,4}):([0-5][0-9])$') as m
 $$;
 
+-- A length of time in seconds as the apps write one: a number of seconds (120, 95.5), a
+-- clock (h:mm:ss or m:ss, FitNotes' 0:25:00) or Strong's words (1h 2m, 20s); null for
+-- anything else.
+create or replace function app.import_seconds(p_text text)
+returns numeric
+language sql
+immutable
+as $$
+  select coalesce(app.import_number(p_text), app.import_clock_seconds(p_text),
+                  extract(epoch from app.import_duration(p_text)))
+$$;
+
 -- A load in kg from a weight cell (empty: body weight, 0), rounded to 10 g, without the
 -- trailing zeros rounding adds (a file's 100 is 100, not 100.00).
 create or replace function app.import_weight_kg(p_text text, p_kg_per_unit numeric)
 returns numeric
 language sql
 immutable
-as $$ select case when p_text is null then 0 when app.import_is_number(p_text) then trim_scale(round(p_text::numeric * p_kg_per_unit, 2)) end $$;
+as $$ select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end $$;
 
 -- A workout row that only carries a problem (a file missing a column, a bad header).
 create or replace function app.import_line_problem(p_line integer, p_problem text)
@@ -227,7 +283,8 @@ declare
     || case when v_weight.column_index is null then array['Weight'] else '{}' end)).problem;
   c_date integer := app.import_column(v_header, array['Date']);
   c_workout integer := app.import_column(v_header, array['Workout Name']);
-  c_duration integer := app.import_column(v_header, array['Duration']);
+  -- Strong's newest layout gives the workout's length in seconds as `Duration (sec)`.
+  c_duration integer := app.import_column(v_header, array['Duration', 'Duration (sec)']);
   c_exercise integer := app.import_column(v_header, array['Exercise Name']);
   c_order integer := app.import_column(v_header, array['Set Order']);
   c_weight_unit integer := app.import_column(v_header, array['Weight Unit']);
@@ -235,7 +292,7 @@ declare
   c_notes integer := app.import_column(v_header, array['Notes']);
   c_workout_notes integer := app.import_column(v_header, array['Workout Notes']);
   c_rpe integer := app.import_column(v_header, array['RPE']);
-  c_distance integer := app.import_column(v_header, array['Distance']);
+  v_distance record := app.import_distance_column(v_header);
   c_distance_unit integer := app.import_column(v_header, array['Distance Unit']);
   c_seconds integer := app.import_column(v_header, array['Seconds']);
   c_assistance integer := app.import_column(v_header, array['Assistance']);
@@ -261,7 +318,7 @@ begin
            app.import_cell(x.item -> 'fields', c_notes) as notes,
            app.import_cell(x.item -> 'fields', c_workout_notes) as workout_notes,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
-           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', v_distance.column_index) as distance,
            app.import_cell(x.item -> 'fields', c_distance_unit) as distance_unit,
            app.import_cell(x.item -> 'fields', c_seconds) as seconds,
            app.import_cell(x.item -> 'fields', c_assistance) as assistance,
@@ -277,24 +334,26 @@ begin
     select c.*,
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
              as kg_per_unit,
-           case when c_distance_unit is null then 1000 else app.import_metres_per_unit(c.distance_unit) end
-             as metres_per_unit
+           case when c_distance_unit is null then v_distance.metres_per_unit
+                else app.import_metres_per_unit(c.distance_unit) end as metres_per_unit
       from cells as c),
   typed as materialized (
-    select c.*, t.started, u.length,
+    select c.*, t.started, u.length, app.import_seconds(c.seconds) as set_seconds,
            app.import_weight_kg(c.weight, coalesce(c.kg_per_unit, 1)) as weight_kg,
            app.import_weight_kg(c.assistance, coalesce(c.kg_per_unit, 1)) as assistance_kg
       from units as c
       left join times as t on t.date = c.date
       left join durations as u on u.duration = c.duration)
+  -- Strong writes the rest between sets as rows of their own (Set Order "Rest Timer", the
+  -- rest in Seconds): they are no sets, and are skipped.
   select r.line, 'strong|' || coalesce(r.date, '') || '|' || coalesce(r.workout, ''),
          r.started, r.started + r.length, r.workout, r.workout_notes, r.exercise, r.notes,
          r.line, case when r.set_order ~ '^[0-9]+$' then 'working' when upper(r.set_order) = 'W' then 'warmup'
                       when upper(r.set_order) = 'D' then 'dropset' when upper(r.set_order) = 'F' then 'failure' end,
          r.weight_kg,
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
-         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
-         coalesce(
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
+         app.import_number(r.rpe),
+         case when lower(r.set_order) = 'rest timer' then null else coalesce(
            case
              when r.started is null then 'Date must be a date and time like 2024-05-01 06:30:00'
              when r.exercise is null then 'Exercise Name is required'
@@ -302,11 +361,11 @@ begin
              when r.set_order is null or r.set_order !~* '^([0-9]+|W|D|F)$' then
                'Set Order must be a number, or W (warm-up), D (drop set) or F (failure)'
              when r.weight_kg is null then 'the weight must be a number'
-             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.reps is not null and app.import_whole_number(r.reps) is null then 'Reps must be a whole number'
              when r.rpe is not null and not app.import_is_number(r.rpe) then 'RPE must be a number'
              when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
-             when r.seconds is not null and not app.import_is_number(r.seconds) then 'Seconds must be a number'
-             when abs(app.import_number(r.seconds)) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
+             when r.seconds is not null and r.set_seconds is null then 'Seconds must be a number of seconds or a time like 1:30'
+             when abs(r.set_seconds) >= 1e9 then 'Seconds must be at most 86400 (24 hours)'
              when r.assistance_kg is null then 'Assistance must be a number'
              when r.superset_rest is not null and r.superset_rest !~ '^[0-9]{1,9}$' then
                'Superset Rest Seconds must be a whole number'
@@ -314,20 +373,21 @@ begin
            app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
            app.import_unit_problem(r.assistance, r.weight_unit, 'Assistance', 'Weight Unit', r.kg_per_unit, 'kg, lbs'),
            app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
-                                   'km, m, mi, ft, yd')),
-         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
+                                   'km, m, mi, ft, yd')) end,
+         case when abs(r.set_seconds) < 1e9 then nullif(round(r.set_seconds), 0)::integer end,
          app.import_distance_m(r.distance, r.metres_per_unit),
          r.superset,
          null::date,
          nullif(r.assistance_kg, 0),
-         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end
+         case when r.superset_rest ~ '^[0-9]{1,9}$' then r.superset_rest::integer end,
+         case when lower(r.set_order) = 'rest timer' then 'a rest timer row, not a set' end
     from typed as r;
 end
 $$;
 
 -- Hevy's CSV (one row per set): title, start_time, end_time, description, exercise_title,
 -- exercise_notes, set_index (0-based), set_type (normal, warmup, dropset, failure),
--- weight_kg | weight_lbs, reps, rpe, distance_km?, duration_seconds?, superset_id? (the
+-- weight_kg | weight_lbs, reps, rpe, distance_km | distance_miles?, duration_seconds?, superset_id? (the
 -- exercises of a workout that share one form a superset). A 0 or blank distance or time is none.
 create or replace function app.import_hevy_rows(p_document jsonb)
 returns setof app.import_set_row
@@ -350,7 +410,7 @@ declare
   c_type integer := app.import_column(v_header, array['set_type']);
   c_reps integer := app.import_column(v_header, array['reps']);
   c_rpe integer := app.import_column(v_header, array['rpe']);
-  c_distance integer := app.import_column(v_header, array['distance_km']);
+  v_distance record := app.import_distance_column(v_header);
   c_seconds integer := app.import_column(v_header, array['duration_seconds']);
   c_superset integer := app.import_column(v_header, array['superset_id']);
 begin
@@ -373,7 +433,7 @@ begin
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
            app.import_cell(x.item -> 'fields', c_reps) as reps,
            app.import_cell(x.item -> 'fields', c_rpe) as rpe,
-           app.import_cell(x.item -> 'fields', c_distance) as distance,
+           app.import_cell(x.item -> 'fields', v_distance.column_index) as distance,
            app.import_cell(x.item -> 'fields', c_seconds) as seconds,
            app.import_cell(x.item -> 'fields', c_superset) as superset
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
@@ -381,7 +441,7 @@ begin
     select d.text, app.import_hevy_time(d.text) as local_time
       from (select c.start_text as text from cells as c union select c.end_text from cells as c) as d),
   typed as materialized (
-    select c.*, s.local_time as started, e.local_time as finished,
+    select c.*, s.local_time as started, e.local_time as finished, app.import_seconds(c.seconds) as set_seconds,
            app.import_weight_kg(c.weight, v_weight.kg_per_unit) as weight_kg
       from cells as c
       left join times as s on s.text = c.start_text
@@ -392,8 +452,8 @@ begin
          case coalesce(lower(r.set_type), 'normal') when 'normal' then 'working' when 'warmup' then 'warmup'
               when 'dropset' then 'dropset' when 'failure' then 'failure' end,
          r.weight_kg,
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
-         case when app.import_is_number(r.rpe) then trim_scale(r.rpe::numeric) end,
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
+         app.import_number(r.rpe),
          case
            when r.started is null then 'start_time must be a date and time like 8 Apr 2026, 16:50'
            when r.end_text is not null and r.finished is null then 'end_time must be a date and time like 8 Apr 2026, 17:43'
@@ -403,21 +463,25 @@ begin
            when coalesce(lower(r.set_type), 'normal') not in ('normal', 'warmup', 'dropset', 'failure') then
              'set_type must be one of normal, warmup, dropset, failure'
            when r.weight_kg is null then 'the weight must be a number'
-           when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'reps must be a whole number'
+           when r.reps is not null and app.import_whole_number(r.reps) is null then 'reps must be a whole number'
            when r.rpe is not null and not app.import_is_number(r.rpe) then 'rpe must be a number'
-           when r.distance is not null and not app.import_is_number(r.distance) then 'distance_km must be a number'
-           when r.seconds is not null and not app.import_is_number(r.seconds) then 'duration_seconds must be a number'
-           when abs(app.import_number(r.seconds)) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
+           when r.distance is not null and not app.import_is_number(r.distance) then 'the distance must be a number'
+           when r.seconds is not null and r.set_seconds is null then 'duration_seconds must be a number'
+           when abs(r.set_seconds) >= 1e9 then 'duration_seconds must be at most 86400 (24 hours)'
          end,
-         case when abs(app.import_number(r.seconds)) < 1e9 then nullif(round(app.import_number(r.seconds)), 0)::integer end,
-         app.import_distance_m(r.distance, 1000),
-         r.superset, null::date, null::numeric, null::integer
+         case when abs(r.set_seconds) < 1e9 then nullif(round(r.set_seconds), 0)::integer end,
+         app.import_distance_m(r.distance, v_distance.metres_per_unit),
+         r.superset, null::date, null::numeric, null::integer, null::text
     from typed as r;
 end
 $$;
 
 grant execute on function
+  app.import_decimal_text(text),
   app.import_number(text),
+  app.import_whole_number(text),
+  app.import_seconds(text),
+  app.import_distance_column(jsonb),
   app.import_column(jsonb, text[]),
   app.import_cell(jsonb, integer),
   app.import_is_number(text),
@@ -465,11 +529,14 @@ as $$
 $$;
 
 -- Real files are not always well formed: a name holding an unquoted comma gives its row one
--- field too many. Where the comma can be put back without doubt (joined into p_name, every
+-- field too many. Where the comma can be put back without doubt (joined into p_name by a
+-- comma and a space, as names are written: the CSV reader drops the spaces that begin an
+-- unquoted field, so the file's own spacing is not known; every
 -- column of p_numbers parses as a number or is blank, none of p_words is a number) the row
 -- is recovered and a warning
 -- says how it was read; a row that still has more fields than the header is an error
--- naming its line. Returns the document with the recovered rows, and both lists.
+-- naming its line, and left out of the document. Returns the document with the recovered
+-- rows, and both lists.
 create or replace function app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[],
   p_words text[], out document jsonb, out warnings jsonb, out errors jsonb)
 language plpgsql
@@ -490,7 +557,7 @@ begin
     select x.n, x.item, app.read_integer(x.item, 'line') as line, jsonb_array_length(x.item -> 'fields') as width,
            case when v_name is not null and jsonb_array_length(x.item -> 'fields') = v_width + 1 then
              jsonb_set((x.item -> 'fields') - (v_name + 1), array[v_name::text],
-                       to_jsonb(concat((x.item -> 'fields') ->> v_name, ',', (x.item -> 'fields') ->> (v_name + 1))))
+                       to_jsonb(concat((x.item -> 'fields') ->> v_name, ', ', ltrim((x.item -> 'fields') ->> (v_name + 1)))))
            end as rejoined
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) with ordinality as x (item, n)),
   judged as (
@@ -502,7 +569,8 @@ begin
                             where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
-           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n), '[]')),
+           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n)
+           filter (where j.width <= v_width or j.recovered), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
            filter (where j.recovered), '[]'),
@@ -521,8 +589,8 @@ returns jsonb
 language plpgsql
 as $$
 declare
-  v_dry_run_text text := lower(coalesce(p_args ->> 'dry_run', 'false'));
-  v_dry_run boolean;
+  v_dry_run boolean := app.import_flag(p_args, 'dry_run');
+  v_strict boolean := app.import_flag(p_args, 'strict');
   v_result record;
   v_rows app.import_set_row[];
   -- Cells the source app left blank and the import read as unknown, rows recovered from an
@@ -532,10 +600,6 @@ declare
   v_nutrients text[];
   v_rejoined record;
 begin
-  if v_dry_run_text not in ('true', 'false', '1', '0') then
-    perform app.raise_error(400, 'invalid_parameter', 'dry_run must be true or false.');
-  end if;
-  v_dry_run := v_dry_run_text in ('true', '1');
   if p_format = 'liftbase' then
     if jsonb_typeof(p_document) is distinct from 'object' then
       perform app.raise_error(400, 'malformed_import', 'The body must be a Liftbase export document.');
@@ -545,16 +609,21 @@ begin
     perform app.raise_error(400, 'malformed_import', 'The import document lacks its header, rows or file hash.');
   end if;
   if p_format = 'liftbase' then
-    v_result := app.import_liftbase(p_user_id, p_document, v_dry_run);
+    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused
+      into v_result from app.import_liftbase(p_user_id, p_document, v_dry_run) as i;
   elsif p_format in ('cronometer', 'myfitnesspal') then
     v_columns := app.import_diary_columns(p_format);
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
-    if v_rejoined.errors <> '[]' then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
+             true as refused into v_result;
     else
-      v_result := app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run);
+      select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
+             '[]'::jsonb as skipped, d.refused
+        into v_result
+        from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     end if;
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
@@ -566,33 +635,85 @@ begin
                     array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
                     array['Category']);
     v_warnings := v_rejoined.warnings;
-    if v_rejoined.errors <> '[]' then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors into v_result;
+    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
+      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
+             true as refused into v_result;
     else
-      v_result := app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run);
+      select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
+             w.skipped, w.refused
+        into v_result
+        from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
+                                 v_strict) as w;
     end if;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
-    v_result := app.import_workouts(p_user_id, v_rows, v_dry_run);
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused
+      into v_result from app.import_workouts(p_user_id, v_rows, v_dry_run, v_strict) as w;
   end if;
   insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count)
   values (p_user_id, p_format,
           -- A JSON body reaches SQL parsed: its hash is that of its canonical jsonb text.
-          coalesce(p_document ->> 'file_sha256', encode(sha256(convert_to(p_document::text, 'UTF8')), 'hex')), v_dry_run, v_result.imported,
-          v_result.skipped_duplicates, jsonb_array_length(v_result.errors));
-  if v_result.errors <> '[]' then
+          coalesce(p_document ->> 'file_sha256', encode(sha256(convert_to(p_document::text, 'UTF8')), 'hex')), v_dry_run,
+          case when v_result.refused then 0 else v_result.imported end,
+          case when v_result.refused then 0 else v_result.skipped_duplicates end, jsonb_array_length(v_result.errors));
+  if v_result.refused then
     perform app.set_response_status(422);
     return jsonb_build_object(
       'error', jsonb_build_object('code', 'import_invalid',
                                   'message', 'The file has problems; nothing was imported.'),
-      'imported', 0, 'skipped_duplicates', 0, 'errors', v_result.errors, 'warnings', v_warnings);
+      'imported', 0, 'skipped_duplicates', 0, 'skipped', v_result.skipped, 'errors', v_result.errors,
+      'warnings', v_warnings);
   end if;
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'errors', '[]'::jsonb, 'warnings', v_warnings);
+                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings);
 end
 $$;
 
+-- A yes-or-no query parameter of an import (dry_run, strict): true, false, 1 or 0; absent
+-- is false.
+create or replace function app.import_flag(p_args jsonb, p_name text)
+returns boolean
+language plpgsql
+immutable
+as $$
+declare
+  v_text text := lower(coalesce(p_args ->> p_name, 'false'));
+begin
+  if v_text not in ('true', 'false', '1', '0') then
+    perform app.raise_error(400, 'invalid_parameter', p_name || ' must be true or false.');
+  end if;
+  return v_text in ('true', '1');
+end
+$$;
+
+-- Whether rows with more fields than the header that could not be put back
+-- (app.import_rejoin_split_names) refuse the whole file: any of them when p_strict, else
+-- when they are most of its rows. Otherwise they are errors, left out of what is imported.
+create or replace function app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean)
+returns boolean
+language sql
+immutable
+as $$
+  select p_errors <> '[]' and (p_strict or 2 * jsonb_array_length(p_errors) > jsonb_array_length(p_document -> 'rows'))
+$$;
+
+-- Problems {line, message} ordered by line (a problem of the whole file, line null, first),
+-- in the order given within a line.
+create or replace function app.import_problems_in_order(p_problems jsonb)
+returns jsonb
+language sql
+immutable
+as $$
+  select coalesce(jsonb_agg(p.item order by app.read_integer(p.item, 'line') nulls first, p.n), '[]')
+    from jsonb_array_elements(p_problems) with ordinality as p (item, n)
+$$;
+
 grant execute on function app.import_run(uuid, text, jsonb, jsonb) to liftbase_api;
+grant execute on function
+  app.import_flag(jsonb, text),
+  app.import_refuses_split_rows(jsonb, jsonb, boolean),
+  app.import_problems_in_order(jsonb)
+to liftbase_api;
 
 grant execute on function app.import_blank_warnings(jsonb, text[]) to liftbase_api;

@@ -68,7 +68,7 @@ begin
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
              as kg_per_unit,
            app.import_metres_per_unit(c.distance_unit) as metres_per_unit,
-           app.import_clock_seconds(c.time_text) as seconds
+           app.import_seconds(c.time_text) as seconds
       from cells as c
       left join dates as d on d.date_text = c.date_text),
   -- Comments are per set; an exercise of a day keeps each distinct one, in file order.
@@ -80,24 +80,25 @@ begin
   select r.line, 'fitnotes|' || coalesce(r.date_text, ''), null::timestamp, null::timestamp, null::text, null::text,
          r.exercise, n.notes, r.line, 'working',
          app.import_weight_kg(r.weight, coalesce(r.kg_per_unit, 1)),
-         case when r.reps ~ '^[0-9]{1,9}$' then r.reps::integer when r.reps is null then 0 end,
+         case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
          null::numeric,
          coalesce(
            case
              when r.day is null then 'Date must be a date like 2024-05-01'
              when r.exercise is null then 'Exercise is required'
              when r.weight is not null and not app.import_is_number(r.weight) then 'the weight must be a number'
-             when r.reps is not null and r.reps !~ '^[0-9]{1,9}$' then 'Reps must be a whole number'
+             when r.reps is not null and app.import_whole_number(r.reps) is null then 'Reps must be a whole number'
              when r.distance is not null and not app.import_is_number(r.distance) then 'Distance must be a number'
              when r.time_text is not null and r.seconds is null then 'Time must be a clock time like 0:25:00'
+             when r.seconds >= 1e9 then 'Time must be at most 24:00:00'
            end,
            app.import_unit_problem(r.weight, r.weight_unit, 'Weight', 'Weight Unit',
                                    case when c_weight_unit is null then 1 else r.kg_per_unit end, 'kgs, lbs'),
            app.import_unit_problem(r.distance, r.distance_unit, 'Distance', 'Distance Unit', r.metres_per_unit,
                                    'km, m, mi, ft, yd')),
-         nullif(r.seconds, 0),
+         case when r.seconds < 1e9 then nullif(round(r.seconds), 0)::integer end,
          app.import_distance_m(r.distance, r.metres_per_unit),
-         null::text, r.day, null::numeric, null::integer
+         null::text, r.day, null::numeric, null::integer, null::text
     from typed as r
     left join notes as n on n.date_text = r.date_text and n.exercise_key = lower(r.exercise);
 end

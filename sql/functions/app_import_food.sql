@@ -5,11 +5,15 @@
 -- (kcal), protein, carbs, fat (g). Apps leave a nutrient cell blank when they have no value
 -- (supplements, custom foods): blank is unknown, not invalid, and counts as 0 in the diary,
 -- which keeps no "unknown"; app.import_blank_warnings lists each one. A cell that holds
--- something else than a number is an error, and the file is refused whole. Values are
+-- something else than a number is an error: that row is left out and the rest imported,
+-- unless p_strict (all or nothing), or most rows have one, or a required column is missing
+-- (refused: nothing written). A row a column's domain refuses (a name too long, 30000
+-- kcal) is reported the same way, and the rest written again. Values are
 -- stored without trailing zeros (6.00 is 6). Rows are told apart by their values (identical
 -- rows of one file by their occurrence), so importing a file again adds nothing.
 create or replace function app.import_diary(p_user_id uuid, p_format text, p_columns jsonb, p_document jsonb,
-  p_dry_run boolean, out imported integer, out skipped_duplicates integer, out errors jsonb)
+  p_dry_run boolean, p_strict boolean, out imported integer, out skipped_duplicates integer, out errors jsonb,
+  out refused boolean)
 language plpgsql
 as $$
 declare
@@ -36,11 +40,14 @@ declare
   v_constraint text;
   v_datatype text;
   v_message text;
+  v_problems jsonb;
 begin
   imported := 0;
   skipped_duplicates := 0;
+  refused := false;
   if v_missing is not null then
     errors := jsonb_build_array(jsonb_build_object('line', 1, 'message', v_missing));
+    refused := true;
     return;
   end if;
   -- Each row as the diary values it gives, its import key (identical rows of one file are
@@ -93,9 +100,11 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', r ->> 'problem')
                             order by app.read_integer(r, 'line')), '[]')
     into errors from jsonb_array_elements(v_rows) as r where r ->> 'problem' is not null;
-  if errors <> '[]' then
+  if errors <> '[]' and (p_strict or 2 * jsonb_array_length(errors) > jsonb_array_length(v_rows)) then
+    refused := true;
     return;
   end if;
+  select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   -- The rows not imported before, each with its new id. Read first and written from the
   -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
   -- table it writes, or calls a volatile function (the id's default), goes through COPY,
@@ -108,50 +117,66 @@ begin
   select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid())), '[]') into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));
-  begin
-    insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g, source,
-                                  import_key)
-    select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
-           r.key
-      from app.user_settings as u
-     cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
-                                                protein_g numeric, carbs_g numeric, fat_g numeric, key text)
-     where u.user_id = p_user_id;
-    get diagnostics imported = row_count;
-    skipped_duplicates := jsonb_array_length(v_rows) - imported;
-    if p_dry_run then
-      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
-    end if;
-  exception
-    when sqlstate 'LBDRY' then
-      null;
-    when data_exception or integrity_constraint_violation then
-      select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
-                                order by app.read_integer(r, 'line'), p.k), '[]')
-        into errors
-        from jsonb_array_elements(v_rows) as r
-       cross join lateral (values
-         (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
-         (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
-         (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
-         (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
-         (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
-       where p.message is not null;
-      -- A refusal no row check explains is described for people, never in the database's words.
-      if errors = '[]' then
-        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
-                                v_message = message_text;
-        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+  skipped_duplicates := jsonb_array_length(v_rows) - jsonb_array_length(v_new);
+  -- At most two tries: the second without the rows the first found refused.
+  for v_try in 1 .. 2 loop
+    begin
+      insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g,
+                                    source, import_key)
+      select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
+             r.key
+        from app.user_settings as u
+       cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
+                                                  protein_g numeric, carbs_g numeric, fat_g numeric, key text)
+       where u.user_id = p_user_id;
+      get diagnostics imported = row_count;
+      if p_dry_run then
+        raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;
-      imported := 0;
-      skipped_duplicates := 0;
-  end;
+      exit;
+    exception
+      when sqlstate 'LBDRY' then
+        exit;
+      when data_exception or integrity_constraint_violation then
+        select coalesce(jsonb_agg(jsonb_build_object('line', r -> 'line', 'message', p.message)
+                                  order by app.read_integer(r, 'line'), p.k), '[]')
+          into v_problems
+          from jsonb_array_elements(v_new) as r
+         cross join lateral (values
+           (1, (p_columns ->> 'name') || ': ' || app.field_problem(r, 'name', 'app.food_name')),
+           (2, (p_columns ->> 'energy') || ': ' || app.field_problem(r, 'calories', 'app.kcal')),
+           (3, (p_columns ->> 'protein') || ': ' || app.field_problem(r, 'protein_g', 'app.grams')),
+           (4, (p_columns ->> 'carbs') || ': ' || app.field_problem(r, 'carbs_g', 'app.grams')),
+           (5, (p_columns ->> 'fat') || ': ' || app.field_problem(r, 'fat_g', 'app.grams'))) as p (k, message)
+         where p.message is not null;
+        if v_problems = '[]' or p_strict or v_try = 2 then
+          -- A refusal no row check explains is described for people, never in the database's words.
+          if v_problems = '[]' then
+            get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                    v_column = column_name, v_constraint = constraint_name,
+                                    v_datatype = pg_datatype_name, v_message = message_text;
+            v_problems := jsonb_build_array(jsonb_build_object('line', null, 'message',
+              app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+          end if;
+          errors := errors || v_problems;
+          imported := 0;
+          skipped_duplicates := 0;
+          refused := true;
+          return;
+        end if;
+        errors := errors || v_problems;
+        select coalesce(jsonb_agg(r), '[]') into v_new
+          from jsonb_array_elements(v_new) as r
+         where not exists (select from jsonb_array_elements(v_problems) as p
+                            where app.read_integer(p, 'line') = app.read_integer(r, 'line'));
+    end;
+  end loop;
+  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
+    from jsonb_array_elements(errors) with ordinality as e (item, n);
 end
 $$;
 
-grant execute on function app.import_diary(uuid, text, jsonb, jsonb, boolean) to liftbase_api;
+grant execute on function app.import_diary(uuid, text, jsonb, jsonb, boolean, boolean) to liftbase_api;
 
 -- The layouts of the diaries Liftbase imports, by format: which column holds which value
 -- (app.import_diary). Cronometer's servings export has a row per food; MyFitnessPal's

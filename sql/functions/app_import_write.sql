@@ -2,34 +2,75 @@
 -- of thousands of sets); the column domains enforce the value rules, and only when they
 -- refuse a row are the rows checked one by one to name the lines at fault.
 
+-- The tracking type one imported row shows by what it recorded (p_name_type: the type the
+-- catalog rule's exceptions give its exercise's name, app.derived_tracking_type): an
+-- assistance → assisted_bodyweight; a distance → weight_distance with a load, else
+-- distance_duration; a time and no reps → weight_duration with a load, else duration; reps
+-- of a name the exceptions call bodyweight or assisted work (weighted dips, assisted
+-- pull-ups) → that; reps with a load → weight_reps, reps alone → bodyweight_reps; a load
+-- alone → weight_reps. Null for a row that recorded nothing.
+create or replace function app.import_row_tracking_type(p_name_type text, p_weight_kg numeric, p_reps integer,
+  p_duration_seconds integer, p_distance_m numeric, p_assistance_kg numeric)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_assistance_kg is not null then 'assisted_bodyweight'
+    when p_distance_m is not null and coalesce(p_weight_kg, 0) > 0 then 'weight_distance'
+    when p_distance_m is not null then 'distance_duration'
+    when p_duration_seconds is not null and coalesce(p_reps, 0) = 0 and coalesce(p_weight_kg, 0) > 0 then 'weight_duration'
+    when p_duration_seconds is not null and coalesce(p_reps, 0) = 0 then 'duration'
+    when coalesce(p_reps, 0) > 0 and p_name_type in ('bodyweight_reps', 'assisted_bodyweight') then p_name_type
+    when coalesce(p_reps, 0) > 0 and coalesce(p_weight_kg, 0) = 0 then 'bodyweight_reps'
+    when coalesce(p_reps, 0) > 0 or coalesce(p_weight_kg, 0) > 0 then 'weight_reps'
+  end
+$$;
+
 -- The tracking type of each exercise (by lower-case name) of workout rows: the catalog's
 -- or the user's own exercise's (app.resolve_exercise); for a name neither holds (it
--- becomes an own exercise) the type its rows show: a distance → weight_distance when a
--- load is given, else distance_duration; a time and no reps → weight_duration or duration;
--- an assistance given (Liftbase's workouts.csv) → assisted_bodyweight; a name the catalog
--- rule's exceptions call bodyweight or assisted (weighted dips, assisted pull-ups) → that;
--- otherwise weight_reps.
+-- becomes an own exercise) the type most of its rows show (app.import_row_tracking_type),
+-- reps without a load counting as weight_reps when other rows of the name give a load
+-- (an unloaded set of a lift). Rows of another type than their exercise's are moved to a
+-- variant before the write (app.import_workouts).
 create or replace function app.import_exercise_types(p_user_id uuid, p_rows app.import_set_row[])
 returns table (exercise_key text, tracking_type text)
 language sql
 stable
 as $$
+  with names as (
+    select n.exercise_key, app.derived_tracking_type(n.exercise_key, 'strength', 'other') as name_type
+      from (select distinct lower(r.exercise_name) as exercise_key from unnest(p_rows) as r
+             where r.exercise_name is not null) as n),
+  shown as (
+    select n.exercise_key, app.import_row_tracking_type(n.name_type, r.weight_kg, r.reps, r.duration_seconds,
+                                                         r.distance_m, r.assistance_kg) as row_type
+      from unnest(p_rows) as r
+      join names as n on n.exercise_key = lower(r.exercise_name)),
+  weighed as (
+    select s.exercise_key, s.row_type, bool_or(s.row_type = 'weight_reps') over (partition by s.exercise_key) as lifted
+      from shown as s)
   select g.exercise_key,
-         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id),
-                  case when g.assistance then 'assisted_bodyweight'
-                       when g.distance and g.load then 'weight_distance'
-                       when g.distance then 'distance_duration'
-                       when g.duration and not g.reps and g.load then 'weight_duration'
-                       when g.duration and not g.reps then 'duration'
-                       when app.derived_tracking_type(g.exercise_key, 'strength', 'other')
-                              in ('bodyweight_reps', 'assisted_bodyweight')
-                         then app.derived_tracking_type(g.exercise_key, 'strength', 'other')
-                       else 'weight_reps' end)
-    from (select lower(r.exercise_name) as exercise_key, bool_or(r.distance_m is not null) as distance,
-                 bool_or(r.duration_seconds is not null) as duration, bool_or(coalesce(r.reps, 0) > 0) as reps,
-                 bool_or(coalesce(r.weight_kg, 0) > 0) as load, bool_or(r.assistance_kg is not null) as assistance
-            from unnest(p_rows) as r where r.exercise_name is not null group by lower(r.exercise_name)) as g
+         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id), g.row_type,
+                  'weight_reps')
+    from (select w.exercise_key,
+                 mode() within group (order by case when w.lifted and w.row_type = 'bodyweight_reps' then 'weight_reps'
+                                                    else w.row_type end) as row_type
+            from weighed as w group by w.exercise_key) as g
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', g.exercise_key)) as x
+$$;
+
+-- The words that tell a variant from the exercise whose type its rows do not fit, by the
+-- type they show: "Plank (reps)" holds the reps a person logged for a timed plank.
+create or replace function app.import_variant_label(p_tracking_type text)
+returns text
+language sql
+immutable
+as $$
+  select case p_tracking_type
+    when 'weight_reps' then 'weight and reps' when 'bodyweight_reps' then 'reps' when 'reps_only' then 'reps'
+    when 'assisted_bodyweight' then 'assisted' when 'duration' then 'timed' when 'weight_duration' then 'weighted, timed'
+    when 'distance_duration' then 'distance' when 'weight_distance' then 'weighted distance' end
 $$;
 
 -- Workout rows as the sets their exercise's type takes: a 0 that stands for "not used" in
@@ -131,24 +172,34 @@ $$;
 -- Stores workout rows as completed sessions: one session per session_key (skipped whole
 -- when an earlier import stored it), exercises in order of first appearance, matched to
 -- the catalog or the user's exercises by name as app.resolve_exercise matches them (new
--- names become user exercises), sets in set_order then file order. Every row is a set of
--- an exercise, so each session is complete (app.session_is_complete) by construction.
--- Times are the user's wall clock. Nothing is written when p_dry_run, or when any row has
--- a problem; errors lists them by line.
+-- names become user exercises), sets in set_order then file order. Times are the user's
+-- wall clock.
+--
+-- Lenient unless p_strict (docs/imports.md): a row that cannot be read (its problem) is an
+-- error and left out; a row the importer skips (its skip_reason) or that recorded no
+-- measure is listed under skipped; the rest is imported. A row whose measures its
+-- exercise's type does not take goes to a variant of that exercise ("Plank (reps)", an own
+-- exercise of the type the row shows, with the muscles of the one it varies), so no
+-- measure is lost. A row a column's domain refuses (3310 reps) is found by
+-- app.import_set_problems, reported, and the rest written again. The whole file is refused
+-- (refused, nothing written) for a problem of the file itself (a missing column, line 1),
+-- when most rows cannot be read, and for any error when p_strict. Nothing is written when
+-- p_dry_run; the answer is the same.
 create or replace function app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean,
-  out imported integer, out skipped_duplicates integer, out errors jsonb)
+  p_strict boolean, out imported integer, out skipped_duplicates integer, out errors jsonb, out skipped jsonb,
+  out refused boolean)
 language plpgsql
 as $$
 declare
   v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+  v_rows app.import_set_row[];
   v_new app.import_set_row[];
+  v_problems jsonb;
   v_session_keys text[];
   v_session_ids uuid[];
-  v_new_ids uuid[];
   v_exercise_keys text[];
   v_tracking_types text[];
-  v_new_names text[];
-  v_new_types text[];
+  v_new_exercises jsonb;
   v_exercise_ids uuid[];
   v_user_exercise_ids uuid[];
   v_exercise_names text[];
@@ -162,113 +213,221 @@ declare
 begin
   imported := 0;
   skipped_duplicates := 0;
+  skipped := '[]';
+  refused := false;
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', r.problem) order by r.line), '[]')
     into errors from unnest(p_rows) as r where r.problem is not null;
-  if errors <> '[]' then
+  select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message',
+                    coalesce(r.skip_reason, 'no weight, reps, time or distance recorded')) order by r.line), '[]')
+    into skipped
+    from unnest(p_rows) as r
+   where r.problem is null and (r.skip_reason is not null or not app.import_row_has_measures(r));
+  if errors <> '[]' and (p_strict or exists (select from unnest(p_rows) as r where r.line = 1 and r.problem is not null)
+                         or 2 * jsonb_array_length(errors) > cardinality(p_rows)) then
+    refused := true;
     return;
   end if;
-  select coalesce(array_agg(r order by r.line), '{}') into v_new
+  select coalesce(array_agg(r order by r.line), '{}') into v_rows
     from unnest(p_rows) as r
+   where r.problem is null and r.skip_reason is null and app.import_row_has_measures(r);
+  select coalesce(array_agg(r order by r.line), '{}') into v_new
+    from unnest(v_rows) as r
    where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
-  imported := cardinality(v_new);
-  skipped_duplicates := cardinality(p_rows) - imported;
-  begin
-    -- Names resolve as in every request (app.resolve_exercise: the catalog, then the user's
-    -- own exercises, case-insensitively), once per distinct name; a name neither holds
-    -- becomes an own exercise first. Every read is done before the writes, and each insert
-    -- selects from a row of the user (the settings or the session), so that Citus sends it
-    -- whole to the user's worker: an insert from a plain select would be copied there, which
-    -- row-level security refuses (docs/scaling.md), with its new keys drawn before (Citus
-    -- sends no statement that calls a volatile function). The single node pays a
-    -- primary-key read.
-    select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
-      into v_exercise_keys, v_tracking_types
-      from app.import_exercise_types(p_user_id, v_new) as t;
-    select coalesce(array_agg(gen_random_uuid()), '{}'), coalesce(array_agg(n.name), '{}'),
-           coalesce(array_agg(t.tracking_type), '{}')
-      into v_new_ids, v_new_names, v_new_types
-      from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
-              from unnest(v_new) as r order by lower(r.exercise_name), r.line) as n
-      join unnest(v_exercise_keys, v_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
-     where x.exercise_id is null and x.user_exercise_id is null;
-    insert into app.user_exercises as n (user_id, id, name, tracking_type)
-    select u.user_id, e.id, e.name, e.tracking_type
-      from app.user_settings as u
-     cross join unnest(v_new_ids, v_new_names, v_new_types) as e (id, name, tracking_type)
-     where u.user_id = p_user_id;
-    select coalesce(array_agg(x.exercise_id order by k.n), '{}'), coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
-           coalesce(array_agg(x.exercise_name order by k.n), '{}')
-      into v_exercise_ids, v_user_exercise_ids, v_exercise_names
-      from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
+  skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
+  v_new := app.import_rows_to_variants(p_user_id, v_new);
+  -- At most two tries: the second without the rows the first found refused.
+  for v_try in 1 .. 2 loop
+    begin
+      -- Names resolve as in every request (app.resolve_exercise: the catalog, then the
+      -- user's own exercises, case-insensitively), once per distinct name; a name neither
+      -- holds becomes an own exercise first. Every read is done before the writes, and each
+      -- insert selects from a row of the user (the settings or the session), so that Citus
+      -- sends it whole to the user's worker: an insert from a plain select would be copied
+      -- there, which row-level security refuses (docs/scaling.md), with its new keys drawn
+      -- before (Citus sends no statement that calls a volatile function). The single node
+      -- pays a primary-key read.
+      select coalesce(array_agg(t.exercise_key), '{}'), coalesce(array_agg(t.tracking_type), '{}')
+        into v_exercise_keys, v_tracking_types
+        from app.import_exercise_types(p_user_id, v_new) as t;
+      v_new_exercises := app.import_new_exercises(p_user_id, v_new, v_exercise_keys, v_tracking_types);
+      insert into app.user_exercises as n (user_id, id, name, tracking_type, category, mechanic, equipment,
+                                           primary_muscles, secondary_muscles)
+      select u.user_id, e.id, e.name, e.tracking_type, e.category, e.mechanic, e.equipment, e.primary_muscles,
+             e.secondary_muscles
+        from app.user_settings as u
+       cross join jsonb_to_recordset(v_new_exercises)
+         as e (id uuid, name text, tracking_type text, category text, mechanic text, equipment text,
+               primary_muscles text[], secondary_muscles text[])
+       where u.user_id = p_user_id;
+      select coalesce(array_agg(x.exercise_id order by k.n), '{}'),
+             coalesce(array_agg(x.user_exercise_id order by k.n), '{}'),
+             coalesce(array_agg(x.exercise_name order by k.n), '{}')
+        into v_exercise_ids, v_user_exercise_ids, v_exercise_names
+        from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
+       cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-    select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
-      into v_session_keys, v_session_ids
-      from (select distinct r.session_key from unnest(v_new) as r) as k;
-    insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
-                                            import_key)
-    select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
-           s.finished_local at time zone v_timezone, s.session_key
-      from app.user_settings as u
-     cross join (
-       -- A format without times (FitNotes) gives the date alone: the session has no start.
-       select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-              coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-              min(r.started_local) as started_local, max(r.finished_local) as finished_local
-         from unnest(v_new) as r group by r.session_key) as s
-      join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
-     where u.user_id = p_user_id;
+      select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
+        into v_session_keys, v_session_ids
+        from (select distinct r.session_key from unnest(v_new) as r) as k;
+      insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
+                                              import_key)
+      select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
+             s.finished_local at time zone v_timezone, s.session_key
+        from app.user_settings as u
+       cross join (
+         -- A format without times (FitNotes) gives the date alone: the session has no start.
+         select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                min(r.started_local) as started_local, max(r.finished_local) as finished_local
+           from unnest(v_new) as r group by r.session_key) as s
+        join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
+       where u.user_id = p_user_id;
 
-    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
-                                            notes, superset_group, group_rest_seconds)
-    select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
-           p.group_rest_seconds
-      from app.import_exercise_positions(v_new) as p
-      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-      join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-        as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
+      insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id,
+                                              exercise_name, notes, superset_group, group_rest_seconds)
+      select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
+             p.group_rest_seconds
+        from app.import_exercise_positions(v_new) as p
+        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
+        join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+          as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
 
-    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, set_type,
-                                       duration_seconds, distance_m, assistance_kg)
-    select s.user_id, s.id, p.position,
-           row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
-           t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
-      from unnest(v_new) as r
-      join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-      join app.import_exercise_positions(v_new) as p on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
-      join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
+      insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe,
+                                         set_type, duration_seconds, distance_m, assistance_kg)
+      select s.user_id, s.id, p.position,
+             row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
+             t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
+        from unnest(v_new) as r
+        join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+        join app.import_exercise_positions(v_new) as p
+          on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
+        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
 
-    perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-    perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
+      perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      imported := cardinality(v_new);
 
-    if p_dry_run then
-      raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
-    end if;
-  exception
-    when sqlstate 'LBDRY' then
-      null;
-    when data_exception or integrity_constraint_violation then
-      errors := app.import_set_problems(p_user_id, v_new);
-      -- A refusal no row check explains is described for people, never in the database's words.
-      if errors = '[]' then
-        get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
-                                v_column = column_name, v_constraint = constraint_name, v_datatype = pg_datatype_name,
-                                v_message = message_text;
-        errors := jsonb_build_array(jsonb_build_object('line', null, 'message',
-          app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+      if p_dry_run then
+        raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;
-      imported := 0;
-      skipped_duplicates := 0;
-  end;
+      exit;
+    exception
+      when sqlstate 'LBDRY' then
+        exit;
+      when data_exception or integrity_constraint_violation then
+        v_problems := app.import_set_problems(p_user_id, v_new);
+        if v_problems = '[]' or p_strict or v_try = 2 then
+          -- A refusal no row check explains is described for people, never in the database's words.
+          if v_problems = '[]' then
+            get stacked diagnostics v_state = returned_sqlstate, v_schema = schema_name, v_table = table_name,
+                                    v_column = column_name, v_constraint = constraint_name,
+                                    v_datatype = pg_datatype_name, v_message = message_text;
+            v_problems := jsonb_build_array(jsonb_build_object('line', null, 'message',
+              app.import_error_message(v_state, v_schema, v_table, v_column, v_constraint, v_datatype, v_message)));
+          end if;
+          errors := errors || v_problems;
+          imported := 0;
+          skipped_duplicates := 0;
+          refused := true;
+          return;
+        end if;
+        errors := errors || v_problems;
+        select coalesce(array_agg(r order by r.line), '{}') into v_new
+          from unnest(v_new) as r
+         where not exists (select from jsonb_array_elements(v_problems) as p where app.read_integer(p, 'line') = r.line);
+    end;
+  end loop;
+  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
+    from jsonb_array_elements(errors) with ordinality as e (item, n);
 end
 $$;
 
+-- Whether an imported row recorded any measure: a load or reps above 0, a time, a
+-- distance or an assistance (apps write 0 in every measure a set does not use, and an
+-- empty set, a hold of 0 s, is no set).
+create or replace function app.import_row_has_measures(p_row app.import_set_row)
+returns boolean
+language sql
+immutable
+as $$
+  select coalesce(p_row.weight_kg, 0) > 0 or coalesce(p_row.reps, 0) > 0 or p_row.duration_seconds is not null
+      or p_row.distance_m is not null or p_row.assistance_kg is not null
+$$;
+
+-- Workout rows with each row its exercise's type does not take moved to a variant of that
+-- exercise: the same name followed by the type the row shows (app.import_variant_label),
+-- e.g. reps logged for a plank the catalog times go to "Plank (reps)". The variant is then
+-- an exercise of its own, found or made like any other name (app.import_new_exercises).
+create or replace function app.import_rows_to_variants(p_user_id uuid, p_rows app.import_set_row[])
+returns app.import_set_row[]
+language sql
+stable
+as $$
+  with types as (
+    select array_agg(t.exercise_key) as exercise_keys, array_agg(t.tracking_type) as tracking_types
+      from app.import_exercise_types(p_user_id, p_rows) as t),
+  misfits as (
+    select s.line, s.tracking_type
+      from types as k
+     cross join lateral app.type_import_sets(p_rows, k.exercise_keys, k.tracking_types) as s
+     where not app.set_fits(s.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)),
+  -- A row that fits no type (reps and a time together) stays, and is reported by the write.
+  shown as (
+    select r.line, r.exercise_name, m.tracking_type,
+           app.import_row_tracking_type(app.derived_tracking_type(lower(r.exercise_name), 'strength', 'other'),
+                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg) as row_type
+      from misfits as m
+      join unnest(p_rows) as r on r.line = m.line),
+  renamed as (
+    select s.line, s.exercise_name || ' (' || app.import_variant_label(s.row_type) || ')' as variant
+      from shown as s where s.row_type <> s.tracking_type)
+  select coalesce(array_agg(case when n.variant is null then r
+                                 else jsonb_populate_record(r, jsonb_build_object('exercise_name', n.variant)) end
+                            order by r.line), '{}')
+    from unnest(p_rows) as r
+    left join renamed as n on n.line = r.line
+$$;
+
+-- The own exercises an import makes, as [{id, name, tracking_type, category, mechanic,
+-- equipment, primary_muscles, secondary_muscles}]: one per name that resolves to no
+-- exercise yet, under the name as first written, of its type (p_exercise_keys,
+-- p_tracking_types). A variant ("Plank (reps)") takes the category, equipment and muscles
+-- of the exercise it varies, so volume and analytics count it; any other new name starts
+-- as strength work with equipment other.
+create or replace function app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[],
+  p_exercise_keys text[], p_tracking_types text[])
+returns jsonb
+language sql
+volatile
+as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'id', gen_random_uuid(), 'name', n.name, 'tracking_type', t.tracking_type,
+           'category', coalesce(c.category, o.category, 'strength'), 'mechanic', coalesce(c.mechanic, o.mechanic),
+           'equipment', coalesce(c.equipment, o.equipment, 'other'),
+           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, '{}'),
+           'secondary_muscles', coalesce(c.secondary_muscles, o.secondary_muscles, '{}'))), '[]')
+    from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
+            from unnest(p_rows) as r order by lower(r.exercise_name), r.line) as n
+    join unnest(p_exercise_keys, p_tracking_types) as t (exercise_key, tracking_type) on t.exercise_key = lower(n.name)
+   cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.name)) as x
+    -- A variant's name is its base's followed by " (…)".
+    left join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                        substring(n.name from '^(.*) \([^()]*\)$'))) as b on n.name ~ ' \([^()]*\)$'
+    left join app.exercises as c on c.id = b.exercise_id
+    left join app.user_exercises as o on o.user_id = p_user_id and o.id = b.user_exercise_id
+   where x.exercise_id is null and x.user_exercise_id is null
+$$;
+
 grant execute on function
+  app.import_row_tracking_type(text, numeric, integer, integer, numeric, numeric),
   app.import_exercise_types(uuid, app.import_set_row[]),
+  app.import_variant_label(text),
+  app.import_row_has_measures(app.import_set_row),
+  app.import_rows_to_variants(uuid, app.import_set_row[]),
+  app.import_new_exercises(uuid, app.import_set_row[], text[], text[]),
   app.type_import_sets(app.import_set_row[], text[], text[]),
   app.import_typed_sets(uuid, app.import_set_row[]),
   app.import_set_problems(uuid, app.import_set_row[]),
   app.import_exercise_positions(app.import_set_row[]),
-  app.import_workouts(uuid, app.import_set_row[], boolean)
+  app.import_workouts(uuid, app.import_set_row[], boolean, boolean)
 to liftbase_api;

@@ -44,7 +44,7 @@ select is(pg_temp.call('import_strong', 'units', pg_temp.csv(
             '2019-06-02 07:00:00|Run|Barbell Squat|1|100|stone|5|0||0',
             '2019-06-02 07:00:00|Run|Barbell Squat|2|100|kg|5|0||0')),
   '{"error": {"code": "import_invalid", "message": "The file has problems; nothing was imported."}, "imported": 0,
-    "skipped_duplicates": 0, "errors": [
+    "skipped_duplicates": 0, "skipped": [], "errors": [
       {"line": 2, "message": "Distance Unit \"leagues\" is not a known unit (km, m, mi, ft, yd)"},
       {"line": 3, "message": "Distance Unit is required with a Distance (km, m, mi, ft, yd)"},
       {"line": 4, "message": "Weight Unit \"stone\" is not a known unit (kg, lbs)"}], "warnings": []}',

@@ -26,13 +26,13 @@ set local role liftbase_api;
 
 -- Strong, current layout -----------------------------------------------------------------------------
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current), '{"dry_run": "true"}'),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a dry run reports what it would import');
+  '{"imported": 7, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'a dry run reports what it would import');
 select is((select count(*) from app.training_sessions), 0::bigint, 'a dry run writes no session');
 select is((select count(*) from app.user_exercises), 0::bigint, 'a dry run creates no exercise');
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current)),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'Strong: every set row is imported');
+  '{"imported": 7, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'Strong: every set row is imported');
 select is(pg_temp.call('import_strong', 'a', (select d from strong_current)),
-  '{"imported": 0, "skipped_duplicates": 7, "errors": [], "warnings": []}', 'importing the same file again adds nothing');
+  '{"imported": 0, "skipped_duplicates": 7, "skipped": [], "errors": [], "warnings": []}', 'importing the same file again adds nothing');
 select is((select count(*) from app.training_sessions), 2::bigint, 'one session per workout, also after a re-import');
 select is((select jsonb_agg(jsonb_build_object('date', s.session_date, 'name', s.name, 'notes', s.notes,
                  'started', to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'),
@@ -61,7 +61,7 @@ select is((select x.weight_kg from app.session_sets as x join app.training_sessi
 -- Strong, an older layout: no Duration, Notes or RPE; weights in pounds ----------------------------------
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'lb', 'Reps'],
     '2023-03-01 07:00|Old Day|Deadlift (Barbell)|1|135|5', '2023-03-01 07:00|Old Day|Deadlift (Barbell)|2|225.5|3')),
-  '{"imported": 2, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'an older Strong layout imports');
+  '{"imported": 2, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'an older Strong layout imports');
 -- 135 lb × 0.45359237 = 61.2349699… → 61.23 kg; 225.5 lb × 0.45359237 = 102.285079… → 102.29 kg.
 select is((select array_agg(x.weight_kg::numeric order by x.position) from app.session_sets as x
              join app.training_sessions as s on s.id = x.session_id where s.name = 'Old Day'),
@@ -73,7 +73,7 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout 
     '2024-02-01 10:00|Bad|Barbell Squat|1|100|5', '2024-02-01 10:00|Bad|Barbell Squat|X|100|5',
     '2024-02-31 10:00|Bad|Barbell Squat|3|100|5', '2024-02-01 10:00|Bad|Barbell Squat|4|heavy|5')),
   '{"error": {"code": "import_invalid", "message": "The file has problems; nothing was imported."},
-    "imported": 0, "skipped_duplicates": 0, "errors": [
+    "imported": 0, "skipped_duplicates": 0, "skipped": [], "errors": [
      {"line": 3, "message": "Set Order must be a number, or W (warm-up), D (drop set) or F (failure)"},
      {"line": 4, "message": "Date must be a date and time like 2024-05-01 06:30:00"},
      {"line": 5, "message": "the weight must be a number"}], "warnings": []}',
@@ -81,7 +81,7 @@ select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout 
 select is(pg_temp.status(), '422', 'a file with problems is answered 422');
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'RPE'],
     '2024-02-02 10:00|Range|Brand New Lift|1|100|5|', '2024-02-02 10:00|Range|Barbell Squat|2|2500|5|',
-    '2024-02-02 10:00|Range|Barbell Squat|3|100|5000|10.5')) -> 'errors',
+    '2024-02-02 10:00|Range|Barbell Squat|3|100|5000|10.5'), '{"strict": "true"}') -> 'errors',
   '[{"line": 3, "message": "weight: must be between 0 and 2000 kg"},
     {"line": 4, "message": "reps: must be a whole number from 0 to 1000"},
     {"line": 4, "message": "RPE: must be 1 to 10 in steps of 0.5"}]',
@@ -98,19 +98,20 @@ select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Pull Up||strict|0|warmup||8|||',
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Barbell Row|||0|dropset|100|10||| 7',
     '"Pull day"|8 Apr 2026, 16:50|8 Apr 2026, 17:43|long day|Barbell Row|||1|failure|45|8|||')),
-  '{"imported": 4, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'Hevy: every set row is imported');
+  '{"imported": 4, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'Hevy: every set row is imported');
 select is((select jsonb_build_object('date', s.session_date, 'started', to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'),
                                      'finished', to_char(s.finished_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI'), 'notes', s.notes)
              from app.training_sessions as s where s.name = '"Pull day"'),
   '{"date": "2026-04-08", "started": "2026-04-08 20:50", "finished": "2026-04-08 21:43", "notes": "long day"}',
   'Hevy dates like "8 Apr 2026, 16:50" are the user''s wall clock (New York, UTC-4 in April)');
 -- 100 lb = 45.359237 → 45.36 kg; 45 lb = 20.41161665 → 20.41 kg.
-select is((select array_agg(e.exercise_name || ':' || x.set_type || ':' || x.weight_kg || 'x' || x.reps || coalesce('@' || x.rpe, '')
+select is((select array_agg(e.exercise_name || ':' || x.set_type || ':' || coalesce(x.weight_kg::text, 'bodyweight') || 'x' || x.reps
+                            || coalesce('@' || x.rpe, '')
                             order by x.exercise_position, x.position)
              from app.session_sets as x join app.training_sessions as s on s.id = x.session_id
              join app.session_exercises as e on e.session_id = x.session_id and e.position = x.exercise_position
             where s.name = '"Pull day"'),
-  array['Pull Up:warmup:0x8', 'Pull Up:working:0x5', 'Barbell Row:dropset:45.36x10@7', 'Barbell Row:failure:20.41x8'],
+  array['Pull Up:warmup:bodyweightx8', 'Pull Up:working:bodyweightx5', 'Barbell Row:dropset:45.36x10@7', 'Barbell Row:failure:20.41x8'],
   'sets follow set_index; normal is a working set; weight_lbs is converted; "Pull Up" (not the catalog''s "Pull-Up") is the user''s own');
 select is(pg_temp.call('import_hevy', 'a', pg_temp.csv(
     array['title', 'start_time', 'end_time', 'exercise_title', 'set_index', 'set_type', 'weight_kg', 'reps'],
@@ -137,10 +138,10 @@ create temporary table cronometer as select pg_temp.csv(
 grant select on cronometer to liftbase_api;
 set local role liftbase_api;
 select is(pg_temp.call('import_cronometer', 'a', (select d from cronometer)),
-  '{"imported": 6, "skipped_duplicates": 0, "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
+  '{"imported": 6, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
   'Cronometer: one diary row per serving row, identical rows too; a blank nutrient is a warning');
 select is(pg_temp.call('import_cronometer', 'a', (select d from cronometer)),
-  '{"imported": 0, "skipped_duplicates": 6, "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
+  '{"imported": 0, "skipped_duplicates": 6, "skipped": [], "errors": [], "warnings": [{"line": 2, "message": "Protein (g) blank: counted as 0"}]}',
   'importing the same servings again adds nothing');
 select is((select array_agg(f.entry_date || ':' || f.meal_type || ':' || f.name || ':' || f.calories || '/' || f.protein_g || '/'
                             || f.carbs_g || '/' || f.fat_g || ':' || f.source order by f.entry_date, f.meal_type, f.name)
@@ -150,16 +151,17 @@ select is((select array_agg(f.entry_date || ':' || f.meal_type || ':' || f.name 
         '2020-07-16:lunch:Rice, cooked:260/5.4/56/0.6:import', '2020-07-16:snack:Almonds:164/6/6.1/14.2:import'],
   'groups map to meals (others are snacks), an empty macro is 0, values are kept as written');
 select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
-    '2020-07-17|Bread|80|3', '2020-07-17|Cake|lots|3', '2020-07-17|Mystery Meal|25000|3', '2020-13-01|Soup|50|3')) -> 'errors',
+    '2020-07-17|Bread|80|3', '2020-07-17|Cake|lots|3', '2020-07-17|Mystery Meal|25000|3', '2020-13-01|Soup|50|3'),
+    '{"strict": "true"}') -> 'errors',
   '[{"line": 3, "message": "Energy (kcal) must be a number"}, {"line": 5, "message": "Day must be a date like 2020-07-15"}]',
   'Cronometer rows are checked by line');
 select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)', 'Protein (g)'],
-    '2020-07-17|Bread|80|3', '2020-07-17|Mystery Meal|25000|3')) -> 'errors',
+    '2020-07-17|Bread|80|3', '2020-07-17|Mystery Meal|25000|3'), '{"strict": "true"}') -> 'errors',
   '[{"line": 3, "message": "Energy (kcal): must be between 0 and 20000"}]', 'values the diary rules refuse are named by line');
 select is((select count(*) from app.food_entries where entry_date = '2020-07-17'), 0::bigint, 'a refused Cronometer file writes nothing');
 select is(pg_temp.call('import_cronometer', 'a', pg_temp.csv(array['Day', 'Food Name', 'Energy (kcal)'], '2020-07-18|Pear|57'),
                        '{"dry_run": "1"}'),
-  '{"imported": 1, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a Cronometer dry run reports the rows');
+  '{"imported": 1, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'a Cronometer dry run reports the rows');
 select is((select count(*) from app.food_entries where entry_date = '2020-07-18'), 0::bigint, '… and writes none');
 
 -- Runs, isolation -----------------------------------------------------------------------------------
@@ -171,7 +173,7 @@ select is((select jsonb_agg(jsonb_build_array(r.format, r.dry_run, r.imported, r
 -- Hevy: first, bad rows, end before start (3); Cronometer: the five above.
 select is((select count(*) from app.import_runs), 15::bigint, 'fifteen runs so far');
 select is(pg_temp.call('import_strong', 'b', (select d from strong_current)),
-  '{"imported": 7, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'another user imports the same file as new');
+  '{"imported": 7, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'another user imports the same file as new');
 select is((select count(*) from app.training_sessions), 2::bigint, 'and sees only their own sessions');
 select throws_ok($$ select pg_temp.call('import_strong', 'a', (select d from strong_current), '{"dry_run": "maybe"}') $$,
   'LB400', 'dry_run must be true or false.', 'dry_run takes true or false');

@@ -69,14 +69,14 @@ grant select on document to liftbase_api;
 set local role liftbase_api;
 
 select is(pg_temp.call('import_liftbase', 'fresh', (select d from document), '{"dry_run": "true"}'),
-  '{"imported": 14, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a dry run counts the rows it would import');
+  '{"imported": 14, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'a dry run counts the rows it would import');
 select is((select count(*) from app.training_sessions), 0::bigint, 'and writes none');
 -- profile, goals, 2 body metrics, 1 snapshot, 1 health metric, 1 acknowledgement, 1 equipment,
 -- setup, 1 user exercise, 1 favorite, 1 plan, 1 session, 1 food entry = 14.
 select is(pg_temp.call('import_liftbase', 'fresh', (select d from document)),
-  '{"imported": 14, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'every row of the document is imported');
+  '{"imported": 14, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'every row of the document is imported');
 select is(pg_temp.call('import_liftbase', 'fresh', (select d from document)),
-  '{"imported": 0, "skipped_duplicates": 14, "errors": [], "warnings": []}', 'importing the same document again adds nothing');
+  '{"imported": 0, "skipped_duplicates": 14, "skipped": [], "errors": [], "warnings": []}', 'importing the same document again adds nothing');
 select is((select unit_system || ' ' || timezone from app.user_settings), 'imperial Europe/Berlin', 'settings are taken');
 select is((select jsonb_build_object('sets', s.set_count, 'working', s.working_sets, 'volume', s.volume_kg, 'exercises', s.exercise_count,
                                      'id', s.id, 'created', s.created_at = '2025-01-05T08:00:02+00:00')
@@ -143,7 +143,7 @@ select is(pg_temp.call('program_create', 'mover', '{"goal": "hypertrophy", "trai
   'active', 'the account has an active program of its own');
 -- 1 session + 2 programs = 3 (a program counts once, with everything in it).
 select is(pg_temp.call('import_liftbase', 'mover', (select d from program_document)),
-  '{"imported": 3, "skipped_duplicates": 0, "errors": [], "warnings": []}', 'a program counts once with its phases, sessions and state');
+  '{"imported": 3, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'a program counts once with its phases, sessions and state');
 select is((select jsonb_agg(jsonb_build_object('goal', p.goal, 'status', p.status, 'ended_recently', p.ended_at > now() - interval '1 minute',
                                                'ended_at', case when p.ended_at < now() - interval '1 minute' then p.ended_at end)
                             order by p.created_at)
@@ -164,7 +164,7 @@ select is((select array_agg(e.name::text || ' ' || x.load_kg || ' kg, ' || x.mis
   array['Barbell Squat 105 kg, 1 miss'], 'progression state of an exercise this catalog lacks is left out');
 select is((select count(*) from app.program_phases where program_id::text like 'aaaaaaaa-%'), 4::bigint, 'phases come with their programs');
 select is(pg_temp.call('import_liftbase', 'mover', (select d from program_document)),
-  '{"imported": 0, "skipped_duplicates": 3, "errors": [], "warnings": []}', 'importing the programs again adds nothing');
+  '{"imported": 0, "skipped_duplicates": 3, "skipped": [], "errors": [], "warnings": []}', 'importing the programs again adds nothing');
 
 select is(pg_temp.call('import_liftbase', 'empty', (select d - 'training_sessions' from program_document)) -> 'imported', '2'::jsonb,
   'an account without an active program takes the document''s');
@@ -178,7 +178,7 @@ create temporary table repeated_slot as select jsonb_set(d, '{programs,1,session
 grant select on repeated_slot to liftbase_api;
 set local role liftbase_api;
 select is((select pg_temp.call('import_liftbase', 'fresh', d) from repeated_slot) - 'errors' - 'error',
-  '{"imported": 0, "skipped_duplicates": 0, "warnings": []}', 'a document repeating a slot of a program is refused whole');
+  '{"imported": 0, "skipped_duplicates": 0, "skipped": [], "warnings": []}', 'a document repeating a slot of a program is refused whole');
 select is((select pg_temp.call('import_liftbase', 'fresh', d) #>> '{errors,0,message}' from repeated_slot),
   'programs: two rows have the same program_id and slot',
   'named in words (not by the constraint), inside the import (not at commit)');

@@ -95,9 +95,9 @@ select is((select jsonb_agg(jsonb_build_object('exercise', e ->> 'exercise_name'
 
 -- The import keys came along: the same files add nothing to the moved account.
 select is(pg_temp.call('import_strong', 'copy', (select body from files where format = 'strong')),
-  '{"imported": 0, "skipped_duplicates": 2, "errors": [], "warnings": []}', 'the Strong file imported before the move is recognised after it');
+  '{"imported": 0, "skipped_duplicates": 2, "skipped": [], "errors": [], "warnings": []}', 'the Strong file imported before the move is recognised after it');
 select is(pg_temp.call('import_cronometer', 'copy', (select body from files where format = 'cronometer')),
-  '{"imported": 0, "skipped_duplicates": 2, "errors": [], "warnings": []}', 'so are the Cronometer servings');
+  '{"imported": 0, "skipped_duplicates": 2, "skipped": [], "errors": [], "warnings": []}', 'so are the Cronometer servings');
 
 -- The other way round: the Strong workout already imported here under another id is the
 -- same workout, so the document's copy of it is a duplicate.
@@ -105,7 +105,7 @@ select is(
   (select jsonb_build_object('strong', pg_temp.call('import_strong', 'third', (select body from files where format = 'strong')) -> 'imported',
                              'document', pg_temp.call('import_liftbase', 'third', original) - 'imported')
      from documents),
-  '{"strong": 2, "document": {"skipped_duplicates": 1, "errors": [], "warnings": []}}',
+  '{"strong": 2, "document": {"skipped_duplicates": 1, "skipped": [], "errors": [], "warnings": []}}',
   'a document''s session whose import key the account already holds is skipped as a duplicate');
 
 select * from finish();

@@ -45,7 +45,7 @@ set local role liftbase_api;
 -- user exercise skipped (the account has it), exclusions, plan and session imported.
 select is(pg_temp.call('import_liftbase', 'owner',
             pg_temp.document(jsonb_build_array(pg_temp.sled('22222222-2222-2222-2222-222222222222', jsonb_build_array(pg_temp.set(1)))))),
-  '{"imported": 3, "skipped_duplicates": 1, "errors": [], "warnings": []}',
+  '{"imported": 3, "skipped_duplicates": 1, "skipped": [], "errors": [], "warnings": []}',
   'a document''s own exercise named like one the account has (in another case) is that one, not a failure');
 select is((select array_agg(id::text || ' ' || name) from app.user_exercises),
   array['eeeeeeee-0000-0000-0000-000000000001 sled drag'], 'the account keeps its one exercise of that name');
@@ -60,7 +60,7 @@ select is((select exercise_ids from app.user_exclusions), array['eeeeeeee-0000-0
 select is(pg_temp.call('import_liftbase', 'plain',
             pg_temp.document(jsonb_build_array(pg_temp.sled('99999999-0000-0000-0000-000000000009', jsonb_build_array(pg_temp.set(1)))))),
   '{"error": {"code": "import_invalid", "message": "The file has problems; nothing was imported."}, "imported": 0,
-    "skipped_duplicates": 0, "errors": [{"line": null,
+    "skipped_duplicates": 0, "skipped": [], "errors": [{"line": null,
     "message": "training_sessions: user_exercise_id names a row that is neither in the document nor in this account"}],
     "warnings": []}',
   'a reference to an own exercise neither the document nor the account holds is named in words');
@@ -73,7 +73,7 @@ select is(pg_temp.call('import_liftbase', 'plain',
             pg_temp.document(jsonb_build_array(pg_temp.sled(null, jsonb_build_array(pg_temp.set(1))),
                                                jsonb_build_object('position', 1, 'exercise_name', 'Row', 'sets', '[]'::jsonb)))),
   '{"error": {"code": "import_invalid", "message": "The file has problems; nothing was imported."}, "imported": 0,
-    "skipped_duplicates": 0, "errors": [{"line": null, "message": "training_sessions: two rows have the same session_id and position"}],
+    "skipped_duplicates": 0, "skipped": [], "errors": [{"line": null, "message": "training_sessions: two rows have the same session_id and position"}],
     "warnings": []}',
   'two exercises in one position of a session are named by the fields they share');
 select is(pg_temp.call('import_liftbase', 'plain',

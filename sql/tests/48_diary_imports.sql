@@ -42,7 +42,7 @@ set local role liftbase_api;
 
 -- Cronometer: blank nutrient cells -----------------------------------------------------------------
 select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer blanks')),
-  '{"imported": 4, "skipped_duplicates": 0, "errors": [],
+  '{"imported": 4, "skipped_duplicates": 0, "skipped": [], "errors": [],
     "warnings": [{"line": 3, "message": "Carbs (g), Energy (kcal), Fat (g), Protein (g) blank: counted as 0"},
                  {"line": 4, "message": "Fat (g), Protein (g) blank: counted as 0"}]}',
   'every serving is imported; each line with blank nutrient cells is a warning naming them');
@@ -56,10 +56,11 @@ select is((select name || ':' || calories || '/' || protein_g || '/' || carbs_g 
             where name = 'Creatine'), 'Creatine:0/0/0/0', 'a supplement with every nutrient blank is kept, at 0');
 select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer blanks')) -> 'skipped_duplicates',
   '4', 'the same file again adds nothing');
-select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer not a number')) -> 'errors',
+select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer not a number'),
+                       '{"strict": "true"}') -> 'errors',
   '[{"line": 3, "message": "Energy (kcal) must be a number"}]', 'a cell that is not a number is still an error, by line');
 select is((select count(*) from app.food_entries where entry_date = '2023-03-03'), 0::bigint,
-  '… and the file is refused whole');
+  '… and the file is refused whole, when all or nothing is asked');
 
 -- Two rows that differ only in which nutrient cell is blank read alike once the blanks are
 -- left out: each still gets a key of its own, so both are imported.
@@ -70,7 +71,7 @@ select is(pg_temp.call('import_cronometer', 'c', pg_temp.csv(
 
 -- An unquoted comma in a food name -------------------------------------------------------------------
 select is(pg_temp.call('import_cronometer', 'c', (select d from files where name = 'cronometer commas')) - 'skipped_duplicates',
-  '{"imported": 2, "errors": [],
+  '{"imported": 2, "skipped": [], "errors": [],
     "warnings": [{"line": 2, "message": "Food Name held an unquoted comma: read as \"Rice, cooked\""}]}',
   'a row one field too long is recovered when the numbers to its right then parse, with a warning');
 select is((select name || ':' || calories from app.food_entries where entry_date = '2023-04-01' and meal_type = 'lunch'),
@@ -82,10 +83,10 @@ select is((select count(*) from app.food_entries where entry_date = '2023-04-02'
 
 -- MyFitnessPal nutrition summary ---------------------------------------------------------------------
 select is(pg_temp.call('import_myfitnesspal', 'm', (select d from files where name = 'myfitnesspal'), '{"dry_run": "true"}')
-            - 'warnings', '{"imported": 4, "skipped_duplicates": 0, "errors": []}', 'a dry run reports the day-and-meal rows');
+            - 'warnings', '{"imported": 4, "skipped_duplicates": 0, "skipped": [], "errors": []}', 'a dry run reports the day-and-meal rows');
 select is((select count(*) from app.food_entries), 0::bigint, '… and writes none');
 select is(pg_temp.call('import_myfitnesspal', 'm', (select d from files where name = 'myfitnesspal')),
-  '{"imported": 4, "skipped_duplicates": 0, "errors": [],
+  '{"imported": 4, "skipped_duplicates": 0, "skipped": [], "errors": [],
     "warnings": [{"line": 4, "message": "Protein (g) blank: counted as 0"}]}',
   'MyFitnessPal: one diary entry per day and meal; a blank cell is a warning');
 select is((select array_agg(f.entry_date || ':' || f.meal_type || ':' || f.name || ':' || f.calories || '/' || f.protein_g

@@ -6737,7 +6737,7 @@ public struct Client: APIProtocol {
     }
     /// Import a Cronometer servings export (CSV) into the diary
     ///
-    /// A Cronometer servings export into the diary (source `import`).
+    /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.
     ///
     /// - Remark: HTTP `POST /api/v1/import/cronometer`.
     /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)`.
@@ -6761,6 +6761,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "dry_run",
                     value: input.query.dryRun
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "strict",
+                    value: input.query.strict
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -6991,7 +6998,7 @@ public struct Client: APIProtocol {
     }
     /// Import a FitNotes training export (CSV): one session per day
     ///
-    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Lenient and idempotent, like Strong's (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
     /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
@@ -7015,6 +7022,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "dry_run",
                     value: input.query.dryRun
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "strict",
+                    value: input.query.strict
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -7245,7 +7259,7 @@ public struct Client: APIProtocol {
     }
     /// Import a Hevy workout export (CSV)
     ///
-    /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
+    /// A Hevy workout export (kilograms or pounds and miles). Lenient and idempotent, like Strong's.
     ///
     /// - Remark: HTTP `POST /api/v1/import/hevy`.
     /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)`.
@@ -7269,6 +7283,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "dry_run",
                     value: input.query.dryRun
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "strict",
+                    value: input.query.strict
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -7778,6 +7799,13 @@ public struct Client: APIProtocol {
                     name: "dry_run",
                     value: input.query.dryRun
                 )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "strict",
+                    value: input.query.strict
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -8007,7 +8035,7 @@ public struct Client: APIProtocol {
     }
     /// Import a Strong workout export (CSV)
     ///
-    /// A Strong workout export (one row per set), as sent by the app. Idempotent: sessions imported before are skipped. All or nothing (docs/imports.md).
+    /// A Strong workout export (one row per set, any of its layouts), as sent by the app. Lenient: a row that cannot be read is reported and the rest imported; rest-timer rows and empty sets are skipped; strict=true asks for all or nothing. Idempotent: sessions imported before are skipped (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/strong`.
     /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)`.
@@ -8031,6 +8059,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "dry_run",
                     value: input.query.dryRun
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "strict",
+                    value: input.query.strict
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,

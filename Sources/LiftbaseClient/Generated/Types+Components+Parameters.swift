@@ -47,6 +47,15 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/limit`.
         public typealias Limit = Swift.Int
+        /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+        ///
+        /// - Remark: Generated from `#/components/parameters/strict`.
+        @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+            case _true = "true"
+            case _false = "false"
+            case _1 = "1"
+            case _0 = "0"
+        }
         /// Last day of the range (YYYY-MM-DD).
         ///
         /// - Remark: Generated from `#/components/parameters/to`.

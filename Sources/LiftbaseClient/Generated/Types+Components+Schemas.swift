@@ -1959,7 +1959,7 @@ extension Components {
                 case version
             }
         }
-        /// Some row has a problem: nothing was imported. Every bad line is listed at once.
+        /// The file was refused whole and nothing was imported: a required column is missing, most rows cannot be read, or (with strict=true) any row has a problem; a Liftbase document with any problem. Every bad line is listed at once.
         ///
         /// - Remark: Generated from `#/components/schemas/ImportFailure`.
         public struct ImportFailure: Codable, Hashable, Sendable {
@@ -1992,6 +1992,10 @@ extension Components {
             public var errors: [Components.Schemas.ImportProblem]
             /// - Remark: Generated from `#/components/schemas/ImportFailure/imported`.
             public var imported: OpenAPIRuntime.OpenAPIValueContainer
+            /// Rows that carry no data and would have been skipped (see ImportResult).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportFailure/skipped`.
+            public var skipped: [Components.Schemas.ImportProblem]
             /// - Remark: Generated from `#/components/schemas/ImportFailure/skipped_duplicates`.
             public var skippedDuplicates: OpenAPIRuntime.OpenAPIValueContainer
             /// Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
@@ -2004,18 +2008,21 @@ extension Components {
             ///   - error:
             ///   - errors:
             ///   - imported:
+            ///   - skipped: Rows that carry no data and would have been skipped (see ImportResult).
             ///   - skippedDuplicates:
             ///   - warnings: Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
             public init(
                 error: Components.Schemas.ImportFailure._ErrorPayload,
                 errors: [Components.Schemas.ImportProblem],
                 imported: OpenAPIRuntime.OpenAPIValueContainer,
+                skipped: [Components.Schemas.ImportProblem],
                 skippedDuplicates: OpenAPIRuntime.OpenAPIValueContainer,
                 warnings: [Components.Schemas.ImportProblem]
             ) {
                 self.error = error
                 self.errors = errors
                 self.imported = imported
+                self.skipped = skipped
                 self.skippedDuplicates = skippedDuplicates
                 self.warnings = warnings
             }
@@ -2023,6 +2030,7 @@ extension Components {
                 case error
                 case errors
                 case imported
+                case skipped
                 case skippedDuplicates = "skipped_duplicates"
                 case warnings
             }
@@ -2054,12 +2062,20 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ImportResult`.
         public struct ImportResult: Codable, Hashable, Sendable {
+            /// Rows left out because they cannot be read (a date that is no date, 10.5 reps) or a value rule refuses them (3310 reps); every other row is imported. Empty for a Liftbase document, which is imported whole or refused.
+            ///
             /// - Remark: Generated from `#/components/schemas/ImportResult/errors`.
             public var errors: [Components.Schemas.ImportProblem]
             /// Rows written (sets, diary rows; a Liftbase document counts a session or program as one).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportResult/imported`.
             public var imported: Swift.Int
+            /// Rows that carry no data, left out without being an error: Strong's rest-timer rows, a set that recorded no weight, reps, time or distance (an empty set, a hold of 0 s).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportResult/skipped`.
+            public var skipped: [Components.Schemas.ImportProblem]
+            /// Rows of workouts (or diary rows) an earlier import stored: skipped whole.
+            ///
             /// - Remark: Generated from `#/components/schemas/ImportResult/skipped_duplicates`.
             public var skippedDuplicates: Swift.Int
             /// Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
@@ -2069,24 +2085,28 @@ extension Components {
             /// Creates a new `ImportResult`.
             ///
             /// - Parameters:
-            ///   - errors:
+            ///   - errors: Rows left out because they cannot be read (a date that is no date, 10.5 reps) or a value rule refuses them (3310 reps); every other row is imported. Empty for a Liftbase document, which is imported whole or refused.
             ///   - imported: Rows written (sets, diary rows; a Liftbase document counts a session or program as one).
-            ///   - skippedDuplicates:
+            ///   - skipped: Rows that carry no data, left out without being an error: Strong's rest-timer rows, a set that recorded no weight, reps, time or distance (an empty set, a hold of 0 s).
+            ///   - skippedDuplicates: Rows of workouts (or diary rows) an earlier import stored: skipped whole.
             ///   - warnings: Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
             public init(
                 errors: [Components.Schemas.ImportProblem],
                 imported: Swift.Int,
+                skipped: [Components.Schemas.ImportProblem],
                 skippedDuplicates: Swift.Int,
                 warnings: [Components.Schemas.ImportProblem]
             ) {
                 self.errors = errors
                 self.imported = imported
+                self.skipped = skipped
                 self.skippedDuplicates = skippedDuplicates
                 self.warnings = warnings
             }
             public enum CodingKeys: String, CodingKey {
                 case errors
                 case imported
+                case skipped
                 case skippedDuplicates = "skipped_duplicates"
                 case warnings
             }

@@ -10571,7 +10571,7 @@ public enum Operations {
     }
     /// Import a Cronometer servings export (CSV) into the diary
     ///
-    /// A Cronometer servings export into the diary (source `import`).
+    /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.
     ///
     /// - Remark: HTTP `POST /api/v1/import/cronometer`.
     /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)`.
@@ -10591,12 +10591,28 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/import/cronometer/POST/query/dry_run`.
                 public var dryRun: Components.Parameters.DryRun?
+                /// - Remark: Generated from `#/components/parameters/strict`.
+                @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/cronometer/POST/query/strict`.
+                public var strict: Components.Parameters.Strict?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
-                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                ///   - strict: All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                public init(
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.Strict? = nil
+                ) {
                     self.dryRun = dryRun
+                    self.strict = strict
                 }
             }
             public var query: Operations.ImportCronometer.Input.Query
@@ -10663,7 +10679,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Imported (or counted, on a dry run)
+            /// Imported (or counted, on a dry run): every row that recorded a measure, the rows left out under skipped and errors
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/200`.
             ///
@@ -10686,7 +10702,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/400`.
             ///
@@ -10829,7 +10845,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `import_invalid`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `import_invalid`: a required column missing (on line 1), most rows unreadable, or any problem with strict=true; every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/422`.
             ///
@@ -10931,7 +10947,7 @@ public enum Operations {
     }
     /// Import a FitNotes training export (CSV): one session per day
     ///
-    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Lenient and idempotent, like Strong's (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
     /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
@@ -10951,12 +10967,28 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/query/dry_run`.
                 public var dryRun: Components.Parameters.DryRun?
+                /// - Remark: Generated from `#/components/parameters/strict`.
+                @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/fitnotes/POST/query/strict`.
+                public var strict: Components.Parameters.Strict?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
-                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                ///   - strict: All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                public init(
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.Strict? = nil
+                ) {
                     self.dryRun = dryRun
+                    self.strict = strict
                 }
             }
             public var query: Operations.ImportFitnotes.Input.Query
@@ -11023,7 +11055,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Imported (or counted, on a dry run)
+            /// Imported (or counted, on a dry run): every row that recorded a measure, the rows left out under skipped and errors
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/200`.
             ///
@@ -11046,7 +11078,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/400`.
             ///
@@ -11189,7 +11221,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `import_invalid`: every bad line (a missing column on line 1, an unknown unit by line), nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `import_invalid`: a required column missing (on line 1), most rows unreadable, or any problem with strict=true; every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/422`.
             ///
@@ -11291,7 +11323,7 @@ public enum Operations {
     }
     /// Import a Hevy workout export (CSV)
     ///
-    /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
+    /// A Hevy workout export (kilograms or pounds and miles). Lenient and idempotent, like Strong's.
     ///
     /// - Remark: HTTP `POST /api/v1/import/hevy`.
     /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)`.
@@ -11311,12 +11343,28 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/import/hevy/POST/query/dry_run`.
                 public var dryRun: Components.Parameters.DryRun?
+                /// - Remark: Generated from `#/components/parameters/strict`.
+                @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/hevy/POST/query/strict`.
+                public var strict: Components.Parameters.Strict?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
-                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                ///   - strict: All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                public init(
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.Strict? = nil
+                ) {
                     self.dryRun = dryRun
+                    self.strict = strict
                 }
             }
             public var query: Operations.ImportHevy.Input.Query
@@ -11383,7 +11431,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Imported (or counted, on a dry run)
+            /// Imported (or counted, on a dry run): every row that recorded a measure, the rows left out under skipped and errors
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/200`.
             ///
@@ -11406,7 +11454,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/400`.
             ///
@@ -11549,7 +11597,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `import_invalid`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `import_invalid`: a required column missing (on line 1), most rows unreadable, or any problem with strict=true; every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/422`.
             ///
@@ -12031,12 +12079,28 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/query/dry_run`.
                 public var dryRun: Components.Parameters.DryRun?
+                /// - Remark: Generated from `#/components/parameters/strict`.
+                @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/myfitnesspal/POST/query/strict`.
+                public var strict: Components.Parameters.Strict?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
-                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                ///   - strict: All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                public init(
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.Strict? = nil
+                ) {
                     self.dryRun = dryRun
+                    self.strict = strict
                 }
             }
             public var query: Operations.ImportMyfitnesspal.Input.Query
@@ -12103,7 +12167,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Imported (or counted, on a dry run)
+            /// Imported (or counted, on a dry run): every row that recorded a measure, the rows left out under skipped and errors
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/200`.
             ///
@@ -12126,7 +12190,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/400`.
             ///
@@ -12269,7 +12333,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `import_invalid`: every bad line (a missing column on line 1), nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `import_invalid`: a required column missing (on line 1), most rows unreadable, or any problem with strict=true; every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/422`.
             ///
@@ -12371,7 +12435,7 @@ public enum Operations {
     }
     /// Import a Strong workout export (CSV)
     ///
-    /// A Strong workout export (one row per set), as sent by the app. Idempotent: sessions imported before are skipped. All or nothing (docs/imports.md).
+    /// A Strong workout export (one row per set, any of its layouts), as sent by the app. Lenient: a row that cannot be read is reported and the rest imported; rest-timer rows and empty sets are skipped; strict=true asks for all or nothing. Idempotent: sessions imported before are skipped (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/strong`.
     /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)`.
@@ -12391,12 +12455,28 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/import/strong/POST/query/dry_run`.
                 public var dryRun: Components.Parameters.DryRun?
+                /// - Remark: Generated from `#/components/parameters/strict`.
+                @frozen public enum Strict: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/import/strong/POST/query/strict`.
+                public var strict: Components.Parameters.Strict?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - dryRun: Check and count everything, write nothing (true, false, 1 or 0).
-                public init(dryRun: Components.Parameters.DryRun? = nil) {
+                ///   - strict: All or nothing: any row with a problem refuses the whole file with 422 (true, false, 1 or 0). By default such rows are reported under errors and the rest is imported.
+                public init(
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.Strict? = nil
+                ) {
                     self.dryRun = dryRun
+                    self.strict = strict
                 }
             }
             public var query: Operations.ImportStrong.Input.Query
@@ -12463,7 +12543,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Imported (or counted, on a dry run)
+            /// Imported (or counted, on a dry run): every row that recorded a measure, the rows left out under skipped and errors
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/200`.
             ///
@@ -12486,7 +12566,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/400`.
             ///
@@ -12629,7 +12709,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `import_invalid`: every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `import_invalid`: a required column missing (on line 1), most rows unreadable, or any problem with strict=true; every bad line, nothing imported; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/422`.
             ///

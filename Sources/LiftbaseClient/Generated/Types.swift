@@ -207,21 +207,21 @@ public protocol APIProtocol: Sendable {
     func foodSearch(_ input: Operations.FoodSearch.Input) async throws -> Operations.FoodSearch.Output
     /// Import a Cronometer servings export (CSV) into the diary
     ///
-    /// A Cronometer servings export into the diary (source `import`).
+    /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.
     ///
     /// - Remark: HTTP `POST /api/v1/import/cronometer`.
     /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)`.
     func importCronometer(_ input: Operations.ImportCronometer.Input) async throws -> Operations.ImportCronometer.Output
     /// Import a FitNotes training export (CSV): one session per day
     ///
-    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Lenient and idempotent, like Strong's (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
     /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
     func importFitnotes(_ input: Operations.ImportFitnotes.Input) async throws -> Operations.ImportFitnotes.Output
     /// Import a Hevy workout export (CSV)
     ///
-    /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
+    /// A Hevy workout export (kilograms or pounds and miles). Lenient and idempotent, like Strong's.
     ///
     /// - Remark: HTTP `POST /api/v1/import/hevy`.
     /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)`.
@@ -242,7 +242,7 @@ public protocol APIProtocol: Sendable {
     func importMyfitnesspal(_ input: Operations.ImportMyfitnesspal.Input) async throws -> Operations.ImportMyfitnesspal.Output
     /// Import a Strong workout export (CSV)
     ///
-    /// A Strong workout export (one row per set), as sent by the app. Idempotent: sessions imported before are skipped. All or nothing (docs/imports.md).
+    /// A Strong workout export (one row per set, any of its layouts), as sent by the app. Lenient: a row that cannot be read is reported and the rest imported; rest-timer rows and empty sets are skipped; strict=true asks for all or nothing. Idempotent: sessions imported before are skipped (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/strong`.
     /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)`.
@@ -1020,7 +1020,7 @@ extension APIProtocol {
     }
     /// Import a Cronometer servings export (CSV) into the diary
     ///
-    /// A Cronometer servings export into the diary (source `import`).
+    /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.
     ///
     /// - Remark: HTTP `POST /api/v1/import/cronometer`.
     /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)`.
@@ -1037,7 +1037,7 @@ extension APIProtocol {
     }
     /// Import a FitNotes training export (CSV): one session per day
     ///
-    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Idempotent and all or nothing, like Strong's (docs/imports.md).
+    /// A FitNotes (Android) training export: one session per day, without a name or times; columns found by header name and unit (Weight (kgs) | Weight (lbs) | Weight with Weight Unit; Distance with Distance Unit km, m, mi, ft or yd; Time as h:mm:ss). Lenient and idempotent, like Strong's (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/fitnotes`.
     /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)`.
@@ -1054,7 +1054,7 @@ extension APIProtocol {
     }
     /// Import a Hevy workout export (CSV)
     ///
-    /// A Hevy workout export. Idempotent and all or nothing, like Strong's.
+    /// A Hevy workout export (kilograms or pounds and miles). Lenient and idempotent, like Strong's.
     ///
     /// - Remark: HTTP `POST /api/v1/import/hevy`.
     /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)`.
@@ -1105,7 +1105,7 @@ extension APIProtocol {
     }
     /// Import a Strong workout export (CSV)
     ///
-    /// A Strong workout export (one row per set), as sent by the app. Idempotent: sessions imported before are skipped. All or nothing (docs/imports.md).
+    /// A Strong workout export (one row per set, any of its layouts), as sent by the app. Lenient: a row that cannot be read is reported and the rest imported; rest-timer rows and empty sets are skipped; strict=true asks for all or nothing. Idempotent: sessions imported before are skipped (docs/imports.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/strong`.
     /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)`.
