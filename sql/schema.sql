@@ -3994,6 +3994,30 @@ $$;
 
 ALTER FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.exercise_name_base(p_name text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select btrim(regexp_replace(regexp_replace(p_name, '\([^()]*\)', ' ', 'g'), '\s+', ' ', 'g')) $$;
+
+ALTER FUNCTION app.exercise_name_base(p_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_name_equipment(p_name text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case
+    when q ~ 'smith|machine|plate loaded' then 'machine'
+    when q ~ '\mez[ -]?(curl )?bar\M|e-z' then 'e_z_curl_bar'
+    when q ~ 'barbell|trap bar|hex bar' then 'barbell'
+    when q ~ 'dumbbell' then 'dumbbell'
+    when q ~ 'cable' then 'cable'
+    when q ~ 'band' then 'bands'
+    when q ~ 'kettlebell' then 'kettlebells'
+    when q ~ 'bodyweight|body weight' then 'body_only'
+  end
+    from (select lower(string_agg(m[1], ' ')) as q from regexp_matches(p_name, '\(([^()]*)\)', 'g') as m) as x
+$$;
+
+ALTER FUNCTION app.exercise_name_equipment(p_name text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) RETURNS boolean
     LANGUAGE plpgsql STABLE
     AS $$
@@ -4007,6 +4031,19 @@ end
 $$;
 
 ALTER FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_name_words(p_name text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  select coalesce(array_agg(distinct w.word order by w.word), '{}')
+    from (select case when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
+                      when length(x.word) > 3 and x.word ~ '[^s]s$' then left(x.word, -1) else x.word end as word
+            from regexp_split_to_table(btrim(regexp_replace(replace(replace(lower(p_name), '&', ' and '), '''', ''),
+                                                            '[^a-z0-9]+', ' ', 'g')), ' ') as x (word)
+           where x.word not in ('', 'a', 'an', 'and', 'of', 'on', 'the', 'with')) as w
+$_$;
+
+ALTER FUNCTION app.exercise_name_words(p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean, OUT exercise_id uuid, OUT exercise_name text) RETURNS record
     LANGUAGE plpgsql STABLE
@@ -4216,6 +4253,44 @@ end
 $$;
 
 ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) RETURNS record
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when n ~ '\m(run|running|jog|jogging|sprint|treadmill|cycling|bike|biking|spin|elliptical|swim|swimming|walk|walking|hike|hiking|rowing|erg|stair|stairs|stairmaster|skiing|skating|jump rope|skipping|cardio|aerobics)\M'
+              then 'cardio'
+              when n ~ '\m(stretch|stretching|yoga|mobility|foam roll)' then 'stretching'
+              else 'strength' end,
+         coalesce(app.exercise_name_equipment(p_name),
+                  case when n ~ 'smith|machine' then 'machine' when n ~ '\mez[ -]?bar|e-z' then 'e_z_curl_bar'
+                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell' when n ~ 'cable' then 'cable'
+                       when n ~ 'kettlebell' then 'kettlebells' when n ~ '\mbands?\M' then 'bands' else 'other' end),
+         coalesce((select r.muscles from (values
+           (1, '\m(leg curl|hamstring|nordic|glute[ -]ham)', array['hamstrings']),
+           (2, '\m(wrist|forearm|farmer|gripper|grip strength|hand grip)', array['forearms']),
+           (3, '\m(calf|calves)\M', array['calves']),
+           (4, '\mshrug', array['traps']),
+           (5, '\mneck\M', array['neck']),
+           (6, '\mabduct', array['abductors']),
+           (7, '\madduct', array['adductors']),
+           (8, '\m(tricep|triceps|pushdown|push down|skull ?crusher|close[ -]grip bench)', array['triceps']),
+           (9, '\m(hip thrust|glute|bridge|kickback|donkey kick|fire hydrant)', array['glutes']),
+           (10, '\m(leg extension|squat|leg press|lunge|step[ -]?up|sissy|wall sit|hack)', array['quadriceps']),
+           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)', array['hamstrings', 'lower back']),
+           (12, '\mcurl', array['biceps']),
+           (13, '\m(pallof|crunch|plank|sit[ -]?up|abs?\M|ab wheel|leg raise|knee raise|twist|hollow|v[ -]up|toes to bar|wood ?chop|side bend|core|oblique|rollout|mountain climber|dead bug|bird dog|l[ -]sit)', array['abdominals']),
+           (14, '\m(bench|chest|fly|flye|flyes|pec|push[ -]?up|dip|dips)\M', array['chest']),
+           (15, '\m(shoulder|overhead press|military|lateral raise|front raise|arnold|rear delt|delt|face pull|upright row|ohp)', array['shoulders']),
+           (16, '\m(pulldown|pull down|pull[ -]?up|chin[ -]?up|lat)\M', array['lats']),
+           (17, '\m(row|rows|rowing)\M', array['middle back', 'lats']),
+           (18, '\m(press|raise)\M', array['shoulders']),
+           (19, '\m(run|running|jog|sprint|walk|walking|hike|hiking|stair|stairs|cycling|bike|biking|spin|elliptical|skiing|skating|jump rope|skipping|burpee|jumping jack|box jump)', array['quadriceps']),
+           (20, '\m(swim|swimming|climb|climbing)', array['lats'])) as r (k, pattern, muscles)
+            where n ~ r.pattern order by r.k limit 1), '{}')
+    from (select lower(p_name) as n) as x
+$$;
+
+ALTER FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -6711,13 +6786,15 @@ $$;
 ALTER FUNCTION app.import_missing_columns(p_header jsonb, p_required text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) RETURNS jsonb
-    LANGUAGE sql
+    LANGUAGE plpgsql
     AS $_$
+begin
+  return (
   select coalesce(jsonb_agg(jsonb_build_object(
            'id', gen_random_uuid(), 'name', n.name, 'tracking_type', t.tracking_type,
-           'category', coalesce(c.category, o.category, 'strength'), 'mechanic', coalesce(c.mechanic, o.mechanic),
-           'equipment', coalesce(c.equipment, o.equipment, 'other'),
-           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, '{}'),
+           'category', coalesce(c.category, o.category, f.category), 'mechanic', coalesce(c.mechanic, o.mechanic),
+           'equipment', coalesce(c.equipment, o.equipment, f.equipment),
+           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, f.primary_muscles),
            'secondary_muscles', coalesce(c.secondary_muscles, o.secondary_muscles, '{}'))), '[]')
     from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
             from unnest(p_rows) as r order by lower(r.exercise_name), r.line) as n
@@ -6728,7 +6805,9 @@ CREATE FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_r
                         substring(n.name from '^(.*) \([^()]*\)$'))) as b on n.name ~ ' \([^()]*\)$'
     left join app.exercises as c on c.id = b.exercise_id
     left join app.user_exercises as o on o.user_id = p_user_id and o.id = b.user_exercise_id
-   where x.exercise_id is null and x.user_exercise_id is null
+   cross join lateral app.exercise_traits_from_name(n.name) as f
+   where x.exercise_id is null and x.user_exercise_id is null);
+end
 $_$;
 
 ALTER FUNCTION app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) OWNER TO liftbase_owner;
@@ -6881,7 +6960,8 @@ begin
     perform app.raise_error(400, 'malformed_import', 'The import document lacks its header, rows or file hash.');
   end if;
   if p_format = 'liftbase' then
-    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused
+    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused,
+           '[]'::jsonb as exercises
       into v_result from app.import_liftbase(p_user_id, p_document, v_dry_run) as i;
   elsif p_format in ('cronometer', 'myfitnesspal') then
     v_columns := app.import_diary_columns(p_format);
@@ -6890,10 +6970,10 @@ begin
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
     if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused into v_result;
+             true as refused, '[]'::jsonb as exercises into v_result;
     else
       select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
-             '[]'::jsonb as skipped, d.refused
+             '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
         into v_result
         from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     end if;
@@ -6909,10 +6989,10 @@ begin
     v_warnings := v_rejoined.warnings;
     if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused into v_result;
+             true as refused, '[]'::jsonb as exercises into v_result;
     else
       select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
-             w.skipped, w.refused
+             w.skipped, w.refused, w.exercises
         into v_result
         from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
                                  v_strict) as w;
@@ -6920,7 +7000,7 @@ begin
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
-    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused, w.exercises
       into v_result from app.import_workouts(p_user_id, v_rows, v_dry_run, v_strict) as w;
   end if;
   insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count)
@@ -6937,8 +7017,11 @@ begin
       'imported', 0, 'skipped_duplicates', 0, 'skipped', v_result.skipped, 'errors', v_result.errors,
       'warnings', v_warnings);
   end if;
+  -- A workout file also answers how each of its exercise names resolved.
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings);
+                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings)
+         || case when p_format in ('strong', 'hevy', 'fitnotes') then jsonb_build_object('exercises', v_result.exercises)
+                 else '{}' end;
 end
 $$;
 
@@ -7175,7 +7258,7 @@ $_$;
 
 ALTER FUNCTION app.import_whole_number(p_text text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) RETURNS record
+CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) RETURNS record
     LANGUAGE plpgsql
     AS $$
 declare
@@ -7203,6 +7286,7 @@ begin
   skipped_duplicates := 0;
   skipped := '[]';
   refused := false;
+  exercises := '[]';
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', r.problem) order by r.line), '[]')
     into errors from unnest(p_rows) as r where r.problem is not null;
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message',
@@ -7222,6 +7306,19 @@ begin
     from unnest(v_rows) as r
    where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
   skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
+  -- Each name of the file resolved once (app.resolve_exercise_names): the answer says to
+  -- what and how, and each row takes the name of the exercise it resolved to.
+  select coalesce(jsonb_agg(jsonb_build_object('name', r.name, 'exercise_name', coalesce(r.exercise_name, r.name),
+                                               'exercise_id', r.exercise_id, 'user_exercise_id', r.user_exercise_id,
+                                               'how', r.how) order by lower(r.name)), '[]')
+    into exercises
+    from app.resolve_exercise_names(p_user_id, array(select distinct r.exercise_name from unnest(v_rows) as r)) as r;
+  select coalesce(array_agg(case when m.exercise_name is null or m.exercise_name = r.exercise_name then r
+                                 else jsonb_populate_record(r, jsonb_build_object('exercise_name', m.exercise_name)) end
+                            order by r.line), '{}')
+    into v_new
+    from unnest(v_new) as r
+    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text) on lower(m.name) = lower(btrim(r.exercise_name));
   v_new := app.import_rows_to_variants(p_user_id, v_new);
   -- At most two tries: the second without the rows the first found refused.
   for v_try in 1 .. 2 loop
@@ -7330,7 +7427,7 @@ begin
 end
 $$;
 
-ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.input_boolean_problem(p_value jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -7755,6 +7852,37 @@ end
 $$;
 
 ALTER FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.load_exercise_aliases(p_rows jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_exercises integer;
+  v_aliases integer;
+  v_unknown integer;
+begin
+  with given as (
+    select distinct lower(btrim(r ->> 'alias')) as alias, lower(btrim(r ->> 'exercise')) as exercise
+      from jsonb_array_elements(p_rows) as r),
+  per_exercise as (
+    select e.id, array_agg(g.alias order by g.alias) as aliases
+      from given as g join app.exercises as e on lower(e.name) = g.exercise
+     group by e.id)
+  update app.exercises as e
+     set aliases = coalesce(p.aliases, '{}')
+    from app.exercises as x
+    left join per_exercise as p on p.id = x.id
+   where x.id = e.id and e.aliases is distinct from coalesce(p.aliases, '{}');
+  select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
+    into v_exercises, v_aliases from app.exercises as e;
+  select count(*) into v_unknown
+    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r) as g
+   where not exists (select from app.exercises as e where lower(e.name) = g.exercise);
+  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown);
+end
+$$;
+
+ALTER FUNCTION app.load_exercise_aliases(p_rows jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.load_increment(p_primary_muscles text[], p_movement_pattern text, p_equipment text) RETURNS numeric
     LANGUAGE sql IMMUTABLE
@@ -9433,6 +9561,56 @@ end
 $$;
 
 ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) RETURNS TABLE(name text, exercise_id uuid, user_exercise_id uuid, exercise_name text, how text)
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return query
+  with names as (
+    select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
+           app.exercise_name_words(n.name) as words,
+           app.exercise_name_words(app.exercise_name_base(n.name)) as base_words,
+           app.exercise_name_equipment(n.name) as equipment
+      from unnest(p_names) as n (name)
+     where btrim(n.name) <> ''
+     order by lower(btrim(n.name)), n.name),
+  catalog as materialized (
+    select e.id, e.name::text as name, e.equipment, e.source = 'builtin' as curated, e.aliases,
+           app.exercise_name_words(e.name) as words, array_to_string(app.exercise_name_words(e.name), ' ') as word_text
+      from app.exercises as e)
+  select k.name, r.exercise_id, r.user_exercise_id, r.exercise_name, coalesce(r.how, 'new')
+    from names as k
+    left join lateral (
+      select s.exercise_id, s.user_exercise_id, s.exercise_name, s.how
+        from ((select c.id as exercise_id, null::uuid as user_exercise_id, c.name as exercise_name, 'exact' as how, 1 as step
+                 from catalog as c where lower(c.name) = k.key limit 1)
+              union all
+              (select null, u.id, u.name::text, 'exact', 2
+                 from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = k.key limit 1)
+              union all
+              (select c.id, null, c.name, 'alias', 3
+                 from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'rule', 4
+                 from catalog as c where c.words = k.words order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'rule', 5
+                 from catalog as c where k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'similar', 6
+                 from catalog as c
+                where (k.equipment is null or c.equipment = k.equipment)
+                  and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
+                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
+                limit 1)) as s
+       order by s.step
+       limit 1) as r on true;
+end
+$$;
+
+ALTER FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.rezone_body_weight_days() RETURNS trigger
     LANGUAGE plpgsql
@@ -12476,12 +12654,15 @@ CREATE TABLE app.exercises (
     source text NOT NULL,
     external_id text,
     tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL,
+    aliases text[] DEFAULT '{}'::text[] NOT NULL,
     CONSTRAINT exercises_primary_muscles_check CHECK ((cardinality((primary_muscles)::text[]) >= 1)),
     CONSTRAINT exercises_priority_tier_check CHECK (((priority_tier >= 1) AND (priority_tier <= 3))),
     CONSTRAINT exercises_source_check CHECK ((source = ANY (ARRAY['builtin'::text, 'free-exercise-db'::text])))
 );
 
 ALTER TABLE app.exercises OWNER TO liftbase_owner;
+
+COMMENT ON COLUMN app.exercises.aliases IS 'Other names of the exercise (other apps'' names, common spellings), lower case: app.resolve_exercise_names';
 
 CREATE TABLE app.food_catalog_version (
     only_row boolean DEFAULT true NOT NULL,
@@ -13295,6 +13476,8 @@ CREATE UNIQUE INDEX body_metrics_client_key ON app.body_metrics USING btree (use
 CREATE INDEX body_metrics_latest_idx ON app.body_metrics USING btree (user_id, recorded_at DESC, id DESC);
 
 CREATE UNIQUE INDEX custom_meals_client_key ON app.custom_meals USING btree (user_id, client_id);
+
+CREATE INDEX exercises_aliases ON app.exercises USING gin (aliases);
 
 CREATE UNIQUE INDEX exercises_name_key ON app.exercises USING btree (lower((name)::text));
 
@@ -14462,8 +14645,17 @@ GRANT ALL ON FUNCTION app.etag(p_version text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.exercise_name_base(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_name_base(p_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_name_equipment(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_name_equipment(p_name text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_name_taken(p_user_id uuid, p_name text, p_except uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_name_words(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_name_words(p_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean, OUT exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_parameter(p_user_id uuid, p_args jsonb, p_required boolean, OUT exercise_id uuid, OUT exercise_name text) TO liftbase_api;
@@ -14491,6 +14683,9 @@ GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id u
 
 REVOKE ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) TO liftbase_api;
@@ -14773,8 +14968,8 @@ GRANT ALL ON FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) T
 REVOKE ALL ON FUNCTION app.import_whole_number(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_whole_number(p_text text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) TO liftbase_api;
@@ -14832,6 +15027,8 @@ GRANT ALL ON FUNCTION app.latest_health_metrics(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.load_exercise_aliases(p_rows jsonb) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.load_increment(p_primary_muscles text[], p_movement_pattern text, p_equipment text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.load_increment(p_primary_muscles text[], p_movement_pattern text, p_equipment text) TO liftbase_api;
@@ -15079,6 +15276,9 @@ GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.rezone_body_weight_days() FROM PUBLIC;
 

@@ -4,7 +4,8 @@ import PQ
 
 /// The catalogs Liftbase ships under sql/data, made by Scripts/derive-catalogs from the
 /// public-domain originals: the USDA SR28 foods with their household portions, and the
-/// free-exercise-db exercises (merged by name with the built-in ones). `liftbase migrate`
+/// free-exercise-db exercises (merged by name with the built-in ones); and, made by
+/// Scripts/derive-exercise-aliases, the other apps' names of those exercises. `liftbase migrate`
 /// loads each through the same SQL as `liftbase import`, and records the checksum of its
 /// files: a catalog is loaded again only when its shipped files change, so a second run
 /// changes nothing, and operator imports on top of it are kept.
@@ -17,6 +18,7 @@ struct BuiltinCatalogs {
         ("NUT_DATA.csv.gz", "usda_nut_data"), ("WEIGHT.csv.gz", "usda_weight"),
     ]
     static let exercisesFile = "free-exercise-db.json.gz"
+    static let aliasesFile = "exercise-aliases.tsv"
 
     func load() throws {
         let usda = Self.usdaFiles.map { (folder.appendingPathComponent("usda-sr28/" + $0.0), $0.1) }
@@ -37,6 +39,30 @@ struct BuiltinCatalogs {
             ).rows[0]
             print("exercises: \(result[0] ?? "0") new, \(result[1] ?? "0") updated, \(result[2] ?? "0") skipped")
         }
+        // The aliases name exercises: loaded again when either file changes.
+        let aliases = folder.appendingPathComponent(Self.aliasesFile)
+        try loadIfChanged("exercise-aliases", files: [exercises, aliases]) {
+            let rows = try Self.aliasRows(String(decoding: Data(contentsOf: aliases), as: UTF8.self))
+            let result = try database.ownerConnection().query(
+                "select r ->> 'aliases', r ->> 'exercises', r ->> 'unknown' from app.load_exercise_aliases($1::jsonb) as r",
+                [rows]
+            ).rows[0]
+            print("aliases: \(result[0] ?? "0") for \(result[1] ?? "0") exercises, \(result[2] ?? "0") naming none")
+        }
+    }
+
+    /// exercise-aliases.tsv (a header, then `alias`, `exercise`, `apps` split by tabs) as the
+    /// JSON list app.load_exercise_aliases reads: `[{"alias": ..., "exercise": ...}]`.
+    static func aliasRows(_ text: String) throws -> String {
+        var items: [[String: String]] = []
+        for line in text.split(whereSeparator: \.isNewline).dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count >= 2 else {
+                throw CommandFailure("built-in catalog exercise-aliases: a line without its exercise: \(line)")
+            }
+            items.append(["alias": String(fields[0]), "exercise": String(fields[1])])
+        }
+        return String(decoding: try JSONSerialization.data(withJSONObject: items), as: UTF8.self)
     }
 
     /// Runs `load` when the files' checksum differs from the one recorded for `name`, then

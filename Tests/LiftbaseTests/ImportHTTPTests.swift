@@ -57,18 +57,18 @@ struct ImportHTTPTests {
             #expect((push["finished_at"] as? String)?.hasPrefix("2025-03-03T08:20:00") == true)
             let exercises = try #require(push["exercises"] as? [[String: Any]])
             try #require(
-                exercises.compactMap { $0["exercise_name"] as? String } == ["Bench Press (Barbell)", "Overhead Press"]
+                exercises.compactMap { $0["exercise_name"] as? String } == ["Barbell Bench Press", "Overhead Press"]
             )
             #expect(exercises[0]["notes"] as? String == "Pause on chest,\none second")
-            // "Overhead Press" is the catalog's; "Bench Press (Barbell)" (Strong's name) became the user's own.
-            let catalog = try await client.send(.get, "/exercises?q=Overhead%20Press", token: token)
-            let overhead = (catalog["items"] as? [[String: Any]])?.first { $0["name"] as? String == "Overhead Press" }
-            #expect(overhead?["is_user_created"] as? Bool == false)
-            #expect(exercises[1]["exercise_id"] as? String == overhead?["id"] as? String)
-            let own = try await client.send(.get, "/exercises?q=Bench%20Press%20(Barbell)", token: token)
-            let bench0 = (own["items"] as? [[String: Any]])?.first { $0["name"] as? String == "Bench Press (Barbell)" }
-            #expect(bench0?["is_user_created"] as? Bool == true)
-            #expect(exercises[0]["exercise_id"] as? String == bench0?["id"] as? String)
+            // Both are the catalog's: "Overhead Press" by its name, Strong's "Bench Press (Barbell)"
+            // by its words (docs/imports.md, "How names resolve").
+            let catalog = try await client.send(.get, "/exercises?q=Press", token: token)
+            let found = try #require(catalog["items"] as? [[String: Any]])
+            for (index, name) in ["Barbell Bench Press", "Overhead Press"].enumerated() {
+                let entry = found.first { $0["name"] as? String == name }
+                #expect(entry?["is_user_created"] as? Bool == false)
+                #expect(exercises[index]["exercise_id"] as? String == entry?["id"] as? String)
+            }
             let bench = try #require(exercises[0]["sets"] as? [[String: Any]])
             #expect(bench.compactMap { $0["set_type"] as? String } == ["warmup", "working", "working"])
             #expect(bench.compactMap { ($0["rpe"] as? NSNumber)?.doubleValue } == [8, 8.5])

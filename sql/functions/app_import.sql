@@ -609,7 +609,8 @@ begin
     perform app.raise_error(400, 'malformed_import', 'The import document lacks its header, rows or file hash.');
   end if;
   if p_format = 'liftbase' then
-    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused
+    select i.imported, i.skipped_duplicates, i.errors, '[]'::jsonb as skipped, i.errors <> '[]' as refused,
+           '[]'::jsonb as exercises
       into v_result from app.import_liftbase(p_user_id, p_document, v_dry_run) as i;
   elsif p_format in ('cronometer', 'myfitnesspal') then
     v_columns := app.import_diary_columns(p_format);
@@ -618,10 +619,10 @@ begin
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
     if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused into v_result;
+             true as refused, '[]'::jsonb as exercises into v_result;
     else
       select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
-             '[]'::jsonb as skipped, d.refused
+             '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
         into v_result
         from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     end if;
@@ -637,10 +638,10 @@ begin
     v_warnings := v_rejoined.warnings;
     if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
       select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused into v_result;
+             true as refused, '[]'::jsonb as exercises into v_result;
     else
       select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
-             w.skipped, w.refused
+             w.skipped, w.refused, w.exercises
         into v_result
         from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
                                  v_strict) as w;
@@ -648,7 +649,7 @@ begin
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
-    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused, w.exercises
       into v_result from app.import_workouts(p_user_id, v_rows, v_dry_run, v_strict) as w;
   end if;
   insert into app.import_runs (user_id, format, file_sha256, dry_run, imported, skipped_duplicates, error_count)
@@ -665,8 +666,11 @@ begin
       'imported', 0, 'skipped_duplicates', 0, 'skipped', v_result.skipped, 'errors', v_result.errors,
       'warnings', v_warnings);
   end if;
+  -- A workout file also answers how each of its exercise names resolved.
   return jsonb_build_object('imported', v_result.imported, 'skipped_duplicates', v_result.skipped_duplicates,
-                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings);
+                            'skipped', v_result.skipped, 'errors', v_result.errors, 'warnings', v_warnings)
+         || case when p_format in ('strong', 'hevy', 'fitnotes') then jsonb_build_object('exercises', v_result.exercises)
+                 else '{}' end;
 end
 $$;
 

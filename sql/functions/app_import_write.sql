@@ -187,7 +187,7 @@ $$;
 -- p_dry_run; the answer is the same.
 create or replace function app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean,
   p_strict boolean, out imported integer, out skipped_duplicates integer, out errors jsonb, out skipped jsonb,
-  out refused boolean)
+  out refused boolean, out exercises jsonb)
 language plpgsql
 as $$
 declare
@@ -215,6 +215,7 @@ begin
   skipped_duplicates := 0;
   skipped := '[]';
   refused := false;
+  exercises := '[]';
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message', r.problem) order by r.line), '[]')
     into errors from unnest(p_rows) as r where r.problem is not null;
   select coalesce(jsonb_agg(jsonb_build_object('line', r.line, 'message',
@@ -234,6 +235,19 @@ begin
     from unnest(v_rows) as r
    where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
   skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
+  -- Each name of the file resolved once (app.resolve_exercise_names): the answer says to
+  -- what and how, and each row takes the name of the exercise it resolved to.
+  select coalesce(jsonb_agg(jsonb_build_object('name', r.name, 'exercise_name', coalesce(r.exercise_name, r.name),
+                                               'exercise_id', r.exercise_id, 'user_exercise_id', r.user_exercise_id,
+                                               'how', r.how) order by lower(r.name)), '[]')
+    into exercises
+    from app.resolve_exercise_names(p_user_id, array(select distinct r.exercise_name from unnest(v_rows) as r)) as r;
+  select coalesce(array_agg(case when m.exercise_name is null or m.exercise_name = r.exercise_name then r
+                                 else jsonb_populate_record(r, jsonb_build_object('exercise_name', m.exercise_name)) end
+                            order by r.line), '{}')
+    into v_new
+    from unnest(v_new) as r
+    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text) on lower(m.name) = lower(btrim(r.exercise_name));
   v_new := app.import_rows_to_variants(p_user_id, v_new);
   -- At most two tries: the second without the rows the first found refused.
   for v_try in 1 .. 2 loop
@@ -392,19 +406,21 @@ $$;
 -- equipment, primary_muscles, secondary_muscles}]: one per name that resolves to no
 -- exercise yet, under the name as first written, of its type (p_exercise_keys,
 -- p_tracking_types). A variant ("Plank (reps)") takes the category, equipment and muscles
--- of the exercise it varies, so volume and analytics count it; any other new name starts
--- as strength work with equipment other.
+-- of the exercise it varies, so volume and analytics count it; any other new name what its
+-- words say of it (app.exercise_traits_from_name: a curl works the biceps). PL/pgSQL: Citus cannot plan a SQL function whose
+-- parameters filter a distributed table.
 create or replace function app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[],
   p_exercise_keys text[], p_tracking_types text[])
 returns jsonb
-language sql
-volatile
+language plpgsql
 as $$
+begin
+  return (
   select coalesce(jsonb_agg(jsonb_build_object(
            'id', gen_random_uuid(), 'name', n.name, 'tracking_type', t.tracking_type,
-           'category', coalesce(c.category, o.category, 'strength'), 'mechanic', coalesce(c.mechanic, o.mechanic),
-           'equipment', coalesce(c.equipment, o.equipment, 'other'),
-           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, '{}'),
+           'category', coalesce(c.category, o.category, f.category), 'mechanic', coalesce(c.mechanic, o.mechanic),
+           'equipment', coalesce(c.equipment, o.equipment, f.equipment),
+           'primary_muscles', coalesce(c.primary_muscles, o.primary_muscles, f.primary_muscles),
            'secondary_muscles', coalesce(c.secondary_muscles, o.secondary_muscles, '{}'))), '[]')
     from (select distinct on (lower(r.exercise_name)) r.exercise_name as name
             from unnest(p_rows) as r order by lower(r.exercise_name), r.line) as n
@@ -415,7 +431,9 @@ as $$
                         substring(n.name from '^(.*) \([^()]*\)$'))) as b on n.name ~ ' \([^()]*\)$'
     left join app.exercises as c on c.id = b.exercise_id
     left join app.user_exercises as o on o.user_id = p_user_id and o.id = b.user_exercise_id
-   where x.exercise_id is null and x.user_exercise_id is null
+   cross join lateral app.exercise_traits_from_name(n.name) as f
+   where x.exercise_id is null and x.user_exercise_id is null);
+end
 $$;
 
 grant execute on function

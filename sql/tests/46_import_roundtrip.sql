@@ -94,7 +94,7 @@ select is((select jsonb_agg(jsonb_build_object('exercise', e ->> 'exercise_name'
   'the next targets use the carried state: squat 100 + 5 kg after a hit, bench press held (80.5 kg on 2.5 kg steps) after a miss');
 
 -- The import keys came along: the same files add nothing to the moved account.
-select is(pg_temp.call('import_strong', 'copy', (select body from files where format = 'strong')),
+select is(pg_temp.call('import_strong', 'copy', (select body from files where format = 'strong')) - 'exercises',
   '{"imported": 0, "skipped_duplicates": 2, "skipped": [], "errors": [], "warnings": []}', 'the Strong file imported before the move is recognised after it');
 select is(pg_temp.call('import_cronometer', 'copy', (select body from files where format = 'cronometer')),
   '{"imported": 0, "skipped_duplicates": 2, "skipped": [], "errors": [], "warnings": []}', 'so are the Cronometer servings');

@@ -116,7 +116,7 @@ create temporary table strong_file as
 select ok((select text like '%Treadmill Run,1,0,0,5,1500,,,,,,%' and text like '%Assisted Pull-Up,1,0,8,0,0,,,,20,,%'
                   and text like '%Dumbbell Curl,1,12,10,0,0,,,,,1,%' and text like '%Triceps Pushdown,1,25,12,0,0,,,,,1,90%' from csv),
   'workouts.csv writes distance in km, seconds, the assistance, the superset and the rest after it');
-select is(pg_temp.call('import_strong', 'strong', (select body from strong_file)),
+select is(pg_temp.call('import_strong', 'strong', (select body from strong_file)) - 'exercises',
   '{"imported": 11, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}', 'a fresh account reads it back with the Strong importer');
 reset role;
 select is(pg_temp.workout('strong', 'strong|%'), pg_temp.workout('source', 'hevy|%'),

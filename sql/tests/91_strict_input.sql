@@ -230,7 +230,7 @@ select n, replace(rtrim(l, E'\r\n'), ',', '|') as line
 select is((select count(*) from strong_lines where array_length(string_to_array(line, '|'), 1) <> 15), 0::bigint,
   'every row of workouts.csv has the 15 fields of its header');
 select is(pg_temp.call('import_strong', 'a', pg_temp.csv((select string_to_array(line, '|') from strong_lines where n = 1),
-            variadic (select array_agg(line order by n) from strong_lines where n > 1))),
+            variadic (select array_agg(line order by n) from strong_lines where n > 1))) - 'exercises',
   '{"imported": 2, "skipped_duplicates": 0, "skipped": [], "errors": [], "warnings": []}',
   'the workouts.csv of a session saved without a name imports back through /import/strong');
 select is((select name from app.training_sessions where user_id = (select user_id from tokens where name = 'a')

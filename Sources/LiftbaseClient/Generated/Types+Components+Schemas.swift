@@ -1959,6 +1959,67 @@ extension Components {
                 case version
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ImportExercise`.
+        public struct ImportExercise: Codable, Hashable, Sendable {
+            /// The catalog exercise, when it resolved to one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/exercise_id`.
+            public var exerciseId: Swift.String?
+            /// The name of the exercise its sets land on (the name itself for a new one).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/exercise_name`.
+            public var exerciseName: Swift.String
+            /// exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/how`.
+            @frozen public enum HowPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case exact = "exact"
+                case alias = "alias"
+                case rule = "rule"
+                case similar = "similar"
+                case new = "new"
+            }
+            /// exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/how`.
+            public var how: Components.Schemas.ImportExercise.HowPayload
+            /// The name as the file writes it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/name`.
+            public var name: Swift.String
+            /// The user's own exercise it matched; null for a new one (made by the import) and for a catalog one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportExercise/user_exercise_id`.
+            public var userExerciseId: Swift.String?
+            /// Creates a new `ImportExercise`.
+            ///
+            /// - Parameters:
+            ///   - exerciseId: The catalog exercise, when it resolved to one.
+            ///   - exerciseName: The name of the exercise its sets land on (the name itself for a new one).
+            ///   - how: exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            ///   - name: The name as the file writes it.
+            ///   - userExerciseId: The user's own exercise it matched; null for a new one (made by the import) and for a catalog one.
+            public init(
+                exerciseId: Swift.String? = nil,
+                exerciseName: Swift.String,
+                how: Components.Schemas.ImportExercise.HowPayload,
+                name: Swift.String,
+                userExerciseId: Swift.String? = nil
+            ) {
+                self.exerciseId = exerciseId
+                self.exerciseName = exerciseName
+                self.how = how
+                self.name = name
+                self.userExerciseId = userExerciseId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case exerciseId = "exercise_id"
+                case exerciseName = "exercise_name"
+                case how
+                case name
+                case userExerciseId = "user_exercise_id"
+            }
+        }
         /// The file was refused whole and nothing was imported: a required column is missing, most rows cannot be read, or (with strict=true) any row has a problem; a Liftbase document with any problem. Every bad line is listed at once.
         ///
         /// - Remark: Generated from `#/components/schemas/ImportFailure`.
@@ -2066,6 +2127,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ImportResult/errors`.
             public var errors: [Components.Schemas.ImportProblem]
+            /// Workout files (Strong, Hevy, FitNotes): each exercise name of the file, with the exercise it resolved to and how (docs/imports.md, "How names resolve").
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportResult/exercises`.
+            public var exercises: [Components.Schemas.ImportExercise]?
             /// Rows written (sets, diary rows; a Liftbase document counts a session or program as one).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportResult/imported`.
@@ -2086,18 +2151,21 @@ extension Components {
             ///
             /// - Parameters:
             ///   - errors: Rows left out because they cannot be read (a date that is no date, 10.5 reps) or a value rule refuses them (3310 reps); every other row is imported. Empty for a Liftbase document, which is imported whole or refused.
+            ///   - exercises: Workout files (Strong, Hevy, FitNotes): each exercise name of the file, with the exercise it resolved to and how (docs/imports.md, "How names resolve").
             ///   - imported: Rows written (sets, diary rows; a Liftbase document counts a session or program as one).
             ///   - skipped: Rows that carry no data, left out without being an error: Strong's rest-timer rows, a set that recorded no weight, reps, time or distance (an empty set, a hold of 0 s).
             ///   - skippedDuplicates: Rows of workouts (or diary rows) an earlier import stored: skipped whole.
             ///   - warnings: Rows imported with a note: blank nutrient cells counted as 0, a name put back together after an unquoted comma.
             public init(
                 errors: [Components.Schemas.ImportProblem],
+                exercises: [Components.Schemas.ImportExercise]? = nil,
                 imported: Swift.Int,
                 skipped: [Components.Schemas.ImportProblem],
                 skippedDuplicates: Swift.Int,
                 warnings: [Components.Schemas.ImportProblem]
             ) {
                 self.errors = errors
+                self.exercises = exercises
                 self.imported = imported
                 self.skipped = skipped
                 self.skippedDuplicates = skippedDuplicates
@@ -2105,6 +2173,7 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case errors
+                case exercises
                 case imported
                 case skipped
                 case skippedDuplicates = "skipped_duplicates"

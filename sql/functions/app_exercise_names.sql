@@ -1,0 +1,207 @@
+-- One identity per exercise: how a name that people or other apps write ("Bench Press
+-- (Barbell)", "Pull Up", "Flat Barbell Bench Press") finds the catalog's exercise, and what
+-- a name that finds none is (docs/imports.md, "How names resolve").
+
+-- The words of an exercise name, to tell two spellings of one name from two names: lower
+-- case, `&` as "and", apostrophes dropped, every other character that is no letter or
+-- digit a space; a plural as its singular (presses → press, crunches → crunch, and a word
+-- of more than three letters that ends in one s without it: raises → raise, biceps →
+-- bicep; press stays); the little words (a, an, and, of, on, the, with) left
+-- out; each word once, sorted. "Pull-Up" and "Pull Up" are {pull, up}; "Bench Press
+-- (Barbell)" and "Barbell Bench Press" are {barbell, bench, press}.
+create or replace function app.exercise_name_words(p_name text)
+returns text[]
+language sql
+immutable
+parallel safe
+as $$
+  select coalesce(array_agg(distinct w.word order by w.word), '{}')
+    from (select case when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
+                      when length(x.word) > 3 and x.word ~ '[^s]s$' then left(x.word, -1) else x.word end as word
+            from regexp_split_to_table(btrim(regexp_replace(replace(replace(lower(p_name), '&', ' and '), '''', ''),
+                                                            '[^a-z0-9]+', ' ', 'g')), ' ') as x (word)
+           where x.word not in ('', 'a', 'an', 'and', 'of', 'on', 'the', 'with')) as w
+$$;
+
+-- A name without its bracketed qualifiers: "Bench Press (Barbell)" → "Bench Press".
+create or replace function app.exercise_name_base(p_name text)
+returns text
+language sql
+immutable
+parallel safe
+as $$ select btrim(regexp_replace(regexp_replace(p_name, '\([^()]*\)', ' ', 'g'), '\s+', ' ', 'g')) $$;
+
+-- The catalog's equipment for the equipment a name's bracketed qualifier gives, as Strong
+-- and Hevy write it: (Barbell), (Dumbbell), (Cable), (Machine), (Smith Machine) and
+-- (Plate Loaded) are machines, (Band), (Bodyweight), (Kettlebell), (EZ Bar); null for a
+-- name without one ("(Assisted)", "(Weighted)" name no equipment).
+create or replace function app.exercise_name_equipment(p_name text)
+returns text
+language sql
+immutable
+parallel safe
+as $$
+  select case
+    when q ~ 'smith|machine|plate loaded' then 'machine'
+    when q ~ '\mez[ -]?(curl )?bar\M|e-z' then 'e_z_curl_bar'
+    when q ~ 'barbell|trap bar|hex bar' then 'barbell'
+    when q ~ 'dumbbell' then 'dumbbell'
+    when q ~ 'cable' then 'cable'
+    when q ~ 'band' then 'bands'
+    when q ~ 'kettlebell' then 'kettlebells'
+    when q ~ 'bodyweight|body weight' then 'body_only'
+  end
+    from (select lower(string_agg(m[1], ' ')) as q from regexp_matches(p_name, '\(([^()]*)\)', 'g') as m) as x
+$$;
+
+-- What a name that matches no exercise says about itself, for the own exercise it becomes
+-- (an import's new name): its category (cardio or stretching when a word says so, else
+-- strength), its equipment (its bracketed qualifier, else a word of it, else other) and the
+-- muscles it works, by the first of these word rules that matches (the specific before the
+-- general: a leg curl works the hamstrings, any other curl the biceps). A name no rule
+-- knows has no muscles.
+create or replace function app.exercise_traits_from_name(p_name text, out category text, out equipment text,
+  out primary_muscles text[])
+language sql
+immutable
+as $$
+  select case when n ~ '\m(run|running|jog|jogging|sprint|treadmill|cycling|bike|biking|spin|elliptical|swim|swimming|walk|walking|hike|hiking|rowing|erg|stair|stairs|stairmaster|skiing|skating|jump rope|skipping|cardio|aerobics)\M'
+              then 'cardio'
+              when n ~ '\m(stretch|stretching|yoga|mobility|foam roll)' then 'stretching'
+              else 'strength' end,
+         coalesce(app.exercise_name_equipment(p_name),
+                  case when n ~ 'smith|machine' then 'machine' when n ~ '\mez[ -]?bar|e-z' then 'e_z_curl_bar'
+                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell' when n ~ 'cable' then 'cable'
+                       when n ~ 'kettlebell' then 'kettlebells' when n ~ '\mbands?\M' then 'bands' else 'other' end),
+         coalesce((select r.muscles from (values
+           (1, '\m(leg curl|hamstring|nordic|glute[ -]ham)', array['hamstrings']),
+           (2, '\m(wrist|forearm|farmer|gripper|grip strength|hand grip)', array['forearms']),
+           (3, '\m(calf|calves)\M', array['calves']),
+           (4, '\mshrug', array['traps']),
+           (5, '\mneck\M', array['neck']),
+           (6, '\mabduct', array['abductors']),
+           (7, '\madduct', array['adductors']),
+           (8, '\m(tricep|triceps|pushdown|push down|skull ?crusher|close[ -]grip bench)', array['triceps']),
+           (9, '\m(hip thrust|glute|bridge|kickback|donkey kick|fire hydrant)', array['glutes']),
+           (10, '\m(leg extension|squat|leg press|lunge|step[ -]?up|sissy|wall sit|hack)', array['quadriceps']),
+           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)', array['hamstrings', 'lower back']),
+           (12, '\mcurl', array['biceps']),
+           (13, '\m(pallof|crunch|plank|sit[ -]?up|abs?\M|ab wheel|leg raise|knee raise|twist|hollow|v[ -]up|toes to bar|wood ?chop|side bend|core|oblique|rollout|mountain climber|dead bug|bird dog|l[ -]sit)', array['abdominals']),
+           (14, '\m(bench|chest|fly|flye|flyes|pec|push[ -]?up|dip|dips)\M', array['chest']),
+           (15, '\m(shoulder|overhead press|military|lateral raise|front raise|arnold|rear delt|delt|face pull|upright row|ohp)', array['shoulders']),
+           (16, '\m(pulldown|pull down|pull[ -]?up|chin[ -]?up|lat)\M', array['lats']),
+           (17, '\m(row|rows|rowing)\M', array['middle back', 'lats']),
+           (18, '\m(press|raise)\M', array['shoulders']),
+           (19, '\m(run|running|jog|sprint|walk|walking|hike|hiking|stair|stairs|cycling|bike|biking|spin|elliptical|skiing|skating|jump rope|skipping|burpee|jumping jack|box jump)', array['quadriceps']),
+           (20, '\m(swim|swimming|climb|climbing)', array['lats'])) as r (k, pattern, muscles)
+            where n ~ r.pattern order by r.k limit 1), '{}')
+    from (select lower(p_name) as n) as x
+$$;
+
+-- Each name resolved to an exercise, and how (exact, alias, rule, similar, new), once per
+-- name (case-insensitive), by the first step that finds one:
+--   exact    the catalog's exercise of that name, then the user's own (as every request
+--            resolves a name, app.resolve_exercise);
+--   alias    a catalog exercise that has the name among its aliases (other apps' names for
+--            it, sql/data/exercise-aliases.tsv);
+--   rule     a catalog exercise of the same words in any order (app.exercise_name_words:
+--            "Pull Up" is "Pull-Up", "Squat (Barbell)" is "Barbell Squat"), or of the words
+--            of the name without its bracketed qualifier and of the equipment the qualifier
+--            gives ("Lat Pulldown (Cable)" is the cable "Lat Pulldown");
+--   similar  the catalog exercise whose words are most alike (trigram similarity of the
+--            words, at least 0.8), of the qualifier's equipment when the name gives one;
+--   new      none: the name becomes an own exercise (app.exercise_traits_from_name).
+-- Among several candidates of a step, the built-in (curated) entry, then the shortest name.
+-- PL/pgSQL: Citus cannot plan a SQL function whose parameters filter a distributed table.
+create or replace function app.resolve_exercise_names(p_user_id uuid, p_names text[])
+returns table (name text, exercise_id uuid, user_exercise_id uuid, exercise_name text, how text)
+language plpgsql
+stable
+as $$
+begin
+  return query
+  with names as (
+    select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
+           app.exercise_name_words(n.name) as words,
+           app.exercise_name_words(app.exercise_name_base(n.name)) as base_words,
+           app.exercise_name_equipment(n.name) as equipment
+      from unnest(p_names) as n (name)
+     where btrim(n.name) <> ''
+     order by lower(btrim(n.name)), n.name),
+  catalog as materialized (
+    select e.id, e.name::text as name, e.equipment, e.source = 'builtin' as curated, e.aliases,
+           app.exercise_name_words(e.name) as words, array_to_string(app.exercise_name_words(e.name), ' ') as word_text
+      from app.exercises as e)
+  select k.name, r.exercise_id, r.user_exercise_id, r.exercise_name, coalesce(r.how, 'new')
+    from names as k
+    left join lateral (
+      select s.exercise_id, s.user_exercise_id, s.exercise_name, s.how
+        from ((select c.id as exercise_id, null::uuid as user_exercise_id, c.name as exercise_name, 'exact' as how, 1 as step
+                 from catalog as c where lower(c.name) = k.key limit 1)
+              union all
+              (select null, u.id, u.name::text, 'exact', 2
+                 from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = k.key limit 1)
+              union all
+              (select c.id, null, c.name, 'alias', 3
+                 from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'rule', 4
+                 from catalog as c where c.words = k.words order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'rule', 5
+                 from catalog as c where k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                order by c.curated desc, length(c.name), c.name limit 1)
+              union all
+              (select c.id, null, c.name, 'similar', 6
+                 from catalog as c
+                where (k.equipment is null or c.equipment = k.equipment)
+                  and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
+                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
+                limit 1)) as s
+       order by s.step
+       limit 1) as r on true;
+end
+$$;
+
+-- The aliases of the built-in catalog (sql/data/exercise-aliases.tsv: alias, exercise,
+-- apps), as `liftbase migrate` loads them with the built-in catalogs: each exercise's
+-- aliases become the lower-case aliases the file gives it, every other exercise's none.
+-- An alias naming an exercise the catalog lacks (a catalog loaded without the shipped
+-- exercises) is left out and counted. Returns {"aliases": n, "exercises": n, "unknown": n}.
+create or replace function app.load_exercise_aliases(p_rows jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_exercises integer;
+  v_aliases integer;
+  v_unknown integer;
+begin
+  with given as (
+    select distinct lower(btrim(r ->> 'alias')) as alias, lower(btrim(r ->> 'exercise')) as exercise
+      from jsonb_array_elements(p_rows) as r),
+  per_exercise as (
+    select e.id, array_agg(g.alias order by g.alias) as aliases
+      from given as g join app.exercises as e on lower(e.name) = g.exercise
+     group by e.id)
+  update app.exercises as e
+     set aliases = coalesce(p.aliases, '{}')
+    from app.exercises as x
+    left join per_exercise as p on p.id = x.id
+   where x.id = e.id and e.aliases is distinct from coalesce(p.aliases, '{}');
+  select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
+    into v_exercises, v_aliases from app.exercises as e;
+  select count(*) into v_unknown
+    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r) as g
+   where not exists (select from app.exercises as e where lower(e.name) = g.exercise);
+  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown);
+end
+$$;
+
+grant execute on function
+  app.exercise_name_words(text),
+  app.exercise_name_base(text),
+  app.exercise_name_equipment(text),
+  app.exercise_traits_from_name(text),
+  app.resolve_exercise_names(uuid, text[])
+to liftbase_api;
