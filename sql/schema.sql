@@ -1325,6 +1325,18 @@ $$;
 
 ALTER FUNCTION api.exercise_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.exercise_merge(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'), app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
+end
+$$;
+
+ALTER FUNCTION api.exercise_merge(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -1447,9 +1459,17 @@ begin
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
-                                + case when lower(v.name) like v_q || '%' then 1 else 0 end end as rank
+                                + case when lower(v.name) like v_q || '%' then 1 else 0 end
+                                -- The query is another name of the exercise (`bench press`, `ohp`).
+                                + case when c.aliases @> array[v_q] then 2 else 0 end
+                                -- A curated entry with every word of the query ranks above the
+                                -- public list's variants of it.
+                                + case when c.source = 'builtin' and word_similarity(v_q, lower(v.name)) = 1 then 1.5
+                                       else 0 end end as rank
             from app.visible_exercises(v_user_id) as v
-           where (v_q is null or lower(v.name) like '%' || v_q || '%' or v_q <% lower(v.name) or lower(v.name) % v_q)
+            left join app.exercises as c on c.id = v.id
+           where (v_q is null or lower(v.name) like '%' || v_q || '%' or v_q <% lower(v.name) or lower(v.name) % v_q
+                  or c.aliases @> array[v_q])
              and (p_args ->> 'muscle' is null or p_args ->> 'muscle' = any (v.primary_muscles || v.secondary_muscles))
              and (p_args ->> 'equipment' is null or v.equipment = p_args ->> 'equipment')
              and (p_args ->> 'category' is null or v.category = p_args ->> 'category')
@@ -3504,7 +3524,7 @@ begin
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = e.id and e.tracking_type = 'weight_reps'
+       where se.user_id = p_user_id and se.exercise_id = any (coalesce(nullif(e.family, '{}'), array[e.id])) and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
@@ -3762,6 +3782,8 @@ CREATE FUNCTION app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date,
     LANGUAGE plpgsql STABLE
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+declare
+  v_family uuid[] := app.exercise_family(p_exercise_id);
 begin
   -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
   -- object by object.
@@ -3776,7 +3798,7 @@ begin
      select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
        from app.session_exercises as e
       where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
-        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+        and (e.exercise_id = any (v_family) or e.user_exercise_id = p_exercise_id)
       order by e.best_e1rm_kg desc, e.position
       limit 1) as b
    where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
@@ -3981,6 +4003,16 @@ CREATE FUNCTION app.etag(p_version text) RETURNS text
     AS $$ select '"' || p_version || '"' $$;
 
 ALTER FUNCTION app.etag(p_version text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.exercise_family(p_id uuid) RETURNS uuid[]
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return coalesce((select nullif(e.family, '{}') from app.exercises as e where e.id = p_id), array[p_id]);
+end
+$$;
+
+ALTER FUNCTION app.exercise_family(p_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -7424,6 +7456,15 @@ begin
   end loop;
   select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
     from jsonb_array_elements(errors) with ordinality as e (item, n);
+  -- A name that became an own exercise is answered with its id, once it is written.
+  if not p_dry_run then
+    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
+                                   then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end
+                              order by x.k), '[]')
+      into exercises
+      from jsonb_array_elements(exercises) with ordinality as x (item, k)
+      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text) on lower(n.name) = lower(x.item ->> 'name');
+  end if;
 end
 $$;
 
@@ -7873,6 +7914,25 @@ begin
     from app.exercises as x
     left join per_exercise as p on p.id = x.id
    where x.id = e.id and e.aliases is distinct from coalesce(p.aliases, '{}');
+  with near_duplicates as (
+    select c.id as head, d.id as member
+      from jsonb_array_elements(p_rows) as r
+      join app.exercises as c on lower(c.name) = lower(btrim(r ->> 'exercise'))
+      join app.exercises as d on lower(d.name) = lower(btrim(r ->> 'alias'))
+     where 'common' = any (string_to_array(r ->> 'sources', ',')) and d.id <> c.id),
+  members as (
+    select n.head, n.member from near_duplicates as n
+    union
+    select n.head, n.head from near_duplicates as n),
+  families as (
+    select m.member, array_agg(f.member order by f.member) as family
+      from members as m join members as f on f.head = m.head
+     group by m.member)
+  update app.exercises as e
+     set family = coalesce(f.family, '{}')
+    from app.exercises as x
+    left join families as f on f.member = x.id
+   where x.id = e.id and e.family is distinct from coalesce(f.family, '{}');
   select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
     into v_exercises, v_aliases from app.exercises as e;
   select count(*) into v_unknown
@@ -8001,6 +8061,118 @@ CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
     AS $$ select array_position(array['breakfast', 'lunch', 'dinner', 'snack'], p_meal_type) $$;
 
 ALTER FUNCTION app.meal_order(p_meal_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_from record;
+  v_into record;
+  v_into_exercise_id uuid;
+  v_into_user_exercise_id uuid;
+  v_misfit_sets bigint;
+  v_misfit_plans bigint;
+  v_sessions integer;
+  v_plans integer;
+  v_states integer := 0;
+  v_exclusions integer;
+  v_alias text;
+begin
+  select v.* into v_from from app.visible_exercises(p_user_id) as v where v.id = p_from;
+  if v_from.id is null then
+    perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
+  end if;
+  select v.* into v_into from app.visible_exercises(p_user_id) as v where v.id = p_into;
+  perform app.raise_if_invalid(jsonb_build_object('into_id',
+    case when p_into is null then 'is required'
+         when v_into.id is null then 'is not a known exercise'
+         when p_into = p_from then 'is the exercise itself' end));
+  v_into_exercise_id := case when not v_into.is_user_created then v_into.id end;
+  v_into_user_exercise_id := case when v_into.is_user_created then v_into.id end;
+
+  select count(*) into v_misfit_sets
+    from app.session_exercises as e
+    join app.session_sets as s on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
+   where e.user_id = p_user_id and (e.exercise_id = p_from or e.user_exercise_id = p_from)
+     and not app.set_fits(v_into.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m);
+  select count(*) into v_misfit_plans
+    from app.plan_exercises as p
+   where p.user_id = p_user_id and (p.exercise_id = p_from or p.user_exercise_id = p_from)
+     and app.target_fit_problems(v_into.tracking_type,
+           app.set_measures(p.weight_kg, p.assistance_kg, p.reps, p.duration_seconds, p.distance_m)
+           || case when p.reps_max is not null then array['reps_max'] else '{}' end) <> '{}';
+  if v_misfit_sets > 0 or v_misfit_plans > 0 then
+    perform app.raise_error_with(409, 'tracking_type_conflict',
+      format('%s of %s do not fit %s, which is tracked as %s.',
+             concat_ws(' and ', case when v_misfit_sets > 0 then v_misfit_sets || ' set(s)' end,
+                       case when v_misfit_plans > 0 then v_misfit_plans || ' plan target(s)' end),
+             v_from.name, v_into.name, v_into.tracking_type),
+      jsonb_build_object('sets', v_misfit_sets, 'plan_targets', v_misfit_plans));
+  end if;
+  if not v_from.is_user_created and exists (
+       select from app.programs as g
+         join app.program_sessions as s on s.user_id = g.user_id and s.program_id = g.id
+         join app.template_exercises as t on t.template_id = any (s.templates)
+        where g.user_id = p_user_id and g.status = 'active' and t.exercise_id = p_from) then
+    perform app.raise_error(409, 'exercise_in_program',
+      format('Your active program prescribes %s: it keeps its progression, so it cannot be merged away.', v_from.name));
+  end if;
+
+  update app.session_exercises
+     set exercise_id = v_into_exercise_id, user_exercise_id = v_into_user_exercise_id, exercise_name = v_into.name
+   where user_id = p_user_id and (exercise_id = p_from or user_exercise_id = p_from);
+  get diagnostics v_sessions = row_count;
+  update app.plan_exercises
+     set exercise_id = v_into_exercise_id, user_exercise_id = v_into_user_exercise_id, exercise_name = v_into.name
+   where user_id = p_user_id and (exercise_id = p_from or user_exercise_id = p_from);
+  get diagnostics v_plans = row_count;
+  -- Progression state is kept per catalog exercise: a program that has none for p_into
+  -- takes p_from's; one that has both keeps p_into's.
+  if not v_from.is_user_created then
+    if v_into_exercise_id is not null then
+      update app.program_exercise_state as st set exercise_id = v_into_exercise_id
+       where st.user_id = p_user_id and st.exercise_id = p_from
+         and not exists (select from app.program_exercise_state as o
+                          where o.user_id = st.user_id and o.program_id = st.program_id and o.exercise_id = v_into_exercise_id);
+      get diagnostics v_states = row_count;
+    end if;
+    delete from app.program_exercise_state as st where st.user_id = p_user_id and st.exercise_id = p_from;
+  end if;
+  update app.user_exclusions as x
+     set exercise_ids = array(select distinct case when i = p_from then p_into else i end from unnest(x.exercise_ids) as i),
+         updated_at = now()
+   where x.user_id = p_user_id and p_from = any (x.exercise_ids);
+  get diagnostics v_exclusions = row_count;
+
+  -- Names merged into p_from before now lead to p_into, and so does p_from's own name.
+  v_alias := lower(btrim(v_from.name));
+  update app.exercise_name_aliases
+     set exercise_id = v_into_exercise_id, user_exercise_id = v_into_user_exercise_id
+   where user_id = p_user_id and (exercise_id = p_from or user_exercise_id = p_from);
+  insert into app.exercise_name_aliases as a (user_id, alias, exercise_id, user_exercise_id)
+  select u.user_id, v_alias, v_into_exercise_id, v_into_user_exercise_id
+    from app.user_settings as u where u.user_id = p_user_id
+  on conflict (user_id, alias) do update
+     set exercise_id = excluded.exercise_id, user_exercise_id = excluded.user_exercise_id, created_at = excluded.created_at;
+  -- The into exercise's own name needs no alias.
+  delete from app.exercise_name_aliases where user_id = p_user_id and alias = lower(btrim(v_into.name));
+  if v_from.is_user_created then
+    delete from app.user_exercises where user_id = p_user_id and id = p_from;
+  end if;
+
+  return jsonb_build_object(
+    'exercise', app.exercise_json(v_into.id, v_into.name, v_into.category, v_into.mechanic, v_into.equipment,
+                                  v_into.primary_muscles, v_into.secondary_muscles, v_into.priority_tier,
+                                  v_into.competition_lift, v_into.movement_pattern, v_into.is_user_created,
+                                  v_into.tracking_type),
+    'moved', jsonb_build_object('sessions', v_sessions, 'plans', v_plans, 'program_states', v_states,
+                                'exclusions', v_exclusions),
+    'alias', v_alias,
+    'deleted', v_from.is_user_created);
+end
+$$;
+
+ALTER FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.metrics_explanations(p_metrics app.health_metrics) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -9565,7 +9737,22 @@ ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_i
 CREATE FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) RETURNS TABLE(name text, exercise_id uuid, user_exercise_id uuid, exercise_name text, how text)
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  v_keys text[] := array(select distinct lower(btrim(n.name)) from unnest(p_names) as n (name));
+  v_own jsonb;
+  v_merged jsonb;
 begin
+  select coalesce(jsonb_object_agg(lower(u.name), jsonb_build_object('id', u.id, 'name', u.name)), '{}')
+    into v_own
+    from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = any (v_keys);
+  select coalesce(jsonb_object_agg(a.alias, jsonb_build_object('exercise_id', a.exercise_id,
+                                                               'user_exercise_id', a.user_exercise_id,
+                                                               'name', coalesce(e.name::text, u.name::text))), '{}')
+    into v_merged
+    from app.exercise_name_aliases as a
+    left join app.exercises as e on e.id = a.exercise_id
+    left join app.user_exercises as u on u.user_id = a.user_id and u.id = a.user_exercise_id
+   where a.user_id = p_user_id and a.alias = any (v_keys);
   return query
   with names as (
     select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
@@ -9583,11 +9770,16 @@ begin
     from names as k
     left join lateral (
       select s.exercise_id, s.user_exercise_id, s.exercise_name, s.how
-        from ((select c.id as exercise_id, null::uuid as user_exercise_id, c.name as exercise_name, 'exact' as how, 1 as step
+        from ((select app.read_uuid(v_merged -> k.key, 'exercise_id') as exercise_id,
+                      app.read_uuid(v_merged -> k.key, 'user_exercise_id') as user_exercise_id,
+                      v_merged -> k.key ->> 'name' as exercise_name, 'alias' as how, 0 as step
+                where v_merged ? k.key)
+              union all
+              (select c.id, null::uuid, c.name, 'exact', 1
                  from catalog as c where lower(c.name) = k.key limit 1)
               union all
-              (select null, u.id, u.name::text, 'exact', 2
-                 from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = k.key limit 1)
+              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 2
+                where v_own ? k.key)
               union all
               (select c.id, null, c.name, 'alias', 3
                  from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
@@ -12625,6 +12817,22 @@ CREATE TABLE app.equipment (
 
 ALTER TABLE app.equipment OWNER TO liftbase_owner;
 
+CREATE TABLE app.exercise_name_aliases (
+    user_id uuid NOT NULL,
+    alias text NOT NULL,
+    exercise_id uuid,
+    user_exercise_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT exercise_name_aliases_lower_case CHECK (((alias = lower(btrim(alias))) AND (alias <> ''::text))),
+    CONSTRAINT exercise_name_aliases_one_exercise CHECK (((exercise_id IS NULL) <> (user_exercise_id IS NULL)))
+);
+
+ALTER TABLE ONLY app.exercise_name_aliases FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.exercise_name_aliases OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.exercise_name_aliases IS 'Names a user merged into another exercise (POST /exercises/{id}/merge): their imports of the name land there';
+
 CREATE TABLE app.exercise_records (
     user_id uuid NOT NULL,
     exercise_key uuid NOT NULL,
@@ -12655,6 +12863,7 @@ CREATE TABLE app.exercises (
     external_id text,
     tracking_type app.tracking_type DEFAULT 'weight_reps'::text NOT NULL,
     aliases text[] DEFAULT '{}'::text[] NOT NULL,
+    family uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     CONSTRAINT exercises_primary_muscles_check CHECK ((cardinality((primary_muscles)::text[]) >= 1)),
     CONSTRAINT exercises_priority_tier_check CHECK (((priority_tier >= 1) AND (priority_tier <= 3))),
     CONSTRAINT exercises_source_check CHECK ((source = ANY (ARRAY['builtin'::text, 'free-exercise-db'::text])))
@@ -12663,6 +12872,8 @@ CREATE TABLE app.exercises (
 ALTER TABLE app.exercises OWNER TO liftbase_owner;
 
 COMMENT ON COLUMN app.exercises.aliases IS 'Other names of the exercise (other apps'' names, common spellings), lower case: app.resolve_exercise_names';
+
+COMMENT ON COLUMN app.exercises.family IS 'The catalog entries that are the same lift as this one (its near-duplicates and the entry they duplicate), this one among them; empty when none: app.exercise_family';
 
 CREATE TABLE app.food_catalog_version (
     only_row boolean DEFAULT true NOT NULL,
@@ -13321,6 +13532,9 @@ ALTER TABLE ONLY app.equipment
 ALTER TABLE ONLY app.equipment
     ADD CONSTRAINT equipment_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY app.exercise_name_aliases
+    ADD CONSTRAINT exercise_name_aliases_pkey PRIMARY KEY (user_id, alias);
+
 ALTER TABLE ONLY app.exercise_records
     ADD CONSTRAINT exercise_records_pkey PRIMARY KEY (user_id, exercise_key);
 
@@ -13815,6 +14029,15 @@ ALTER TABLE ONLY app.custom_meal_items
 ALTER TABLE ONLY app.custom_meals
     ADD CONSTRAINT custom_meals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.exercise_name_aliases
+    ADD CONSTRAINT exercise_name_aliases_exercise_id_fkey FOREIGN KEY (exercise_id) REFERENCES app.exercises(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.exercise_name_aliases
+    ADD CONSTRAINT exercise_name_aliases_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.exercise_name_aliases
+    ADD CONSTRAINT exercise_name_aliases_user_id_user_exercise_id_fkey FOREIGN KEY (user_id, user_exercise_id) REFERENCES app.user_exercises(user_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.exercise_records
     ADD CONSTRAINT exercise_records_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -13990,6 +14213,8 @@ ALTER TABLE app.custom_meals ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY delivery ON app.webhook_queue TO liftbase_owner USING (true) WITH CHECK (true);
 
+ALTER TABLE app.exercise_name_aliases ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.exercise_records ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.favorites ENABLE ROW LEVEL SECURITY;
@@ -14013,6 +14238,8 @@ CREATE POLICY own_rows ON app.body_weight_days USING ((user_id = ( SELECT app.cu
 CREATE POLICY own_rows ON app.custom_meal_items USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.custom_meals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.exercise_name_aliases USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.exercise_records USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -14265,6 +14492,9 @@ GRANT ALL ON FUNCTION api.exercise_create(p_token text, p_body jsonb, p_args jso
 
 REVOKE ALL ON FUNCTION api.exercise_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.exercise_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.exercise_merge(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.exercise_merge(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.exercise_substitutions(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -14641,6 +14871,9 @@ GRANT ALL ON FUNCTION app.error_response(p_status integer, p_code text, p_messag
 
 REVOKE ALL ON FUNCTION app.etag(p_version text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.etag(p_version text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.exercise_family(p_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_family(p_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text, p_primary text[], p_secondary text[], p_tier integer, p_competition boolean, p_pattern text, p_user_created boolean, p_tracking_type text) TO liftbase_api;
@@ -15052,6 +15285,9 @@ GRANT ALL ON FUNCTION app.me_document_shape() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.meal_order(p_meal_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.meal_order(p_meal_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.metrics_explanations(p_metrics app.health_metrics) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.metrics_explanations(p_metrics app.health_metrics) TO liftbase_api;
@@ -15642,6 +15878,8 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_weight_days TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.custom_meal_items TO liftbase_api;
 
 GRANT SELECT ON TABLE app.equipment TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_name_aliases TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_records TO liftbase_api;
 

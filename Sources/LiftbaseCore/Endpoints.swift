@@ -146,6 +146,12 @@ public let endpoints: [Endpoint] = [
     Endpoint(.PATCH, "/exercises/{id}", function: "exercise_update", summary: "Change an own exercise"),
     Endpoint(.DELETE, "/exercises/{id}", function: "exercise_delete", status: 204, summary: "Delete an own exercise"),
     Endpoint(
+        .POST,
+        "/exercises/{id}/merge",
+        function: "exercise_merge",
+        summary: "Move everything of one exercise to another and remember its name for imports"
+    ),
+    Endpoint(
         .GET,
         "/exercises/{id}/substitutions",
         function: "exercise_substitutions",

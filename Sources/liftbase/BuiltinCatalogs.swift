@@ -51,8 +51,8 @@ struct BuiltinCatalogs {
         }
     }
 
-    /// exercise-aliases.tsv (a header, then `alias`, `exercise`, `apps` split by tabs) as the
-    /// JSON list app.load_exercise_aliases reads: `[{"alias": ..., "exercise": ...}]`.
+    /// exercise-aliases.tsv (a header, then `alias`, `exercise`, `sources` split by tabs) as the
+    /// JSON list app.load_exercise_aliases reads: `[{"alias": ..., "exercise": ..., "sources": ...}]`.
     static func aliasRows(_ text: String) throws -> String {
         var items: [[String: String]] = []
         for line in text.split(whereSeparator: \.isNewline).dropFirst() {
@@ -60,7 +60,10 @@ struct BuiltinCatalogs {
             guard fields.count >= 2 else {
                 throw CommandFailure("built-in catalog exercise-aliases: a line without its exercise: \(line)")
             }
-            items.append(["alias": String(fields[0]), "exercise": String(fields[1])])
+            items.append([
+                "alias": String(fields[0]), "exercise": String(fields[1]),
+                "sources": fields.count > 2 ? String(fields[2]) : "",
+            ])
         }
         return String(decoding: try JSONSerialization.data(withJSONObject: items), as: UTF8.self)
     }

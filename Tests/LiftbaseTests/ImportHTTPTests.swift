@@ -77,6 +77,49 @@ struct ImportHTTPTests {
         }
     }
 
+    @Test("a name that became an own exercise merges into the catalog's, and the next import of it lands there")
+    func mergeAnImportedName() async throws {
+        let csv = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps
+            2025-05-05 07:00:00,Push,Flat Bench (Comp),1,100,5
+            2025-05-05 07:00:00,Push,Bench Press (Barbell),1,80,8
+
+            """
+        try await withTestClient { client in
+            let token = try await registerUser(client, "import-merge")
+            let first = try await client.importCSV("strong", csv, token: token)
+            let names = try #require(first["exercises"] as? [[String: Any]])
+            let own = try #require(names.first { $0["name"] as? String == "Flat Bench (Comp)" })
+            #expect(own["how"] as? String == "new")
+            let ownID = try #require(own["user_exercise_id"] as? String)
+            let bench = try #require(names.first { $0["name"] as? String == "Bench Press (Barbell)" })
+            #expect(bench["exercise_name"] as? String == "Barbell Bench Press")
+            let benchID = try #require(bench["exercise_id"] as? String)
+
+            let merged = try await client.send(
+                .post,
+                "/exercises/\(ownID)/merge",
+                ["into_id": benchID],
+                token: token
+            )
+            #expect(merged.status == .ok)
+            #expect((merged["moved"] as? [String: Any])?["sessions"] as? Int == 1)
+            #expect(merged["alias"] as? String == "flat bench (comp)")
+            #expect(merged["deleted"] as? Bool == true)
+            let again = try await client.send(.post, "/exercises/\(ownID)/merge", ["into_id": benchID], token: token)
+            #expect(again.status == .notFound)
+
+            let later = try await client.importCSV(
+                "strong",
+                "Date,Workout Name,Exercise Name,Set Order,Weight,Reps\n2025-05-12 07:00:00,Push,Flat Bench (Comp),1,102.5,5\n",
+                token: token
+            )
+            let resolved = try #require((later["exercises"] as? [[String: Any]])?.first)
+            #expect(resolved["how"] as? String == "alias")
+            #expect(resolved["exercise_id"] as? String == benchID)
+        }
+    }
+
     @Test("pounds become kilograms (to 10 g), in Strong's lb column and Hevy's weight_lbs")
     func poundsToKilograms() async throws {
         let strong = try Self.fixture("strong-2019-pounds.csv")

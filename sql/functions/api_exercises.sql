@@ -1,7 +1,9 @@
 -- /exercises: the exercise library (catalog and own exercises) and substitutions.
 
 -- GET /exercises?q=&muscle=&equipment=&category=&limit=&cursor=: catalog plus the user's
--- own; q matches names by trigram similarity (typos too), best first.
+-- own; q matches names by trigram similarity (typos too) and the catalog's aliases, best
+-- first: an exercise q is another name of, then a curated entry holding q's words, above
+-- the public list's variants (`bench press` finds Barbell Bench Press first).
 create or replace function api.exercises_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -30,9 +32,17 @@ begin
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
-                                + case when lower(v.name) like v_q || '%' then 1 else 0 end end as rank
+                                + case when lower(v.name) like v_q || '%' then 1 else 0 end
+                                -- The query is another name of the exercise (`bench press`, `ohp`).
+                                + case when c.aliases @> array[v_q] then 2 else 0 end
+                                -- A curated entry with every word of the query ranks above the
+                                -- public list's variants of it.
+                                + case when c.source = 'builtin' and word_similarity(v_q, lower(v.name)) = 1 then 1.5
+                                       else 0 end end as rank
             from app.visible_exercises(v_user_id) as v
-           where (v_q is null or lower(v.name) like '%' || v_q || '%' or v_q <% lower(v.name) or lower(v.name) % v_q)
+            left join app.exercises as c on c.id = v.id
+           where (v_q is null or lower(v.name) like '%' || v_q || '%' or v_q <% lower(v.name) or lower(v.name) % v_q
+                  or c.aliases @> array[v_q])
              and (p_args ->> 'muscle' is null or p_args ->> 'muscle' = any (v.primary_muscles || v.secondary_muscles))
              and (p_args ->> 'equipment' is null or v.equipment = p_args ->> 'equipment')
              and (p_args ->> 'category' is null or v.category = p_args ->> 'category')
@@ -186,5 +196,19 @@ begin
     'goal', v_goal,
     'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
     'items', v_items - v_page.page_size);
+end
+$$;
+
+-- POST /exercises/{id}/merge {"into_id"}: everything of the user's exercise {id} (catalog or
+-- own) moves to into_id, and their later imports of its name land there
+-- (app.merge_exercise, app_exercise_merge.sql).
+create or replace function api.exercise_merge(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'), app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
 end
 $$;

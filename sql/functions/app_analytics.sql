@@ -91,7 +91,8 @@ end
 $$;
 
 -- The best estimated one-rep max of each completed session dated p_from..p_to with the
--- set it came from (kept whole per session exercise by app.refresh_session_totals), as the
+-- set it came from, of the exercise and its catalog family (app.exercise_family: its
+-- near-duplicates are the same lift) (kept whole per session exercise by app.refresh_session_totals), as the
 -- items of /analytics/e1rm, and the method every session used (or mixed). The range drives
 -- the read: each session of it looks up its own exercises (a lateral subquery by primary
 -- key), so a cached plan never starts from every session the exercise was ever trained in.
@@ -102,6 +103,8 @@ stable
 -- One plan for every user, as app.rpe_counts.
 set plan_cache_mode = force_generic_plan
 as $$
+declare
+  v_family uuid[] := app.exercise_family(p_exercise_id);
 begin
   -- Built as json and parsed into jsonb once: a fraction of the cost of building jsonb
   -- object by object.
@@ -116,7 +119,7 @@ begin
      select e.best_e1rm_kg, e.best_e1rm_method, e.best_weight_kg, e.best_reps, e.best_rpe
        from app.session_exercises as e
       where e.user_id = s.user_id and e.session_id = s.id and e.best_set_position is not null
-        and (e.exercise_id = p_exercise_id or e.user_exercise_id = p_exercise_id)
+        and (e.exercise_id = any (v_family) or e.user_exercise_id = p_exercise_id)
       order by e.best_e1rm_kg desc, e.position
       limit 1) as b
    where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;

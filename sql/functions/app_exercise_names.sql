@@ -100,6 +100,8 @@ $$;
 
 -- Each name resolved to an exercise, and how (exact, alias, rule, similar, new), once per
 -- name (case-insensitive), by the first step that finds one:
+--   alias    a name the user merged into another exercise (app.exercise_name_aliases,
+--            POST /exercises/{id}/merge): that exercise, whatever else the name is;
 --   exact    the catalog's exercise of that name, then the user's own (as every request
 --            resolves a name, app.resolve_exercise);
 --   alias    a catalog exercise that has the name among its aliases (other apps' names for
@@ -112,13 +114,30 @@ $$;
 --            words, at least 0.8), of the qualifier's equipment when the name gives one;
 --   new      none: the name becomes an own exercise (app.exercise_traits_from_name).
 -- Among several candidates of a step, the built-in (curated) entry, then the shortest name.
--- PL/pgSQL: Citus cannot plan a SQL function whose parameters filter a distributed table.
+-- The user's rows (own exercises, merged names) are read first, each by the user, so that
+-- the statement that resolves reads only the catalog: Citus runs it on the coordinator,
+-- where a join of a user's rows with others would need them co-located.
 create or replace function app.resolve_exercise_names(p_user_id uuid, p_names text[])
 returns table (name text, exercise_id uuid, user_exercise_id uuid, exercise_name text, how text)
 language plpgsql
 stable
 as $$
+declare
+  v_keys text[] := array(select distinct lower(btrim(n.name)) from unnest(p_names) as n (name));
+  v_own jsonb;
+  v_merged jsonb;
 begin
+  select coalesce(jsonb_object_agg(lower(u.name), jsonb_build_object('id', u.id, 'name', u.name)), '{}')
+    into v_own
+    from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = any (v_keys);
+  select coalesce(jsonb_object_agg(a.alias, jsonb_build_object('exercise_id', a.exercise_id,
+                                                               'user_exercise_id', a.user_exercise_id,
+                                                               'name', coalesce(e.name::text, u.name::text))), '{}')
+    into v_merged
+    from app.exercise_name_aliases as a
+    left join app.exercises as e on e.id = a.exercise_id
+    left join app.user_exercises as u on u.user_id = a.user_id and u.id = a.user_exercise_id
+   where a.user_id = p_user_id and a.alias = any (v_keys);
   return query
   with names as (
     select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
@@ -136,11 +155,16 @@ begin
     from names as k
     left join lateral (
       select s.exercise_id, s.user_exercise_id, s.exercise_name, s.how
-        from ((select c.id as exercise_id, null::uuid as user_exercise_id, c.name as exercise_name, 'exact' as how, 1 as step
+        from ((select app.read_uuid(v_merged -> k.key, 'exercise_id') as exercise_id,
+                      app.read_uuid(v_merged -> k.key, 'user_exercise_id') as user_exercise_id,
+                      v_merged -> k.key ->> 'name' as exercise_name, 'alias' as how, 0 as step
+                where v_merged ? k.key)
+              union all
+              (select c.id, null::uuid, c.name, 'exact', 1
                  from catalog as c where lower(c.name) = k.key limit 1)
               union all
-              (select null, u.id, u.name::text, 'exact', 2
-                 from app.user_exercises as u where u.user_id = p_user_id and lower(u.name) = k.key limit 1)
+              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 2
+                where v_own ? k.key)
               union all
               (select c.id, null, c.name, 'alias', 3
                  from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
@@ -164,10 +188,14 @@ end
 $$;
 
 -- The aliases of the built-in catalog (sql/data/exercise-aliases.tsv: alias, exercise,
--- apps), as `liftbase migrate` loads them with the built-in catalogs: each exercise's
+-- sources), as `liftbase migrate` loads them with the built-in catalogs: each exercise's
 -- aliases become the lower-case aliases the file gives it, every other exercise's none.
 -- An alias naming an exercise the catalog lacks (a catalog loaded without the shipped
--- exercises) is left out and counted. Returns {"aliases": n, "exercises": n, "unknown": n}.
+-- exercises) is left out and counted. An alias of the list of common names (sources
+-- "common") that is the name of another catalog entry is a near-duplicate of the exercise
+-- it names: the two are one family (app.exercises.family). Another app's name that happens
+-- to be a catalog name makes no family: only the curated list says two entries are one lift.
+-- Returns {"aliases": n, "exercises": n, "unknown": n}.
 create or replace function app.load_exercise_aliases(p_rows jsonb)
 returns jsonb
 language plpgsql
@@ -189,6 +217,25 @@ begin
     from app.exercises as x
     left join per_exercise as p on p.id = x.id
    where x.id = e.id and e.aliases is distinct from coalesce(p.aliases, '{}');
+  with near_duplicates as (
+    select c.id as head, d.id as member
+      from jsonb_array_elements(p_rows) as r
+      join app.exercises as c on lower(c.name) = lower(btrim(r ->> 'exercise'))
+      join app.exercises as d on lower(d.name) = lower(btrim(r ->> 'alias'))
+     where 'common' = any (string_to_array(r ->> 'sources', ',')) and d.id <> c.id),
+  members as (
+    select n.head, n.member from near_duplicates as n
+    union
+    select n.head, n.head from near_duplicates as n),
+  families as (
+    select m.member, array_agg(f.member order by f.member) as family
+      from members as m join members as f on f.head = m.head
+     group by m.member)
+  update app.exercises as e
+     set family = coalesce(f.family, '{}')
+    from app.exercises as x
+    left join families as f on f.member = x.id
+   where x.id = e.id and e.family is distinct from coalesce(f.family, '{}');
   select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
     into v_exercises, v_aliases from app.exercises as e;
   select count(*) into v_unknown
@@ -198,7 +245,22 @@ begin
 end
 $$;
 
+-- The ids whose history is the history of exercise p_id: its catalog family
+-- (app.exercises.family), or p_id alone (an own exercise, or one without near-duplicates).
+-- PL/pgSQL, as the other reads of this file: Citus plans a SQL function's parameterized
+-- statement badly, where PL/pgSQL keeps a plan.
+create or replace function app.exercise_family(p_id uuid)
+returns uuid[]
+language plpgsql
+stable
+as $$
+begin
+  return coalesce((select nullif(e.family, '{}') from app.exercises as e where e.id = p_id), array[p_id]);
+end
+$$;
+
 grant execute on function
+  app.exercise_family(uuid),
   app.exercise_name_words(text),
   app.exercise_name_base(text),
   app.exercise_name_equipment(text),

@@ -353,6 +353,15 @@ begin
   end loop;
   select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
     from jsonb_array_elements(errors) with ordinality as e (item, n);
+  -- A name that became an own exercise is answered with its id, once it is written.
+  if not p_dry_run then
+    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
+                                   then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end
+                              order by x.k), '[]')
+      into exercises
+      from jsonb_array_elements(exercises) with ordinality as x (item, k)
+      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text) on lower(n.name) = lower(x.item ->> 'name');
+  end if;
 end
 $$;
 

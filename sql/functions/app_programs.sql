@@ -106,7 +106,8 @@ $$;
 -- Creates the active program (ending the one there was): phases, every planned slot, and
 -- starting loads from history. A starting load is the heaviest set done as prescribed
 -- (app.counts_for_progression; 1–12 reps) of the latest completed session with the
--- exercise, converted to the first phase's target reps (Epley); without history the load
+-- exercise or its catalog family (app.exercises.family: a near-duplicate is the same lift),
+-- converted to the first phase's target reps (Epley); without history the load
 -- is left for the first log to set. Only load × reps exercises start from history: the
 -- added load of a bodyweight exercise is no load to convert by Epley.
 create or replace function app.create_program(p_user_id uuid, p_body jsonb)
@@ -165,7 +166,7 @@ begin
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = e.id and e.tracking_type = 'weight_reps'
+       where se.user_id = p_user_id and se.exercise_id = any (coalesce(nullif(e.family, '{}'), array[e.id])) and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true

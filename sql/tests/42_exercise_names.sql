@@ -3,7 +3,7 @@
 -- the built-in catalog loads, and an import that lands other apps' names on the catalog.
 begin;
 \ir support/helpers.psql
-select plan(22);
+select plan(26);
 
 select pg_temp.sign_up('names', 'names@example.com', 'names pass');
 
@@ -77,22 +77,24 @@ select is(app.load_exercise_aliases('[]') ->> 'aliases', '0', 'an empty list lea
 -- An import lands other apps' names on the catalog -----------------------------------------------------
 select app.load_exercise_aliases('[{"alias": "Bench Press (Barbell)", "exercise": "Barbell Bench Press"}]');
 set local role liftbase_api;
-select is(pg_temp.call('import_strong', 'names', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
+create temporary table answer as
+  select pg_temp.call('import_strong', 'names', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
             '2024-06-01 07:00|Push|Bench Press (Barbell)|1|100|5', '2024-06-01 07:00|Push|Squat (Barbell)|1|120|5',
             '2024-06-01 07:00|Push|Pull Up|1||8', '2024-06-01 07:00|Push|Spider Curl (Dumbbell)|1|12|10',
-            '2024-06-01 07:00|Push|Zercher Carry|1|60|1')) -> 'exercises',
+            '2024-06-01 07:00|Push|Zercher Carry|1|60|1')) as body;
+select is((select body -> 'exercises' from answer),
   (select jsonb_agg(x order by x ->> 'name') from (values
      (jsonb_build_object('name', 'Bench Press (Barbell)', 'exercise_name', 'Barbell Bench Press', 'how', 'alias',
         'exercise_id', (select id from app.exercises where name = 'Barbell Bench Press'), 'user_exercise_id', null)),
      (jsonb_build_object('name', 'Pull Up', 'exercise_name', 'Pull-Up', 'how', 'rule',
         'exercise_id', (select id from app.exercises where name = 'Pull-Up'), 'user_exercise_id', null)),
      (jsonb_build_object('name', 'Spider Curl (Dumbbell)', 'exercise_name', 'Spider Curl (Dumbbell)', 'how', 'new',
-        'exercise_id', null, 'user_exercise_id', null)),
+        'exercise_id', null, 'user_exercise_id', (select id from app.user_exercises where name = 'Spider Curl (Dumbbell)'))),
      (jsonb_build_object('name', 'Squat (Barbell)', 'exercise_name', 'Barbell Squat', 'how', 'rule',
         'exercise_id', (select id from app.exercises where name = 'Barbell Squat'), 'user_exercise_id', null)),
      (jsonb_build_object('name', 'Zercher Carry', 'exercise_name', 'Zercher Carry', 'how', 'exact',
         'exercise_id', null, 'user_exercise_id', (select id from app.user_exercises where name = 'Zercher Carry')))) as v (x)),
-  'the answer names each exercise of the file with what it resolved to and how');
+  'the answer names each exercise of the file with what it resolved to and how (a new one with the id it was given)');
 select is((select array_agg(e.exercise_name || ':' || (e.exercise_id is not null) order by e.position)
              from app.session_exercises as e where e.user_id = (select user_id from tokens where name = 'names')),
   array['Barbell Bench Press:true', 'Barbell Squat:true', 'Pull-Up:true', 'Spider Curl (Dumbbell):false', 'Zercher Carry:false'],
@@ -107,6 +109,34 @@ reset role;
 select is((select count(*) from app.weekly_muscle_volume((select user_id from tokens where name = 'names'), '2024-05-27', '2024-06-02')
             where muscle in ('chest', 'quadriceps', 'lats', 'biceps')), 4::bigint,
   'weekly volume counts the imported sets for the muscles of each exercise');
+
+
+-- Families of the catalog's near-duplicates, and search -----------------------------------------------
+insert into app.exercises (name, category, equipment, primary_muscles, source, tracking_type, priority_tier)
+values ('Bench Press - Powerlifting', 'powerlifting', 'barbell', array['chest'], 'free-exercise-db', 'weight_reps', 2),
+       ('Air Bike', 'strength', 'body_only', array['abdominals'], 'free-exercise-db', 'bodyweight_reps', 3);
+select app.load_exercise_aliases('[{"alias": "bench press - powerlifting", "exercise": "Barbell Bench Press", "sources": "common"},
+                                   {"alias": "bench press", "exercise": "Barbell Bench Press", "sources": "common"},
+                                   {"alias": "air bike", "exercise": "Stationary Bike", "sources": "hevy"}]');
+select is((select array_agg(x.name::text order by x.name) from app.exercises as e join app.exercises as x on x.id = any (e.family)
+            where e.name = 'Bench Press - Powerlifting'),
+  array['Barbell Bench Press', 'Bench Press - Powerlifting'], 'a near-duplicate of the common list is one family with its entry');
+select is((select family from app.exercises where name = 'Stationary Bike'), '{}'::uuid[],
+  'another app''s name that is a catalog name makes no family');
+set local role liftbase_api;
+select pg_temp.call('sessions_create', 'names', jsonb_build_object('session_date', '2024-07-01', 'status', 'completed',
+  'exercises', jsonb_build_array(jsonb_build_object('exercise_id', (select id from app.exercises where name = 'Bench Press - Powerlifting'),
+    'sets', jsonb_build_array(jsonb_build_object('reps', 3, 'weight_kg', 140))))));
+select is((select jsonb_agg(i ->> 'e1rm_kg' order by i ->> 'session_date')
+             from jsonb_array_elements((app.e1rm_series((select user_id from tokens where name = 'names'),
+                                        (select id from app.exercises where name = 'Barbell Bench Press'), '2024-01-01', '2024-12-31')).items) as i),
+  '["116.7", "154.0"]', 'the e1RM series of an exercise reads its family''s history');
+select is((select array_agg(i ->> 'name' order by n) from jsonb_array_elements(pg_temp.call('exercises_list', 'names', null,
+                                                                             '{"q": "bench press", "limit": "3"}') -> 'items')
+                                                         with ordinality as x (i, n)),
+  array['Barbell Bench Press', 'Close-Grip Bench Press', 'Decline Barbell Bench Press'],
+  'search ranks the exercise the query names first, then curated entries with its words, above the public list''s variants');
+reset role;
 
 select * from finish();
 rollback;

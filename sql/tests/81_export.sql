@@ -50,6 +50,7 @@ insert into export_paths values
   ('app.sync_changes', null, 'the change feed: versions of the rows the export holds, and tombstones of deleted ones'),
   ('app.food_usage', null, 'derived from the diary (food_entries), which the export holds: foods logged, for search'),
   ('app.exercise_records', null, 'derived from the sessions, which the export holds: personal records per exercise'),
+  ('app.exercise_name_aliases', null, 'names merged into another exercise: the merge moved their rows, which the export holds under the exercise kept; the names only steer this server''s later imports'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
   ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),

@@ -977,6 +977,105 @@ extension Components {
                 case trackingType = "tracking_type"
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ExerciseMerge`.
+        public struct ExerciseMerge: Codable, Hashable, Sendable {
+            /// {id}'s name, lower case: the user's later imports of it land on into_id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExerciseMerge/alias`.
+            public var alias: Swift.String
+            /// Whether {id} was an own exercise, now deleted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExerciseMerge/deleted`.
+            public var deleted: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ExerciseMerge/exercise`.
+            public var exercise: Components.Schemas.Exercise
+            /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved`.
+            public struct MovedPayload: Codable, Hashable, Sendable {
+                /// 1 when the exclusion list named {id}: it names into_id instead.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved/exclusions`.
+                public var exclusions: Swift.Int
+                /// Plan exercises moved.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved/plans`.
+                public var plans: Swift.Int
+                /// Programs whose progression of {id} became into_id's (a program that had one for into_id keeps it).
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved/program_states`.
+                public var programStates: Swift.Int
+                /// Session exercises moved (an exercise of a session with all its sets).
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved/sessions`.
+                public var sessions: Swift.Int
+                /// Creates a new `MovedPayload`.
+                ///
+                /// - Parameters:
+                ///   - exclusions: 1 when the exclusion list named {id}: it names into_id instead.
+                ///   - plans: Plan exercises moved.
+                ///   - programStates: Programs whose progression of {id} became into_id's (a program that had one for into_id keeps it).
+                ///   - sessions: Session exercises moved (an exercise of a session with all its sets).
+                public init(
+                    exclusions: Swift.Int,
+                    plans: Swift.Int,
+                    programStates: Swift.Int,
+                    sessions: Swift.Int
+                ) {
+                    self.exclusions = exclusions
+                    self.plans = plans
+                    self.programStates = programStates
+                    self.sessions = sessions
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case exclusions
+                    case plans
+                    case programStates = "program_states"
+                    case sessions
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ExerciseMerge/moved`.
+            public var moved: Components.Schemas.ExerciseMerge.MovedPayload
+            /// Creates a new `ExerciseMerge`.
+            ///
+            /// - Parameters:
+            ///   - alias: {id}'s name, lower case: the user's later imports of it land on into_id.
+            ///   - deleted: Whether {id} was an own exercise, now deleted.
+            ///   - exercise:
+            ///   - moved:
+            public init(
+                alias: Swift.String,
+                deleted: Swift.Bool,
+                exercise: Components.Schemas.Exercise,
+                moved: Components.Schemas.ExerciseMerge.MovedPayload
+            ) {
+                self.alias = alias
+                self.deleted = deleted
+                self.exercise = exercise
+                self.moved = moved
+            }
+            public enum CodingKeys: String, CodingKey {
+                case alias
+                case deleted
+                case exercise
+                case moved
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExerciseMergeInput`.
+        public struct ExerciseMergeInput: Codable, Hashable, Sendable {
+            /// The exercise (catalog or own) that takes everything of {id}.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExerciseMergeInput/into_id`.
+            public var intoId: Swift.String
+            /// Creates a new `ExerciseMergeInput`.
+            ///
+            /// - Parameters:
+            ///   - intoId: The exercise (catalog or own) that takes everything of {id}.
+            public init(intoId: Swift.String) {
+                self.intoId = intoId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case intoId = "into_id"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ExercisePage`.
         public struct ExercisePage: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ExercisePage/items`.
@@ -1987,7 +2086,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/name`.
             public var name: Swift.String
-            /// The user's own exercise it matched; null for a new one (made by the import) and for a catalog one.
+            /// The user's own exercise it matched, or the one the import made of it (null on a dry run); null for a catalog one.
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/user_exercise_id`.
             public var userExerciseId: Swift.String?
@@ -1998,7 +2097,7 @@ extension Components {
             ///   - exerciseName: The name of the exercise its sets land on (the name itself for a new one).
             ///   - how: exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
             ///   - name: The name as the file writes it.
-            ///   - userExerciseId: The user's own exercise it matched; null for a new one (made by the import) and for a catalog one.
+            ///   - userExerciseId: The user's own exercise it matched, or the one the import made of it (null on a dry run); null for a catalog one.
             public init(
                 exerciseId: Swift.String? = nil,
                 exerciseName: Swift.String,

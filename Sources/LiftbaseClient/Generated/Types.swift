@@ -156,6 +156,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/exercises/{id}`.
     /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)`.
     func exerciseDelete(_ input: Operations.ExerciseDelete.Input) async throws -> Operations.ExerciseDelete.Output
+    /// Move everything of one exercise to another and remember its name for imports
+    ///
+    /// Moves every session, plan, program progression and exclusion of the user's exercise {id} (catalog or own) to into_id, in one transaction; records, volume and e1RM follow. An own exercise merged away is deleted. Its name is remembered for the user: their later imports of that name land on into_id (docs/imports.md, "Merging two exercises").
+    ///
+    /// - Remark: HTTP `POST /api/v1/exercises/{id}/merge`.
+    /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)`.
+    func exerciseMerge(_ input: Operations.ExerciseMerge.Input) async throws -> Operations.ExerciseMerge.Output
     /// Replacements scored by specificity, for the user's equipment and exclusions
     ///
     /// - Remark: HTTP `GET /api/v1/exercises/{id}/substitutions`.
@@ -911,6 +918,23 @@ extension APIProtocol {
         try await exerciseDelete(Operations.ExerciseDelete.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Move everything of one exercise to another and remember its name for imports
+    ///
+    /// Moves every session, plan, program progression and exclusion of the user's exercise {id} (catalog or own) to into_id, in one transaction; records, volume and e1RM follow. An own exercise merged away is deleted. Its name is remembered for the user: their later imports of that name land on into_id (docs/imports.md, "Merging two exercises").
+    ///
+    /// - Remark: HTTP `POST /api/v1/exercises/{id}/merge`.
+    /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)`.
+    public func exerciseMerge(
+        path: Operations.ExerciseMerge.Input.Path,
+        headers: Operations.ExerciseMerge.Input.Headers = .init(),
+        body: Operations.ExerciseMerge.Input.Body
+    ) async throws -> Operations.ExerciseMerge.Output {
+        try await exerciseMerge(Operations.ExerciseMerge.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// Replacements scored by specificity, for the user's equipment and exclusions
