@@ -104,7 +104,9 @@ begin
     refused := true;
     return;
   end if;
-  select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
+  if errors <> '[]' then
+    select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
+  end if;
   -- The rows not imported before, each with its new id. Read first and written from the
   -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
   -- table it writes, or calls a volatile function (the id's default), goes through COPY,
