@@ -46,11 +46,11 @@ select is((select array_agg(c.name || ' → ' || coalesce(r.exercise_name, '(non
 select ok((select count(*) from common_lifts as c where exists (select from app_names as a where a.name = c.name))
           = (select count(*) from common_lifts), 'each of them is a name of an app''s list');
 select cmp_ok((select avg((r.exercise_id is not null)::integer) from app_names as a join resolved as r on r.name = a.name
-                where a.app = 'strong' and a.n <= (select min(n) from app_names where app = 'strong') + 149), '>=', 0.8,
-  'at least 80 % of the first 150 names of Strong''s list resolve to the catalog');
+                where a.app = 'strong' and a.n <= (select min(n) from app_names where app = 'strong') + 149), '>=', 0.85,
+  'at least 85 % of the first 150 names of Strong''s list resolve to the catalog');
 select cmp_ok((select avg((r.exercise_id is not null)::integer) from app_names as a join resolved as r on r.name = a.name
-                where a.app = 'hevy' and a.n <= (select min(n) from app_names where app = 'hevy') + 149), '>=', 0.8,
-  'at least 80 % of the first 150 names of Hevy''s list resolve to the catalog');
+                where a.app = 'hevy' and a.n <= (select min(n) from app_names where app = 'hevy') + 149), '>=', 0.85,
+  'at least 85 % of the first 150 names of Hevy''s list resolve to the catalog');
 select cmp_ok((select avg((r.exercise_id is not null)::integer) from app_names as a join resolved as r on r.name = a.name
                 where a.app = 'fitnotes'), '>=', 0.9,
   'at least 90 % of FitNotes'' built-in names resolve to the catalog');
