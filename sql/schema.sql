@@ -1304,6 +1304,9 @@ begin
                                              coalesce(app.read_text(v_body, 'category'), 'strength'),
                                              coalesce(app.read_text(v_body, 'equipment'), 'other'))))
   returning * into v_exercise;
+  -- The name is an exercise of the user's own now: a name merged away before no longer
+  -- steers their imports elsewhere.
+  delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(v_exercise.name));
   return app.user_exercise_json(v_exercise);
 end
 $$;
@@ -1426,6 +1429,9 @@ begin
                                   else secondary_muscles end,
          tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
+  if v_body ? 'name' then
+    delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
+  end if;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
 $$;
@@ -4068,7 +4074,7 @@ CREATE FUNCTION app.exercise_name_words(p_name text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
   select coalesce(array_agg(distinct w.word order by w.word), '{}')
-    from (select case when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
+    from (select case when x.word = 'ups' then 'up' when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
                       when length(x.word) > 3 and x.word ~ '[^s]s$' then left(x.word, -1) else x.word end as word
             from regexp_split_to_table(btrim(regexp_replace(replace(replace(lower(p_name), '&', ' and '), '''', ''),
                                                             '[^a-z0-9]+', ' ', 'g')), ' ') as x (word)
@@ -5387,7 +5393,7 @@ ALTER FUNCTION app.import_column(p_header jsonb, p_names text[]) OWNER TO liftba
 
 CREATE FUNCTION app.import_decimal_text(p_text text) RETURNS text
     LANGUAGE sql IMMUTABLE
-    AS $_$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]+$' then replace(p_text, ',', '.') else p_text end $_$;
+    AS $_$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]{1,2}$' then replace(p_text, ',', '.') else p_text end $_$;
 
 ALTER FUNCTION app.import_decimal_text(p_text text) OWNER TO liftbase_owner;
 
@@ -5431,7 +5437,7 @@ begin
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
   with cells as materialized (
-    select app.read_integer(x.item, 'line') as line,
+    select app.read_integer(x.item, 'line') as line, x.item ->> 'problem' as line_problem,
            app.import_cell(x.item -> 'fields', c_day) as day,
            app.import_cell(x.item -> 'fields', c_time) as time,
            app.import_cell(x.item -> 'fields', c_group) as grp,
@@ -5450,6 +5456,7 @@ begin
            'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
            'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
+             when r.line_problem is not null then r.line_problem
              when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
              when r.name is null then format('%s is required', p_columns ->> 'name')
              when r.energy is not null and not app.import_is_number(r.energy)
@@ -5601,8 +5608,11 @@ CREATE FUNCTION app.import_duration(p_text text) RETURNS interval
     LANGUAGE sql IMMUTABLE
     AS $_$
   select case
-    when p_text ~ '^[0-9]+$' then make_interval(secs => p_text::integer)
-    when p_text ~ '^\s*([0-9]+\s*h)?\s*([0-9]+\s*min)?\s*([0-9]+\s*m)?\s*([0-9]+\s*s)?\s*$' and p_text ~ '[0-9]' then
+    when p_text ~ '^[0-9]{1,9}$' then make_interval(secs => p_text::integer)
+    -- At most 6 digits a part: a larger number is no length of time an app writes, and
+    -- would not fit an integer.
+    when p_text ~ '^\s*([0-9]{1,6}\s*h)?\s*([0-9]{1,6}\s*min)?\s*([0-9]{1,6}\s*m)?\s*([0-9]{1,6}\s*s)?\s*$'
+         and p_text ~ '[0-9]' then
       make_interval(hours => coalesce((regexp_match(p_text, '([0-9]+)\s*h'))[1]::integer, 0),
                     mins => coalesce((regexp_match(p_text, '([0-9]+)\s*m'))[1]::integer, 0),
                     secs => coalesce((regexp_match(p_text, '([0-9]+)\s*s'))[1]::integer, 0))
@@ -5818,7 +5828,7 @@ begin
   end if;
   return query
   with cells as materialized (
-    select app.read_integer(x.item, 'line') as line,
+    select app.read_integer(x.item, 'line') as line, x.item ->> 'problem' as line_problem,
            app.import_cell(x.item -> 'fields', c_date) as date_text,
            app.import_cell(x.item -> 'fields', c_exercise) as exercise,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
@@ -5851,6 +5861,7 @@ begin
          case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
          null::numeric,
          coalesce(
+           r.line_problem,
            case
              when r.day is null then 'Date must be a date like 2024-05-01'
              when r.exercise is null then 'Exercise is required'
@@ -6877,14 +6888,6 @@ $$;
 
 ALTER FUNCTION app.import_problems_in_order(p_problems jsonb) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
-    AS $$
-  select p_errors <> '[]' and (p_strict or 2 * jsonb_array_length(p_errors) > jsonb_array_length(p_document -> 'rows'))
-$$;
-
-ALTER FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) OWNER TO liftbase_owner;
-
 CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$
@@ -6915,8 +6918,10 @@ begin
                             where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
-           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n)
-           filter (where j.width <= v_width or j.recovered), '[]')),
+           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined)
+                when j.width > v_width then j.item || jsonb_build_object('problem',
+                  format('the line has %s fields where the header has %s', j.width, v_width))
+                else j.item end order by j.n), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
            filter (where j.recovered), '[]'),
@@ -7018,15 +7023,9 @@ begin
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
-    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused, '[]'::jsonb as exercises into v_result;
-    else
-      select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
-             '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
-        into v_result
-        from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
-    end if;
+    select d.imported, d.skipped_duplicates, d.errors, '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
+      into v_result
+      from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
            with ordinality as w (item, n);
@@ -7037,16 +7036,10 @@ begin
                     array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
                     array['Category']);
     v_warnings := v_rejoined.warnings;
-    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused, '[]'::jsonb as exercises into v_result;
-    else
-      select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
-             w.skipped, w.refused, w.exercises
-        into v_result
-        from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
-                                 v_strict) as w;
-    end if;
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused, w.exercises
+      into v_result
+      from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
+                               v_strict) as w;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -7316,6 +7309,7 @@ declare
   v_rows app.import_set_row[];
   v_new app.import_set_row[];
   v_moved app.import_set_row[];
+  v_variants jsonb := '[]';
   v_variants_tried boolean := false;
   v_problems_dropped boolean := false;
   v_problems jsonb;
@@ -7347,8 +7341,11 @@ begin
     into skipped
     from unnest(p_rows) as r
    where r.problem is null and (r.skip_reason is not null or not app.import_row_has_measures(r));
+  -- Most rows unreadable: of the rows that carry something (a rest-timer row is no row of
+  -- data, and would make a file of unreadable sets look half read).
   if errors <> '[]' and (p_strict or exists (select from unnest(p_rows) as r where r.line = 1 and r.problem is not null)
-                         or 2 * jsonb_array_length(errors) > cardinality(p_rows)) then
+                         or 2 * jsonb_array_length(errors)
+                            > (select count(*) from unnest(p_rows) as r where r.skip_reason is null)) then
     refused := true;
     return;
   end if;
@@ -7458,6 +7455,12 @@ begin
           v_variants_tried := true;
           v_moved := app.import_rows_to_variants(p_user_id, v_new);
           if v_moved is distinct from v_new then
+            -- Each exercise some of whose rows went to a variant, and the variant.
+            select coalesce(jsonb_agg(distinct jsonb_build_object('exercise_name', a.exercise_name, 'variant', b.exercise_name)),
+                            '[]')
+              into v_variants
+              from unnest(v_new) as a join unnest(v_moved) as b on b.line = a.line
+             where b.exercise_name <> a.exercise_name;
             v_new := v_moved;
             continue;
           end if;
@@ -7487,7 +7490,27 @@ begin
   end loop;
   select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
     from jsonb_array_elements(errors) with ordinality as e (item, n);
-  -- A name that became an own exercise is answered with its id, once it is written.
+  -- The names some of whose rows went to a variant are answered with it too (how:
+  -- variant), and a name that became an own exercise with its id once it is written.
+  select coalesce(jsonb_agg(e.item order by e.k), '[]') || coalesce((
+           select jsonb_agg(x.item || jsonb_build_object('exercise_name', v.variant, 'exercise_id', null,
+                                                         'user_exercise_id', null, 'how', 'variant')
+                            order by x.item ->> 'name', v.variant)
+             from jsonb_array_elements(exercises) as x (item)
+             join jsonb_to_recordset(v_variants) as v (exercise_name text, variant text)
+               on v.exercise_name = x.item ->> 'exercise_name'), '[]')
+    into exercises
+    from jsonb_array_elements(exercises) with ordinality as e (item, k);
+  if not p_dry_run and not refused and v_variants <> '[]' then
+    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'variant'
+                                   then x.item || jsonb_build_object('exercise_id', r.exercise_id,
+                                                                     'user_exercise_id', r.user_exercise_id)
+                                   else x.item end order by x.k), '[]')
+      into exercises
+      from jsonb_array_elements(exercises) with ordinality as x (item, k)
+     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                          case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as r;
+  end if;
   if not p_dry_run then
     select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
                                    then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end
@@ -7933,9 +7956,15 @@ declare
   v_aliases integer;
   v_unknown integer;
 begin
+  delete from app.exercise_unmatched_names as u
+   where not exists (select from jsonb_array_elements(p_rows) as r
+                      where btrim(r ->> 'exercise') = '-' and lower(btrim(r ->> 'alias')) = u.name);
+  insert into app.exercise_unmatched_names (name)
+  select distinct lower(btrim(r ->> 'alias')) from jsonb_array_elements(p_rows) as r where btrim(r ->> 'exercise') = '-'
+  on conflict (name) do nothing;
   with given as (
     select distinct lower(btrim(r ->> 'alias')) as alias, lower(btrim(r ->> 'exercise')) as exercise
-      from jsonb_array_elements(p_rows) as r),
+      from jsonb_array_elements(p_rows) as r where btrim(r ->> 'exercise') <> '-'),
   per_exercise as (
     select e.id, array_agg(g.alias order by g.alias) as aliases
       from given as g join app.exercises as e on lower(e.name) = g.exercise
@@ -7967,9 +7996,11 @@ begin
   select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
     into v_exercises, v_aliases from app.exercises as e;
   select count(*) into v_unknown
-    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r) as g
+    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r
+           where btrim(r ->> 'exercise') <> '-') as g
    where not exists (select from app.exercises as e where lower(e.name) = g.exercise);
-  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown);
+  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown,
+                            'unmatched', (select count(*) from app.exercise_unmatched_names));
 end
 $$;
 
@@ -8113,6 +8144,8 @@ begin
   if v_from.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
+  -- An import or another merge of the same own exercise waits for this one.
+  perform from app.user_exercises as u where u.user_id = p_user_id and u.id = p_from for update;
   select v.* into v_into from app.visible_exercises(p_user_id) as v where v.id = p_into;
   perform app.raise_if_invalid(jsonb_build_object('into_id',
     case when p_into is null then 'is required'
@@ -9797,7 +9830,8 @@ begin
     select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
            app.exercise_name_words(n.name) as words,
            app.exercise_name_words(app.exercise_name_base(n.name)) as base_words,
-           app.exercise_name_equipment(n.name) as equipment
+           app.exercise_name_equipment(n.name) as equipment,
+           exists (select from app.exercise_unmatched_names as u where u.name = lower(btrim(n.name))) as unmatched
       from unnest(p_names) as n (name)
      where btrim(n.name) <> ''
      order by lower(btrim(n.name)), n.name),
@@ -9814,25 +9848,27 @@ begin
                       v_merged -> k.key ->> 'name' as exercise_name, 'alias' as how, 0 as step
                 where v_merged ? k.key)
               union all
-              (select c.id, null::uuid, c.name, 'exact', 1
-                 from catalog as c where lower(c.name) = k.key limit 1)
-              union all
-              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 2
-                where v_own ? k.key)
-              union all
-              (select c.id, null, c.name, 'alias', 3
+              (select c.id, null, c.name, 'alias', 1
                  from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
               union all
+              (select c.id, null::uuid, c.name, 'exact', 2
+                 from catalog as c where lower(c.name) = k.key limit 1)
+              union all
+              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 3
+                where v_own ? k.key)
+              union all
               (select c.id, null, c.name, 'rule', 4
-                 from catalog as c where c.words = k.words order by c.curated desc, length(c.name), c.name limit 1)
+                 from catalog as c where not k.unmatched and c.words = k.words
+                order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'rule', 5
-                 from catalog as c where k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                 from catalog as c
+                where not k.unmatched and k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
                 order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'similar', 6
                  from catalog as c
-                where (k.equipment is null or c.equipment = k.equipment)
+                where not k.unmatched and (k.equipment is null or c.equipment = k.equipment)
                   and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
                 order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
                 limit 1)) as s
@@ -12242,28 +12278,26 @@ CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text;
+  v_result text := liftbase_meta.prepare_catalog_shards_on_citus();
+  -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed.
+  citus_tables text := 'pg_dist_partition';
+  v_done boolean;
 begin
-  if exists (select from pg_extension where extname = 'citus') then
-    -- Before the catalog is distributed (the first run): its shards are made without them.
-    -- Afterwards the tables have none left, and this does nothing.
-    set local citus.enable_unsafe_triggers = on;
-    drop trigger if exists foods_catalog_version on app.foods;
-    drop trigger if exists food_portions_catalog_version on app.food_portions;
-  end if;
-  v_result := liftbase_meta.drop_account_triggers_on_citus();
   if not exists (select from pg_extension where extname = 'citus') then
     return v_result;
   end if;
-  perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
-  perform liftbase_meta.sql_functions_to_plpgsql_on_citus();
+  execute format('select exists (select from %s where logicalrelid = %L::regclass)', citus_tables,
+                 'app.exercise_unmatched_names') into v_done;
+  if not v_done then
+    execute format('select create_reference_table(%L)', 'app.exercise_unmatched_names');
+  end if;
   return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, and from the catalog''s shards drop_catalog_shard_triggers_on_citus), lets the functions that force a generic plan take custom plans (prepare_api_on_citus), makes the SQL functions Citus cannot plan PL/pgSQL (sql_functions_to_plpgsql_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: the steps of prepare_catalog_shards_on_citus (distribution, triggers, plans, SQL functions), then app.exercise_unmatched_names as a reference table. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -12668,6 +12702,34 @@ ALTER FUNCTION liftbase_meta.prepare_api_on_citus() OWNER TO liftbase_owner;
 
 COMMENT ON FUNCTION liftbase_meta.prepare_api_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus), lets the functions that force a generic plan take custom plans. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
+CREATE FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_result text;
+begin
+  if exists (select from pg_extension where extname = 'citus') then
+    -- Before the catalog is distributed (the first run): its shards are made without them.
+    -- Afterwards the tables have none left, and this does nothing.
+    set local citus.enable_unsafe_triggers = on;
+    drop trigger if exists foods_catalog_version on app.foods;
+    drop trigger if exists food_portions_catalog_version on app.food_portions;
+  end if;
+  v_result := liftbase_meta.drop_account_triggers_on_citus();
+  if not exists (select from pg_extension where extname = 'citus') then
+    return v_result;
+  end if;
+  perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
+  perform liftbase_meta.sql_functions_to_plpgsql_on_citus();
+  return v_result;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() OWNER TO liftbase_owner;
+
+COMMENT ON FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, and from the catalog''s shards drop_catalog_shard_triggers_on_citus), lets the functions that force a generic plan take custom plans (prepare_api_on_citus), makes the SQL functions Citus cannot plan PL/pgSQL (sql_functions_to_plpgsql_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+
 CREATE FUNCTION liftbase_meta.propagate_functions_on_citus() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -12883,6 +12945,15 @@ ALTER TABLE ONLY app.exercise_records FORCE ROW LEVEL SECURITY;
 ALTER TABLE app.exercise_records OWNER TO liftbase_owner;
 
 COMMENT ON TABLE app.exercise_records IS 'Personal records per user and exercise (app.exercise_records), kept by triggers on app.session_exercises and app.training_sessions';
+
+CREATE TABLE app.exercise_unmatched_names (
+    name text NOT NULL,
+    CONSTRAINT exercise_unmatched_names_lower_case CHECK (((name = lower(btrim(name))) AND (name <> ''::text)))
+);
+
+ALTER TABLE app.exercise_unmatched_names OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.exercise_unmatched_names IS 'Other apps'' exercise names the catalog has no exercise for: app.resolve_exercise_names makes them own exercises';
 
 CREATE TABLE app.exercises (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -13576,6 +13647,9 @@ ALTER TABLE ONLY app.exercise_name_aliases
 
 ALTER TABLE ONLY app.exercise_records
     ADD CONSTRAINT exercise_records_pkey PRIMARY KEY (user_id, exercise_key);
+
+ALTER TABLE ONLY app.exercise_unmatched_names
+    ADD CONSTRAINT exercise_unmatched_names_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY app.exercises
     ADD CONSTRAINT exercises_pkey PRIMARY KEY (id);
@@ -15192,9 +15266,6 @@ GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean) TO liftbase_api;
-
 REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
 
@@ -15895,6 +15966,8 @@ REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.prepare_api_on_citus() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.reset_forced_generic_plans() FROM PUBLIC;
@@ -15921,6 +15994,8 @@ GRANT SELECT ON TABLE app.equipment TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_name_aliases TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.exercise_records TO liftbase_api;
+
+GRANT SELECT ON TABLE app.exercise_unmatched_names TO liftbase_api;
 
 GRANT SELECT ON TABLE app.exercises TO liftbase_api;
 GRANT SELECT ON TABLE app.exercises TO liftbase_reporting_owner;

@@ -44,10 +44,16 @@ struct BuiltinCatalogs {
         try loadIfChanged("exercise-aliases", files: [exercises, aliases]) {
             let rows = try Self.aliasRows(String(decoding: Data(contentsOf: aliases), as: UTF8.self))
             let result = try database.ownerConnection().query(
-                "select r ->> 'aliases', r ->> 'exercises', r ->> 'unknown' from app.load_exercise_aliases($1::jsonb) as r",
+                """
+                select r ->> 'aliases', r ->> 'exercises', r ->> 'unmatched', r ->> 'unknown'
+                  from app.load_exercise_aliases($1::jsonb) as r
+                """,
                 [rows]
             ).rows[0]
-            print("aliases: \(result[0] ?? "0") for \(result[1] ?? "0") exercises, \(result[2] ?? "0") naming none")
+            print(
+                "aliases: \(result[0] ?? "0") for \(result[1] ?? "0") exercises, \(result[2] ?? "0") names the catalog lacks, "
+                    + "\(result[3] ?? "0") naming none"
+            )
         }
     }
 

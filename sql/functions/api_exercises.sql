@@ -82,6 +82,9 @@ begin
                                              coalesce(app.read_text(v_body, 'category'), 'strength'),
                                              coalesce(app.read_text(v_body, 'equipment'), 'other'))))
   returning * into v_exercise;
+  -- The name is an exercise of the user's own now: a name merged away before no longer
+  -- steers their imports elsewhere.
+  delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(v_exercise.name));
   return app.user_exercise_json(v_exercise);
 end
 $$;
@@ -115,6 +118,9 @@ begin
                                   else secondary_muscles end,
          tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
+  if v_body ? 'name' then
+    delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
+  end if;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
 $$;

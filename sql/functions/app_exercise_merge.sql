@@ -36,6 +36,8 @@ begin
   if v_from.id is null then
     perform app.raise_error(404, 'exercise_not_found', 'No such exercise.');
   end if;
+  -- An import or another merge of the same own exercise waits for this one.
+  perform from app.user_exercises as u where u.user_id = p_user_id and u.id = p_from for update;
   select v.* into v_into from app.visible_exercises(p_user_id) as v where v.id = p_into;
   perform app.raise_if_invalid(jsonb_build_object('into_id',
     case when p_into is null then 'is required'

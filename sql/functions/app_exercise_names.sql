@@ -4,7 +4,8 @@
 
 -- The words of an exercise name, to tell two spellings of one name from two names: lower
 -- case, `&` as "and", apostrophes dropped, every other character that is no letter or
--- digit a space; a plural as its singular (presses → press, crunches → crunch, and a word
+-- digit a space; a plural as its singular (presses → press, crunches → crunch, ups → up
+-- (Push Ups), and a word
 -- of more than three letters that ends in one s without it: raises → raise, biceps →
 -- bicep; press stays); the little words (a, an, and, of, on, the, with) left
 -- out; each word once, sorted. "Pull-Up" and "Pull Up" are {pull, up}; "Bench Press
@@ -16,7 +17,7 @@ immutable
 parallel safe
 as $$
   select coalesce(array_agg(distinct w.word order by w.word), '{}')
-    from (select case when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
+    from (select case when x.word = 'ups' then 'up' when x.word ~ '(ss|ch|sh|x)es$' then left(x.word, -2)
                       when length(x.word) > 3 and x.word ~ '[^s]s$' then left(x.word, -1) else x.word end as word
             from regexp_split_to_table(btrim(regexp_replace(replace(replace(lower(p_name), '&', ' and '), '''', ''),
                                                             '[^a-z0-9]+', ' ', 'g')), ' ') as x (word)
@@ -102,10 +103,12 @@ $$;
 -- name (case-insensitive), by the first step that finds one:
 --   alias    a name the user merged into another exercise (app.exercise_name_aliases,
 --            POST /exercises/{id}/merge): that exercise, whatever else the name is;
+--   alias    a catalog exercise that has the name among its aliases (other apps' names for
+--            it, sql/data/exercise-aliases.tsv): what the app means by it, even where the
+--            catalog holds another entry of that name (Hevy's "Air Bike" is a fan bike);
 --   exact    the catalog's exercise of that name, then the user's own (as every request
 --            resolves a name, app.resolve_exercise);
---   alias    a catalog exercise that has the name among its aliases (other apps' names for
---            it, sql/data/exercise-aliases.tsv);
+-- and, for a name no app's list says the catalog lacks (app.exercise_unmatched_names):
 --   rule     a catalog exercise of the same words in any order (app.exercise_name_words:
 --            "Pull Up" is "Pull-Up", "Squat (Barbell)" is "Barbell Squat"), or of the words
 --            of the name without its bracketed qualifier and of the equipment the qualifier
@@ -143,7 +146,8 @@ begin
     select distinct on (lower(btrim(n.name))) btrim(n.name) as name, lower(btrim(n.name)) as key,
            app.exercise_name_words(n.name) as words,
            app.exercise_name_words(app.exercise_name_base(n.name)) as base_words,
-           app.exercise_name_equipment(n.name) as equipment
+           app.exercise_name_equipment(n.name) as equipment,
+           exists (select from app.exercise_unmatched_names as u where u.name = lower(btrim(n.name))) as unmatched
       from unnest(p_names) as n (name)
      where btrim(n.name) <> ''
      order by lower(btrim(n.name)), n.name),
@@ -160,25 +164,27 @@ begin
                       v_merged -> k.key ->> 'name' as exercise_name, 'alias' as how, 0 as step
                 where v_merged ? k.key)
               union all
-              (select c.id, null::uuid, c.name, 'exact', 1
-                 from catalog as c where lower(c.name) = k.key limit 1)
-              union all
-              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 2
-                where v_own ? k.key)
-              union all
-              (select c.id, null, c.name, 'alias', 3
+              (select c.id, null, c.name, 'alias', 1
                  from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
               union all
+              (select c.id, null::uuid, c.name, 'exact', 2
+                 from catalog as c where lower(c.name) = k.key limit 1)
+              union all
+              (select null, app.read_uuid(v_own -> k.key, 'id'), v_own -> k.key ->> 'name', 'exact', 3
+                where v_own ? k.key)
+              union all
               (select c.id, null, c.name, 'rule', 4
-                 from catalog as c where c.words = k.words order by c.curated desc, length(c.name), c.name limit 1)
+                 from catalog as c where not k.unmatched and c.words = k.words
+                order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'rule', 5
-                 from catalog as c where k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                 from catalog as c
+                where not k.unmatched and k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
                 order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'similar', 6
                  from catalog as c
-                where (k.equipment is null or c.equipment = k.equipment)
+                where not k.unmatched and (k.equipment is null or c.equipment = k.equipment)
                   and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
                 order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
                 limit 1)) as s
@@ -191,11 +197,13 @@ $$;
 -- sources), as `liftbase migrate` loads them with the built-in catalogs: each exercise's
 -- aliases become the lower-case aliases the file gives it, every other exercise's none.
 -- An alias naming an exercise the catalog lacks (a catalog loaded without the shipped
--- exercises) is left out and counted. An alias of the list of common names (sources
+-- exercises) is left out and counted. A name whose exercise is `-` is one the catalog has
+-- no exercise for (app.exercise_unmatched_names): the rule and similarity steps of
+-- app.resolve_exercise_names leave it alone. An alias of the list of common names (sources
 -- "common") that is the name of another catalog entry is a near-duplicate of the exercise
 -- it names: the two are one family (app.exercises.family). Another app's name that happens
 -- to be a catalog name makes no family: only the curated list says two entries are one lift.
--- Returns {"aliases": n, "exercises": n, "unknown": n}.
+-- Returns {"aliases": n, "exercises": n, "unknown": n, "unmatched": n}.
 create or replace function app.load_exercise_aliases(p_rows jsonb)
 returns jsonb
 language plpgsql
@@ -205,9 +213,15 @@ declare
   v_aliases integer;
   v_unknown integer;
 begin
+  delete from app.exercise_unmatched_names as u
+   where not exists (select from jsonb_array_elements(p_rows) as r
+                      where btrim(r ->> 'exercise') = '-' and lower(btrim(r ->> 'alias')) = u.name);
+  insert into app.exercise_unmatched_names (name)
+  select distinct lower(btrim(r ->> 'alias')) from jsonb_array_elements(p_rows) as r where btrim(r ->> 'exercise') = '-'
+  on conflict (name) do nothing;
   with given as (
     select distinct lower(btrim(r ->> 'alias')) as alias, lower(btrim(r ->> 'exercise')) as exercise
-      from jsonb_array_elements(p_rows) as r),
+      from jsonb_array_elements(p_rows) as r where btrim(r ->> 'exercise') <> '-'),
   per_exercise as (
     select e.id, array_agg(g.alias order by g.alias) as aliases
       from given as g join app.exercises as e on lower(e.name) = g.exercise
@@ -239,9 +253,11 @@ begin
   select count(*) filter (where cardinality(e.aliases) > 0), coalesce(sum(cardinality(e.aliases)), 0)
     into v_exercises, v_aliases from app.exercises as e;
   select count(*) into v_unknown
-    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r) as g
+    from (select distinct lower(btrim(r ->> 'exercise')) as exercise from jsonb_array_elements(p_rows) as r
+           where btrim(r ->> 'exercise') <> '-') as g
    where not exists (select from app.exercises as e where lower(e.name) = g.exercise);
-  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown);
+  return jsonb_build_object('aliases', v_aliases, 'exercises', v_exercises, 'unknown', v_unknown,
+                            'unmatched', (select count(*) from app.exercise_unmatched_names));
 end
 $$;
 

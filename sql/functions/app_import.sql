@@ -25,13 +25,14 @@ immutable
 as $$ select nullif(btrim(p_fields ->> p_index), '') $$;
 
 -- A number cell with its decimal mark as a point: files written where a comma is the
--- decimal mark (and a semicolon separates fields) write 62,5 for 62.5. Any other text is
--- returned as it is.
+-- decimal mark (and a semicolon separates fields) write 62,5 for 62.5. One or two digits
+-- after the comma only: 1,000 is a thousand written with a separator, not a decimal, and
+-- stays no number. Any other text is returned as it is.
 create or replace function app.import_decimal_text(p_text text)
 returns text
 language sql
 immutable
-as $$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]+$' then replace(p_text, ',', '.') else p_text end $$;
+as $$ select case when p_text ~ '^[+-]?[0-9]*,[0-9]{1,2}$' then replace(p_text, ',', '.') else p_text end $$;
 
 -- Whether a cell is a plain decimal number (the form every supported export writes).
 create or replace function app.import_is_number(p_text text)
@@ -107,8 +108,11 @@ language sql
 immutable
 as $$
   select case
-    when p_text ~ '^[0-9]+$' then make_interval(secs => p_text::integer)
-    when p_text ~ '^\s*([0-9]+\s*h)?\s*([0-9]+\s*min)?\s*([0-9]+\s*m)?\s*([0-9]+\s*s)?\s*$' and p_text ~ '[0-9]' then
+    when p_text ~ '^[0-9]{1,9}$' then make_interval(secs => p_text::integer)
+    -- At most 6 digits a part: a larger number is no length of time an app writes, and
+    -- would not fit an integer.
+    when p_text ~ '^\s*([0-9]{1,6}\s*h)?\s*([0-9]{1,6}\s*min)?\s*([0-9]{1,6}\s*m)?\s*([0-9]{1,6}\s*s)?\s*$'
+         and p_text ~ '[0-9]' then
       make_interval(hours => coalesce((regexp_match(p_text, '([0-9]+)\s*h'))[1]::integer, 0),
                     mins => coalesce((regexp_match(p_text, '([0-9]+)\s*m'))[1]::integer, 0),
                     secs => coalesce((regexp_match(p_text, '([0-9]+)\s*s'))[1]::integer, 0))
@@ -535,8 +539,9 @@ $$;
 -- column of p_numbers parses as a number or is blank, none of p_words is a number) the row
 -- is recovered and a warning
 -- says how it was read; a row that still has more fields than the header is an error
--- naming its line, and left out of the document. Returns the document with the recovered
--- rows, and both lists.
+-- naming its line: the document keeps it with that problem (its `problem` member, which
+-- the importers report as the row's error). Returns the document with the recovered rows,
+-- and both lists.
 create or replace function app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[],
   p_words text[], out document jsonb, out warnings jsonb, out errors jsonb)
 language plpgsql
@@ -569,8 +574,10 @@ begin
                             where app.import_is_number(app.import_cell(r.rejoined, c.i))) as recovered
       from rows as r)
   select jsonb_set(p_document, '{rows}', coalesce(jsonb_agg(
-           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined) else j.item end order by j.n)
-           filter (where j.width <= v_width or j.recovered), '[]')),
+           case when j.recovered then jsonb_set(j.item, '{fields}', j.rejoined)
+                when j.width > v_width then j.item || jsonb_build_object('problem',
+                  format('the line has %s fields where the header has %s', j.width, v_width))
+                else j.item end order by j.n), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
            filter (where j.recovered), '[]'),
@@ -617,15 +624,9 @@ begin
     v_nutrients := array(select c.name from jsonb_each_text(v_columns) as c (key, name)
                           where c.key in ('energy', 'protein', 'carbs', 'fat') order by c.name);
     v_rejoined := app.import_rejoin_split_names(p_document, v_columns ->> 'name', v_nutrients, '{}');
-    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused, '[]'::jsonb as exercises into v_result;
-    else
-      select d.imported, d.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || d.errors) as errors,
-             '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
-        into v_result
-        from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
-    end if;
+    select d.imported, d.skipped_duplicates, d.errors, '[]'::jsonb as skipped, d.refused, '[]'::jsonb as exercises
+      into v_result
+      from app.import_diary(p_user_id, p_format, v_columns, v_rejoined.document, v_dry_run, v_strict) as d;
     select coalesce(jsonb_agg(w.item order by app.read_integer(w.item, 'line'), w.n), '[]') into v_warnings
       from jsonb_array_elements(v_rejoined.warnings || app.import_blank_warnings(v_rejoined.document, v_nutrients))
            with ordinality as w (item, n);
@@ -636,16 +637,10 @@ begin
                     array['Weight (kgs)', 'Weight (kg)', 'Weight (lbs)', 'Weight (lb)', 'Weight', 'Reps', 'Distance'],
                     array['Category']);
     v_warnings := v_rejoined.warnings;
-    if app.import_refuses_split_rows(v_rejoined.errors, p_document, v_strict) then
-      select 0 as imported, 0 as skipped_duplicates, v_rejoined.errors as errors, '[]'::jsonb as skipped,
-             true as refused, '[]'::jsonb as exercises into v_result;
-    else
-      select w.imported, w.skipped_duplicates, app.import_problems_in_order(v_rejoined.errors || w.errors) as errors,
-             w.skipped, w.refused, w.exercises
-        into v_result
-        from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
-                                 v_strict) as w;
-    end if;
+    select w.imported, w.skipped_duplicates, w.errors, w.skipped, w.refused, w.exercises
+      into v_result
+      from app.import_workouts(p_user_id, array(select app.import_fitnotes_rows(v_rejoined.document)), v_dry_run,
+                               v_strict) as w;
   else
     v_rows := case p_format when 'strong' then array(select app.import_strong_rows(p_document))
                             else array(select app.import_hevy_rows(p_document)) end;
@@ -691,17 +686,6 @@ begin
 end
 $$;
 
--- Whether rows with more fields than the header that could not be put back
--- (app.import_rejoin_split_names) refuse the whole file: any of them when p_strict, else
--- when they are most of its rows. Otherwise they are errors, left out of what is imported.
-create or replace function app.import_refuses_split_rows(p_errors jsonb, p_document jsonb, p_strict boolean)
-returns boolean
-language sql
-immutable
-as $$
-  select p_errors <> '[]' and (p_strict or 2 * jsonb_array_length(p_errors) > jsonb_array_length(p_document -> 'rows'))
-$$;
-
 -- Problems {line, message} ordered by line (a problem of the whole file, line null, first),
 -- in the order given within a line.
 create or replace function app.import_problems_in_order(p_problems jsonb)
@@ -716,7 +700,6 @@ $$;
 grant execute on function app.import_run(uuid, text, jsonb, jsonb) to liftbase_api;
 grant execute on function
   app.import_flag(jsonb, text),
-  app.import_refuses_split_rows(jsonb, jsonb, boolean),
   app.import_problems_in_order(jsonb)
 to liftbase_api;
 

@@ -50,7 +50,7 @@ begin
   end if;
   return query
   with cells as materialized (
-    select app.read_integer(x.item, 'line') as line,
+    select app.read_integer(x.item, 'line') as line, x.item ->> 'problem' as line_problem,
            app.import_cell(x.item -> 'fields', c_date) as date_text,
            app.import_cell(x.item -> 'fields', c_exercise) as exercise,
            app.import_cell(x.item -> 'fields', v_weight.column_index) as weight,
@@ -83,6 +83,7 @@ begin
          case when r.reps is null then 0 else app.import_whole_number(r.reps) end,
          null::numeric,
          coalesce(
+           r.line_problem,
            case
              when r.day is null then 'Date must be a date like 2024-05-01'
              when r.exercise is null then 'Exercise is required'

@@ -53,7 +53,7 @@ begin
   -- Each row as the diary values it gives, its import key (identical rows of one file are
   -- told apart by their occurrence) and its first problem.
   with cells as materialized (
-    select app.read_integer(x.item, 'line') as line,
+    select app.read_integer(x.item, 'line') as line, x.item ->> 'problem' as line_problem,
            app.import_cell(x.item -> 'fields', c_day) as day,
            app.import_cell(x.item -> 'fields', c_time) as time,
            app.import_cell(x.item -> 'fields', c_group) as grp,
@@ -72,6 +72,7 @@ begin
            'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
            'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
+             when r.line_problem is not null then r.line_problem
              when r.entry_date is null then format('%s must be a date like 2020-07-15', p_columns ->> 'day')
              when r.name is null then format('%s is required', p_columns ->> 'name')
              when r.energy is not null and not app.import_is_number(r.energy)

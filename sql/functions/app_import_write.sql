@@ -211,6 +211,7 @@ declare
   v_rows app.import_set_row[];
   v_new app.import_set_row[];
   v_moved app.import_set_row[];
+  v_variants jsonb := '[]';
   v_variants_tried boolean := false;
   v_problems_dropped boolean := false;
   v_problems jsonb;
@@ -242,8 +243,11 @@ begin
     into skipped
     from unnest(p_rows) as r
    where r.problem is null and (r.skip_reason is not null or not app.import_row_has_measures(r));
+  -- Most rows unreadable: of the rows that carry something (a rest-timer row is no row of
+  -- data, and would make a file of unreadable sets look half read).
   if errors <> '[]' and (p_strict or exists (select from unnest(p_rows) as r where r.line = 1 and r.problem is not null)
-                         or 2 * jsonb_array_length(errors) > cardinality(p_rows)) then
+                         or 2 * jsonb_array_length(errors)
+                            > (select count(*) from unnest(p_rows) as r where r.skip_reason is null)) then
     refused := true;
     return;
   end if;
@@ -353,6 +357,12 @@ begin
           v_variants_tried := true;
           v_moved := app.import_rows_to_variants(p_user_id, v_new);
           if v_moved is distinct from v_new then
+            -- Each exercise some of whose rows went to a variant, and the variant.
+            select coalesce(jsonb_agg(distinct jsonb_build_object('exercise_name', a.exercise_name, 'variant', b.exercise_name)),
+                            '[]')
+              into v_variants
+              from unnest(v_new) as a join unnest(v_moved) as b on b.line = a.line
+             where b.exercise_name <> a.exercise_name;
             v_new := v_moved;
             continue;
           end if;
@@ -382,7 +392,27 @@ begin
   end loop;
   select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
     from jsonb_array_elements(errors) with ordinality as e (item, n);
-  -- A name that became an own exercise is answered with its id, once it is written.
+  -- The names some of whose rows went to a variant are answered with it too (how:
+  -- variant), and a name that became an own exercise with its id once it is written.
+  select coalesce(jsonb_agg(e.item order by e.k), '[]') || coalesce((
+           select jsonb_agg(x.item || jsonb_build_object('exercise_name', v.variant, 'exercise_id', null,
+                                                         'user_exercise_id', null, 'how', 'variant')
+                            order by x.item ->> 'name', v.variant)
+             from jsonb_array_elements(exercises) as x (item)
+             join jsonb_to_recordset(v_variants) as v (exercise_name text, variant text)
+               on v.exercise_name = x.item ->> 'exercise_name'), '[]')
+    into exercises
+    from jsonb_array_elements(exercises) with ordinality as e (item, k);
+  if not p_dry_run and not refused and v_variants <> '[]' then
+    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'variant'
+                                   then x.item || jsonb_build_object('exercise_id', r.exercise_id,
+                                                                     'user_exercise_id', r.user_exercise_id)
+                                   else x.item end order by x.k), '[]')
+      into exercises
+      from jsonb_array_elements(exercises) with ordinality as x (item, k)
+     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                          case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as r;
+  end if;
   if not p_dry_run then
     select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
                                    then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end

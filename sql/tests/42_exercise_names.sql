@@ -3,7 +3,7 @@
 -- the built-in catalog loads, and an import that lands other apps' names on the catalog.
 begin;
 \ir support/helpers.psql
-select plan(26);
+select plan(29);
 
 select pg_temp.sign_up('names', 'names@example.com', 'names pass');
 
@@ -67,12 +67,19 @@ select is((select array_agg(jsonb_build_object('c', t.category, 'e', t.equipment
 select is(app.load_exercise_aliases('[{"alias": "Pull Up (Weighted)", "exercise": "weighted pull-up"},
                                       {"alias": "Chin Up", "exercise": "Chin-Up"},
                                       {"alias": "Bench Press (Barbell)", "exercise": "Barbell Bench Press"},
-                                      {"alias": "Nothing", "exercise": "No Such Exercise"}]'),
-  '{"aliases": 3, "exercises": 3, "unknown": 1}', 'aliases load by exercise name; one naming no exercise is counted');
+                                      {"alias": "Nothing", "exercise": "No Such Exercise"},
+                                      {"alias": "Squat (Barbell)", "exercise": "-"}]'),
+  '{"aliases": 3, "exercises": 3, "unknown": 1, "unmatched": 1}',
+  'aliases load by exercise name; one naming no exercise is counted, one the catalog lacks kept apart');
+select is((select array_agg(name) from app.exercise_unmatched_names), array['squat (barbell)'], '… lower case');
+set local role liftbase_api;
+select is((select how from app.resolve_exercise_names((select user_id from tokens where name = 'names'), array['Squat (Barbell)'])),
+  'new', 'a name the catalog lacks is no catalog exercise, however close its words come');
+reset role;
 select is((select jsonb_object_agg(name, aliases) from app.exercises where cardinality(aliases) > 0),
   '{"Weighted Pull-Up": ["pull up (weighted)"], "Chin-Up": ["chin up"], "Barbell Bench Press": ["bench press (barbell)"]}',
   '… lower case, and every other exercise loses the aliases it had');
-select is(app.load_exercise_aliases('[]') ->> 'aliases', '0', 'an empty list leaves none');
+select is(app.load_exercise_aliases('[]') - 'unknown', '{"aliases": 0, "exercises": 0, "unmatched": 0}', 'an empty list leaves none');
 
 -- An import lands other apps' names on the catalog -----------------------------------------------------
 select app.load_exercise_aliases('[{"alias": "Bench Press (Barbell)", "exercise": "Barbell Bench Press"}]');
@@ -123,6 +130,9 @@ select is((select array_agg(x.name::text order by x.name) from app.exercises as 
   array['Barbell Bench Press', 'Bench Press - Powerlifting'], 'a near-duplicate of the common list is one family with its entry');
 select is((select family from app.exercises where name = 'Stationary Bike'), '{}'::uuid[],
   'another app''s name that is a catalog name makes no family');
+select is((select exercise_name || ':' || how from app.resolve_exercise_names((select user_id from tokens where name = 'names'),
+                                                                           array['Air Bike'])),
+  'Stationary Bike:alias', 'what an app means by a name wins over a catalog entry of the same name');
 set local role liftbase_api;
 select pg_temp.call('sessions_create', 'names', jsonb_build_object('session_date', '2024-07-01', 'status', 'completed',
   'exercises', jsonb_build_array(jsonb_build_object('exercise_id', (select id from app.exercises where name = 'Bench Press - Powerlifting'),

@@ -4,7 +4,7 @@
 -- does not fit, or a program still prescribes, is refused with nothing written.
 begin;
 \ir support/helpers.psql
-select plan(25);
+select plan(26);
 
 select pg_temp.sign_up('m', 'merge@example.com', 'merge pass');
 select pg_temp.sign_up('other', 'merge-other@example.com', 'merge pass');
@@ -83,7 +83,12 @@ select is((pg_temp.call('import_strong', 'm', pg_temp.csv(array['Date', 'Workout
   '{"name": "Flat Bench (Comp)", "exercise_name": "Barbell Bench Press", "user_exercise_id": null, "how": "alias"}',
   'a later import of the merged name lands on the exercise it was merged into');
 select is((select count(*) from app.user_exercises where name = 'Flat Bench (Comp)'), 0::bigint, '… and makes no exercise');
-select is((select count(*) from app.exercise_name_aliases), 1::bigint, 'the name is the user''s alone');
+select is((pg_temp.call('import_strong', 'other', pg_temp.csv(array['Date', 'Workout Name', 'Exercise Name', 'Set Order', 'Weight', 'Reps'],
+            '2024-06-17 07:00|Push|Flat Bench (Comp)|1|80|5')) -> 'exercises' -> 0) ->> 'how',
+  'new', 'the name is the user''s alone: another user''s import of it makes their own exercise');
+select pg_temp.call('exercise_create', 'm', '{"name": "Flat Bench (Comp)", "primary_muscles": ["chest"]}');
+select is((select count(*) from app.exercise_name_aliases where user_id = (select user_id from tokens where name = 'm')), 0::bigint,
+  'an own exercise made later under the merged name takes it back');
 
 -- Programs ---------------------------------------------------------------------------------------------------
 select pg_temp.call('program_create', 'm', '{"goal": "strength", "training_age": "novice", "days_per_week": 3}');

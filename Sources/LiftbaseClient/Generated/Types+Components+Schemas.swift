@@ -2060,15 +2060,15 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ImportExercise`.
         public struct ImportExercise: Codable, Hashable, Sendable {
-            /// The catalog exercise, when it resolved to one.
+            /// The catalog exercise, when it resolved to one (null on a dry run for a variant).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/exercise_id`.
             public var exerciseId: Swift.String?
-            /// The name of the exercise its sets land on (the name itself for a new one).
+            /// The name of the exercise its sets land on (the name itself for a new one; the variant for a variant's rows).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/exercise_name`.
             public var exerciseName: Swift.String
-            /// exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            /// exact: the catalog's or the user's own name; alias: a name the user merged away, or another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise; variant: the name's rows whose measures its exercise does not take, on a variant of it (a second entry for the name).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/how`.
             @frozen public enum HowPayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -2077,8 +2077,9 @@ extension Components {
                 case rule = "rule"
                 case similar = "similar"
                 case new = "new"
+                case variant = "variant"
             }
-            /// exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            /// exact: the catalog's or the user's own name; alias: a name the user merged away, or another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise; variant: the name's rows whose measures its exercise does not take, on a variant of it (a second entry for the name).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/how`.
             public var how: Components.Schemas.ImportExercise.HowPayload
@@ -2086,18 +2087,18 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/name`.
             public var name: Swift.String
-            /// The user's own exercise it matched, or the one the import made of it (null on a dry run); null for a catalog one.
+            /// The user's own exercise it matched, or the one the import made of it; null for a catalog one, and when the import wrote none of the name's rows (a dry run, or every row a duplicate or an error).
             ///
             /// - Remark: Generated from `#/components/schemas/ImportExercise/user_exercise_id`.
             public var userExerciseId: Swift.String?
             /// Creates a new `ImportExercise`.
             ///
             /// - Parameters:
-            ///   - exerciseId: The catalog exercise, when it resolved to one.
-            ///   - exerciseName: The name of the exercise its sets land on (the name itself for a new one).
-            ///   - how: exact: the catalog's or the user's own name; alias: another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise.
+            ///   - exerciseId: The catalog exercise, when it resolved to one (null on a dry run for a variant).
+            ///   - exerciseName: The name of the exercise its sets land on (the name itself for a new one; the variant for a variant's rows).
+            ///   - how: exact: the catalog's or the user's own name; alias: a name the user merged away, or another app's name of a catalog exercise; rule: the same words, or the base name of the equipment in brackets; similar: a catalog name alike enough; new: none, the name becomes an own exercise; variant: the name's rows whose measures its exercise does not take, on a variant of it (a second entry for the name).
             ///   - name: The name as the file writes it.
-            ///   - userExerciseId: The user's own exercise it matched, or the one the import made of it (null on a dry run); null for a catalog one.
+            ///   - userExerciseId: The user's own exercise it matched, or the one the import made of it; null for a catalog one, and when the import wrote none of the name's rows (a dry run, or every row a duplicate or an error).
             public init(
                 exerciseId: Swift.String? = nil,
                 exerciseName: Swift.String,
