@@ -3523,14 +3523,15 @@ begin
          coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
     into v_exercise_ids, v_loads, v_main_reps
     from app.exercises as e
-   cross join lateral (select e.priority_tier = 1 or e.competition_lift as main) as m
+   cross join lateral (select e.priority_tier = 1 or e.competition_lift as main,
+                              app.exercise_family(e.id) as family) as m
     left join lateral (
       select s.weight_kg, s.reps
         from app.session_exercises as se
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = any (coalesce(nullif(e.family, '{}'), array[e.id])) and e.tracking_type = 'weight_reps'
+       where se.user_id = p_user_id and se.exercise_id = any (m.family) and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
@@ -5558,8 +5559,7 @@ begin
                             where app.read_integer(p, 'line') = app.read_integer(r, 'line'));
     end;
   end loop;
-  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
-    from jsonb_array_elements(errors) with ordinality as e (item, n);
+  errors := app.import_problems_in_order(errors);
 end
 $_$;
 
@@ -6888,7 +6888,7 @@ $$;
 
 ALTER FUNCTION app.import_problems_in_order(p_problems jsonb) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) RETURNS record
+CREATE FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$
 declare
@@ -6924,16 +6924,13 @@ begin
                 else j.item end order by j.n), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
-           filter (where j.recovered), '[]'),
-         coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
-           format('the line has %s fields where the header has %s', j.width, v_width)) order by j.n)
-           filter (where j.width > v_width and not j.recovered), '[]')
-    into document, warnings, errors
+           filter (where j.recovered), '[]')
+    into document, warnings
     from judged as j;
 end
 $$;
 
-ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_row_has_measures(p_row app.import_set_row) RETURNS boolean
     LANGUAGE sql IMMUTABLE
@@ -7488,8 +7485,7 @@ begin
          where not exists (select from jsonb_array_elements(v_problems) as p where app.read_integer(p, 'line') = r.line);
     end;
   end loop;
-  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
-    from jsonb_array_elements(errors) with ordinality as e (item, n);
+  errors := app.import_problems_in_order(errors);
   -- The names some of whose rows went to a variant are answered with it too (how:
   -- variant), and a name that became an own exercise with its id once it is written.
   select coalesce(jsonb_agg(e.item order by e.k), '[]') || coalesce((
@@ -7501,23 +7497,19 @@ begin
                on v.exercise_name = x.item ->> 'exercise_name'), '[]')
     into exercises
     from jsonb_array_elements(exercises) with ordinality as e (item, k);
-  if not p_dry_run and not refused and v_variants <> '[]' then
-    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'variant'
-                                   then x.item || jsonb_build_object('exercise_id', r.exercise_id,
-                                                                     'user_exercise_id', r.user_exercise_id)
-                                   else x.item end order by x.k), '[]')
-      into exercises
-      from jsonb_array_elements(exercises) with ordinality as x (item, k)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
-                          case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as r;
-  end if;
   if not p_dry_run then
-    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
-                                   then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end
-                              order by x.k), '[]')
+    select coalesce(jsonb_agg(case x.item ->> 'how'
+                                when 'new' then x.item || jsonb_build_object('user_exercise_id', n.id)
+                                when 'variant' then x.item || jsonb_build_object('exercise_id', v.exercise_id,
+                                                                                 'user_exercise_id', v.user_exercise_id)
+                                else x.item end order by x.k), '[]')
       into exercises
       from jsonb_array_elements(exercises) with ordinality as x (item, k)
-      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text) on lower(n.name) = lower(x.item ->> 'name');
+      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text)
+        on x.item ->> 'how' = 'new' and lower(n.name) = lower(x.item ->> 'name')
+      -- A variant's own exercise, by its name (no lookup for the other names).
+      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                           case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as v;
   end if;
 end
 $$;
@@ -15266,8 +15258,8 @@ GRANT ALL ON FUNCTION app.import_number(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_problems_in_order(p_problems jsonb) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb, OUT errors jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[], p_words text[], OUT document jsonb, OUT warnings jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_row_has_measures(p_row app.import_set_row) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_row_has_measures(p_row app.import_set_row) TO liftbase_api;

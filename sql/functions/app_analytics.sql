@@ -91,9 +91,9 @@ end
 $$;
 
 -- The best estimated one-rep max of each completed session dated p_from..p_to with the
--- set it came from, of the exercise and its catalog family (app.exercise_family: its
--- near-duplicates are the same lift) (kept whole per session exercise by app.refresh_session_totals), as the
--- items of /analytics/e1rm, and the method every session used (or mixed). The range drives
+-- set it came from (kept whole per session exercise by app.refresh_session_totals), of the
+-- exercise and its catalog family (app.exercise_family: a near-duplicate is the same lift),
+-- as the items of /analytics/e1rm, and the method every session used (or mixed). The range drives
 -- the read: each session of it looks up its own exercises (a lateral subquery by primary
 -- key), so a cached plan never starts from every session the exercise was ever trained in.
 create or replace function app.e1rm_series(p_user_id uuid, p_exercise_id uuid, p_from date, p_to date,

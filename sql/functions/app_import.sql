@@ -538,12 +538,11 @@ $$;
 -- unquoted field, so the file's own spacing is not known; every
 -- column of p_numbers parses as a number or is blank, none of p_words is a number) the row
 -- is recovered and a warning
--- says how it was read; a row that still has more fields than the header is an error
--- naming its line: the document keeps it with that problem (its `problem` member, which
--- the importers report as the row's error). Returns the document with the recovered rows,
--- and both lists.
+-- says how it was read; a row that still has more fields than the header keeps them, with
+-- a `problem` member naming its width, which the importers report as the row's error.
+-- Returns the document so mended, and the warnings.
 create or replace function app.import_rejoin_split_names(p_document jsonb, p_name text, p_numbers text[],
-  p_words text[], out document jsonb, out warnings jsonb, out errors jsonb)
+  p_words text[], out document jsonb, out warnings jsonb)
 language plpgsql
 stable
 as $$
@@ -580,11 +579,8 @@ begin
                 else j.item end order by j.n), '[]')),
          coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
            format('%s held an unquoted comma: read as "%s"', p_name, j.rejoined ->> v_name)) order by j.n)
-           filter (where j.recovered), '[]'),
-         coalesce(jsonb_agg(jsonb_build_object('line', j.line, 'message',
-           format('the line has %s fields where the header has %s', j.width, v_width)) order by j.n)
-           filter (where j.width > v_width and not j.recovered), '[]')
-    into document, warnings, errors
+           filter (where j.recovered), '[]')
+    into document, warnings
     from judged as j;
 end
 $$;

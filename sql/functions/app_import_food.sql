@@ -174,8 +174,7 @@ begin
                             where app.read_integer(p, 'line') = app.read_integer(r, 'line'));
     end;
   end loop;
-  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
-    from jsonb_array_elements(errors) with ordinality as e (item, n);
+  errors := app.import_problems_in_order(errors);
 end
 $$;
 

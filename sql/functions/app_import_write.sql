@@ -390,8 +390,7 @@ begin
          where not exists (select from jsonb_array_elements(v_problems) as p where app.read_integer(p, 'line') = r.line);
     end;
   end loop;
-  select coalesce(jsonb_agg(e.item order by app.read_integer(e.item, 'line'), e.n), '[]') into errors
-    from jsonb_array_elements(errors) with ordinality as e (item, n);
+  errors := app.import_problems_in_order(errors);
   -- The names some of whose rows went to a variant are answered with it too (how:
   -- variant), and a name that became an own exercise with its id once it is written.
   select coalesce(jsonb_agg(e.item order by e.k), '[]') || coalesce((
@@ -403,23 +402,19 @@ begin
                on v.exercise_name = x.item ->> 'exercise_name'), '[]')
     into exercises
     from jsonb_array_elements(exercises) with ordinality as e (item, k);
-  if not p_dry_run and not refused and v_variants <> '[]' then
-    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'variant'
-                                   then x.item || jsonb_build_object('exercise_id', r.exercise_id,
-                                                                     'user_exercise_id', r.user_exercise_id)
-                                   else x.item end order by x.k), '[]')
-      into exercises
-      from jsonb_array_elements(exercises) with ordinality as x (item, k)
-     cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
-                          case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as r;
-  end if;
   if not p_dry_run then
-    select coalesce(jsonb_agg(case when x.item ->> 'how' = 'new'
-                                   then x.item || jsonb_build_object('user_exercise_id', n.id) else x.item end
-                              order by x.k), '[]')
+    select coalesce(jsonb_agg(case x.item ->> 'how'
+                                when 'new' then x.item || jsonb_build_object('user_exercise_id', n.id)
+                                when 'variant' then x.item || jsonb_build_object('exercise_id', v.exercise_id,
+                                                                                 'user_exercise_id', v.user_exercise_id)
+                                else x.item end order by x.k), '[]')
       into exercises
       from jsonb_array_elements(exercises) with ordinality as x (item, k)
-      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text) on lower(n.name) = lower(x.item ->> 'name');
+      left join jsonb_to_recordset(v_new_exercises) as n (id uuid, name text)
+        on x.item ->> 'how' = 'new' and lower(n.name) = lower(x.item ->> 'name')
+      -- A variant's own exercise, by its name (no lookup for the other names).
+      cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name',
+                           case when x.item ->> 'how' = 'variant' then x.item ->> 'exercise_name' end)) as v;
   end if;
 end
 $$;

@@ -106,7 +106,7 @@ $$;
 -- Creates the active program (ending the one there was): phases, every planned slot, and
 -- starting loads from history. A starting load is the heaviest set done as prescribed
 -- (app.counts_for_progression; 1–12 reps) of the latest completed session with the
--- exercise or its catalog family (app.exercises.family: a near-duplicate is the same lift),
+-- exercise or its catalog family (app.exercise_family: a near-duplicate is the same lift),
 -- converted to the first phase's target reps (Epley); without history the load
 -- is left for the first log to set. Only load × reps exercises start from history: the
 -- added load of a bodyweight exercise is no load to convert by Epley.
@@ -159,14 +159,15 @@ begin
          coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
     into v_exercise_ids, v_loads, v_main_reps
     from app.exercises as e
-   cross join lateral (select e.priority_tier = 1 or e.competition_lift as main) as m
+   cross join lateral (select e.priority_tier = 1 or e.competition_lift as main,
+                              app.exercise_family(e.id) as family) as m
     left join lateral (
       select s.weight_kg, s.reps
         from app.session_exercises as se
         join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
-       where se.user_id = p_user_id and se.exercise_id = any (coalesce(nullif(e.family, '{}'), array[e.id])) and e.tracking_type = 'weight_reps'
+       where se.user_id = p_user_id and se.exercise_id = any (m.family) and e.tracking_type = 'weight_reps'
          and app.counts_for_progression(s.set_type) and s.weight_kg > 0 and s.reps between 1 and 12
        order by ts.session_date desc, ts.created_at desc, s.weight_kg desc, s.reps desc
        limit 1) as h on true
