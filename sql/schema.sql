@@ -11908,6 +11908,22 @@ $$;
 
 ALTER FUNCTION auth.outbox_drop(p_id bigint) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.outbox_leases_elsewhere(p_worker text) RETURNS TABLE(worker text, messages bigint)
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return query
+  select o.locked_by, count(*)
+    from auth.outbox as o
+   where o.delivered_at is null and o.dead_at is null and o.lease_until > clock_timestamp()
+     and o.locked_by is distinct from p_worker
+   group by o.locked_by
+   order by o.locked_by;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_leases_elsewhere(p_worker text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.outbox_list(p_state text DEFAULT 'pending'::text) RETURNS TABLE(id bigint, channel text, kind text, recipient text, attempts integer, next_attempt_at timestamp with time zone, last_status integer, last_error text, created_at timestamp with time zone, delivered_at timestamp with time zone, dead_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
     AS $$
@@ -11922,11 +11938,48 @@ begin
            when 'delivered' then o.delivered_at is not null
            when 'all' then true
          end
-   order by o.id;
+   order by o.dead_at is null, o.id;
 end
 $$;
 
 ALTER FUNCTION auth.outbox_list(p_state text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_metrics() RETURNS TABLE(channel text, due bigint, oldest_due_seconds double precision, in_flight bigint, retrying bigint, delivered bigint, dead bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_now timestamptz := clock_timestamp();
+begin
+  return query
+  with pending as (
+    select o.channel,
+           o.next_attempt_at <= v_now and (o.lease_until is null or o.lease_until <= v_now) as is_due,
+           o.lease_until > v_now as is_leased,
+           o.attempts > 0 and (o.lease_until is null or o.lease_until <= v_now) as is_retrying,
+           o.next_attempt_at
+      from auth.outbox as o
+     where o.delivered_at is null and o.dead_at is null),
+  kept as (
+    select o.channel, count(*) filter (where o.delivered_at is not null) as delivered,
+           count(*) filter (where o.dead_at is not null) as dead
+      from auth.outbox as o
+     where o.delivered_at is not null or o.dead_at is not null
+     group by o.channel)
+  select c.channel,
+         coalesce((select count(*) from pending as p where p.channel = c.channel and p.is_due), 0),
+         coalesce((select extract(epoch from v_now - min(p.next_attempt_at))::double precision
+                     from pending as p where p.channel = c.channel and p.is_due), 0),
+         coalesce((select count(*) from pending as p where p.channel = c.channel and p.is_leased), 0),
+         coalesce((select count(*) from pending as p where p.channel = c.channel and p.is_retrying), 0),
+         coalesce((select k.delivered from kept as k where k.channel = c.channel), 0),
+         coalesce((select k.dead from kept as k where k.channel = c.channel), 0)
+    from unnest(array['email', 'webhook']) as c (channel)
+   order by c.channel;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_metrics() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_pending() RETURNS TABLE(id bigint, kind text, recipient text, payload jsonb, created_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
@@ -11992,6 +12045,23 @@ end
 $$;
 
 ALTER FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.outbox_release(p_worker text, p_ids bigint[]) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  update auth.outbox as o
+     set attempts = greatest(o.attempts - 1, 0), lease_until = null, locked_by = null
+   where o.id = any (p_ids) and o.locked_by = p_worker and o.lease_until > clock_timestamp()
+     and o.delivered_at is null and o.dead_at is null;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION auth.outbox_release(p_worker text, p_ids bigint[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_retry(p_id bigint) RETURNS boolean
     LANGUAGE plpgsql
@@ -15887,13 +15957,20 @@ REVOKE ALL ON FUNCTION auth.outbox_claim(p_worker text, p_limit integer, p_lease
 
 REVOKE ALL ON FUNCTION auth.outbox_drop(p_id bigint) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.outbox_leases_elsewhere(p_worker text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.outbox_list(p_state text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_metrics() FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.outbox_metrics() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.outbox_pending() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_prune(p_older_than interval) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.outbox_release(p_worker text, p_ids bigint[]) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_retry(p_id bigint) FROM PUBLIC;
 

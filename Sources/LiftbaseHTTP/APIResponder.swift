@@ -76,7 +76,9 @@ final class APIResponder: HTTPResponder {
             defer { gate.leave() }
             response = try await dispatch(request, path: path, route: &route, logger: logger)
         } catch let error as APIError {
-            response = error.response(requestID: requestID)
+            // Past the drain timeout, statements are cancelled and queued work failed.
+            let shutdown = gate.hasGivenUp && error.status == .serviceUnavailable
+            response = (shutdown ? APIError.shuttingDown : error).response(requestID: requestID)
         } catch {
             logger.error("unexpected error: \(error)")
             response = APIError.internal.response(requestID: requestID)
@@ -149,7 +151,7 @@ final class APIResponder: HTTPResponder {
         let rows = try await statement(
             endpoint.statement,
             [token, body, argumentsJSON],
-            retryingLostConnection: Self.isRead(request),
+            isRead: Self.isRead(request),
             logger: logger
         ).rows
         // A function answers one row; none at all is a defect of the function, answered
@@ -207,16 +209,18 @@ final class APIResponder: HTTPResponder {
         }
     }
 
-    /// An endpoint's statement, run as `database` runs work. The pool may send it in one
-    /// pipeline with other requests' statements (`ConnectionPool.queryPrepared`).
+    /// An endpoint's statement, run as `database` runs work. The pool may send a read in
+    /// one pipeline with other reads, in a read-only transaction, and a write at the end of
+    /// such a pipeline (`ConnectionPool.queryPrepared`); a read is run again when its
+    /// connection is lost.
     func statement(
         _ sql: String,
         _ parameters: [String?],
-        retryingLostConnection: Bool,
+        isRead: Bool,
         logger: Logger
     ) async throws -> QueryResult {
-        try await retrying(lostConnection: retryingLostConnection, logger: logger) { fresh in
-            try await pool.queryPrepared(sql, parameters, freshConnection: fresh)
+        try await retrying(lostConnection: isRead, logger: logger) { fresh in
+            try await pool.queryPrepared(sql, parameters, readOnly: isRead, freshConnection: fresh)
         }
     }
 
@@ -324,6 +328,12 @@ final class APIResponder: HTTPResponder {
         case "/readyz":
             return try await readiness(logger: logger)
         case "/metrics":
+            // The outbox's state comes from the database; without it the rest is still served.
+            do {
+                metrics.record(outbox: try await pool.queryPrepared(HTTPMetrics.outboxQuery, [], readOnly: true).rows)
+            } catch {
+                logger.warning("/metrics: the outbox could not be read: \(error)")
+            }
             let text = metrics.emit(pool: pool.statistics, openConnections: connections.current)
             return Response(
                 status: .ok,

@@ -17,6 +17,8 @@ final class HTTPMetrics: @unchecked Sendable {
     private let poolPipelined: Metrics.Counter
     /// The pool's count when it was last emitted: the counter grows by the difference.
     private var poolPipelinedEmitted = 0
+    private let poolReadsRunAgain: Metrics.Counter
+    private var poolReadsRunAgainEmitted = 0
     private let connectionsOpen: Metrics.Gauge
     let connectionsRefused: Metrics.Counter
     let connectionsTimedOut: Metrics.Counter
@@ -41,6 +43,7 @@ final class HTTPMetrics: @unchecked Sendable {
         poolInUse = Metrics.Gauge(label: "liftbase_db_pool_in_use", factory: factory)
         poolWaiting = Metrics.Gauge(label: "liftbase_db_pool_waiting", factory: factory)
         poolPipelined = Metrics.Counter(label: "liftbase_db_pipelined_statements_total", factory: factory)
+        poolReadsRunAgain = Metrics.Counter(label: "liftbase_db_pipelined_reads_run_again_total", factory: factory)
         connectionsOpen = Metrics.Gauge(label: "liftbase_http_connections_open", factory: factory)
         connectionsRefused = Metrics.Counter(label: "liftbase_http_connections_refused_total", factory: factory)
         connectionsTimedOut = Metrics.Counter(label: "liftbase_http_connections_timed_out_total", factory: factory)
@@ -66,6 +69,33 @@ final class HTTPMetrics: @unchecked Sendable {
         return made
     }
 
+    /// The outbox's gauges by channel (`auth.outbox_metrics()`), made on the first scrape.
+    private var outboxGauges: [String: [Metrics.Gauge]] = [:]
+    /// The columns of `auth.outbox_metrics()` after the channel, as the gauges they set.
+    static let outboxColumns = [
+        "liftbase_outbox_due", "liftbase_outbox_oldest_due_seconds", "liftbase_outbox_in_flight",
+        "liftbase_outbox_retrying", "liftbase_outbox_delivered", "liftbase_outbox_dead",
+    ]
+    static let outboxQuery = """
+        select channel, due, oldest_due_seconds, in_flight, retrying, delivered, dead from auth.outbox_metrics()
+        """
+
+    /// Sets the outbox gauges from the rows of `outboxQuery`.
+    func record(outbox rows: [[String?]]) {
+        lock.withLock {
+            for row in rows {
+                guard let channel = row.first ?? nil, row.count == Self.outboxColumns.count + 1 else { continue }
+                let gauges =
+                    outboxGauges[channel]
+                    ?? Self.outboxColumns.map {
+                        Metrics.Gauge(label: $0, dimensions: [("kind", channel)], factory: factory)
+                    }
+                outboxGauges[channel] = gauges
+                for (gauge, value) in zip(gauges, row.dropFirst()) { gauge.record(Double(value ?? "0") ?? 0) }
+            }
+        }
+    }
+
     func emit(pool: ConnectionPool.Statistics, openConnections: Int) -> String {
         connectionsOpen.record(openConnections)
         poolSize.record(pool.size)
@@ -76,6 +106,10 @@ final class HTTPMetrics: @unchecked Sendable {
             if pool.pipelinedStatements > poolPipelinedEmitted {
                 poolPipelined.increment(by: Int64(pool.pipelinedStatements - poolPipelinedEmitted))
                 poolPipelinedEmitted = pool.pipelinedStatements
+            }
+            if pool.readsRunAgain > poolReadsRunAgainEmitted {
+                poolReadsRunAgain.increment(by: Int64(pool.readsRunAgain - poolReadsRunAgainEmitted))
+                poolReadsRunAgainEmitted = pool.readsRunAgain
             }
         }
         return registry.emitToString()

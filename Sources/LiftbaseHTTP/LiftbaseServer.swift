@@ -107,6 +107,6 @@ public enum LiftbaseServer {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        return (application, DrainService(gate: gate, timeout: configuration.drainTimeout, logger: logger))
+        return (application, DrainService(gate: gate, pool: pool, timeout: configuration.drainTimeout, logger: logger))
     }
 }

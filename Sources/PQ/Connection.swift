@@ -70,6 +70,13 @@ public final class Connection {
             && PQtransactionStatus(handle) == PQTRANS_IDLE && PQpipelineStatus(handle) == PQ_PIPELINE_OFF
     }
 
+    /// What cancels this connection's running statement from another thread (`PQcancel`),
+    /// as a pool that stops does; nil when the connection is closed.
+    public func makeCanceller() -> Canceller? {
+        guard let handle, let cancel = PQgetCancel(handle) else { return nil }
+        return Canceller(cancel)
+    }
+
     /// Runs one or more statements with the simple query protocol (no parameters), as
     /// migrations need. Returns the result of the last statement.
     @discardableResult
@@ -138,6 +145,10 @@ public final class Connection {
     /// opens a new one) and the statements not yet answered get a lost connection. A
     /// statement whose preparation failed, or whose prepared name the server had forgotten
     /// (it never ran then), is answered as `queryPrepared` alone would answer it.
+    ///
+    /// Each run of `readOnly` statements is sent between a `SET` of the session's default to
+    /// read-only and its `SET` back, so each of them is a read-only transaction: one that
+    /// tries to write is answered `readOnlySQLTransaction`, having changed nothing.
     public func queryPreparedPipelined(
         _ statements: [PreparedCall],
         answer: (_ index: Int, _ result: Result<QueryResult, any Error>) -> Void
@@ -146,32 +157,60 @@ public final class Connection {
             for (index, statement) in statements.enumerated() { answer(index, runAlone(statement)) }
             return
         }
-        var sent: [(index: Int, name: String)] = []
-        for (index, statement) in statements.enumerated() {
+        // Prepared first: a `SET` fails to prepare only on a broken connection.
+        var readOnlyDefaults: (on: String, off: String)?
+        if statements.contains(where: \.readOnly) {
             do {
-                sent.append(
-                    (index, try preparedName(statement.sql, parameterCount: statement.parameters.count, handle: handle))
+                readOnlyDefaults = (
+                    try preparedName("set default_transaction_read_only = on", parameterCount: 0, handle: handle),
+                    try preparedName("set default_transaction_read_only = off", parameterCount: 0, handle: handle)
                 )
             } catch {
-                answer(index, .failure(error))
+                close()
+                for index in statements.indices { answer(index, .failure(Self.lostUnderPipeline)) }
+                return
             }
         }
+        var sent: [PipelineStep] = []
+        var readOnly = false
+        for (index, statement) in statements.enumerated() {
+            let name: String
+            do {
+                name = try preparedName(statement.sql, parameterCount: statement.parameters.count, handle: handle)
+            } catch {
+                answer(index, .failure(error))
+                continue
+            }
+            if let readOnlyDefaults, statement.readOnly != readOnly {
+                readOnly = statement.readOnly
+                sent.append(PipelineStep(name: readOnly ? readOnlyDefaults.on : readOnlyDefaults.off, statement: nil))
+            }
+            sent.append(PipelineStep(name: name, statement: index))
+        }
+        if let readOnlyDefaults, readOnly { sent.append(PipelineStep(name: readOnlyDefaults.off, statement: nil)) }
         var answered = 0
         var forgotten: [Int] = []
         do {
             guard PQenterPipelineMode(handle) == 1 else { throw Self.lostUnderPipeline }
-            for (index, name) in sent {
-                let queued = withCStrings(statements[index].parameters) { values in
-                    PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0) == 1
+            for step in sent {
+                let parameters = step.statement.map { statements[$0].parameters } ?? []
+                let queued = withCStrings(parameters) { values in
+                    PQsendQueryPrepared(handle, step.name, Int32(values.count), values, nil, nil, 0) == 1
                         && PQpipelineSync(handle) == 1
                 }
                 guard queued else { throw Self.lostUnderPipeline }
             }
+            let statementsSent = sent.filter { $0.statement != nil }.count
             // A statement left alone by the others' failed preparations shared nothing.
-            if sent.count > 1 { statementsPipelined += sent.count }
-            for (index, _) in sent {
+            if statementsSent > 1 { statementsPipelined += statementsSent }
+            for step in sent {
                 let (result, inStep) = readPipelinedAnswer(handle: handle)
                 answered += 1
+                guard let index = step.statement else {
+                    // A `SET` that failed leaves the session's default unknown.
+                    guard inStep, case .success = result else { throw Self.lostUnderPipeline }
+                    continue
+                }
                 if case .failure(let error as PostgresError) = result, error.sqlstate == .invalidSQLStatementName {
                     forgotten.append(index)
                 } else {
@@ -182,9 +221,17 @@ public final class Connection {
             guard PQexitPipelineMode(handle) == 1 else { throw Self.lostUnderPipeline }
         } catch {
             close()
-            for (index, _) in sent.dropFirst(answered) { answer(index, .failure(Self.lostUnderPipeline)) }
+            for step in sent.dropFirst(answered) {
+                if let index = step.statement { answer(index, .failure(Self.lostUnderPipeline)) }
+            }
         }
         for index in forgotten { answer(index, runAlone(statements[index])) }
+    }
+
+    /// One message of a pipeline: a statement of the caller's (its index), or a `SET`.
+    private struct PipelineStep {
+        let name: String
+        let statement: Int?
     }
 
     /// How many statements this connection has sent in pipelines.
@@ -445,4 +492,21 @@ func withCStrings<R>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
     let copies = values.map { $0.map { strdup($0) } ?? nil }
     defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
+}
+
+/// Cancels the statement a connection is running, from any thread: libpq opens a connection
+/// of its own to ask the server, so the call blocks for that round trip (never call it from
+/// the cooperative pool). A connection that runs nothing is left as it is.
+public final class Canceller: @unchecked Sendable {
+    private let cancel: OpaquePointer
+
+    init(_ cancel: OpaquePointer) { self.cancel = cancel }
+    deinit { PQfreeCancel(cancel) }
+
+    /// Asks the server to cancel; false when the request could not be sent.
+    @discardableResult
+    public func callAsFunction() -> Bool {
+        var message = [CChar](repeating: 0, count: 256)
+        return PQcancel(cancel, &message, Int32(message.count)) == 1
+    }
 }

@@ -75,12 +75,15 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         public var waiting: Int
         /// Statements sent in a pipeline with others since the pool started.
         public var pipelinedStatements: Int
+        /// Read-only statements of pipelines that tried to write and ran again alone.
+        public var readsRunAgain: Int
 
-        public init(size: Int, inUse: Int, waiting: Int, pipelinedStatements: Int = 0) {
+        public init(size: Int, inUse: Int, waiting: Int, pipelinedStatements: Int = 0, readsRunAgain: Int = 0) {
             self.size = size
             self.inUse = inUse
             self.waiting = waiting
             self.pipelinedStatements = pipelinedStatements
+            self.readsRunAgain = readsRunAgain
         }
     }
 
@@ -125,9 +128,15 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     private var waiting: [(job: Job, deadline: ContinuousClock.Instant)] = []
     private var inUse = 0
     private var pipelinedStatements = 0
+    private var readsRunAgain = 0
     /// False once a worker found its connection cannot pipeline (`stopPipelining`).
     private var pipelining = true
     private var state = State.created
+    /// Set by `abandonWork`: queued work fails, new work is refused, running work cancelled.
+    private var abandoning = false
+    /// The workers running work now, and what cancels each one's connection.
+    private var busy = Set<Int>()
+    private var cancellers: [Int: Canceller] = [:]
     private let stopped = DispatchGroup()
     /// Fails the jobs at the front that waited past their deadline: one repeating timer
     /// for the pool rather than one per waiting job (thousands a second under load).
@@ -185,7 +194,8 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             size: configuration.size,
             inUse: inUse,
             waiting: waiting.count,
-            pipelinedStatements: pipelinedStatements
+            pipelinedStatements: pipelinedStatements,
+            readsRunAgain: readsRunAgain
         )
     }
 
@@ -217,15 +227,19 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     /// worker that finds several such statements waiting sends its share of them together,
     /// in pipeline mode (`Connection.queryPreparedPipelined`): each is still a transaction
     /// of its own, and the worker and its backend sleep and wake once for all of them
-    /// instead of once each. Cancellation and `freshConnection` are as for `withConnection`.
+    /// instead of once each. Only `readOnly` statements share a pipeline, and at most one
+    /// other statement ends it: a read-only transaction waits on no row lock, so no
+    /// statement waits in a pipeline behind one that is blocked (see `take`).
+    /// Cancellation and `freshConnection` are as for `withConnection`.
     public func queryPrepared(
         _ sql: String,
         _ parameters: [String?],
+        readOnly: Bool = false,
         freshConnection: Bool = false
     ) async throws -> QueryResult {
         let job = Job()
         job.needsFreshConnection = freshConnection
-        let statement = PreparedCall(sql, parameters)
+        let statement = PreparedCall(sql, parameters, readOnly: readOnly)
         job.statement = statement
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<QueryResult, any Error>) in
@@ -268,9 +282,34 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         expiry.cancel()
     }
 
+    /// What a drain that ran out of time does: fails the work still queued and any that
+    /// comes (`PoolError.shutDown`), and cancels the statements running (`PQcancel`), again
+    /// every 50 ms for up to a second in case a worker was about to send one. A cancelled
+    /// statement's transaction is rolled back and its caller gets the server's
+    /// `queryCanceled` error. Returns when no worker runs anything, or after that second.
+    public func abandonWork() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { [self] in
+                condition.lock()
+                abandoning = true
+                let orphans = waiting.map(\.job)
+                waiting.removeAll()
+                condition.unlock()
+                for job in orphans { job.fail(PoolError.shutDown) }
+                for _ in 0..<20 {
+                    let running = condition.withLock { busy.compactMap { cancellers[$0] } }
+                    if running.isEmpty { break }
+                    for cancel in running { cancel() }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                done.resume()
+            }
+        }
+    }
+
     private func enqueue(_ job: Job) {
         condition.lock()
-        if job.cancelled || state == .shuttingDown {
+        if job.cancelled || state == .shuttingDown || abandoning {
             condition.unlock()
             job.fail(job.cancelled ? CancellationError() : PoolError.shutDown)
             return
@@ -303,7 +342,11 @@ public final class ConnectionPool: Service, @unchecked Sendable {
     /// one job, or statements to pipeline. Of the statements waiting behind the first, a
     /// worker takes an equal share among the pool's workers, so that under load every worker
     /// gets some and no statement waits behind a long pipeline while a worker is free.
-    fileprivate func take() -> [Job]? {
+    ///
+    /// A pipeline holds read-only statements and at most one other, sent last: a statement
+    /// that may write may also wait on a lock (or run long), and nothing may wait behind it.
+    /// The others stay queued, in order, for the next worker.
+    fileprivate func take(worker: Int) -> [Job]? {
         condition.lock()
         defer { condition.unlock() }
         while waiting.isEmpty && state != .shuttingDown {
@@ -311,14 +354,30 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         }
         guard !waiting.isEmpty else { return nil }
         inUse += 1
-        var jobs = [waiting.removeFirst().job]
-        guard jobs[0].isPipelinable, pipelining else { return jobs }
+        busy.insert(worker)
+        let first = waiting.removeFirst().job
+        guard first.isPipelinable, pipelining else { return [first] }
         let share = min(Self.maximumPipeline, 1 + waiting.count / configuration.size)
-        while jobs.count < share, let next = waiting.first?.job, next.isPipelinable {
-            jobs.append(next)
-            waiting.removeFirst()
+        var reads = first.statement!.readOnly ? [first] : []
+        var last = first.statement!.readOnly ? nil : first
+        var position = 0
+        // A bounded look down the queue: a long queue of writes is not searched for reads.
+        var looked = 0
+        while reads.count + (last == nil ? 0 : 1) < share, position < waiting.count, looked < 2 * Self.maximumPipeline {
+            looked += 1
+            let next = waiting[position].job
+            guard next.isPipelinable else { break }
+            if next.statement!.readOnly {
+                reads.append(next)
+            } else if last == nil {
+                last = next
+            } else {
+                position += 1
+                continue
+            }
+            waiting.remove(at: position)
         }
-        return jobs
+        return reads + (last.map { [$0] } ?? [])
     }
 
     fileprivate func stopPipelining() {
@@ -327,10 +386,36 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         condition.unlock()
     }
 
-    fileprivate func finished(pipelined: Int = 0) {
+    fileprivate func finished(worker: Int, pipelined: Int = 0) {
         condition.lock()
         inUse -= 1
+        busy.remove(worker)
         pipelinedStatements += pipelined
+        condition.unlock()
+    }
+
+    /// The worker's connection changed: what cancels its statements now (nil: none open).
+    fileprivate func setCanceller(_ canceller: Canceller?, worker: Int) {
+        condition.withLock { cancellers[worker] = canceller }
+    }
+
+    /// Read-only statements of a pipeline that tried to write (refused, so they changed
+    /// nothing) go back to the front of the queue, to run read-write, alone or at the end of
+    /// a pipeline, on the next free worker. They keep the front's deadline, so the queue
+    /// stays in deadline order.
+    fileprivate func runAgainAlone(_ jobs: [Job]) {
+        guard !jobs.isEmpty else { return }
+        condition.lock()
+        if abandoning {
+            condition.unlock()
+            for job in jobs { job.fail(PoolError.shutDown) }
+            return
+        }
+        let deadline = waiting.first?.deadline ?? ContinuousClock.now + configuration.acquireTimeout
+        for job in jobs { job.statement!.readOnly = false }
+        waiting.insert(contentsOf: jobs.map { ($0, deadline) }, at: 0)
+        readsRunAgain += jobs.count
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -348,13 +433,13 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         }
 
         mutating func run() {
-            while let jobs = pool.take() {
+            while let jobs = pool.take(worker: index) {
                 if jobs.count > 1 {
                     let connection: Connection
                     do {
                         connection = try liveConnection()
                     } catch {
-                        pool.finished()
+                        pool.finished(worker: index)
                         for job in jobs { job.fail(error) }
                         continue
                     }
@@ -371,11 +456,12 @@ public final class ConnectionPool: Service, @unchecked Sendable {
                     let resume = runAlone(job)
                     // The worker marks itself free before its last caller goes on, so the
                     // statistics are exact when that caller looks.
-                    if position == jobs.count - 1 { pool.finished() }
+                    if position == jobs.count - 1 { pool.finished(worker: index) }
                     resume()
                 }
             }
             connection?.close()
+            pool.setCanceller(nil, worker: index)
         }
 
         /// Statements in one pipeline. Each caller is resumed as soon as its answer is read,
@@ -383,12 +469,25 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         private func runPipelined(_ jobs: [Job], on connection: Connection) {
             let pipelinedBefore = connection.statementsPipelined
             var last: Result<QueryResult, any Error>?
+            var runAgain: [Job] = []
             connection.queryPreparedPipelined(jobs.map { $0.statement! }) { index, answer in
-                if index == jobs.count - 1 { last = answer } else { jobs[index].answer(answer) }
+                if jobs[index].statement!.readOnly, case .failure(let error as PostgresError) = answer,
+                    error.sqlstate == .readOnlySQLTransaction
+                {
+                    runAgain.append(jobs[index])
+                } else if index == jobs.count - 1 {
+                    last = answer
+                } else {
+                    jobs[index].answer(answer)
+                }
             }
-            pool.finished(pipelined: connection.statementsPipelined - pipelinedBefore)
-            guard let last else { preconditionFailure("queryPreparedPipelined left a statement unanswered") }
-            jobs[jobs.count - 1].answer(last)
+            // Not here, where they would wait behind the statement that ends the pipeline.
+            pool.runAgainAlone(runAgain)
+            pool.finished(worker: index, pipelined: connection.statementsPipelined - pipelinedBefore)
+            if runAgain.last !== jobs.last {
+                guard let last else { preconditionFailure("queryPreparedPipelined left a statement unanswered") }
+                jobs[jobs.count - 1].answer(last)
+            }
         }
 
         /// One job, which may run any number of statements on the connection; returns what
@@ -422,6 +521,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             do {
                 let fresh = try openConnectionOutlastingTerminations()
                 connection = fresh
+                pool.setCanceller(fresh.makeCanceller(), worker: index)
                 backoff = .zero
                 lastError = nil
                 return fresh

@@ -29,6 +29,8 @@ extension PostgresError {
         public static let foreignKeyViolation: Code = "23503"
         public static let uniqueViolation: Code = "23505"
         public static let checkViolation: Code = "23514"
+        // Class 25: invalid transaction state
+        public static let readOnlySQLTransaction: Code = "25006"
         // Class 26: invalid SQL statement name (a prepared statement the server forgot)
         public static let invalidSQLStatementName: Code = "26000"
         // Class 28: invalid authorization specification

@@ -19,10 +19,17 @@ public struct QueryResult: Sendable {
 public struct PreparedCall: Sendable {
     public var sql: String
     public var parameters: [String?]
+    /// The statement reads only (an API GET). In a pipeline it runs in a read-only
+    /// transaction, where PostgreSQL refuses writes and row locks: it never waits on a row
+    /// another transaction holds, so it never holds up the statements behind it. One that
+    /// tries to write (a session's once-a-minute `last_seen_at`) is refused before it
+    /// changed anything and runs again alone, read-write.
+    public var readOnly: Bool
 
-    public init(_ sql: String, _ parameters: [String?]) {
+    public init(_ sql: String, _ parameters: [String?], readOnly: Bool = false) {
         self.sql = sql
         self.parameters = parameters
+        self.readOnly = readOnly
     }
 
     /// The size of the parameters as sent.

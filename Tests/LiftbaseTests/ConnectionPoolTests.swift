@@ -225,7 +225,8 @@ struct ConnectionPoolTests {
                         do {
                             let result = try await pool.queryPrepared(
                                 "select $1::integer / $2::integer",
-                                [String(value), divisor]
+                                [String(value), divisor],
+                                readOnly: true
                             )
                             return (value, .success(result.scalar))
                         } catch {
@@ -262,12 +263,12 @@ struct ConnectionPoolTests {
             let held = try await HeldWorker(pool)
             let quickAnswered = Latch()
             let quick = Task {
-                let answer = try await pool.queryPrepared("select 1", []).scalar
+                let answer = try await pool.queryPrepared("select 1", [], readOnly: true).scalar
                 quickAnswered.open()
                 return answer
             }
             try await waitUntil { pool.statistics.waiting == 1 }
-            // Waits, in the same pipeline after the quick one, for the lock the test holds.
+            // Waits, at the end of the same pipeline, for the lock the test holds.
             let slow = Task { try await pool.queryPrepared("select pg_advisory_xact_lock($1::bigint)", [key]) }
             try await waitUntil { pool.statistics.waiting == 2 }
             try await held.release()
@@ -277,6 +278,83 @@ struct ConnectionPoolTests {
             #expect(try await quick.value == "1")
             _ = try await slow.value
             #expect(pool.statistics.pipelinedStatements == 2)
+        }
+    }
+
+    @Test("a write blocked on a row lock holds up none of the 50 reads queued with it (pool of 3)")
+    func blockedWriteHoldsUpNoRead() async throws {
+        let (pool, name) = try makePool(size: 3)
+        let admin = try TestDatabase.admin()
+        let table = "held_\(TestDatabase.uniqueSuffix())"
+        try admin.execute(
+            "create table \(table) (id integer primary key, n integer); insert into \(table) values (1, 0); grant all on \(table) to liftbase_api"
+        )
+        defer { _ = try? admin.execute("drop table \(table)") }
+        let lockHolder = try TestDatabase.admin()
+        try lockHolder.execute("begin; select from \(table) where id = 1 for update")
+        try await withRunningPool(pool) {
+            // Whatever the test finds, the write ends before the pool shuts down.
+            defer { _ = try? lockHolder.execute("rollback") }
+            let held = [try await HeldWorker(pool), try await HeldWorker(pool), try await HeldWorker(pool)]
+            let writeAnswered = Latch()
+            let write = Task {
+                defer { writeAnswered.open() }
+                return try await pool.queryPrepared("update \(table) set n = n + 1 where id = $1", ["1"]).affectedRows
+            }
+            try await waitUntil { pool.statistics.waiting == 1 }
+            let answers = Answers()
+            for value in 0..<50 {
+                Task {
+                    let answer = try await pool.queryPrepared("select $1::integer", [String(value)], readOnly: true)
+                    answers.add(answer.scalar)
+                }
+            }
+            try await waitUntil { pool.statistics.waiting == 51 }
+            for worker in held { try await worker.release() }
+            // Every read answers while the write still waits on the lock.
+            try await waitUntil { answers.count == 50 }
+            #expect(answers.all == Set((0..<50).map { String($0) }))
+            try await TestDatabase.waitForLockWait(application: name, on: admin)
+            #expect(!writeAnswered.isOpen)
+            #expect(pool.statistics.pipelinedStatements > 0, "the reads shared pipelines")
+            try lockHolder.execute("commit")
+            #expect(try await write.value == 1)
+        }
+    }
+
+    @Test("reads in a pipeline run read-only; one that writes runs again read-write, once; a write ends the pipeline")
+    func readsInPipelinesRunReadOnly() async throws {
+        let (pool, _) = try makePool(size: 1)
+        let admin = try TestDatabase.admin()
+        let table = "written_\(TestDatabase.uniqueSuffix())"
+        try admin.execute("create table \(table) (id integer primary key); grant all on \(table) to liftbase_api")
+        defer { _ = try? admin.execute("drop table \(table)") }
+        try await withRunningPool(pool) {
+            let held = try await HeldWorker(pool)
+            let mode = "select current_setting('transaction_read_only')"
+            let write = Task { try await pool.queryPrepared(mode, []).scalar }
+            try await waitUntil { pool.statistics.waiting == 1 }
+            let reads = Task {
+                try await withThrowingTaskGroup(of: String?.self) { group in
+                    for _ in 0..<4 { group.addTask { try await pool.queryPrepared(mode, [], readOnly: true).scalar } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            try await waitUntil { pool.statistics.waiting == 5 }
+            // Marked as a read, but it writes: refused in the pipeline, then run again.
+            let writingRead = Task {
+                try await pool.queryPrepared("insert into \(table) values ($1) returning id", ["7"], readOnly: true)
+                    .scalar
+            }
+            try await waitUntil { pool.statistics.waiting == 6 }
+            try await held.release()
+            #expect(try await reads.value == ["on", "on", "on", "on"])
+            #expect(try await write.value == "off")
+            #expect(try await writingRead.value == "7")
+            #expect(pool.statistics.readsRunAgain == 1)
+            #expect(try admin.query("select count(*) from \(table)").scalar == "1")
+            // The session's default is back: a statement alone is read-write.
+            #expect(try await pool.queryPrepared(mode, []).scalar == "off")
         }
     }
 
@@ -320,16 +398,18 @@ struct ConnectionPoolTests {
     }
 }
 
-/// A pool's only worker, held busy until `release()`, so that statements queue behind it
-/// however slowly the machine starts their tasks.
+/// One of a pool's workers (its only one, or one more of them), held busy until
+/// `release()`, so that statements queue behind it however slowly the machine starts their
+/// tasks.
 final class HeldWorker: Sendable {
     private let gate = DispatchSemaphore(value: 0)
     private let job: Task<Void, any Error>
 
     init(_ pool: ConnectionPool) async throws {
         let gate = gate
+        let busy = pool.statistics.inUse
         job = Task { try await pool.withConnection { _ in gate.wait() } }
-        try await waitUntil { pool.statistics.inUse == 1 }
+        try await waitUntil { pool.statistics.inUse == busy + 1 }
     }
 
     func release() async throws {
@@ -345,6 +425,16 @@ func waitUntil(_ condition: () -> Bool) async throws {
         try #require(ContinuousClock.now < deadline, "the condition never held")
         try await Task.sleep(for: .milliseconds(10))
     }
+}
+
+/// Answers collected from tasks on any thread.
+final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [String?] = []
+
+    func add(_ answer: String?) { lock.withLock { answers.append(answer) } }
+    var count: Int { lock.withLock { answers.count } }
+    var all: Set<String?> { lock.withLock { Set(answers) } }
 }
 
 /// Opened once, from any thread.

@@ -296,6 +296,11 @@ struct HTTPTests {
             #expect(metrics.contains("liftbase_http_request_duration_seconds_bucket"))
             #expect(metrics.contains("liftbase_db_pool_in_use"))
             #expect(metrics.contains("liftbase_db_pipelined_statements_total 0"))
+            // The outbox, read through auth.outbox_metrics() by the API role.
+            for kind in ["email", "webhook"] {
+                #expect(metrics.contains(#"liftbase_outbox_due{kind="\#(kind)"} "#))
+                #expect(metrics.contains(#"liftbase_outbox_dead{kind="\#(kind)"} "#))
+            }
         }
     }
 }

@@ -288,6 +288,47 @@ struct LimitsHTTPTests {
             _ = try await RawConnection.open(port: port)
         }
     }
+    @Test(
+        "past the drain timeout, a blocked request is cancelled: 503 shutting_down, nothing written, the server ends within 2 s"
+    )
+    func drainTimeoutCancels() async throws {
+        let application = "liftbase_cancel_" + TestDatabase.uniqueSuffix()
+        let server = try await LiveServer.start(applicationName: application) { $0.drainTimeout = .seconds(1) }
+        let registered = ClosureResult<String?>(nil)
+        try await withTestClient { client in registered.value = try await registerUser(client, "cancel") }
+        let token = try #require(registered.value)
+
+        let locker = try TestDatabase.admin()
+        let admin = try TestDatabase.admin()
+        defer {
+            _ = try? locker.execute("rollback")
+            locker.close()
+            admin.close()
+        }
+        try locker.execute("begin")
+        try lockChangeCounter(of: token, on: locker)
+        let inFlight = try await RawConnection.open(port: server.port)
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
+        try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
+        try await TestDatabase.waitForLockWait(application: application, on: admin)
+
+        let stopping = ContinuousClock.now
+        await server.group.triggerGracefulShutdown()
+        try await server.running.value
+        let stopped = ContinuousClock.now - stopping
+        #expect(stopped < .seconds(2), "the server ended \(stopped) after SIGTERM, the lock still held")
+        #expect(try await inFlight.waitForAnswers(1) == [503])
+        #expect(inFlight.received.contains(#""code":"shutting_down""#))
+        try locker.execute("rollback")
+        let entries = try admin.query(
+            """
+            select count(*) from app.food_entries as e join auth.sessions as s on s.user_id = e.user_id
+             where s.token_hash = sha256(convert_to($1, 'UTF8'))
+            """,
+            [token]
+        ).scalar
+        #expect(entries == "0", "the cancelled write left nothing")
+    }
 }
 
 /// A server listening on a port the system chose, run as `liftbase serve` runs it (the

@@ -172,8 +172,47 @@ begin
 end
 $$;
 
+-- For a delivery worker that stops (SIGTERM) with messages claimed and not sent, or sent and
+-- cut off before an answer: they are due again at once for any worker, and the try they
+-- were given is given back, as it was never made (a receiver that did get a cut-off webhook
+-- drops the repeat by its webhook-id). Only the messages still this worker's lease are
+-- touched. Answers how many were released.
+create or replace function auth.outbox_release(p_worker text, p_ids bigint[])
+returns integer
+language plpgsql
+as $$
+declare
+  v_count integer;
+begin
+  update auth.outbox as o
+     set attempts = greatest(o.attempts - 1, 0), lease_until = null, locked_by = null
+   where o.id = any (p_ids) and o.locked_by = p_worker and o.lease_until > clock_timestamp()
+     and o.delivered_at is null and o.dead_at is null;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+-- For `liftbase deliver --once` that found nothing due: the workers whose leases hold due
+-- messages now, and how many each holds.
+create or replace function auth.outbox_leases_elsewhere(p_worker text)
+returns table (worker text, messages bigint)
+language plpgsql
+stable
+as $$
+begin
+  return query
+  select o.locked_by, count(*)
+    from auth.outbox as o
+   where o.delivered_at is null and o.dead_at is null and o.lease_until > clock_timestamp()
+     and o.locked_by is distinct from p_worker
+   group by o.locked_by
+   order by o.locked_by;
+end
+$$;
+
 -- `liftbase outbox list [--dead | --all]`: messages by state ('pending': not delivered and
--- not dead; 'dead'; 'delivered'; 'all'), oldest first. No secrets: reset tokens and
+-- not dead; 'dead'; 'delivered'; 'all'), dead letters first, then oldest first. No secrets: reset tokens and
 -- webhook bodies stay in the table. These operator functions are PL/pgSQL: Citus cannot plan
 -- a SQL function's statement on its coordinator tables with the parameters left in.
 create or replace function auth.outbox_list(p_state text default 'pending')
@@ -193,7 +232,7 @@ begin
            when 'delivered' then o.delivered_at is not null
            when 'all' then true
          end
-   order by o.id;
+   order by o.dead_at is null, o.id;
 end
 $$;
 
