@@ -76,6 +76,7 @@ let package = Package(
         .target(
             name: "LiftbaseDelivery",
             dependencies: [
+                "LiftbaseCore",
                 "PQ",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -100,6 +101,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

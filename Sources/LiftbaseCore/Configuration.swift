@@ -52,9 +52,9 @@ public struct Configuration: Sendable {
     public static let maximumConnectionsRange = 1...1_000_000
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ name: String) throws -> String? { try Self.setting(name, in: environment) }
         func number(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-            guard let text = value(name) else { return fallback }
+            guard let text = try value(name) else { return fallback }
             guard let number = Int(text), range.contains(number) else {
                 throw ConfigurationError.invalid(
                     "\(name)=\(text): must be a whole number from \(range.lowerBound) to \(range.upperBound)"
@@ -62,8 +62,8 @@ public struct Configuration: Sendable {
             }
             return number
         }
-        databaseURL = value("DATABASE_URL")
-        host = value("LIFTBASE_HOST") ?? "127.0.0.1"
+        databaseURL = try value("DATABASE_URL")
+        host = try value("LIFTBASE_HOST") ?? "127.0.0.1"
         port = try number("LIFTBASE_PORT", in: Self.portRange, default: 8080)
         poolSize = try number("LIFTBASE_POOL_SIZE", in: Self.poolSizeRange, default: Self.defaultPoolSize)
         poolAcquireTimeout = .milliseconds(
@@ -79,14 +79,14 @@ public struct Configuration: Sendable {
         // 20 to 40 s on two busy cores); it bounds a runaway statement, not a normal request.
         statementTimeout = try milliseconds("LIFTBASE_STATEMENT_TIMEOUT_MS", default: 300_000)
         drainTimeout = try milliseconds("LIFTBASE_DRAIN_TIMEOUT_MS", default: 30_000)
-        apiRole = value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
-        sqlDirectory = value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
-        switch value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
+        apiRole = try value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
+        sqlDirectory = try value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
+        switch try value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
         case nil, "on": loadsBuiltinCatalogs = true
         case "off": loadsBuiltinCatalogs = false
         case let other?: throw ConfigurationError.invalid("LIFTBASE_BUILTIN_CATALOGS=\(other): must be on or off")
         }
-        if let text = value("LOG_LEVEL") {
+        if let text = try value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ConfigurationError.invalid("LOG_LEVEL=\(text): must be one of \(levels)")
@@ -95,6 +95,17 @@ public struct Configuration: Sendable {
         } else {
             logLevel = .info
         }
+    }
+
+    /// A setting of `environment`: nil when unset. Set but empty (`LIFTBASE_PORT=`, often a
+    /// variable meant to be filled in) is refused as a malformed value is, never taken as
+    /// unset: the default it would fall back to may not be what the operator meant.
+    public static func setting(_ name: String, in environment: [String: String]) throws -> String? {
+        guard let text = environment[name] else { return nil }
+        guard !text.isEmpty else {
+            throw ConfigurationError.invalid("\(name) is set but empty: give it a value, or unset it for the default")
+        }
+        return text
     }
 
     public func requireDatabaseURL() throws -> String {

@@ -40,7 +40,16 @@ public struct LogLineHandler: LogHandler {
             all["error.type"] = "\(String(reflecting: type(of: error)))"
         }
         let rendered = all.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-        output("\(Self.timestamp()) \(event.level) \(label):\(rendered) [\(event.source)] \(event.message)\n")
+        let line = "\(Self.timestamp()) \(event.level) \(label):\(rendered) [\(event.source)] \(event.message)"
+        output(Self.oneLine(line) + "\n")
+    }
+
+    /// An entry is one line whatever it quotes (a database error's detail, a program's
+    /// output): line breaks are written as `\n`, so a log reader never splits an entry.
+    static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return text }
+        return text.replacingOccurrences(of: "\r\n", with: "\\n").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\r", with: "\\n")
     }
 
     public static func writeToStandardError(_ line: String) {

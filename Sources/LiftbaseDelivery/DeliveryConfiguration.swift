@@ -1,4 +1,5 @@
 import Foundation
+import LiftbaseCore
 
 /// How `liftbase deliver` reaches the outside (docs/webhooks.md "Configuration"), read from
 /// the environment. As for the server's settings, a value that is set but malformed stops the
@@ -28,9 +29,15 @@ public struct DeliveryConfiguration: Sendable {
     public var maxAttempts: Int
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ name: String) throws -> String? {
+            do {
+                return try Configuration.setting(name, in: environment)
+            } catch {
+                throw DeliveryConfigurationError("\(error)")
+            }
+        }
         func flag(_ name: String, default fallback: Bool) throws -> Bool {
-            switch value(name)?.lowercased() {
+            switch try value(name)?.lowercased() {
             case nil: return fallback
             case "on", "true", "1": return true
             case "off", "false", "0": return false
@@ -38,7 +45,7 @@ public struct DeliveryConfiguration: Sendable {
             }
         }
         func number(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-            guard let text = value(name) else { return fallback }
+            guard let text = try value(name) else { return fallback }
             guard let number = Int(text), range.contains(number) else {
                 throw DeliveryConfigurationError(
                     "\(name)=\(text): must be a whole number from \(range.lowerBound) to \(range.upperBound)"
@@ -46,18 +53,18 @@ public struct DeliveryConfiguration: Sendable {
             }
             return number
         }
-        smtpHost = value("LIFTBASE_SMTP_HOST")
+        smtpHost = try value("LIFTBASE_SMTP_HOST")
         smtpPort = try number("LIFTBASE_SMTP_PORT", in: 1...65535, default: 587)
         smtpStartTLS = try flag("LIFTBASE_SMTP_STARTTLS", default: true)
-        smtpUser = value("LIFTBASE_SMTP_USER")
-        smtpPassword = value("LIFTBASE_SMTP_PASSWORD")
-        mailFrom = value("LIFTBASE_SMTP_FROM") ?? "liftbase@localhost"
-        publicURL = value("LIFTBASE_PUBLIC_URL") ?? "http://localhost:8080"
+        smtpUser = try value("LIFTBASE_SMTP_USER")
+        smtpPassword = try value("LIFTBASE_SMTP_PASSWORD")
+        mailFrom = try value("LIFTBASE_SMTP_FROM") ?? "liftbase@localhost"
+        publicURL = try value("LIFTBASE_PUBLIC_URL") ?? "http://localhost:8080"
         guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? "") else {
             throw DeliveryConfigurationError("LIFTBASE_PUBLIC_URL=\(publicURL): must be an http(s) URL")
         }
-        mailTemplates = value("LIFTBASE_MAIL_TEMPLATES")
-        sendmailProgram = value("LIFTBASE_SENDMAIL") ?? "msmtp"
+        mailTemplates = try value("LIFTBASE_MAIL_TEMPLATES")
+        sendmailProgram = try value("LIFTBASE_SENDMAIL") ?? "msmtp"
         webhooksAllowPrivate = try flag("LIFTBASE_WEBHOOKS_ALLOW_PRIVATE", default: false)
         webhookTimeout = TimeInterval(try number("LIFTBASE_WEBHOOK_TIMEOUT_SECONDS", in: 1...120, default: 10))
         maxAttempts = try number("LIFTBASE_DELIVERY_MAX_ATTEMPTS", in: 1...100, default: 8)

@@ -52,13 +52,25 @@ public final class DeliveryWorker: @unchecked Sendable {
         webhooks = WebhookSender(configuration: configuration)
     }
 
-    /// Asks the loop to end after the message it is sending (SIGTERM, SIGINT).
-    public func stop() { lock.withLock { stopping = true } }
+    /// Ends the loop (SIGTERM, SIGINT): the message being sent is cut off (its webhook
+    /// request cancelled, its msmtp ended), and it and the rest of the claimed batch are
+    /// given back to the outbox, due at once for another worker, their tries not spent.
+    public func stop() {
+        lock.withLock { stopping = true }
+        webhooks.interrupt()
+        mail.interrupt()
+    }
     var isStopping: Bool { lock.withLock { stopping } }
 
-    /// The kinds this worker sends: mail only when a relay is configured, so that without
-    /// one, reset mails wait in the outbox instead of using up their tries.
-    var kinds: [String] { configuration.smtpHost == nil ? ["webhook"] : ["email", "webhook"] }
+    /// Set when a mail try showed settings that cannot work (`DeliveryOutcome.settingsProblem`):
+    /// this worker then leaves mail in the outbox, as without a relay.
+    private var mailSettingsProblem: String?
+
+    /// The kinds this worker sends: mail only when a relay is configured and works, so that
+    /// otherwise reset mails wait in the outbox instead of using up their tries.
+    var kinds: [String] {
+        configuration.smtpHost == nil || mailSettingsProblem != nil ? ["webhook"] : ["email", "webhook"]
+    }
 
     /// Runs on the calling thread until stopped (or, with `once`, until nothing is due).
     /// Answers how many messages it delivered.
@@ -76,18 +88,31 @@ public final class DeliveryWorker: @unchecked Sendable {
                 connection = open
                 let claimed = try claim(on: open)
                 if claimed.isEmpty {
-                    if options.once { break }
+                    if options.once {
+                        try reportLeasesElsewhere(on: open)
+                        break
+                    }
                     pause(options.pollInterval)
                     continue
                 }
-                for message in claimed {
+                var unsent = claimed[...]
+                while let message = unsent.first, !isStopping {
                     let outcome = deliver(message)
+                    // Cut off by a stop, or not tried for want of working settings: given back.
+                    if isStopping && !outcome.ok { break }
+                    if let fix = outcome.settingsProblem {
+                        mailSettingsProblem = fix
+                        logger.error("mail is not sent: \(fix) (\(outcome.error ?? "")); mail stays in the outbox")
+                        break
+                    }
+                    unsent = unsent.dropFirst()
                     let state = try record(message, outcome, on: open)
                     if state == "delivered" { delivered += 1 }
-                    logger.info(
-                        "outbox \(message.id) \(message.kind.rawValue) try \(message.attempt): \(state)",
-                        metadata: outcome.error.map { ["error": .string($0)] } ?? [:]
-                    )
+                    log(message, outcome, state: state)
+                }
+                if !unsent.isEmpty {
+                    let released = try release(unsent.map(\.id), on: open)
+                    logger.info("outbox: gave back \(released) claimed message(s) unsent")
                 }
             } catch let error as PostgresError {
                 // The database went away or refused: reconnect after a pause. Rows claimed
@@ -128,6 +153,41 @@ public final class DeliveryWorker: @unchecked Sendable {
         case .email: return mail.send(message)
         case .webhook: return webhooks.send(message)
         }
+    }
+
+    /// A try's outcome in one line: delivered at info level, a failure at warning with its cause.
+    private func log(_ message: OutboxMessage, _ outcome: DeliveryOutcome, state: String) {
+        let what =
+            "outbox \(message.id) \(message.kind.rawValue) try \(message.attempt) of \(configuration.maxAttempts)"
+        guard let error = outcome.error else {
+            logger.info("\(what): \(state)")
+            return
+        }
+        let next = state == "dead" ? "a dead letter now (liftbase outbox retry \(message.id))" : state
+        logger.warning("\(what) failed: \(error); \(next)")
+    }
+
+    func release(_ ids: [Int64], on connection: Connection) throws -> Int {
+        let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        let released = try connection.query(
+            "select auth.outbox_release($1, $2::bigint[])",
+            [options.name, list]
+        ).scalar
+        return Int(released ?? "0") ?? 0
+    }
+
+    /// With `once`, when nothing was due: the other workers that hold messages being
+    /// delivered, with how many each ("worker-a (3), worker-b (1)"), or nil when none does.
+    public private(set) var leasesElsewhere: String?
+
+    private func reportLeasesElsewhere(on connection: Connection) throws {
+        let leases = try connection.query(
+            "select worker, messages from auth.outbox_leases_elsewhere($1)",
+            [options.name]
+        )
+        .rows
+        guard !leases.isEmpty else { return }
+        leasesElsewhere = leases.map { "\($0[0] ?? "a worker") (\($0[1] ?? "0"))" }.joined(separator: ", ")
     }
 
     func record(_ message: OutboxMessage, _ outcome: DeliveryOutcome, on connection: Connection) throws -> String {

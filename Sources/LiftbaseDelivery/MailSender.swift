@@ -83,17 +83,40 @@ public struct MailSender: Sendable {
         } catch {
             return .failed(status: nil, "cannot run \(configuration.sendmailProgram): \(error)")
         }
+        running.set(process)
+        defer { running.set(nil) }
         input.fileHandleForWriting.write(Data(composed.mime.utf8))
         try? input.fileHandleForWriting.close()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         if process.terminationStatus == 0 { return .delivered(status: 250) }
-        return .failed(
-            status: Self.smtpReplyCode(in: stderr),
-            "\(configuration.sendmailProgram) exited \(process.terminationStatus): "
-                + stderr.trimmingCharacters(in: .whitespacesAndNewlines)
-        )
+        // One line, however many msmtp wrote.
+        let cause = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: " ")
+        let error = "\(configuration.sendmailProgram) exited \(process.terminationStatus): \(cause)"
+        if let fix = settingsFix(exitStatus: process.terminationStatus, cause: cause, host: host) {
+            return .misconfigured(error, fix: fix)
+        }
+        return .failed(status: Self.smtpReplyCode(in: cause), error)
     }
+
+    /// What to change when a try failed for a reason no retry can mend, or nil.
+    func settingsFix(exitStatus: Int32, cause: String, host: String) -> String? {
+        if exitStatus == 127 {
+            return "\(configuration.sendmailProgram) is not installed: install msmtp (apt-get install msmtp) or set "
+                + "LIFTBASE_SENDMAIL to a sendmail-compatible program"
+        }
+        if cause.contains("does not support TLS via the STARTTLS command") {
+            return "the relay \(host):\(configuration.smtpPort) does not offer STARTTLS: set "
+                + "LIFTBASE_SMTP_STARTTLS=off for a relay on this host or network, or use a relay that offers it"
+        }
+        return nil
+    }
+
+    /// Ends the msmtp of the mail being sent, if any (a worker that stops).
+    public func interrupt() { running.terminate() }
+
+    private let running = RunningProcess()
 
     /// The bare address of a From such as `Liftbase <no-reply@example.com>`: the envelope's.
     static func address(_ from: String) -> String {
@@ -142,6 +165,15 @@ public struct MailSender: Sendable {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
         return formatter.string(from: date)
     }
+}
+
+/// The one msmtp a worker runs at a time, so that a stop can end it.
+final class RunningProcess: @unchecked Sendable {
+    private let lock = NSLock()
+    private var process: Process?
+
+    func set(_ process: Process?) { lock.withLock { self.process = process } }
+    func terminate() { lock.withLock { if process?.isRunning == true { process?.terminate() } } }
 }
 
 public struct DeliveryFailure: Error, CustomStringConvertible {

@@ -50,9 +50,18 @@ public struct DeliveryOutcome: Sendable, Equatable {
     public let ok: Bool
     public let status: Int?
     public let error: String?
+    /// Set when the try could not work whatever the message (no msmtp, a relay that does not
+    /// offer the STARTTLS the settings ask for): what the operator should change. Such a try
+    /// is given back, not spent.
+    public let settingsProblem: String?
 
-    public static func delivered(status: Int?) -> DeliveryOutcome { .init(ok: true, status: status, error: nil) }
+    public static func delivered(status: Int?) -> DeliveryOutcome {
+        .init(ok: true, status: status, error: nil, settingsProblem: nil)
+    }
     public static func failed(status: Int?, _ error: String) -> DeliveryOutcome {
-        .init(ok: false, status: status, error: error)
+        .init(ok: false, status: status, error: error, settingsProblem: nil)
+    }
+    public static func misconfigured(_ error: String, fix: String) -> DeliveryOutcome {
+        .init(ok: false, status: nil, error: error, settingsProblem: fix)
     }
 }

@@ -11,6 +11,8 @@ import FoundationNetworking
 public final class WebhookSender: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     let configuration: DeliveryConfiguration
     private lazy var session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+    private let lock = NSLock()
+    private var inFlight: URLSessionDataTask?
 
     public init(configuration: DeliveryConfiguration) { self.configuration = configuration }
 
@@ -35,7 +37,7 @@ public final class WebhookSender: NSObject, URLSessionTaskDelegate, @unchecked S
 
         let done = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
-        session.dataTask(with: request) { _, response, error in
+        let task = session.dataTask(with: request) { _, response, error in
             if let response = response as? HTTPURLResponse {
                 outcome.value =
                     (200..<300).contains(response.statusCode)
@@ -45,10 +47,16 @@ public final class WebhookSender: NSObject, URLSessionTaskDelegate, @unchecked S
                 outcome.value = .failed(status: nil, error.map { "\($0.localizedDescription)" } ?? "no answer")
             }
             done.signal()
-        }.resume()
+        }
+        lock.withLock { inFlight = task }
+        defer { lock.withLock { inFlight = nil } }
+        task.resume()
         done.wait()
         return outcome.value ?? .failed(status: nil, "no answer")
     }
+
+    /// Cancels the webhook being sent, if any (a worker that stops): its try ends at once.
+    public func interrupt() { lock.withLock { inFlight?.cancel() } }
 
     public func urlSession(
         _ session: URLSession,

@@ -52,6 +52,11 @@ struct DeliverCommand: ParsableCommand {
         defer { for source in signals { source.cancel() } }
         let delivered = try worker.run()
         logger.info("deliver: \(delivered) message(s) delivered")
-        if once { print("delivered \(delivered) message(s)") }
+        if once {
+            print("delivered \(delivered) message(s)")
+            if let holders = worker.leasesElsewhere {
+                print("other workers hold messages being delivered now: \(holders)")
+            }
+        }
     }
 }

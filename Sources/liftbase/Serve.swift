@@ -4,6 +4,7 @@ import Hummingbird
 import LiftbaseCore
 import LiftbaseHTTP
 import Logging
+import NIOCore
 import PQ
 
 struct Serve: AsyncParsableCommand {
@@ -38,7 +39,15 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = configuration.logLevel
         let server = try LiftbaseServer.makeServiceGroup(configuration: configuration, logger: logger)
         try await StartupCheck.run(configuration: configuration, logger: logger)
-        try await server.run()
+        do {
+            try await server.run()
+        } catch let error as IOError {
+            // NIO names the call that failed (bind(descriptor:ptr:bytes:)), not the address.
+            throw StartupCheck.Failure(
+                description: "cannot listen on \(configuration.host):\(configuration.port): "
+                    + String(cString: strerror(error.errnoCode))
+            )
+        }
     }
 }
 

@@ -70,9 +70,14 @@ struct CLITests {
 
     @Test("no database configured is a one-line failure")
     func missingDatabase() throws {
-        let result = try runCLI(["user", "list"], environment: ["DATABASE_URL": ""])
+        let result = try runCLI(["user", "list"], unsetting: ["DATABASE_URL"])
         #expect(result.status == 1)
         #expect(result.stderr == "liftbase: DATABASE_URL is not set (or pass --database-url)\n")
+        let empty = try runCLI(["user", "list"], environment: ["DATABASE_URL": ""])
+        #expect(empty.status == 1)
+        #expect(
+            empty.stderr == "liftbase: DATABASE_URL is set but empty: give it a value, or unset it for the default\n"
+        )
     }
 
     @Test(
@@ -91,6 +96,30 @@ struct CLITests {
         #expect(result.stderr == message)
     }
 
+    @Test("serve on a port in use names the address and port it could not listen on")
+    func servePortInUse() throws {
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let result = try runCLI(
+            ["serve", "--port", String(port)],
+            environment: ["DATABASE_URL": try TestDatabase.url(), "LOG_LEVEL": "error"]
+        )
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("liftbase: cannot listen on 127.0.0.1:\(port): Address already in use\n"))
+    }
+
     @Test("serve refuses to start on a database whose liftbase.bcrypt_cost is out of range")
     func serveRefusesBadBcryptCost() throws {
         try TestDatabase.withFreshDatabase { url in
@@ -106,6 +135,49 @@ struct CLITests {
                 result.stderr.hasSuffix("liftbase: liftbase.bcrypt_cost = 16: must be a whole number from 4 to 15\n")
             )
         }
+    }
+}
+
+@Suite("README's command list")
+struct READMECommandListTests {
+    /// The command paths of the CLI's tree that take no subcommand (`user create`, `deliver`).
+    static func commandPaths(_ command: [String: Any], path: [String] = []) -> [String] {
+        let subcommands = (command["subcommands"] as? [[String: Any]] ?? []).filter {
+            $0["commandName"] as? String != "help"
+        }
+        guard !subcommands.isEmpty else { return [path.joined(separator: " ")] }
+        return subcommands.flatMap { commandPaths($0, path: path + [$0["commandName"] as? String ?? "?"]) }
+    }
+
+    @Test("the README's CLI section lists every command of the CLI, and no other")
+    func everyCommandListed() throws {
+        let dump = try runCLI(["--experimental-dump-help"])
+        #expect(dump.status == 0)
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let commands = Set(Self.commandPaths(try #require(tree["command"] as? [String: Any])))
+        #expect(commands.contains("outbox retry") && commands.contains("serve"))
+
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: TestDatabase.sqlDirectory).deletingLastPathComponent()
+                .appendingPathComponent("README.md"),
+            encoding: .utf8
+        )
+        let section = try #require(readme.components(separatedBy: "## CLI\n").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```").dropFirst().first)
+        // A line names its command by the words after `liftbase` up to the first argument.
+        let listed = block.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard words.first == "liftbase" else { return nil }
+            return words.dropFirst().prefix { word in
+                !word.hasPrefix("-") && word.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }
+            }
+            .joined(separator: " ")
+        }
+        #expect(
+            Set(listed) == commands,
+            "missing: \(commands.subtracting(listed).sorted()), unknown: \(Set(listed).subtracting(commands).sorted())"
+        )
+        #expect(listed.count == Set(listed).count, "a command listed twice")
     }
 }
 

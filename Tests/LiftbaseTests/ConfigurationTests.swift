@@ -24,6 +24,8 @@ struct ConfigurationTests {
                 "LIFTBASE_STATEMENT_TIMEOUT_MS", "1e3",
                 "LIFTBASE_STATEMENT_TIMEOUT_MS=1e3: must be a whole number from 1 to 3600000"
             ),
+            ("LIFTBASE_PORT", "", "LIFTBASE_PORT is set but empty: give it a value, or unset it for the default"),
+            ("LIFTBASE_HOST", "", "LIFTBASE_HOST is set but empty: give it a value, or unset it for the default"),
             (
                 "LOG_LEVEL", "verbose",
                 "LOG_LEVEL=verbose: must be one of trace, debug, info, notice, warning, error, critical"

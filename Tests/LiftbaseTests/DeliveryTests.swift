@@ -270,6 +270,71 @@ struct DeliveryTests {
         }
     }
 
+    @Test("SIGTERM mid-send: the worker ends at once and gives the message back, due now, its try not spent")
+    func stoppedWorker() async throws {
+        try await Self.withOwnDatabase { url in
+            let http = try Sink("http")
+            _ = try await Self.subscribedUser(url, sink: http, path: "/slow")
+            let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
+            let worker = Process()
+            worker.executableURL = binary
+            worker.arguments = ["deliver", "--name", "stopping-worker", "--database-url", url]
+            worker.environment = ProcessInfo.processInfo.environment.merging([
+                "LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"
+            ]) { $1 }
+            let errors = Pipe()
+            worker.standardOutput = FileHandle.nullDevice
+            worker.standardError = errors
+            try worker.run()
+            // The sink writes the request down as it arrives, then holds the answer 5 s.
+            let deadline = Date().addingTimeInterval(20)
+            while try http.received().isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try #require(try http.received().count == 1)
+            let stopping = ContinuousClock.now
+            kill(worker.processIdentifier, SIGTERM)
+            worker.waitUntilExit()
+            let stopped = ContinuousClock.now - stopping
+            #expect(stopped < .seconds(2), "the worker ended \(stopped) after SIGTERM, its send held 5 s")
+            let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(log.contains("gave back 1 claimed message(s) unsent"), "\(log)")
+
+            let admin = try Connection(url)
+            defer { admin.close() }
+            let row = try admin.query(
+                "select attempts, lease_until is null, locked_by is null, next_attempt_at <= now() from auth.outbox"
+            ).rows
+            #expect(row == [["0", "t", "t", "t"]], "due again at once for another worker, no try spent")
+        }
+    }
+
+    @Test("a relay without the STARTTLS the settings ask for: said once with the fix, and the mail keeps its tries")
+    func startTLSNotOffered() async throws {
+        try await Self.withOwnDatabase { url in
+            let smtp = try Sink("smtp")
+            let email = TestDatabase.uniqueEmail("tls")
+            try await withTestClient(databaseURL: url) { client in
+                _ = try await client.send(.post, "/auth/register", ["email": email, "password": "old password 1"])
+                _ = try await client.send(.post, "/auth/password/forgot", ["email": email])
+            }
+            var environment = ["LIFTBASE_SMTP_HOST": "127.0.0.1", "LIFTBASE_SMTP_PORT": String(smtp.port)]
+            let run = try Self.deliver(url, environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("delivered 0 message(s)"))
+            let problems = run.stderr.split(separator: "\n").filter { $0.contains("mail is not sent") }
+            #expect(problems.count == 1, "\(run.stderr)")
+            #expect(problems.first?.contains("does not offer STARTTLS: set LIFTBASE_SMTP_STARTTLS=off") == true)
+            let admin = try Connection(url)
+            defer { admin.close() }
+            let kept = "select attempts, dead_at is null from auth.outbox where channel = 'email'"
+            #expect(try admin.query(kept).rows == [["0", "t"]])
+
+            environment["LIFTBASE_SMTP_STARTTLS"] = "off"
+            #expect(try Self.deliver(url, environment: environment).stdout.contains("delivered 1 message(s)"))
+            #expect(try smtp.received().count == 1)
+        }
+    }
+
     /// HMAC-SHA256 (RFC 2104) of `message` keyed with the base64 part of a `whsec_` secret,
     /// in base64: the Standard Webhooks signature, computed here apart from SQL's pgcrypto.
     static func signature(secret: String, _ message: String) -> String {

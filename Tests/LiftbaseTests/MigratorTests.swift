@@ -176,7 +176,8 @@ final class LockedResults: @unchecked Sendable {
 /// Runs the built `liftbase` executable (beside the test bundle) and captures its output.
 func runCLI(
     _ arguments: [String],
-    environment: [String: String] = [:]
+    environment: [String: String] = [:],
+    unsetting unset: [String] = []
 ) throws -> (status: Int32, stdout: String, stderr: String) {
     let binary = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -185,6 +186,7 @@ func runCLI(
     process.executableURL = binary
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        .filter { !unset.contains($0.key) }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -149,6 +149,37 @@ struct ResponderTests {
         )
     }
 
+    @Test("an entry that quotes line breaks (a database error's detail, msmtp's output) is still one line")
+    func oneLineEntries() {
+        let lines = RecordedLines()
+        let logger = Logger(label: "liftbase") { LogLineHandler(label: $0, output: lines.append) }
+        logger.error(
+            "database error: duplicate key\nDETAIL: Key (id)=(1) already exists.\r\n",
+            metadata: ["cause": "a\nb"]
+        )
+        #expect(lines.values.count == 1)
+        let line = lines.values.first ?? ""
+        #expect(line.filter { $0 == "\n" || $0 == "\r" || $0 == "\r\n" } == "\n" && line.hasSuffix("\n"))
+        #expect(
+            line.hasSuffix(
+                " error liftbase: cause=a\\nb [LiftbaseTests] database error: duplicate key\\nDETAIL: Key (id)=(1) already exists.\\n\n"
+            )
+        )
+    }
+
+    @Test("/metrics shows the outbox by channel, from auth.outbox_metrics()")
+    func outboxMetrics() {
+        let metrics = HTTPMetrics()
+        metrics.record(outbox: [
+            ["email", "3", "42.5", "1", "2", "10", "1"], ["webhook", "0", "0", "0", "0", "5", "0"],
+        ])
+        let text = metrics.emit(pool: .init(size: 1, inUse: 0, waiting: 0), openConnections: 0)
+        #expect(text.contains(#"liftbase_outbox_due{kind="email"} 3"#))
+        #expect(text.contains(#"liftbase_outbox_oldest_due_seconds{kind="email"} 42.5"#))
+        #expect(text.contains(#"liftbase_outbox_dead{kind="email"} 1"#))
+        #expect(text.contains(#"liftbase_outbox_delivered{kind="webhook"} 5"#))
+    }
+
     @Test("request ids made by the server: 16 hex digits, 100,000 of them all different")
     func requestIDs() {
         let ids = (0..<100_000).map { _ in APIResponder.requestID(from: Request.probe) }
