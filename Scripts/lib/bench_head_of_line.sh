@@ -2,12 +2,14 @@
 # neighbours"): does a write that waits on a row lock hold up other accounts' reads? Sourced
 # by Scripts/bench once the server runs ($base, $token, $work set).
 #
-# Five rounds. In each, a transaction of psql locks the user row of a second account; that
-# account's PATCH /me (which waits on the row) and 50 GET /me of the bench account are sent
-# at the same moment, on 51 connections, as requests that arrive together are; the lock is
-# let go 3 s later. The same rounds without the lock and its write come first. It prints the
-# slowest GET /me of each: a read that shared a pipeline with the blocked write would wait
-# until the lock is let go.
+# Five rounds, while wrk keeps GET /me at $connections connections, so that the pool's
+# connections are busy and what arrives queues. In each round, a transaction of psql locks
+# the user row of a second account; that account's PATCH /me (which waits on the row) and
+# 50 GET /me of the bench account are sent at the same moment, on 51 connections, as
+# requests that arrive together are; the lock is let go 3 s later. The same rounds without
+# the lock and its write come first. It prints the slowest GET /me of each round, and wrk's
+# rate and slowest: a read that shared a pipeline with the blocked write would wait until
+# the lock is let go.
 
 blocked=$(curl -sf -X POST "$base/api/v1/auth/register" -H "Content-Type: application/json" \
   -d '{"email":"blocked@example.com","password":"bench password"}' |
@@ -54,11 +56,37 @@ print(f"{slowest:.1f} {write_status[0]}")
 PY
 }
 
+# background_load SECONDS: wrk's GET /me load, its summary left in $work/load.txt.
+background_load() {
+  wrk -t2 -c"$connections" -d"${1}s" --timeout 30s -H "Authorization: Bearer $token" "$base/api/v1/me" > "$work/load.txt"
+}
+# load_summary → "req/s slowest_ms" of the last background load.
+load_summary() {
+  python3 - "$work/load.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+ms = lambda value, unit: float(value) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+slowest = ms(*re.search(r"^\s*Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s|m)\b", text, re.M).groups())
+print(f"{rps:.0f} {slowest:.1f}")
+PY
+}
+
+background_load $(( 5 * (hold + 1) )) &
+load_pid=$!
+sleep 1
 alone=()
 for round in 1 2 3 4 5; do
   read -r slowest _ < <(burst false)
   alone+=("$slowest")
+  sleep "$hold"
 done
+wait "$load_pid"
+read -r alone_rps alone_max < <(load_summary)
+
+background_load $(( 5 * (hold + 1) )) &
+load_pid=$!
+sleep 1
 beside=()
 for round in 1 2 3 4 5; do
   psql -qX -o /dev/null -v ON_ERROR_STOP=1 -v token="$blocked" -v hold="$hold" <<'SQL' &
@@ -74,7 +102,11 @@ SQL
   [ "$status" = 200 ] || { echo "the blocked write answered $status" >&2; exit 1; }
   beside+=("$slowest")
 done
+wait "$load_pid"
+read -r beside_rps beside_max < <(load_summary)
 
-printf "\n50 GET /me sent at once, slowest of each of 5 rounds (ms):\n"
-printf "%-44s %s\n" "alone" "${alone[*]}"
-printf "%-44s %s\n" "beside a PATCH /me waiting $hold s on a row lock" "${beside[*]}"
+printf "\n50 GET /me sent at once beside GET /me at %s connections: the slowest of each of 5 rounds,\n" "$connections"
+printf "and the load's rate and slowest (ms):\n"
+printf "%-46s %-36s %8s %9s\n" "" "bursts" "load/s" "slowest"
+printf "%-46s %-36s %8s %9s\n" "alone" "${alone[*]}" "$alone_rps" "$alone_max"
+printf "%-46s %-36s %8s %9s\n" "beside a PATCH /me waiting $hold s on a row lock" "${beside[*]}" "$beside_rps" "$beside_max"

@@ -484,7 +484,7 @@ public final class ConnectionPool: Service, @unchecked Sendable {
             // Not here, where they would wait behind the statement that ends the pipeline.
             pool.runAgainAlone(runAgain)
             pool.finished(worker: index, pipelined: connection.statementsPipelined - pipelinedBefore)
-            if runAgain.last !== jobs.last {
+            if !runAgain.contains(where: { $0 === jobs.last }) {
                 guard let last else { preconditionFailure("queryPreparedPipelined left a statement unanswered") }
                 jobs[jobs.count - 1].answer(last)
             }
