@@ -289,15 +289,42 @@ struct LimitsHTTPTests {
         }
     }
     @Test(
-        "past the drain timeout, a blocked request is cancelled: 503 shutting_down, nothing written, the server ends within 2 s"
+        "past the drain timeout, a blocked request is cancelled: 503 shutting_down, nothing written, the process ends within 2 s"
     )
     func drainTimeoutCancels() async throws {
+        // `liftbase serve` itself, a process of its own: its shutdown never waits on this
+        // test process's threads, which other tests keep busy.
         let application = "liftbase_cancel_" + TestDatabase.uniqueSuffix()
-        let server = try await LiveServer.start(applicationName: application) { $0.drainTimeout = .seconds(1) }
+        let port = try freePort()
+        let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
+        let server = Process()
+        server.executableURL = binary
+        server.arguments = [
+            "serve", "--port", String(port), "--pool-size", "2", "--sql-dir", TestDatabase.sqlDirectory,
+        ]
+        server.environment = ProcessInfo.processInfo.environment.merging([
+            "DATABASE_URL": try TestDatabase.url() + " application_name=\(application)",
+            "LIFTBASE_DRAIN_TIMEOUT_MS": "1000", "LOG_LEVEL": "error",
+        ]) { $1 }
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        let ended = Stamp()
+        server.terminationHandler = { _ in ended.mark() }
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        try await waitUntilAsync {
+            guard let probe = try? await RawConnection.open(port: port, sending: RawConnection.get("/healthz")) else {
+                return false
+            }
+            let answers = try? await probe.waitForAnswers(1)
+            await probe.close()
+            return answers == [200]
+        }
+
         let registered = ClosureResult<String?>(nil)
         try await withTestClient { client in registered.value = try await registerUser(client, "cancel") }
         let token = try #require(registered.value)
-
         let locker = try TestDatabase.admin()
         let admin = try TestDatabase.admin()
         defer {
@@ -307,16 +334,17 @@ struct LimitsHTTPTests {
         }
         try locker.execute("begin")
         try lockChangeCounter(of: token, on: locker)
-        let inFlight = try await RawConnection.open(port: server.port)
+        let inFlight = try await RawConnection.open(port: port)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
         try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
         try await TestDatabase.waitForLockWait(application: application, on: admin)
 
         let stopping = ContinuousClock.now
-        await server.group.triggerGracefulShutdown()
-        try await server.running.value
-        let stopped = ContinuousClock.now - stopping
+        kill(server.processIdentifier, SIGTERM)
+        try await waitUntilAsync { ended.instant != nil }
+        let stopped = try #require(ended.instant) - stopping
         #expect(stopped < .seconds(2), "the server ended \(stopped) after SIGTERM, the lock still held")
+        #expect(server.terminationStatus == 0)
         #expect(try await inFlight.waitForAnswers(1) == [503])
         #expect(inFlight.received.contains(#""code":"shutting_down""#))
         try locker.execute("rollback")
@@ -328,6 +356,41 @@ struct LimitsHTTPTests {
             [token]
         ).scalar
         #expect(entries == "0", "the cancelled write left nothing")
+    }
+}
+
+/// When something happened, as seen from any thread.
+final class Stamp: @unchecked Sendable {
+    private let lock = NSLock()
+    private var marked: ContinuousClock.Instant?
+
+    func mark() { lock.withLock { marked = ContinuousClock.now } }
+    var instant: ContinuousClock.Instant? { lock.withLock { marked } }
+}
+
+/// A TCP port no one listens on now: bound to port 0 for the system to choose, then let go.
+func freePort() throws -> Int {
+    let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(holder) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
+        }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Waits for `condition`, checking every 20 ms, for 30 s at most (then the test fails).
+func waitUntilAsync(_ condition: () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !(await condition()) {
+        try #require(ContinuousClock.now < deadline, "the condition never held")
+        try await Task.sleep(for: .milliseconds(20))
     }
 }
 
