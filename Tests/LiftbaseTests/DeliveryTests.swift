@@ -308,6 +308,27 @@ struct DeliveryTests {
         }
     }
 
+    @Test("deliver --once that finds the due messages held by another worker says which")
+    func onceNamesOtherWorkers() async throws {
+        try await Self.withOwnDatabase { url in
+            let email = TestDatabase.uniqueEmail("held")
+            try await withTestClient(databaseURL: url) { client in
+                _ = try await client.send(.post, "/auth/register", ["email": email, "password": "old password 1"])
+                _ = try await client.send(.post, "/auth/password/forgot", ["email": email])
+            }
+            let admin = try Connection(url)
+            defer { admin.close() }
+            // What `Scripts/run`'s worker does a second after the message is queued.
+            try admin.query("select count(*) from auth.outbox_claim('run-worker', 20, interval '1 minute')")
+            let run = try Self.deliver(url, environment: ["LIFTBASE_SMTP_HOST": "127.0.0.1"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(
+                run.stdout
+                    == "delivered 0 message(s)\nother workers hold messages being delivered now: run-worker (1)\n"
+            )
+        }
+    }
+
     @Test("a relay without the STARTTLS the settings ask for: said once with the fix, and the mail keeps its tries")
     func startTLSNotOffered() async throws {
         try await Self.withOwnDatabase { url in
