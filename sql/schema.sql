@@ -1959,9 +1959,13 @@ ALTER FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO 
 CREATE FUNCTION api.me_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
+declare
+  v_user jsonb;
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('user', auth.update_current_account(coalesce(p_body, '{}')));
+  v_user := auth.update_current_account(coalesce(p_body, '{}'));
+  perform auth.note_display_name_change(coalesce(p_body, '{}'));
+  return jsonb_build_object('user', v_user);
 end
 $$;
 
@@ -2212,10 +2216,13 @@ CREATE FUNCTION api.plan_rename(p_token text, p_body jsonb, p_args jsonb) RETURN
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
+  v_name text;
 begin
   perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
-  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
+  -- Read before the update: Citus takes no stable call (the reader holds a CASE) in a write.
+  v_name := btrim(app.read_text(p_body, 'name'));
+  update app.plans set name = v_name where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;
@@ -4973,10 +4980,10 @@ begin
         energy_kcal = excluded.energy_kcal, protein_g = excluded.protein_g, fat_g = excluded.fat_g,
         carbs_g = excluded.carbs_g, fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g,
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
-        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
+        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
-  delete from app.food_portions as fp using staging.fdc_food as d where fp.food_id = md5('fdc:' || d.fdc_id)::uuid;
+  delete from app.food_portions as fp where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('fdc:' || y.fdc_id)::uuid,
          row_number() over (partition by y.fdc_id order by app.staged_number(y.seq_num) nulls last, y.id),
@@ -5024,7 +5031,7 @@ begin
         energy_kcal = excluded.energy_kcal, protein_g = excluded.protein_g, fat_g = excluded.fat_g,
         carbs_g = excluded.carbs_g, fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g,
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
-        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
+        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
   perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'skipped', v_rows - v_foods);
@@ -5074,12 +5081,12 @@ begin
         protein_g = excluded.protein_g, fat_g = excluded.fat_g, carbs_g = excluded.carbs_g,
         fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g, sodium_mg = excluded.sodium_mg,
         saturated_fat_g = excluded.saturated_fat_g, serving_label = excluded.serving_label,
-        serving_g = excluded.serving_g, updated_at = now();
+        serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
+  -- A subquery, not USING: Citus joins no distributed table with a local one in a DELETE.
   delete from app.food_portions as p
-   using staging.usda_food_des as d
-   where p.food_id = md5('usda-sr28:' || d.ndb_no)::uuid;
+   where p.food_id in (select md5('usda-sr28:' || d.ndb_no)::uuid from staging.usda_food_des as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('usda-sr28:' || y.ndb_no)::uuid, y.seq::integer, y.amount::numeric::text || ' ' || y.msre_desc,
          y.gm_wgt::numeric
@@ -10024,6 +10031,7 @@ begin
    where user_id = p_user_id;
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
+    perform auth.note_display_name_change(p_body);
   end if;
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
@@ -11816,6 +11824,21 @@ CREATE FUNCTION auth.new_webhook_secret() RETURNS text
 
 ALTER FUNCTION auth.new_webhook_secret() OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.note_display_name_change(p_changes jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := app.current_user_id();
+begin
+  if app.on_citus() and p_changes ? 'display_name' then
+    perform app.record_sync_change(v_user_id, 'profile', v_user_id::text, 'upsert');
+    update app.sync_state set me_document = null where user_id = v_user_id;
+  end if;
+end
+$$;
+
+ALTER FUNCTION auth.note_display_name_change(p_changes jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.outbox_ack(p_id bigint) RETURNS boolean
     LANGUAGE plpgsql
     AS $$
@@ -12291,11 +12314,6 @@ begin
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
-  -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
-  if app.on_citus() and p_changes ? 'display_name' then
-    perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
-    perform app.refresh_me_document(v_user.id);
-  end if;
   return auth.user_json(v_user);
 end
 $$;
@@ -13632,22 +13650,37 @@ COMMENT ON COLUMN reporting.nutrition_target_adherence.users_within_target IS 'O
 COMMENT ON COLUMN reporting.nutrition_target_adherence.within_target_pct IS 'users_within_target / users_with_target, percent to 0.1 (empty without targets)';
 
 CREATE VIEW reporting.onboarding_funnel AS
- SELECT ((u.created_at AT TIME ZONE 'UTC'::text))::date AS cohort_day,
-    count(*) AS registered,
-    count(*) FILTER (WHERE (EXISTS ( SELECT
-           FROM app.user_profiles p
-          WHERE (p.user_id = u.id)))) AS onboarded,
-    count(*) FILTER (WHERE (EXISTS ( SELECT
-           FROM app.user_setup s
-          WHERE (s.user_id = u.id)))) AS set_up,
-    count(*) FILTER (WHERE (EXISTS ( SELECT
-           FROM app.food_entries e
-          WHERE (e.user_id = u.id)))) AS logged_food,
-    count(*) FILTER (WHERE (EXISTS ( SELECT
-           FROM app.training_sessions t
-          WHERE ((t.user_id = u.id) AND ((t.status)::text = 'completed'::text))))) AS logged_workout
-   FROM auth.users u
-  GROUP BY (((u.created_at AT TIME ZONE 'UTC'::text))::date);
+ WITH registered AS (
+         SELECT ((u.created_at AT TIME ZONE 'UTC'::text))::date AS cohort_day,
+            count(*) AS registered
+           FROM auth.users u
+          GROUP BY (((u.created_at AT TIME ZONE 'UTC'::text))::date)
+        ), steps AS (
+         SELECT ((u.created_at AT TIME ZONE 'UTC'::text))::date AS cohort_day,
+            count(*) FILTER (WHERE (EXISTS ( SELECT
+                   FROM app.user_profiles p
+                  WHERE (p.user_id = st.user_id)))) AS onboarded,
+            count(*) FILTER (WHERE (EXISTS ( SELECT
+                   FROM app.user_setup s_1
+                  WHERE (s_1.user_id = st.user_id)))) AS set_up,
+            count(*) FILTER (WHERE (EXISTS ( SELECT
+                   FROM app.food_entries e
+                  WHERE (e.user_id = st.user_id)))) AS logged_food,
+            count(*) FILTER (WHERE (EXISTS ( SELECT
+                   FROM app.training_sessions t
+                  WHERE ((t.user_id = st.user_id) AND ((t.status)::text = 'completed'::text))))) AS logged_workout
+           FROM (app.user_settings st
+             JOIN auth.users u ON ((u.id = st.user_id)))
+          GROUP BY (((u.created_at AT TIME ZONE 'UTC'::text))::date)
+        )
+ SELECT r.cohort_day,
+    r.registered,
+    COALESCE(s.onboarded, (0)::bigint) AS onboarded,
+    COALESCE(s.set_up, (0)::bigint) AS set_up,
+    COALESCE(s.logged_food, (0)::bigint) AS logged_food,
+    COALESCE(s.logged_workout, (0)::bigint) AS logged_workout
+   FROM (registered r
+     LEFT JOIN steps s ON ((s.cohort_day = r.cohort_day)));
 
 ALTER TABLE reporting.onboarding_funnel OWNER TO liftbase_reporting_owner;
 
@@ -15649,6 +15682,7 @@ REVOKE ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate js
 GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.record_sync_change(p_user_id uuid, p_entity text, p_id text, p_op text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_if_changed boolean) TO liftbase_api;
@@ -15950,6 +15984,9 @@ GRANT ALL ON FUNCTION auth.logout(p_token text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.new_token() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.outbox_ack(p_id bigint) FROM PUBLIC;
 

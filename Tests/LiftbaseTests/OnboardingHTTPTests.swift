@@ -37,6 +37,29 @@ struct OnboardingHTTPTests {
         }
     }
 
+    @Test("onboarding with every optional member: display name, date of birth, body fat, time zone, units")
+    func onboardingWithEveryMember() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "every-member")
+            var body = Self.validBody
+            body["age_years"] = nil
+            body["date_of_birth"] = "1990-05-17"
+            body["body_fat_pct"] = 18.5
+            body["display_name"] = "  Sam Lifter "
+            let onboarded = try await client.send(.post, "/onboarding/complete", body, token: token)
+            #expect(onboarded.status == .created, "\(onboarded.text)")
+            #expect(onboarded["profile", "date_of_birth"] as? String == "1990-05-17")
+            let me = try await client.send(.get, "/me", token: token)
+            #expect(me["user", "display_name"] as? String == "Sam Lifter")
+            #expect(me["settings", "unit_system"] as? String == "imperial")
+            #expect(me["settings", "timezone"] as? String == "Pacific/Pago_Pago")
+            // The change feed names the profile, whose display name changed.
+            let feed = try await client.send(.get, "/sync/changes", token: token)
+            let entities = (feed["changes"] as? [[String: Any]] ?? []).compactMap { $0["entity"] as? String }
+            #expect(Set(entities).isSuperset(of: ["goal", "settings", "profile", "body_metric", "targets"]))
+        }
+    }
+
     @Test("acknowledging is idempotent across requests; stale metrics are 409")
     func acknowledge() async throws {
         try await withTestClient { client in

@@ -58,6 +58,19 @@ struct ReportCLITests {
         #expect(!listed.stdout.contains("Sign-ins do not count"))
     }
 
+    @Test("every report of the list runs (on Citus too), as a JSON array")
+    func everyReportRuns() throws {
+        _ = try importFixture()
+        let listed = try liftbase()
+        let names = listed.stdout.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").first }
+        #expect(names.count >= 6)
+        for name in names {
+            let run = try liftbase(String(name), "--format", "json")
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) is [Any], "\(name)")
+        }
+    }
+
     @Test("a report as an aligned table, RFC 4180 CSV and a JSON array, filtered by --from/--to")
     func formats() throws {
         let (day, next) = try importFixture()

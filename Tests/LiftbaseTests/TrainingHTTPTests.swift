@@ -23,6 +23,44 @@ struct TrainingHTTPTests {
         return body
     }
 
+    @Test("a plan is saved, renamed (If-Match holds), listed under its new name, and deleted")
+    func planRename() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "plans")
+            let created = try await client.send(
+                .post,
+                "/plans",
+                ["name": "Push day", "exercises": [["exercise_name": "Barbell Bench Press", "sets": 3, "reps": 8]]],
+                token: token
+            )
+            #expect(created.status == .created, "\(created.text)")
+            let id = try #require(created["id"] as? String)
+            let read = try await client.send(.get, "/plans/\(id)", token: token)
+            let etag = try #require(read.headers[.eTag])
+            let renamed = try await client.send(
+                .patch,
+                "/plans/\(id)",
+                ["name": "  Push day A "],
+                token: token,
+                headers: [.ifMatch: etag]
+            )
+            #expect(renamed.status == .ok, "\(renamed.text)")
+            #expect(renamed["name"] as? String == "Push day A")
+            let stale = try await client.send(
+                .patch,
+                "/plans/\(id)",
+                ["name": "Lost"],
+                token: token,
+                headers: [.ifMatch: etag]
+            )
+            #expect(stale.status == .preconditionFailed)
+            let listed = try await client.send(.get, "/plans", token: token)
+            #expect(listed.text.contains("Push day A") && !listed.text.contains("Lost"))
+            #expect(try await client.send(.delete, "/plans/\(id)", token: token).status == .noContent)
+            #expect(try await client.send(.get, "/plans/\(id)", token: token).status == .notFound)
+        }
+    }
+
     @Test("create with client_id is idempotent: 201, then 200 with the same session")
     func idempotentCreate() async throws {
         try await withTestClient { client in

@@ -33,9 +33,13 @@ create or replace function api.me_update(p_token text, p_body jsonb, p_args json
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_user jsonb;
 begin
   perform auth.authenticate(p_token);
-  return jsonb_build_object('user', auth.update_current_account(coalesce(p_body, '{}')));
+  v_user := auth.update_current_account(coalesce(p_body, '{}'));
+  perform auth.note_display_name_change(coalesce(p_body, '{}'));
+  return jsonb_build_object('user', v_user);
 end
 $$;
 

@@ -104,10 +104,13 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_plan app.plans := app.find_plan(v_user_id, p_args);
+  v_name text;
 begin
   perform app.check_if_match(v_user_id, 'plan', v_plan.id::text, p_args);
   perform app.raise_if_invalid(jsonb_build_object('name', app.field_problem(p_body, 'name', 'app.plan_name')));
-  update app.plans set name = btrim(app.read_text(p_body, 'name')) where user_id = v_user_id and id = v_plan.id;
+  -- Read before the update: Citus takes no stable call (the reader holds a CASE) in a write.
+  v_name := btrim(app.read_text(p_body, 'name'));
+  update app.plans set name = v_name where user_id = v_user_id and id = v_plan.id;
   return app.plan_json(app.find_plan(v_user_id, p_args), true);
 end
 $$;

@@ -1,5 +1,7 @@
 -- Importers' finishing steps: staging tables (filled by COPY) → the food catalog.
 -- Idempotent: foods are keyed by (source, source_id); re-running updates, never duplicates.
+-- An update's updated_at is excluded.updated_at (the column's default, now()): Citus takes
+-- no stable call, nor a variable, in DO UPDATE SET.
 
 -- What the catalog's triggers keep (migrations 0015 and 0018), done by the importers on
 -- Citus, where those triggers are dropped (app.on_citus): the words of every food name and a
@@ -64,12 +66,12 @@ begin
         protein_g = excluded.protein_g, fat_g = excluded.fat_g, carbs_g = excluded.carbs_g,
         fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g, sodium_mg = excluded.sodium_mg,
         saturated_fat_g = excluded.saturated_fat_g, serving_label = excluded.serving_label,
-        serving_g = excluded.serving_g, updated_at = now();
+        serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
+  -- A subquery, not USING: Citus joins no distributed table with a local one in a DELETE.
   delete from app.food_portions as p
-   using staging.usda_food_des as d
-   where p.food_id = md5('usda-sr28:' || d.ndb_no)::uuid;
+   where p.food_id in (select md5('usda-sr28:' || d.ndb_no)::uuid from staging.usda_food_des as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('usda-sr28:' || y.ndb_no)::uuid, y.seq::integer, y.amount::numeric::text || ' ' || y.msre_desc,
          y.gm_wgt::numeric
@@ -154,10 +156,10 @@ begin
         energy_kcal = excluded.energy_kcal, protein_g = excluded.protein_g, fat_g = excluded.fat_g,
         carbs_g = excluded.carbs_g, fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g,
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
-        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
+        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
-  delete from app.food_portions as fp using staging.fdc_food as d where fp.food_id = md5('fdc:' || d.fdc_id)::uuid;
+  delete from app.food_portions as fp where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('fdc:' || y.fdc_id)::uuid,
          row_number() over (partition by y.fdc_id order by app.staged_number(y.seq_num) nulls last, y.id),
@@ -207,7 +209,7 @@ begin
         energy_kcal = excluded.energy_kcal, protein_g = excluded.protein_g, fat_g = excluded.fat_g,
         carbs_g = excluded.carbs_g, fiber_g = excluded.fiber_g, sugars_g = excluded.sugars_g,
         sodium_mg = excluded.sodium_mg, saturated_fat_g = excluded.saturated_fat_g,
-        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = now();
+        serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
   perform app.catalog_changed_on_citus();
   return jsonb_build_object('foods', v_foods, 'skipped', v_rows - v_foods);

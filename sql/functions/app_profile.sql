@@ -21,6 +21,7 @@ begin
    where user_id = p_user_id;
   if p_body ? 'display_name' then
     perform auth.update_current_account(jsonb_build_object('display_name', p_body -> 'display_name'));
+    perform auth.note_display_name_change(p_body);
   end if;
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
   insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)

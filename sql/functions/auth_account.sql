@@ -38,12 +38,28 @@ begin
          updated_at = now()
    where id = app.current_user_id()
   returning * into v_user;
-  -- On Citus the trigger on auth.users that records this is dropped (app.on_citus).
-  if app.on_citus() and p_changes ? 'display_name' then
-    perform app.record_sync_change(v_user.id, 'profile', v_user.id::text, 'upsert');
-    perform app.refresh_me_document(v_user.id);
-  end if;
   return auth.user_json(v_user);
+end
+$$;
+
+-- After auth.update_current_account, by its caller: on Citus, where the triggers on auth.users
+-- that record a display name change and build the kept GET /me answer again are dropped
+-- (app.on_citus), the change log's profile entry, and the kept answer forgotten (GET /me
+-- builds it until the next write keeps it again). Not in auth.update_current_account: run
+-- by its owner, this would write the user's shards as another user than the API role that
+-- wrote the rest of the request (onboarding's goal, settings and profile), which Citus
+-- refuses (SQLSTATE 25001). Invoker's rights: the API role writes, under row-level security.
+create or replace function auth.note_display_name_change(p_changes jsonb)
+returns void
+language plpgsql
+as $$
+declare
+  v_user_id uuid := app.current_user_id();
+begin
+  if app.on_citus() and p_changes ? 'display_name' then
+    perform app.record_sync_change(v_user_id, 'profile', v_user_id::text, 'upsert');
+    update app.sync_state set me_document = null where user_id = v_user_id;
+  end if;
 end
 $$;
 
@@ -76,5 +92,9 @@ $$;
 grant execute on function
   auth.current_account(),
   auth.update_current_account(jsonb),
+  auth.note_display_name_change(jsonb),
   auth.delete_current_account(text)
 to liftbase_api;
+-- What auth.note_display_name_change runs as the API role (row-level security keeps it to
+-- the acting user's rows).
+grant execute on function app.record_sync_change(uuid, text, text, text) to liftbase_api;

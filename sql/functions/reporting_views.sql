@@ -58,16 +58,29 @@ comment on column reporting.daily_active_users.body_metrics_loggers is 'Distinct
 
 -- Onboarding funnel -----------------------------------------------------------------------
 
+-- The steps are counted from app.user_settings, which every account has from its creation
+-- (auth.create_account): on Citus a user's rows are co-located with it, so each step's
+-- lookup runs on the user's own shard, which a lookup from auth.users (a reference table)
+-- cannot. Registrations are counted from auth.users itself.
 create view reporting.onboarding_funnel as
-select (u.created_at at time zone 'UTC')::date as cohort_day,
-       count(*) as registered,
-       count(*) filter (where exists (select from app.user_profiles as p where p.user_id = u.id)) as onboarded,
-       count(*) filter (where exists (select from app.user_setup as s where s.user_id = u.id)) as set_up,
-       count(*) filter (where exists (select from app.food_entries as e where e.user_id = u.id)) as logged_food,
-       count(*) filter (where exists (select from app.training_sessions as t
-                                       where t.user_id = u.id and t.status = 'completed')) as logged_workout
-  from auth.users as u
- group by 1;
+with registered as (
+  select (u.created_at at time zone 'UTC')::date as cohort_day, count(*) as registered
+    from auth.users as u
+   group by 1),
+steps as (
+  select (u.created_at at time zone 'UTC')::date as cohort_day,
+         count(*) filter (where exists (select from app.user_profiles as p where p.user_id = st.user_id)) as onboarded,
+         count(*) filter (where exists (select from app.user_setup as s where s.user_id = st.user_id)) as set_up,
+         count(*) filter (where exists (select from app.food_entries as e where e.user_id = st.user_id)) as logged_food,
+         count(*) filter (where exists (select from app.training_sessions as t
+                                         where t.user_id = st.user_id and t.status = 'completed')) as logged_workout
+    from app.user_settings as st
+    join auth.users as u on u.id = st.user_id
+   group by 1)
+select r.cohort_day, r.registered, coalesce(s.onboarded, 0) as onboarded, coalesce(s.set_up, 0) as set_up,
+       coalesce(s.logged_food, 0) as logged_food, coalesce(s.logged_workout, 0) as logged_workout
+  from registered as r
+  left join steps as s on s.cohort_day = r.cohort_day;
 
 comment on view reporting.onboarding_funnel is
 'Onboarding funnel by registration day: registered, onboarded, set up, first food entry, first workout.

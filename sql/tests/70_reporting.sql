@@ -115,8 +115,10 @@ insert into auth.users (id, email, password_hash, created_at) values
 create temporary table ids (name text primary key, id uuid);
 insert into ids select chr(96 + n), ('00000000-0000-0000-0000-00000000000' || chr(96 + n))::uuid from generate_series(1, 3) as n;
 
+-- Every account has its settings from its creation (auth.create_account).
 insert into app.user_settings (user_id, timezone) values
-  ((select id from ids where name = 'a'), 'America/New_York'), ((select id from ids where name = 'b'), 'UTC');
+  ((select id from ids where name = 'a'), 'America/New_York'), ((select id from ids where name = 'b'), 'UTC'),
+  ((select id from ids where name = 'c'), 'UTC');
 insert into app.user_profiles (user_id, sex, date_of_birth, height_cm, activity_level)
 select id, 'female', '1990-01-01', 170, 'moderate' from ids where name in ('a', 'b');
 insert into app.goals (user_id, goal_type, goal_rate_per_week) select id, 'maintaining', 0 from ids where name in ('a', 'b');
