@@ -399,23 +399,22 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         condition.withLock { cancellers[worker] = canceller }
     }
 
-    /// Read-only statements of a pipeline that tried to write (refused, so they changed
-    /// nothing) go back to the front of the queue, to run read-write, alone or at the end of
-    /// a pipeline, on the next free worker. They keep the front's deadline, so the queue
+    /// A read-only statement of a pipeline that tried to write (refused, so it changed
+    /// nothing) goes back to the front of the queue, to run read-write, alone or at the end
+    /// of a pipeline, on the next free worker. It keeps the front's deadline, so the queue
     /// stays in deadline order.
-    fileprivate func runAgainAlone(_ jobs: [Job]) {
-        guard !jobs.isEmpty else { return }
+    fileprivate func runAgainReadWrite(_ job: Job) {
         condition.lock()
         if abandoning {
             condition.unlock()
-            for job in jobs { job.fail(PoolError.shutDown) }
+            job.fail(PoolError.shutDown)
             return
         }
         let deadline = waiting.first?.deadline ?? ContinuousClock.now + configuration.acquireTimeout
-        for job in jobs { job.statement!.readOnly = false }
-        waiting.insert(contentsOf: jobs.map { ($0, deadline) }, at: 0)
-        readsRunAgain += jobs.count
-        condition.broadcast()
+        job.statement!.readOnly = false
+        waiting.insert((job, deadline), at: 0)
+        readsRunAgain += 1
+        condition.signal()
         condition.unlock()
     }
 
@@ -469,22 +468,23 @@ public final class ConnectionPool: Service, @unchecked Sendable {
         private func runPipelined(_ jobs: [Job], on connection: Connection) {
             let pipelinedBefore = connection.statementsPipelined
             var last: Result<QueryResult, any Error>?
-            var runAgain: [Job] = []
+            var lastRunsAgain = false
             connection.queryPreparedPipelined(jobs.map { $0.statement! }) { index, answer in
                 if jobs[index].statement!.readOnly, case .failure(let error as PostgresError) = answer,
                     error.sqlstate == .readOnlySQLTransaction
                 {
-                    runAgain.append(jobs[index])
+                    // Queued again at once, for another worker: not after this pipeline,
+                    // whose last statement may be a write that waits.
+                    pool.runAgainReadWrite(jobs[index])
+                    if index == jobs.count - 1 { lastRunsAgain = true }
                 } else if index == jobs.count - 1 {
                     last = answer
                 } else {
                     jobs[index].answer(answer)
                 }
             }
-            // Not here, where they would wait behind the statement that ends the pipeline.
-            pool.runAgainAlone(runAgain)
             pool.finished(worker: index, pipelined: connection.statementsPipelined - pipelinedBefore)
-            if !runAgain.contains(where: { $0 === jobs.last }) {
+            if !lastRunsAgain {
                 guard let last else { preconditionFailure("queryPreparedPipelined left a statement unanswered") }
                 jobs[jobs.count - 1].answer(last)
             }

@@ -361,6 +361,47 @@ struct ConnectionPoolTests {
         }
     }
 
+    @Test("a read that writes, refused in a pipeline ending in a blocked write, runs again on another worker at once")
+    func writingReadDoesNotWaitForTheWrite() async throws {
+        let (pool, _) = try makePool(size: 2)
+        let admin = try TestDatabase.admin()
+        let table = "again_\(TestDatabase.uniqueSuffix())"
+        try admin.execute(
+            "create table \(table) (id integer primary key, n integer); insert into \(table) values (1, 0); grant all on \(table) to liftbase_api"
+        )
+        defer { _ = try? admin.execute("drop table \(table)") }
+        let lockHolder = try TestDatabase.admin()
+        try lockHolder.execute("begin; select from \(table) where id = 1 for update")
+        try await withRunningPool(pool) {
+            defer { _ = try? lockHolder.execute("rollback") }
+            let held = [try await HeldWorker(pool), try await HeldWorker(pool)]
+            let write = Task { try await pool.queryPrepared("update \(table) set n = n + 1 where id = $1", ["1"]) }
+            try await waitUntil { pool.statistics.waiting == 1 }
+            // Marked as a read, but it writes: one pipeline takes it first and the write last.
+            let answered = Answers()
+            Task {
+                let inserted = try await pool.queryPrepared(
+                    "insert into \(table) values ($1, 0) returning id",
+                    ["2"],
+                    readOnly: true
+                )
+                answered.add(inserted.scalar)
+            }
+            try await waitUntil { pool.statistics.waiting == 2 }
+            // A third waiting statement makes a worker's share two: the pipeline.
+            Task { answered.add(try await pool.queryPrepared("select 'read'", [], readOnly: true).scalar) }
+            try await waitUntil { pool.statistics.waiting == 3 }
+            for worker in held { try await worker.release() }
+            try await waitUntil { answered.count == 2 }
+            #expect(answered.all == ["2", "read"])
+            #expect(pool.statistics.readsRunAgain == 1)
+            try lockHolder.execute("rollback")
+            #expect(try await write.value.affectedRows == 1)
+            // Counted when the pipeline ends, after its write.
+            #expect(pool.statistics.pipelinedStatements == 2)
+        }
+    }
+
     @Test("a statement with a large body runs alone, even when others wait")
     func largeStatementsRunAlone() async throws {
         let (pool, _) = try makePool(size: 1)
