@@ -232,26 +232,37 @@ struct DeliveryTests {
         }
     }
 
+    /// `liftbase deliver` with `arguments`, started and left while it sends a webhook to the
+    /// sink's `/slow`, which writes the request down as it arrives, then holds the answer 5 s.
+    static func workerInSlowSend(_ url: String, _ arguments: [String], sink: Sink, errors: Any) async throws -> Process
+    {
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
+        worker.arguments = ["deliver"] + arguments + ["--database-url", url]
+        worker.environment = ProcessInfo.processInfo.environment.merging(["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"]) {
+            $1
+        }
+        worker.standardOutput = FileHandle.nullDevice
+        worker.standardError = errors
+        try worker.run()
+        let deadline = Date().addingTimeInterval(20)
+        while try sink.received().isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(try sink.received().count == 1)
+        return worker
+    }
+
     @Test("a worker killed mid-delivery loses nothing: the message is sent again after its lease")
     func killedWorker() async throws {
         try await Self.withOwnDatabase { url in
             let http = try Sink("http")
             _ = try await Self.subscribedUser(url, sink: http, path: "/slow")
-            let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
-            let worker = Process()
-            worker.executableURL = binary
-            worker.arguments = ["deliver", "--lease", "2", "--database-url", url]
-            worker.environment = ProcessInfo.processInfo.environment.merging([
-                "LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"
-            ]) { $1 }
-            worker.standardOutput = FileHandle.nullDevice
-            worker.standardError = FileHandle.nullDevice
-            try worker.run()
-            // The sink writes the request down as it arrives, then holds the answer 5 s.
-            let deadline = Date().addingTimeInterval(20)
-            while try http.received().isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            try #require(try http.received().count == 1)
+            let worker = try await Self.workerInSlowSend(
+                url,
+                ["--lease", "2"],
+                sink: http,
+                errors: FileHandle.nullDevice
+            )
             kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()
 
@@ -275,22 +286,13 @@ struct DeliveryTests {
         try await Self.withOwnDatabase { url in
             let http = try Sink("http")
             _ = try await Self.subscribedUser(url, sink: http, path: "/slow")
-            let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug/liftbase")
-            let worker = Process()
-            worker.executableURL = binary
-            worker.arguments = ["deliver", "--name", "stopping-worker", "--database-url", url]
-            worker.environment = ProcessInfo.processInfo.environment.merging([
-                "LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"
-            ]) { $1 }
             let errors = Pipe()
-            worker.standardOutput = FileHandle.nullDevice
-            worker.standardError = errors
-            try worker.run()
-            // The sink writes the request down as it arrives, then holds the answer 5 s.
-            let deadline = Date().addingTimeInterval(20)
-            while try http.received().isEmpty && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            try #require(try http.received().count == 1)
+            let worker = try await Self.workerInSlowSend(
+                url,
+                ["--name", "stopping-worker"],
+                sink: http,
+                errors: errors
+            )
             let stopping = ContinuousClock.now
             kill(worker.processIdentifier, SIGTERM)
             worker.waitUntilExit()
