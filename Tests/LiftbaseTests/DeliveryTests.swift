@@ -71,15 +71,10 @@ struct DeliveryTests {
 
     /// Runs `body` on a newly migrated database of its own, dropped afterwards.
     static func withOwnDatabase(_ body: (String) async throws -> Void) async throws {
-        let name = "liftbase_t_" + TestDatabase.uniqueSuffix()
-        let admin = try TestDatabase.admin()
-        try admin.execute("create database \(name)")
-        try admin.execute("alter database \(name) set liftbase.bcrypt_cost = 4")
-        defer {
-            _ = try? admin.execute("drop database if exists \(name) with (force)")
-            admin.close()
-        }
-        let url = try TestDatabase.url(database: name)
+        let scratch = try TestDatabase.ScratchDatabase()
+        defer { scratch.drop() }
+        try scratch.admin.execute("alter database \(scratch.name) set liftbase.bcrypt_cost = 4")
+        let url = try TestDatabase.url(database: scratch.name)
         let migrated = try runCLI(["migrate", "--without-builtin-catalogs", "--database-url", url])
         try #require(migrated.status == 0, "\(migrated.stderr)")
         try await body(url)

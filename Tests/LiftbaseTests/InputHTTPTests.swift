@@ -191,14 +191,14 @@ struct InputHTTPTests {
 
     @Test("timestamps leave in UTC even when the database's TimeZone is elsewhere")
     func timestampsInUTC() async throws {
-        let name = "liftbase_t_tz_" + TestDatabase.uniqueSuffix()
-        let admin = try TestDatabase.admin()
-        try admin.execute("create database \(name)")
-        defer { _ = try? admin.execute("drop database if exists \(name) with (force)") }
-        let url = try TestDatabase.url(database: name)
-        try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: try Connection(url))
-        try admin.execute(
-            "alter database \(name) set timezone = 'Pacific/Kiritimati'; alter database \(name) set liftbase.bcrypt_cost = 4"
+        let scratch = try TestDatabase.ScratchDatabase()
+        defer { scratch.drop() }
+        let url = try TestDatabase.url(database: scratch.name)
+        let migration = try Connection(url)
+        try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: migration)
+        migration.close()
+        try scratch.admin.execute(
+            "alter database \(scratch.name) set timezone = 'Pacific/Kiritimati'; alter database \(scratch.name) set liftbase.bcrypt_cost = 4"
         )
         try await withTestClient(databaseURL: url) { client in
             let token = try await registerUser(client, "tz")

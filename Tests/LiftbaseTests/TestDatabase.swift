@@ -29,20 +29,61 @@ enum TestDatabase {
     }
 
     /// An empty database of a unique name; `drop()` removes it (and closes the admin
-    /// connection that made it).
+    /// connection that made it). When the suite runs on a Citus coordinator the database is
+    /// a distributed one, as `Scripts/citus up` makes it: the database and the extension on
+    /// every node, the workers registered, so that migrating it distributes its tables.
     struct ScratchDatabase {
         let name: String
         let admin: Connection
+        /// The conninfo of each worker's `postgres` database (none on a single node).
+        private let workers: [String]
 
         init() throws {
             name = "liftbase_t_" + TestDatabase.uniqueSuffix()
             admin = try TestDatabase.admin()
+            let onCitus =
+                try admin.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
+            let nodes =
+                onCitus
+                ? try admin.query("select nodename, nodeport, groupid = 0 from pg_dist_node where noderole = 'primary'")
+                    .rows
+                : []
+            workers = try nodes.filter { $0[2] == "f" }.map {
+                try TestDatabase.url() + " host=\($0[0] ?? "") port=\($0[1] ?? "") dbname=postgres"
+            }
             try admin.execute("create database \(name)")
+            guard let coordinator = nodes.first(where: { $0[2] == "t" }) else { return }
+            for worker in workers {
+                try Self.createWithCitus(name, over: worker)
+            }
+            let database = try Connection(TestDatabase.url(database: name))
+            defer { database.close() }
+            try database.execute("create extension citus")
+            try database.query("select citus_set_coordinator_host($1, $2::int)", [coordinator[0], coordinator[1]])
+            for node in nodes where node[2] == "f" {
+                try database.query("select citus_add_node($1, $2::int)", [node[0], node[1]])
+            }
+            try admin.execute("alter database \(name) set citus.shard_count = 4")
+        }
+
+        /// Creates database `name` with the Citus extension on the node `postgres` reaches.
+        private static func createWithCitus(_ name: String, over postgres: String) throws {
+            let node = try Connection(postgres)
+            defer { node.close() }
+            try node.execute("create database \(name)")
+            let database = try Connection(postgres + " dbname=\(name)")
+            defer { database.close() }
+            try database.execute("create extension citus")
         }
 
         func drop() {
             _ = try? admin.execute("drop database if exists \(name) with (force)")
             admin.close()
+            for worker in workers {
+                guard let node = try? Connection(worker) else { continue }
+                _ = try? node.execute("drop database if exists \(name) with (force)")
+                node.close()
+            }
         }
     }
 

@@ -143,6 +143,7 @@ as $$
 declare
   v_row auth.outbox;
   v_now timestamptz := clock_timestamp();
+  v_next timestamptz;
 begin
   select o.* into v_row from auth.outbox as o where o.id = p_id for update;
   if v_row.id is null or v_row.delivered_at is not null then
@@ -164,8 +165,11 @@ begin
      where o.id = p_id;
     return 'dead';
   end if;
+  -- Computed first: the backoff's jitter is volatile, which Citus refuses inside an update of
+  -- its tables.
+  v_next := v_now + auth.delivery_backoff(p_attempt);
   update auth.outbox as o
-     set next_attempt_at = v_now + auth.delivery_backoff(p_attempt), lease_until = null, locked_by = null,
+     set next_attempt_at = v_next, lease_until = null, locked_by = null,
          last_status = p_status, last_error = left(p_error, 1000)
    where o.id = p_id;
   return 'retry';
@@ -182,11 +186,13 @@ returns integer
 language plpgsql
 as $$
 declare
+  -- Read first: Citus refuses a volatile function in the condition of an update.
+  v_now timestamptz := clock_timestamp();
   v_count integer;
 begin
   update auth.outbox as o
      set attempts = greatest(o.attempts - 1, 0), lease_until = null, locked_by = null
-   where o.id = any (p_ids) and o.locked_by = p_worker and o.lease_until > clock_timestamp()
+   where o.id = any (p_ids) and o.locked_by = p_worker and o.lease_until > v_now
      and o.delivered_at is null and o.dead_at is null;
   get diagnostics v_count = row_count;
   return v_count;
