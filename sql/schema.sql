@@ -12364,14 +12364,24 @@ CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text := liftbase_meta.prepare_catalog_shards_on_citus();
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed.
   citus_tables text := 'pg_dist_partition';
+  v_result text;
   v_done boolean;
 begin
   if not exists (select from pg_extension where extname = 'citus') then
-    return v_result;
+    return 'not on Citus: nothing to distribute';
   end if;
+  -- Before the catalog is distributed (the first run), so that its shards are made without
+  -- them (liftbase_meta.drop_catalog_shard_triggers_on_citus); afterwards there are none.
+  set local citus.enable_unsafe_triggers = on;
+  drop trigger if exists foods_catalog_version on app.foods;
+  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  v_result := liftbase_meta.distribute_tables_on_citus();
+  perform liftbase_meta.drop_reference_table_writers_on_citus();
+  perform liftbase_meta.drop_account_triggers_on_citus();
+  perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
+  -- A table added after the first distribution: the names the catalog lacks (migration 0074).
   execute format('select exists (select from %s where logicalrelid = %L::regclass)', citus_tables,
                  'app.exercise_unmatched_names') into v_done;
   if not v_done then
@@ -12383,7 +12393,7 @@ $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: the steps of prepare_catalog_shards_on_citus (distribution, triggers, plans, SQL functions), then app.exercise_unmatched_names as a reference table. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, drop_catalog_shard_triggers_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -12574,30 +12584,22 @@ $_$;
 
 ALTER FUNCTION liftbase_meta.distribute_tables_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; distribute_on_citus calls it.';
 
-CREATE FUNCTION liftbase_meta.drop_account_triggers_on_citus() RETURNS text
+CREATE FUNCTION liftbase_meta.drop_account_triggers_on_citus() RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  v_result text := liftbase_meta.prepare_api_on_citus();
 begin
-  if not exists (select from pg_extension where extname = 'citus') then
-    return v_result;
-  end if;
   -- Citus takes trigger statements on its tables only with this.
   set local citus.enable_unsafe_triggers = on;
   drop trigger if exists users_me_document on auth.users;
   drop trigger if exists users_end_sessions_when_disabled on auth.users;
   drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
-  return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.drop_account_triggers_on_citus() OWNER TO liftbase_owner;
-
-COMMENT ON FUNCTION liftbase_meta.drop_account_triggers_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus and this function), lets the functions that force a generic plan take custom plans (prepare_api_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() RETURNS void
     LANGUAGE plpgsql
@@ -12626,16 +12628,11 @@ $_$;
 
 ALTER FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() OWNER TO liftbase_owner;
 
-CREATE FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() RETURNS text
+CREATE FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  v_result text := liftbase_meta.distribute_tables_on_citus();
 begin
-  if not exists (select from pg_extension where extname = 'citus') then
-    return v_result;
-  end if;
   -- Citus takes trigger statements on its tables only with this.
   set local citus.enable_unsafe_triggers = on;
   drop trigger if exists users_sync_update on auth.users;
@@ -12644,13 +12641,10 @@ begin
   drop trigger if exists foods_name_words_update on app.foods;
   drop trigger if exists foods_catalog_version on app.foods;
   drop trigger if exists food_portions_catalog_version on app.food_portions;
-  return v_result;
 end
 $$;
 
 ALTER FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() OWNER TO liftbase_owner;
-
-COMMENT ON FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables. Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.keep_body_weight_days_per_row() RETURNS trigger
     LANGUAGE plpgsql
@@ -12769,52 +12763,52 @@ $_$;
 
 ALTER FUNCTION liftbase_meta.null_references_on_delete() OWNER TO liftbase_owner;
 
-CREATE FUNCTION liftbase_meta.prepare_api_on_citus() RETURNS text
+CREATE FUNCTION liftbase_meta.on_citus_as_plpgsql(p_function regprocedure) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_result text := liftbase_meta.drop_reference_table_writers_on_citus();
+  v_function record;
 begin
   if not exists (select from pg_extension where extname = 'citus') then
-    return v_result;
+    return;
   end if;
-  perform liftbase_meta.reset_forced_generic_plans();
-  return v_result;
+  select p.oid::regproc as name, pg_get_function_arguments(p.oid) as arguments,
+         pg_get_function_result(p.oid) as result, p.provolatile, p.prosrc,
+         (select string_agg(format('q.%I::%s', a.name, format_type(a.type, null)), ', ' order by a.n)
+            from unnest(p.proargnames, p.proallargtypes, p.proargmodes) with ordinality as a (name, type, mode, n)
+           where a.mode = 't') as columns,
+         (select string_agg(quote_ident(a.name), ', ' order by a.n)
+            from unnest(p.proargnames, p.proargmodes) with ordinality as a (name, mode, n)
+           where a.mode = 't') as names
+    into v_function
+    from pg_proc as p
+   where p.oid = p_function and p.prolang = (select l.oid from pg_language as l where l.lanname = 'sql');
+  if not found then
+    return;
+  end if;
+  execute format('create or replace function %s(%s) returns %s language plpgsql %s as %L',
+                 v_function.name, v_function.arguments, v_function.result,
+                 case v_function.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end,
+                 format(E'#variable_conflict use_column\nbegin\n  return query select %s from (\n%s\n) as q (%s);\nend\n',
+                        v_function.columns, rtrim(v_function.prosrc, E' \n\t;'), v_function.names));
 end
 $$;
 
-ALTER FUNCTION liftbase_meta.prepare_api_on_citus() OWNER TO liftbase_owner;
+ALTER FUNCTION liftbase_meta.on_citus_as_plpgsql(p_function regprocedure) OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.prepare_api_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus), lets the functions that force a generic plan take custom plans. Idempotent; liftbase migrate calls it when the citus extension is installed.';
-
-CREATE FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() RETURNS text
+CREATE FUNCTION liftbase_meta.on_citus_plan_each_call(p_function regprocedure) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-  v_result text;
 begin
   if exists (select from pg_extension where extname = 'citus') then
-    -- Before the catalog is distributed (the first run): its shards are made without them.
-    -- Afterwards the tables have none left, and this does nothing.
-    set local citus.enable_unsafe_triggers = on;
-    drop trigger if exists foods_catalog_version on app.foods;
-    drop trigger if exists food_portions_catalog_version on app.food_portions;
+    execute format('alter function %s reset plan_cache_mode', p_function);
   end if;
-  v_result := liftbase_meta.drop_account_triggers_on_citus();
-  if not exists (select from pg_extension where extname = 'citus') then
-    return v_result;
-  end if;
-  perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
-  perform liftbase_meta.sql_functions_to_plpgsql_on_citus();
-  return v_result;
 end
 $$;
 
-ALTER FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() OWNER TO liftbase_owner;
-
-COMMENT ON FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, and from the catalog''s shards drop_catalog_shard_triggers_on_citus), lets the functions that force a generic plan take custom plans (prepare_api_on_citus), makes the SQL functions Citus cannot plan PL/pgSQL (sql_functions_to_plpgsql_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+ALTER FUNCTION liftbase_meta.on_citus_plan_each_call(p_function regprocedure) OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.propagate_functions_on_citus() RETURNS integer
     LANGUAGE plpgsql
@@ -12854,68 +12848,6 @@ end
 $_$;
 
 ALTER FUNCTION liftbase_meta.propagate_functions_on_citus() OWNER TO liftbase_owner;
-
-CREATE FUNCTION liftbase_meta.reset_forced_generic_plans() RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-  v_function regprocedure;
-  v_count integer := 0;
-begin
-  for v_function in
-    select p.oid::regprocedure
-      from pg_proc as p
-      join pg_namespace as n on n.oid = p.pronamespace
-     where n.nspname in ('app', 'auth', 'api')
-       and 'plan_cache_mode=force_generic_plan' = any (p.proconfig)
-     order by p.oid
-  loop
-    execute format('alter function %s reset plan_cache_mode', v_function);
-    v_count := v_count + 1;
-  end loop;
-  return v_count;
-end
-$$;
-
-ALTER FUNCTION liftbase_meta.reset_forced_generic_plans() OWNER TO liftbase_owner;
-
-CREATE FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() RETURNS integer
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-  functions constant regprocedure[] := array[
-    'app.visible_exercises(uuid)'::regprocedure,
-    'app.weekly_muscle_volume(uuid, date, date)'::regprocedure];
-  v_function record;
-  v_count integer := 0;
-begin
-  for v_function in
-    select p.oid::regproc as name, pg_get_function_arguments(p.oid) as arguments,
-           pg_get_function_result(p.oid) as result, p.provolatile, p.prosrc,
-           (select string_agg(format('q.%I::%s', a.name, format_type(a.type, null)), ', ' order by a.n)
-              from unnest(p.proargnames, p.proallargtypes, p.proargmodes) with ordinality as a (name, type, mode, n)
-             where a.mode = 't') as columns,
-           (select string_agg(quote_ident(a.name), ', ' order by a.n)
-              from unnest(p.proargnames, p.proargmodes) with ordinality as a (name, mode, n)
-             where a.mode = 't') as names
-      from pg_proc as p
-     where p.oid = any (functions) and p.prolang = (select l.oid from pg_language as l where l.lanname = 'sql')
-     order by p.oid
-  loop
-    execute format('create or replace function %s(%s) returns %s language plpgsql %s as %L',
-                   v_function.name, v_function.arguments, v_function.result,
-                   case v_function.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end,
-                   format(E'#variable_conflict use_column\nbegin\n  return query select %s from (\n%s\n) as q (%s);\nend\n',
-                          v_function.columns, rtrim(v_function.prosrc, E' \n\t;'), v_function.names));
-    v_count := v_count + 1;
-  end loop;
-  return v_count;
-end
-$$;
-
-ALTER FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, users_logged bigint, users_with_target bigint, users_within_target bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -16076,15 +16008,11 @@ REVOKE ALL ON FUNCTION liftbase_meta.keep_food_usage_per_row() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION liftbase_meta.prepare_api_on_citus() FROM PUBLIC;
+REVOKE ALL ON FUNCTION liftbase_meta.on_citus_as_plpgsql(p_function regprocedure) FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION liftbase_meta.prepare_catalog_shards_on_citus() FROM PUBLIC;
+REVOKE ALL ON FUNCTION liftbase_meta.on_citus_plan_each_call(p_function regprocedure) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
-
-REVOKE ALL ON FUNCTION liftbase_meta.reset_forced_generic_plans() FROM PUBLIC;
-
-REVOKE ALL ON FUNCTION liftbase_meta.sql_functions_to_plpgsql_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;

@@ -64,7 +64,16 @@ public struct Migrator: Sendable {
         }
         self.bootstrap = bootstrap
         versioned = try Migrator.files(in: root.appendingPathComponent("migrations"), kind: .versioned)
-        repeatable = try Migrator.files(in: root.appendingPathComponent("functions"), kind: .repeatable)
+        repeatable = Migrator.inApplyingOrder(
+            try Migrator.files(in: root.appendingPathComponent("functions"), kind: .repeatable)
+        )
+    }
+
+    /// Function files by name, the `liftbase_meta_*` ones first: they hold the helpers the
+    /// others call as they are applied (a function's form on Citus, said beside it).
+    static func inApplyingOrder(_ files: [File]) -> [File] {
+        let first = "functions/liftbase_meta_"
+        return files.filter { $0.name.hasPrefix(first) } + files.filter { !$0.name.hasPrefix(first) }
     }
 
     static func files(in folder: URL, kind: Kind) throws -> [File] {

@@ -73,6 +73,8 @@ begin
       from unnest(v_ids, v_items) with ordinality as p (id, item, n)), '[]'), 'next_cursor', null);
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('api.food_search(text, jsonb, jsonb)');
 
 create or replace function api.food_barcode(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb

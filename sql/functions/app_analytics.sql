@@ -125,6 +125,8 @@ begin
    where s.user_id = p_user_id and s.status = 'completed' and s.session_date between p_from and p_to;
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.e1rm_series(uuid, uuid, date, date)');
 
 -- Working sets (app.counts_as_working_set) of completed sessions dated p_from..p_to per
 -- effective RPE (logged, or 10 − RIR; null when neither), of one exercise or, with a null
@@ -170,6 +172,8 @@ begin
   end if;
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.rpe_counts(uuid, uuid, date, date)');
 
 -- The personal records of one exercise (p_key: its catalog or own id) over the completed
 -- sessions, from the measures app.refresh_session_totals keeps on each session exercise
@@ -248,6 +252,8 @@ begin
              where p_sessions is not null) as s);
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.exercise_records_among(uuid, uuid, uuid[])');
 
 -- Writes the kept records (app.exercise_records, migration 0051) of exercise p_key of one
 -- user after a statement removed or changed its rows of sessions p_removed (their old
@@ -403,6 +409,8 @@ begin
      group by 1, 2;
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.cardio_weeks(uuid, date, date)');
 
 -- Seconds per km, or null without distance.
 create or replace function app.pace_s_per_km(p_seconds numeric, p_distance_m numeric)
@@ -508,3 +516,100 @@ grant execute on function
 to liftbase_api;
 -- Weekly volume (app.weekly_muscle_volume) buckets its weeks with it, for the report too.
 grant execute on function app.bucket_start(text, date) to liftbase_reporting_owner;
+
+-- Recomputes a user's given days from their weigh-ins (a day left without any goes), then
+-- the trend of every day from the first of them on. The user's settings row is locked first:
+-- two writes for one user (or a write and a time zone change) take turns, so neither
+-- recomputes from weigh-ins the other is still adding. Runs as the user (row-level security).
+create or replace function app.refresh_body_weight_days(p_user_id uuid, p_days date[])
+returns void
+language plpgsql
+as $$
+declare
+  v_zone text;
+  v_day date;
+  v_from date := (select min(d) from unnest(p_days) as d);
+  v_trend numeric;
+  v_row record;
+begin
+  select coalesce(s.timezone, 'UTC') into v_zone from app.user_settings as s where s.user_id = p_user_id for no key update;
+  v_zone := coalesce(v_zone, 'UTC');
+  foreach v_day in array p_days loop
+    select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
+      from app.body_metrics as b
+     where b.user_id = p_user_id
+       and b.recorded_at >= (v_day::timestamp at time zone v_zone) and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
+    if v_row.weigh_ins = 0 then
+      delete from app.body_weight_days as w where w.user_id = p_user_id and w.day = v_day;
+    else
+      insert into app.body_weight_days as w (user_id, day, weigh_ins, weight_kg, trend_kg)
+      values (p_user_id, v_day, v_row.weigh_ins, v_row.weight_kg, v_row.weight_kg)
+      on conflict (user_id, day) do update set weigh_ins = excluded.weigh_ins, weight_kg = excluded.weight_kg;
+    end if;
+  end loop;
+  select w.trend_kg into v_trend from app.body_weight_days as w
+   where w.user_id = p_user_id and w.day < v_from order by w.day desc limit 1;
+  for v_row in select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w
+                where w.user_id = p_user_id and w.day >= v_from order by w.day loop
+    v_trend := app.weight_trend_step(v_trend, v_row.weight_kg);
+    if v_row.trend_kg is distinct from v_trend then
+      update app.body_weight_days as w set trend_kg = v_trend where w.user_id = p_user_id and w.day = v_row.day;
+    end if;
+  end loop;
+end
+$$;
+grant execute on function app.refresh_body_weight_days(uuid, date[]) to liftbase_api;
+
+-- Weigh-ins written, changed or deleted: each user's days they fall on (in the user's zone),
+-- recomputed acting as that user, and the request's own user given back at the end (as
+-- app.keep_food_usage does).
+create or replace function app.keep_body_weight_days() returns trigger
+language plpgsql
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_users refcursor;
+  v_user record;
+begin
+  if tg_op = 'INSERT' then
+    open v_users for select n.user_id, array_agg(distinct n.recorded_at) as times from new_entries as n group by 1;
+  elsif tg_op = 'DELETE' then
+    open v_users for select o.user_id, array_agg(distinct o.recorded_at) as times from old_entries as o group by 1;
+  else
+    open v_users for
+      select c.user_id, array_agg(distinct c.recorded_at) as times
+        from (select n.user_id, n.recorded_at from new_entries as n
+              union all
+              select o.user_id, o.recorded_at from old_entries as o) as c
+       group by 1;
+  end if;
+  loop
+    fetch v_users into v_user;
+    exit when not found;
+    perform set_config('liftbase.user_id', v_user.user_id::text, true);
+    perform app.refresh_body_weight_days(v_user.user_id, array(
+      select distinct (t at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = v_user.user_id), 'UTC'))::date
+        from unnest(v_user.times) as t));
+  end loop;
+  close v_users;
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;
+
+-- A new time zone moves every weigh-in to the day it falls on there: the user's days are
+-- made again from all of their weigh-ins.
+create or replace function app.rezone_body_weight_days() returns trigger
+language plpgsql
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+begin
+  perform set_config('liftbase.user_id', new.user_id::text, true);
+  delete from app.body_weight_days as w where w.user_id = new.user_id;
+  perform app.refresh_body_weight_days(new.user_id, array(
+    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b where b.user_id = new.user_id));
+  perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  return null;
+end
+$$;

@@ -18,6 +18,8 @@ as $$
     from app.user_exercises as u
    where u.user_id = p_user_id
 $$;
+-- On Citus: the same query in PL/pgSQL (liftbase_meta.on_citus_as_plpgsql says why).
+select liftbase_meta.on_citus_as_plpgsql('app.visible_exercises(uuid)');
 
 create or replace function app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text,
                                              p_primary text[], p_secondary text[], p_tier integer, p_competition boolean,
@@ -313,3 +315,24 @@ begin
 end
 $$;
 grant execute on function app.equipment_json(uuid) to liftbase_api;
+
+-- The rule: an exception by name first, then by category, then by equipment.
+create or replace function app.derived_tracking_type(p_name text, p_category text, p_equipment text)
+returns app.tracking_type
+language sql
+stable
+as $$
+  select coalesce(
+    (select x.tracking_type from app.tracking_type_exceptions as x
+      where lower(p_name) like x.pattern order by length(x.pattern) desc, x.pattern limit 1),
+    case
+      when p_category = 'cardio' then 'distance_duration'
+      when p_category = 'stretching' or p_equipment = 'foam_roll' then 'duration'
+      when p_equipment = 'body_only' and p_category = 'plyometrics' then 'reps_only'
+      when p_equipment = 'body_only' then 'bodyweight_reps'
+      when p_equipment in ('bands', 'exercise_ball') then 'reps_only'
+      when p_category = 'plyometrics' and p_equipment = 'other' then 'reps_only'
+      else 'weight_reps'
+    end)::app.tracking_type
+$$;
+grant execute on function app.derived_tracking_type(text, text, text) to liftbase_api;

@@ -161,3 +161,48 @@ grant execute on function
   app.goal_problems(jsonb),
   app.body_metric_problems(jsonb, boolean)
 to liftbase_api;
+
+create or replace function app.are_muscles(p_names text[]) returns boolean
+language sql immutable parallel safe as $$
+  select p_names <@ array['abdominals', 'abductors', 'adductors', 'biceps', 'calves', 'chest', 'forearms', 'glutes',
+                          'hamstrings', 'lats', 'lower back', 'middle back', 'neck', 'quadriceps', 'shoulders',
+                          'traps', 'triceps']::text[]
+$$;
+
+create or replace function app.are_templates(p_ids text[]) returns boolean
+language sql immutable parallel safe as $$
+  select p_ids <@ array['full_body', 'legs', 'lower', 'pull', 'push', 'upper']::text[]
+$$;
+
+create or replace function app.is_timezone_name(p_name text)
+returns boolean
+language plpgsql
+stable
+as $$
+begin
+  -- IANA names only (Area/City, or UTC): no abbreviations or POSIX offsets like 'UTC+5'.
+  if p_name is null or p_name !~ '^(UTC|[A-Z][A-Za-z_-]+(/[A-Za-z0-9_+-]+){1,2})$' then
+    return false;
+  end if;
+  perform now() at time zone p_name;
+  return true;
+exception when invalid_parameter_value then
+  return false;
+end
+$$;
+grant execute on function app.is_timezone_name(text) to liftbase_api;
+
+-- The goal rate must agree with the goal: cutting loses (≤ 0), bulking gains (≥ 0),
+-- maintaining holds (= 0). Used by the table and by the request checks alike.
+create or replace function app.goal_rate_problem(p_goal_type text, p_rate numeric)
+returns text
+language sql
+immutable
+as $$
+  select case
+    when p_goal_type = 'cutting' and p_rate > 0 then 'must be 0 or less when cutting'
+    when p_goal_type = 'bulking' and p_rate < 0 then 'must be 0 or more when bulking'
+    when p_goal_type = 'maintaining' and p_rate <> 0 then 'must be 0 when maintaining'
+  end
+$$;
+grant execute on function app.goal_rate_problem(text, numeric) to liftbase_api;

@@ -215,3 +215,11 @@ begin
   return jsonb_build_object('foods', v_foods, 'skipped', v_rows - v_foods);
 end
 $$;
+
+create or replace function app.bump_food_catalog_version() returns trigger
+language plpgsql as $$
+begin
+  update app.food_catalog_version set version = version + 1;
+  return null;
+end
+$$;

@@ -308,3 +308,23 @@ grant execute on function app.food_match(text, text, tsvector, tsquery, tsquery)
 -- Remembered pages hold what these functions (and app_food.sql's item shape) computed:
 -- applying this file again, in a release that changes any of them, retires those pages.
 update app.food_catalog_version set version = version + 1;
+
+-- The words of a name, as search sees them: lower case, split on anything not a letter or
+-- digit, at least two characters.
+create or replace function app.name_words(p_name text) returns setof text
+language sql immutable parallel safe as $$
+  select w from regexp_split_to_table(lower(p_name), '[^[:alnum:]]+') as w where length(w) >= 2
+$$;
+grant execute on function app.name_words(text) to liftbase_api;
+
+-- Kept by the catalog itself, so every importer (and any future one) feeds it. Words of
+-- renamed or deleted foods stay: a stale word only finds no food.
+create or replace function app.add_food_name_words() returns trigger
+language plpgsql as $$
+begin
+  insert into app.food_name_words (word)
+  select distinct w from changed_foods as f cross join lateral app.name_words(f.name) as w
+  on conflict do nothing;
+  return null;
+end
+$$;

@@ -145,3 +145,79 @@ begin
   return v_rows;
 end
 $$;
+
+-- The rule, one function for the three statements: an insert adds its entries per user and
+-- food, a delete takes them away (a row whose count reaches zero goes), an update does both
+-- for the entries whose food it changed (most updates change none). Statement triggers with
+-- transition tables: an import of thousands of entries, or an account's deletion, is one
+-- pass that changes each user's food once, not a call per row.
+-- Row-level security applies here as to the diary: each user's rows are changed acting as
+-- that user. The writer of an entry is that user already, except where a foreign key acts
+-- for the database itself (an operator deleting a catalog food sets the entries' food to
+-- null in every user's diary); then the function acts as each user in turn and gives the
+-- request's own user back at the end.
+create or replace function app.keep_food_usage() returns trigger
+language plpgsql
+as $$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_as text := v_acting;
+  v_changes refcursor;
+  v_change record;
+begin
+  -- Entries per user and food after the statement minus before, with a catalog food's name.
+  if tg_op = 'INSERT' then
+    open v_changes for
+      select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, f.name, count(*)::integer as entries
+        from new_entries as n
+        left join app.foods as f on f.id = n.food_id
+       where coalesce(n.food_id, n.user_food_id) is not null
+       group by 1, 2, 3
+       order by 1, 2;
+  elsif tg_op = 'DELETE' then
+    open v_changes for
+      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name, -count(*)::integer as entries
+        from old_entries as o
+       where coalesce(o.food_id, o.user_food_id) is not null
+       group by 1, 2
+       order by 1, 2;
+  else
+    open v_changes for
+      select c.user_id, c.food_id, f.name, sum(c.entries)::integer as entries
+        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id, 1 as entries
+                from new_entries as n
+              union all
+              select o.user_id, coalesce(o.food_id, o.user_food_id), o.food_id, -1
+                from old_entries as o) as c
+        left join app.foods as f on f.id = c.catalog_food_id
+       where c.food_id is not null
+       group by 1, 2, 3
+      having sum(c.entries) <> 0
+       order by 1, 2;
+  end if;
+  loop
+    fetch v_changes into v_change;
+    exit when not found;
+    if v_change.user_id::text is distinct from v_as then
+      v_as := v_change.user_id::text;
+      perform set_config('liftbase.user_id', v_as, true);
+    end if;
+    if v_change.entries > 0 then
+      insert into app.food_usage as u (user_id, food_id, name, entries)
+      values (v_change.user_id, v_change.food_id, v_change.name, v_change.entries)
+      on conflict (user_id, food_id) do update set entries = u.entries + excluded.entries;
+    else
+      update app.food_usage as u set entries = u.entries + v_change.entries
+       where u.user_id = v_change.user_id and u.food_id = v_change.food_id and u.entries > -v_change.entries;
+      if not found then
+        delete from app.food_usage as u where u.user_id = v_change.user_id and u.food_id = v_change.food_id;
+      end if;
+    end if;
+  end loop;
+  close v_changes;
+  if v_as is distinct from v_acting then
+    perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
+  end if;
+  return null;
+end
+$$;

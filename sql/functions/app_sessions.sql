@@ -526,6 +526,8 @@ begin
    where s.user_id = p_user_id and s.id = p_session_id;
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.refresh_session_row_totals(uuid, uuid)');
 
 -- A completed session has at least one exercise and every exercise at least one set.
 create or replace function app.session_is_complete(p_user_id uuid, p_session_id uuid)
@@ -697,6 +699,8 @@ begin
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'));
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.session_json(app.training_sessions)');
 
 create or replace function app.find_session(p_user_id uuid, p_args jsonb)
 returns app.training_sessions
@@ -810,3 +814,32 @@ as $$
                    where t.template_id = p_template.id))
 $$;
 grant execute on function app.template_json(app.templates) to liftbase_api;
+
+-- Estimated one-rep max of a set: weight ÷ the RPE chart's percentage when the set has an
+-- RPE the chart covers (p_chart_percent: app.rpe_chart's percent for the set's reps and
+-- RPE, joined by the caller; null when the chart has no cell), else Epley: weight × (1 +
+-- reps / 30). Session exercises store their best value: a change of formula needs a
+-- migration that recomputes them too.
+create or replace function app.e1rm_kg(p_weight numeric, p_reps integer, p_chart_percent numeric)
+returns numeric
+language sql
+immutable
+parallel safe
+as $$ select coalesce(p_weight * 100 / p_chart_percent, p_weight * (1 + p_reps / 30.0)) $$;
+
+create or replace function app.e1rm_method(p_chart_percent numeric)
+returns text
+language sql
+immutable
+parallel safe
+as $$ select case when p_chart_percent is null then 'epley' else 'rpe_chart' end $$;
+
+-- The RPE of a set: as logged, else from reps in reserve (RPE 10 = no rep left).
+create or replace function app.effective_rpe(p_rpe numeric, p_rir integer)
+returns numeric
+language sql
+immutable
+parallel safe
+as $$ select coalesce(p_rpe, 10 - p_rir) $$;
+grant execute on function app.e1rm_kg(numeric, integer, numeric), app.e1rm_method(numeric),
+  app.effective_rpe(numeric, integer) to liftbase_api;

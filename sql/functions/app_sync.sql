@@ -471,3 +471,56 @@ begin
   return null;
 end
 $fn$;
+
+-- Whether the user's entity p_id (one with parts: a session, custom meal, plan, program or
+-- health metric) still exists, read as that user (row-level security).
+create or replace function app.sync_entity_exists(p_user_id uuid, p_entity text, p_id text)
+returns boolean
+language plpgsql
+as $fn$
+declare
+  v_acting text := current_setting('liftbase.user_id', true);
+  v_exists boolean;
+begin
+  perform auth.act_as(p_user_id);
+  if p_entity = 'session' then
+    v_exists := exists (select from app.training_sessions as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'custom_meal' then
+    v_exists := exists (select from app.custom_meals as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'plan' then
+    v_exists := exists (select from app.plans as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'program' then
+    v_exists := exists (select from app.programs as e where e.user_id = p_user_id and e.id = p_id::uuid);
+  elsif p_entity = 'health_metric' then
+    v_exists := exists (select from app.health_metrics as e where e.user_id = p_user_id and e.id = p_id::bigint);
+  else
+    raise exception 'app.sync_entity_exists: % has no parts', p_entity;
+  end if;
+  perform auth.act_as(nullif(v_acting, '')::uuid);
+  return v_exists;
+end
+$fn$;
+
+-- The profile shows the account's display name and GET /me its email: a change of either
+-- is a change of the profile.
+create or replace function app.track_account_change() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+begin
+  perform app.record_sync_change(new.id, 'profile', new.id::text, 'upsert');
+  return null;
+end
+$fn$;
+
+-- An account being deleted: its rows go in the cascade, and their change log with them.
+-- Naming it lets the cascade's row triggers skip (their WHEN clause) instead of recording.
+create or replace function app.note_account_deletion() returns trigger
+language plpgsql
+as $fn$
+begin
+  perform set_config('liftbase.deleting_user', old.id::text, true);
+  return old;
+end
+$fn$;

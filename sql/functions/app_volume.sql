@@ -85,6 +85,8 @@ as $$
     from weeks as k
     left join muscle_weeks as m on m.week = k.week
 $$;
+-- On Citus: the same query in PL/pgSQL (liftbase_meta.on_citus_as_plpgsql says why).
+select liftbase_meta.on_citus_as_plpgsql('app.weekly_muscle_volume(uuid, date, date)');
 
 grant execute on function
   app.counts_as_working_set(text),

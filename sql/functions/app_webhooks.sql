@@ -183,3 +183,50 @@ begin
   return null;
 end
 $fn$;
+
+create or replace function app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text default null)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+begin
+  if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
+    return;
+  end if;
+  if app.on_citus() then
+    insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
+    select p_user_id, s.id, p_event, s.url, p_event_key,
+           jsonb_build_object('type', p_event,
+                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                              'data', p_data)
+      from app.webhook_subscriptions as s
+     where s.user_id = p_user_id and p_event = any (s.events)
+    on conflict (user_id, subscription_id, event_key) do nothing;
+    return;
+  end if;
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
+  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
+         jsonb_build_object('type', p_event,
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', p_data)
+    from app.webhook_subscriptions as s
+   where s.user_id = p_user_id and p_event = any (s.events)
+  on conflict (subscription_id, event_key) do nothing;
+end
+$fn$;
+
+-- On Citus the outbox has no key to the subscriptions (migration 0060): deleting one deletes its
+-- deliveries here (api.webhook_delete), as the key's cascade does on a single node.
+create or replace function app.forget_webhook_deliveries(p_user_id uuid, p_subscription_id uuid)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $fn$
+begin
+  delete from auth.outbox as o where o.user_id = p_user_id and o.subscription_id = p_subscription_id;
+end
+$fn$;
+revoke execute on function app.forget_webhook_deliveries(uuid, uuid) from public;
+grant execute on function app.forget_webhook_deliveries(uuid, uuid) to liftbase_api;

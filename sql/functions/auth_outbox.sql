@@ -281,3 +281,25 @@ begin
   return v_count;
 end
 $$;
+
+-- On Citus: the queued events move to the outbox (auth.outbox_claim calls it first there).
+-- Returns how many were moved. A statement across every shard: one round trip to each
+-- worker per claim.
+create or replace function auth.outbox_take_webhook_queue()
+returns integer
+language plpgsql
+as $fn$
+declare
+  v_count integer;
+begin
+  with taken as (delete from app.webhook_queue as q returning q.*)
+  insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload, created_at)
+  select t.user_id, 'webhook', t.event, t.recipient, t.subscription_id, t.event_key, t.payload, t.queued_at
+    from taken as t
+   order by t.queued_at
+  on conflict (subscription_id, event_key) do nothing;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$fn$;
+revoke execute on function auth.outbox_take_webhook_queue() from public;

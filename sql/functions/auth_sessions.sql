@@ -234,3 +234,10 @@ grant execute on function
   auth.login(text, text),
   auth.logout(text)
 to liftbase_api;
+
+-- The user id of the current request, set by auth.authenticate() for the transaction.
+-- RLS policies call it inside a sub-select so it is evaluated once per statement.
+create or replace function app.current_user_id() returns uuid
+language sql stable parallel safe
+as $$ select nullif(current_setting('liftbase.user_id', true), '')::uuid $$;
+grant execute on function app.current_user_id() to liftbase_api;
