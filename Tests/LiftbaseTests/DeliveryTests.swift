@@ -71,13 +71,16 @@ struct DeliveryTests {
 
     /// Runs `body` on a newly migrated database of its own, dropped afterwards.
     static func withOwnDatabase(_ body: (String) async throws -> Void) async throws {
-        let scratch = try TestDatabase.ScratchDatabase()
-        defer { scratch.drop() }
-        try scratch.admin.execute("alter database \(scratch.name) set liftbase.bcrypt_cost = 4")
-        let url = try TestDatabase.url(database: scratch.name)
-        let migrated = try runCLI(["migrate", "--without-builtin-catalogs", "--database-url", url])
-        try #require(migrated.status == 0, "\(migrated.stderr)")
-        try await body(url)
+        try await TestDatabase.withOwnDatabase(
+            prepare: { url in
+                let migrated = try runCLI(["migrate", "--without-builtin-catalogs", "--database-url", url])
+                guard migrated.status == 0 else { throw DeliveryTestFailure("liftbase migrate: \(migrated.stderr)") }
+                let connection = try Connection(url)
+                defer { connection.close() }
+                try TestDatabase.setBcryptCost(on: connection)
+            },
+            body
+        )
     }
 
     static func deliver(

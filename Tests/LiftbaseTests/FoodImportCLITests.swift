@@ -22,16 +22,10 @@ struct FoodImportCLITests {
     }
 
     @Test("fdc-csv: energy 1008 else Atwater, portions, branded barcode; idempotent")
-    func fdc() throws {
-        try TestDatabase.withFreshDatabase { url in
-            #expect(
-                try runCLI([
-                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
-                    TestDatabase.sqlDirectory,
-                ]).status == 0
-            )
+    func fdc() async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
             let folder = Self.fixtures.appendingPathComponent("fdc").path
-            let first = try runCLI(["import", "fdc-csv", folder, "--database-url", url])
+            let first = try await runCLIOffThePool(["import", "fdc-csv", folder, "--database-url", url])
             #expect(first.status == 0)
             #expect(first.stdout.contains("food_nutrient.csv: 11 rows"))
             let expected: [[String?]] = [
@@ -40,22 +34,16 @@ struct FoodImportCLITests {
                 ["Hummus, commercial", "", "", "166", "7.9", "379", "1 tbsp", "15", "2"],
             ]
             #expect(try foods(url, "fdc") == expected)
-            #expect(try runCLI(["import", "fdc-csv", folder, "--database-url", url]).status == 0)
+            #expect(try await runCLIOffThePool(["import", "fdc-csv", folder, "--database-url", url]).status == 0)
             #expect(try foods(url, "fdc") == expected)
         }
     }
 
     @Test("off-csv: per 100 g, sodium in grams, serving quantity, duplicates and no-energy rows skipped; idempotent")
-    func off() throws {
-        try TestDatabase.withFreshDatabase { url in
-            #expect(
-                try runCLI([
-                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
-                    TestDatabase.sqlDirectory,
-                ]).status == 0
-            )
+    func off() async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
             let file = Self.fixtures.appendingPathComponent("off/products.tsv").path
-            let first = try runCLI(["import", "off-csv", file, "--database-url", url])
+            let first = try await runCLIOffThePool(["import", "off-csv", file, "--database-url", url])
             #expect(first.status == 0)
             #expect(first.stdout.contains(#""skipped": 2"#))
             let expected: [[String?]] = [
@@ -63,20 +51,14 @@ struct FoodImportCLITests {
                 ["Nutella", "Ferrero", "3017620422003", "539", "6.3", "42.8000", "15 g", "15", "0"],
             ]
             #expect(try foods(url, "off") == expected)
-            #expect(try runCLI(["import", "off-csv", file, "--database-url", url]).status == 0)
+            #expect(try await runCLIOffThePool(["import", "off-csv", file, "--database-url", url]).status == 0)
             #expect(try foods(url, "off") == expected)
         }
     }
 
     @Test("usda-sr28 on a fixture in the SR28 format (^-separated, ~-quoted, Latin-1, CRLF)")
-    func usda() throws {
-        try TestDatabase.withFreshDatabase { url in
-            #expect(
-                try runCLI([
-                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
-                    TestDatabase.sqlDirectory,
-                ]).status == 0
-            )
+    func usda() async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
             let folder = NSTemporaryDirectory() + "sr28-" + TestDatabase.uniqueSuffix()
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -93,13 +75,13 @@ struct FoodImportCLITests {
                 try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })  // Latin-1
                     .write(to: URL(fileURLWithPath: folder + "/" + name))
             }
-            #expect(try runCLI(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
+            #expect(try await runCLIOffThePool(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
             let expected: [[String?]] = [
                 ["Bananas, raw", "", "", "89", "1.09", "1", "1 cup, mashed", "225", "2"],
                 ["Pi\u{F1}a colada mix", "", "", "120", "0", "", "100 g", "100", "0"],
             ]
             #expect(try foods(url, "usda-sr28") == expected)
-            #expect(try runCLI(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
+            #expect(try await runCLIOffThePool(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
             #expect(try foods(url, "usda-sr28") == expected)
         }
     }

@@ -191,20 +191,21 @@ struct InputHTTPTests {
 
     @Test("timestamps leave in UTC even when the database's TimeZone is elsewhere")
     func timestampsInUTC() async throws {
-        let scratch = try TestDatabase.ScratchDatabase()
-        defer { scratch.drop() }
-        let url = try TestDatabase.url(database: scratch.name)
-        let migration = try Connection(url)
-        try Migrator(directory: TestDatabase.sqlDirectory).migrate(on: migration)
-        migration.close()
-        try scratch.admin.execute(
-            "alter database \(scratch.name) set timezone = 'Pacific/Kiritimati'; alter database \(scratch.name) set liftbase.bcrypt_cost = 4"
-        )
-        try await withTestClient(databaseURL: url) { client in
-            let token = try await registerUser(client, "tz")
-            let me = try await client.send(.get, "/me", token: token)
-            let created = try #require(me["user", "created_at"] as? String)
-            #expect(created.hasSuffix("Z") || created.hasSuffix("+00:00"), "created_at: \(created)")
+        let prepare: @Sendable (String) throws -> Void = { url in
+            try TestDatabase.migrated(url)
+            let connection = try Connection(url)
+            defer { connection.close() }
+            try connection.execute(
+                "do $$ begin execute format('alter database %I set timezone = %L', current_database(), 'Pacific/Kiritimati'); end $$"
+            )
+        }
+        try await TestDatabase.withOwnDatabase(prepare: prepare) { url in
+            try await withTestClient(databaseURL: url) { client in
+                let token = try await registerUser(client, "tz")
+                let me = try await client.send(.get, "/me", token: token)
+                let created = try #require(me["user", "created_at"] as? String)
+                #expect(created.hasSuffix("Z") || created.hasSuffix("+00:00"), "created_at: \(created)")
+            }
         }
     }
 }

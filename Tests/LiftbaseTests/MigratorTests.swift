@@ -174,6 +174,12 @@ final class LockedResults: @unchecked Sendable {
 }
 
 /// Runs the built `liftbase` executable (beside the test bundle) and captures its output.
+/// `runCLI`, waited for off the cooperative pool the suite's tests share (a child process
+/// may take seconds, more on Citus).
+func runCLIOffThePool(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await TestDatabase.offThePool { try runCLI(arguments) }
+}
+
 func runCLI(
     _ arguments: [String],
     environment: [String: String] = [:],

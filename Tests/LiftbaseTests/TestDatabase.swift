@@ -28,23 +28,23 @@ enum TestDatabase {
         try url() + " dbname=\(database)"
     }
 
-    /// An empty database of a unique name; `drop()` removes it (and closes the admin
-    /// connection that made it). When the suite runs on a Citus coordinator the database is
-    /// a distributed one, as `Scripts/citus up` makes it: the database and the extension on
-    /// every node, the workers registered, so that migrating it distributes its tables.
-    struct ScratchDatabase {
+    /// An empty database of a unique name; `drop()` removes it. On a Citus coordinator a
+    /// `distributed` one is made as `Scripts/citus up` makes the cluster's: the database and
+    /// the extension on every node, the workers registered, so that migrating it distributes
+    /// its tables.
+    struct ScratchDatabase: Sendable {
         let name: String
-        let admin: Connection
-        /// The conninfo of each worker's `postgres` database (none on a single node).
+        /// The conninfo of each worker's `postgres` database (none unless distributed).
         private let workers: [String]
 
-        init() throws {
+        init(distributed: Bool = false) throws {
             name = "liftbase_t_" + TestDatabase.uniqueSuffix()
-            admin = try TestDatabase.admin()
+            let admin = try TestDatabase.admin()
+            defer { admin.close() }
             let onCitus =
                 try admin.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
             let nodes =
-                onCitus
+                distributed && onCitus
                 ? try admin.query("select nodename, nodeport, groupid = 0 from pg_dist_node where noderole = 'primary'")
                     .rows
                 : []
@@ -77,34 +77,87 @@ enum TestDatabase {
         }
 
         func drop() {
-            _ = try? admin.execute("drop database if exists \(name) with (force)")
-            admin.close()
-            for worker in workers {
-                guard let node = try? Connection(worker) else { continue }
+            for conninfo in [try? TestDatabase.url()].compactMap({ $0 }) + workers {
+                guard let node = try? Connection(conninfo) else { continue }
                 _ = try? node.execute("drop database if exists \(name) with (force)")
                 node.close()
             }
         }
     }
 
-    /// Creates an empty database, runs `body` with its conninfo, and drops it afterwards.
+    /// Creates an empty database, runs `body` with its conninfo, and drops it afterwards. A
+    /// plain database even on Citus: the work here blocks the thread it runs on, one of the
+    /// few the suite's tests share, and a distributed one takes seconds to make (tests that
+    /// need one use `withOwnDatabase`).
     static func withFreshDatabase<T>(_ body: (String) throws -> T) throws -> T {
         let scratch = try ScratchDatabase()
         defer { scratch.drop() }
         return try body(try url(database: scratch.name))
     }
 
+    /// Runs blocking work (libpq, a child process) on a thread of its own, off the
+    /// cooperative pool that the suite's tests share: held there for seconds, it would stall
+    /// every other test's timing.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static let ownDatabaseMaking = NSLock()
+
+    /// A database of its own for `body`, made by `prepare` (given its conninfo) and dropped
+    /// afterwards, both off the cooperative pool. On Citus it is distributed, so that the
+    /// test runs on the cluster as the rest of the suite does.
+    static func withOwnDatabase<T>(
+        prepare: @escaping @Sendable (String) throws -> Void,
+        _ body: (String) async throws -> T
+    ) async throws -> T {
+        let scratch = try await offThePool {
+            // One at a time: a migration's first steps change roles, which every database of
+            // a cluster shares (and Citus changes on every node), and two at once fail with
+            // "tuple concurrently updated".
+            ownDatabaseMaking.lock()
+            defer { ownDatabaseMaking.unlock() }
+            let scratch = try ScratchDatabase(distributed: true)
+            do {
+                try prepare(try TestDatabase.url(database: scratch.name))
+            } catch {
+                scratch.drop()
+                throw error
+            }
+            return scratch
+        }
+        do {
+            let result = try await body(try url(database: scratch.name))
+            try await offThePool { scratch.drop() }
+            return result
+        } catch {
+            _ = try? await offThePool { scratch.drop() }
+            throw error
+        }
+    }
+
+    /// Migrates the database `url` names (without the built-in catalogs), with the bcrypt
+    /// cost of the test cluster.
+    @Sendable static func migrated(_ url: String) throws {
+        let migration = try Connection(url)
+        defer { migration.close() }
+        try Migrator(directory: sqlDirectory).migrate(on: migration)
+        try setBcryptCost(on: migration)
+    }
+
+    /// The cheapest bcrypt cost for the database `connection` is on, as the test cluster has.
+    static func setBcryptCost(on connection: Connection) throws {
+        try connection.execute(
+            "do $$ begin execute format('alter database %I set liftbase.bcrypt_cost = 4', current_database()); end $$"
+        )
+    }
+
     /// A fresh database, migrated (without the built-in catalogs), for a test that must
     /// lock or disturb what it reads without touching other tests; dropped afterwards.
     static func withFreshMigratedDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
-        let scratch = try ScratchDatabase()
-        defer { scratch.drop() }
-        let url = try url(database: scratch.name)
-        let migration = try Connection(url)
-        try Migrator(directory: sqlDirectory).migrate(on: migration)
-        try migration.execute("alter database \(scratch.name) set liftbase.bcrypt_cost = 4")
-        migration.close()
-        return try await body(url)
+        try await withOwnDatabase(prepare: migrated, body)
     }
 
     /// Waits until a backend whose application_name is `application` waits on a lock, as

@@ -156,14 +156,8 @@ struct TrainingHTTPTests {
 @Suite("exercise import CLI")
 struct ExerciseImportCLITests {
     @Test("imports a free-exercise-db file and adds nothing when re-run")
-    func importTwice() throws {
-        try TestDatabase.withFreshDatabase { url in
-            #expect(
-                try runCLI([
-                    "migrate", "--without-builtin-catalogs", "--database-url", url, "--sql-dir",
-                    TestDatabase.sqlDirectory,
-                ]).status == 0
-            )
+    func importTwice() async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
             let file = NSTemporaryDirectory() + "exercises-\(TestDatabase.uniqueSuffix()).json"
             try """
             [{"id": "Landmine_Row", "name": "Landmine Row", "force": "pull", "level": "beginner", "mechanic": "compound",
@@ -174,12 +168,15 @@ struct ExerciseImportCLITests {
               "instructions": ["Pull."], "category": "strength", "images": []}]
             """.write(toFile: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let first = try runCLI(["import", "exercises", file, "--database-url", url])
+            let first = try await runCLIOffThePool(["import", "exercises", file, "--database-url", url])
             #expect(first.status == 0)
             #expect(first.stdout.contains("imported: 1 new, 1 updated, 0 skipped"))
-            let again = try runCLI(["import", "exercises", file, "--database-url", url])
+            let again = try await runCLIOffThePool(["import", "exercises", file, "--database-url", url])
             #expect(again.stdout.contains("imported: 0 new, 2 updated, 0 skipped"))
-            #expect(try runCLI(["import", "exercises", "/nonexistent.json", "--database-url", url]).status == 1)
+            #expect(
+                try await runCLIOffThePool(["import", "exercises", "/nonexistent.json", "--database-url", url]).status
+                    == 1
+            )
         }
     }
 }
