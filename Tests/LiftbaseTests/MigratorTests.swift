@@ -5,26 +5,33 @@ import Testing
 
 @Suite("migrator")
 struct MigratorTests {
+    // Each test below migrates a database of its own (distributed on Citus), on a thread off
+    // the cooperative pool, and checks what it saw afterwards, back on the test's task.
+
     @Test("a fresh database is migrated once; a second run finds nothing to do")
-    func migratesOnce() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let migrator = try Migrator(directory: TestDatabase.sqlDirectory)
+    func migratesOnce() async throws {
+        let migrator = try Migrator(directory: TestDatabase.sqlDirectory)
+        let seen = try await Self.onOwnDatabase { url in
             let connection = try Connection(url)
-            let first = try migrator.migrate(on: connection)
-            #expect(first.count == migrator.versioned.count + migrator.repeatable.count)
-            #expect(try migrator.migrate(on: connection).isEmpty)
-            #expect(migrator.pending(applied: try migrator.applied(on: connection)).isEmpty)
+            defer { connection.close() }
+            let first = try migrator.migrate(on: connection).count
+            let second = try migrator.migrate(on: connection).count
+            let pending = migrator.pending(applied: try migrator.applied(on: connection)).count
             let owner = try connection.query(
                 "select tableowner from pg_tables where schemaname = 'auth' and tablename = 'users'"
             ).scalar
-            #expect(owner == "liftbase_owner")
+            return (first: first, second: second, pending: pending, owner: owner)
         }
+        #expect(seen.first == migrator.versioned.count + migrator.repeatable.count)
+        #expect(seen.second == 0)
+        #expect(seen.pending == 0)
+        #expect(seen.owner == "liftbase_owner")
     }
 
     @Test("two migrate runs started at once apply each migration exactly once")
-    func concurrentRuns() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let migrator = try Migrator(directory: TestDatabase.sqlDirectory)
+    func concurrentRuns() async throws {
+        let migrator = try Migrator(directory: TestDatabase.sqlDirectory)
+        let seen = try await Self.onOwnDatabase { url in
             let results = LockedResults()
             let group = DispatchGroup()
             for _ in 0..<2 {
@@ -33,6 +40,7 @@ struct MigratorTests {
                     defer { group.leave() }
                     do {
                         let connection = try Connection(url)
+                        defer { connection.close() }
                         results.append(.success(try migrator.migrate(on: connection).map(\.name)))
                     } catch {
                         results.append(.failure(error))
@@ -40,26 +48,29 @@ struct MigratorTests {
                 }
             }
             group.wait()
-            let applied = try results.values.map { try $0.get() }
-            #expect(applied.count == 2)
-            // One run applied everything, the other waited on the lock and found nothing.
-            #expect(applied.map(\.count).sorted() == [0, migrator.versioned.count + migrator.repeatable.count])
-            let rows = try Connection(url).query("select count(*), count(distinct name) from liftbase_meta.migrations")
-                .rows[0]
-            #expect(rows[0] == rows[1])
-            #expect(rows[0] == String(migrator.versioned.count + migrator.repeatable.count))
+            let connection = try Connection(url)
+            defer { connection.close() }
+            let rows = try connection.query("select count(*), count(distinct name) from liftbase_meta.migrations").rows[
+                0
+            ]
+            return (counts: try results.values.map { try $0.get().count }, rows: rows)
         }
+        #expect(seen.counts.count == 2)
+        // One run applied everything, the other waited on the lock and found nothing.
+        #expect(seen.counts.sorted() == [0, migrator.versioned.count + migrator.repeatable.count])
+        #expect(seen.rows[0] == seen.rows[1])
+        #expect(seen.rows[0] == String(migrator.versioned.count + migrator.repeatable.count))
     }
 
     @Test("a changed or vanished migration is refused by --verify and by migrate")
-    func verifyRefusesChanges() throws {
+    func verifyRefusesChanges() async throws {
         let copy = try copiedSQLDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try TestDatabase.withFreshDatabase { url in
+        let first = try #require(try Migrator(directory: copy).versioned.first)
+        let seen = try await Self.onOwnDatabase { url in
             let connection = try Connection(url)
+            defer { connection.close() }
             try Migrator(directory: copy).migrate(on: connection)
-
-            let first = try #require(try Migrator(directory: copy).versioned.first)
             let path = copy + "/" + first.name
             try (first.sql + "\n-- edited after it was applied\n").write(
                 toFile: path,
@@ -67,17 +78,21 @@ struct MigratorTests {
                 encoding: .utf8
             )
             let changed = try Migrator(directory: copy)
-            #expect(changed.modified(applied: try changed.applied(on: connection)) == [first.name])
-            #expect(throws: Migrator.MigratorError.self) { try changed.migrate(on: connection) }
-
+            let modified = changed.modified(applied: try changed.applied(on: connection))
+            let refused = Self.isMigratorError { try changed.migrate(on: connection) }
             let cli = try runCLI(["migrate", "--verify", "--database-url", url, "--sql-dir", copy])
-            #expect(cli.status == 1)
-            #expect(cli.stderr.contains(first.name))
-
             try FileManager.default.removeItem(atPath: path)
             let vanished = try Migrator(directory: copy)
-            #expect(vanished.modified(applied: try vanished.applied(on: connection)) == [first.name])
+            return (
+                modified: modified, refused: refused, cli: cli,
+                vanished: vanished.modified(applied: try vanished.applied(on: connection))
+            )
         }
+        #expect(seen.modified == [first.name])
+        #expect(seen.refused, "migrate ran over a changed migration")
+        #expect(seen.cli.status == 1)
+        #expect(seen.cli.stderr.contains(first.name))
+        #expect(seen.vanished == [first.name])
     }
 
     @Test("an unchanged database passes --verify with exit 0; bad usage exits 2")
@@ -91,33 +106,35 @@ struct MigratorTests {
     }
 
     @Test("a changed function file is re-applied")
-    func reappliesChangedFunctions() throws {
+    func reappliesChangedFunctions() async throws {
         let copy = try copiedSQLDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try TestDatabase.withFreshDatabase { url in
+        let file = try #require(try Migrator(directory: copy).repeatable.first)
+        let applied = try await Self.onOwnDatabase { url in
             let connection = try Connection(url)
+            defer { connection.close() }
             try Migrator(directory: copy).migrate(on: connection)
-            let file = try #require(try Migrator(directory: copy).repeatable.first)
             try (file.sql + "\n-- a harmless change\n").write(
                 toFile: copy + "/" + file.name,
                 atomically: true,
                 encoding: .utf8
             )
-            let applied = try Migrator(directory: copy).migrate(on: connection)
-            #expect(applied.map(\.name) == [file.name])
+            return try Migrator(directory: copy).migrate(on: connection).map(\.name)
         }
+        #expect(applied == [file.name])
     }
 
     @Test("function files are applied together: a failing one leaves every function as it was")
-    func functionFilesApplyTogether() throws {
+    func functionFilesApplyTogether() async throws {
         let copy = try copiedSQLDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try TestDatabase.withFreshDatabase { url in
+        let files = try Migrator(directory: copy).repeatable
+        let first = try #require(files.first)
+        let last = try #require(files.last)
+        let seen = try await Self.onOwnDatabase { url in
             let connection = try Connection(url)
+            defer { connection.close() }
             try Migrator(directory: copy).migrate(on: connection)
-            let files = try Migrator(directory: copy).repeatable
-            let first = try #require(files.first)
-            let last = try #require(files.last)
             // A change early in the order, which would have committed on its own, and a
             // broken file after it.
             try (first.sql + "\ncreate function app.migrator_probe() returns integer language sql as 'select 1';\n")
@@ -127,27 +144,36 @@ struct MigratorTests {
                 atomically: true,
                 encoding: .utf8
             )
-            #expect(throws: Migrator.MigratorError.self) { try Migrator(directory: copy).migrate(on: connection) }
-            #expect(try connection.query("select to_regprocedure('app.migrator_probe()') is null").scalar == "t")
+            let failed = Self.isMigratorError { try Migrator(directory: copy).migrate(on: connection) }
+            let probeGone = try connection.query("select to_regprocedure('app.migrator_probe()') is null").scalar
+            return (failed: failed, probeGone: probeGone)
         }
+        #expect(seen.failed, "a broken function file was applied")
+        #expect(seen.probeGone == "t")
     }
 
     @Test("a renamed function file is applied under its new name and its old record is forgotten")
-    func renamedFunctionFileIsPruned() throws {
+    func renamedFunctionFileIsPruned() async throws {
         let copy = try copiedSQLDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try TestDatabase.withFreshDatabase { url in
+        let file = try #require(try Migrator(directory: copy).repeatable.first)
+        let renamed = "functions/zz_renamed.sql"
+        let seen = try await Self.onOwnDatabase { url in
             let connection = try Connection(url)
+            defer { connection.close() }
             try Migrator(directory: copy).migrate(on: connection)
-            let file = try #require(try Migrator(directory: copy).repeatable.first)
-            let renamed = "functions/zz_renamed.sql"
             try FileManager.default.moveItem(atPath: copy + "/" + file.name, toPath: copy + "/" + renamed)
             let migrator = try Migrator(directory: copy)
-            #expect(try migrator.migrate(on: connection).map(\.name) == [renamed])
-            let applied = try migrator.applied(on: connection)
-            #expect(!applied.contains { $0.name == file.name })
-            #expect(migrator.status(applied: applied).allSatisfy { $0.state == .applied })
+            let applied = try migrator.migrate(on: connection).map(\.name)
+            let records = try migrator.applied(on: connection)
+            return (
+                applied: applied, oldKept: records.contains { $0.name == file.name },
+                allApplied: migrator.status(applied: records).allSatisfy { $0.state == .applied }
+            )
         }
+        #expect(seen.applied == [renamed])
+        #expect(!seen.oldKept)
+        #expect(seen.allApplied)
     }
 
     @Test("a folder among the function files is refused, not skipped")
@@ -157,6 +183,24 @@ struct MigratorTests {
         try FileManager.default.createDirectory(atPath: copy + "/functions/nested", withIntermediateDirectories: false)
         let error = try #require(throws: Migrator.MigratorError.self) { try Migrator(directory: copy) }
         #expect(error.description.contains("functions/nested is a folder"))
+    }
+
+    /// `work` on an empty database of its own (distributed on Citus), off the cooperative
+    /// pool: a migration there takes seconds.
+    static func onOwnDatabase<T: Sendable>(_ work: @escaping @Sendable (String) throws -> T) async throws -> T {
+        try await TestDatabase.withOwnDatabase { url in try await TestDatabase.offThePool { try work(url) } }
+    }
+
+    /// Whether `work` throws the migrator's own error (not any error).
+    static func isMigratorError(_ work: () throws -> some Any) -> Bool {
+        do {
+            _ = try work()
+            return false
+        } catch is Migrator.MigratorError {
+            return true
+        } catch {
+            return false
+        }
     }
 
     func copiedSQLDirectory() throws -> String {

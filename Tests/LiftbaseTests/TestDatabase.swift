@@ -85,16 +85,6 @@ enum TestDatabase {
         }
     }
 
-    /// Creates an empty database, runs `body` with its conninfo, and drops it afterwards. A
-    /// plain database even on Citus: the work here blocks the thread it runs on, one of the
-    /// few the suite's tests share, and a distributed one takes seconds to make (tests that
-    /// need one use `withOwnDatabase`).
-    static func withFreshDatabase<T>(_ body: (String) throws -> T) throws -> T {
-        let scratch = try ScratchDatabase()
-        defer { scratch.drop() }
-        return try body(try url(database: scratch.name))
-    }
-
     /// Runs blocking work (libpq, a child process) on a thread of its own, off the
     /// cooperative pool that the suite's tests share: held there for seconds, it would stall
     /// every other test's timing.
@@ -110,7 +100,7 @@ enum TestDatabase {
     /// afterwards, both off the cooperative pool. On Citus it is distributed, so that the
     /// test runs on the cluster as the rest of the suite does.
     static func withOwnDatabase<T>(
-        prepare: @escaping @Sendable (String) throws -> Void,
+        prepare: @escaping @Sendable (String) throws -> Void = { _ in },
         _ body: (String) async throws -> T
     ) async throws -> T {
         let scratch = try await offThePool {
