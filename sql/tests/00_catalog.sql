@@ -3,7 +3,7 @@
 -- and unique constraints with user_id; the API role cannot touch auth's tables.
 begin;
 \ir support/helpers.psql
-select plan(14);
+select plan(18);
 
 create temporary view user_owned_tables as
 select c.oid, c.relname, c.relrowsecurity, c.relforcerowsecurity
@@ -146,6 +146,38 @@ select is(pg_temp.raw_input_casts(), null,
 create function app.planted_raw_cast(p_body jsonb) returns date language sql as $$ select (p_body ->> 'session_date')::date $$;
 select is(pg_temp.raw_input_casts(), array['app.planted_raw_cast: (p_body ->> ''session_date'')::date'],
   'a planted cast of a body member is listed');
+drop function app.planted_raw_cast(jsonb);
+
+-- Functions are granted to the roles that call them, never left to PUBLIC (PostgreSQL grants
+-- EXECUTE to PUBLIC on every new function; the owner role's default privileges revoke it).
+create function pg_temp.public_functions() returns text[] language sql as $$
+  select array_agg(p.oid::regprocedure::text order by p.oid::regprocedure::text)
+    from pg_proc as p
+    join pg_namespace as n on n.oid = p.pronamespace
+   where n.nspname in ('app', 'api', 'auth', 'reporting', 'liftbase_meta')
+     and has_function_privilege('public', p.oid, 'execute')
+     and not exists (select from pg_depend as d
+                      where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+$$;
+select is(pg_temp.public_functions(), null, 'no function of Liftbase''s schemas may be executed by PUBLIC');
+
+-- A security definer function runs with its owner's rights: with the caller's search_path it
+-- could be made to call the caller's objects instead of ours.
+create function pg_temp.definers_without_search_path() returns text[] language sql as $$
+  select array_agg(p.oid::regprocedure::text order by p.oid::regprocedure::text)
+    from pg_proc as p
+    join pg_namespace as n on n.oid = p.pronamespace
+   where n.nspname in ('app', 'api', 'auth', 'reporting', 'liftbase_meta') and p.prosecdef
+     and not exists (select from unnest(p.proconfig) as c (setting) where c.setting like 'search_path=%')
+$$;
+select is(pg_temp.definers_without_search_path(), null, 'every security definer function sets its search_path');
+
+-- Both checks must see an offender: planted here (and rolled back with the test).
+create function app.planted_definer() returns integer language sql security definer as $$ select 1 $$;
+grant execute on function app.planted_definer() to public;
+select is(pg_temp.public_functions(), array['app.planted_definer()'], 'a planted function PUBLIC may execute is listed');
+select is(pg_temp.definers_without_search_path(), array['app.planted_definer()'],
+  'a planted security definer function without a search_path is listed');
 
 select * from finish();
 rollback;

@@ -26,27 +26,6 @@ begin
   return auth.start_session(v_user.id);
 end $$;
 
--- Calls an api function and undoes whatever it wrote. Returns {"ok": true, "result": ...}
--- or {"ok": false, "state": SQLSTATE, "detail": {...}}.
-create function pg_temp.try_call(p_function text, p_token text, p_body jsonb) returns jsonb
-language plpgsql as $$
-declare
-  v_state text;
-  v_detail text;
-  v_result jsonb;
-begin
-  begin
-    execute format('select api.%I($1, $2, $3)', p_function) into v_result using p_token, p_body, '{}'::jsonb;
-    raise exception using errcode = 'LBUND', detail = v_result::text;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
-  end;
-  if v_state = 'LBUND' then
-    return jsonb_build_object('ok', true, 'result', v_detail::jsonb);
-  end if;
-  return jsonb_build_object('ok', false, 'state', v_state, 'detail', v_detail::jsonb);
-end $$;
-
 -- The rows a user owns in every onboarding table.
 create function pg_temp.row_counts(p_token text) returns jsonb
 language sql as $$
@@ -87,7 +66,7 @@ select n, pg_temp.new_user(),
                              'age_years', pg_temp.around(13, 120, 0))
        || case when random() < 0.3 then '{}'::jsonb else jsonb_build_object('body_fat_pct', pg_temp.around(3, 60, 1)) end
   from generate_series(1, 120) as n;
-update cases set outcome = pg_temp.try_call('onboarding_complete', token, body);
+update cases set outcome = pg_temp.outcome_of('onboarding_complete', token, body);
 update cases set counts_after = pg_temp.row_counts(token);
 
 create temporary view expected as

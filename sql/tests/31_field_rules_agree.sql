@@ -6,22 +6,14 @@ begin;
 select plan(4);
 select setseed(0.5150);
 
-create function pg_temp.try_call(p_function text, p_token text, p_body jsonb) returns jsonb
-language plpgsql as $$
-declare
-  v_state text;
-  v_detail text;
-begin
-  begin
-    execute format('select api.%I($1, $2, $3)', p_function) using p_token, p_body, '{}'::jsonb;
-    raise exception using errcode = 'LBUND';
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
-  end;
-  return case when v_state = 'LBUND' then '{}'::jsonb
-              when v_state = 'LB422' then v_detail::jsonb -> 'fields'
-              else jsonb_build_object('unexpected', v_state) end;
-end $$;
+-- The field problems of an api call, its writes undone: {} when it succeeds.
+create function pg_temp.field_problems_of(p_function text, p_token text, p_body jsonb) returns jsonb
+language sql as $$
+  select case when (o ->> 'ok')::boolean then '{}'::jsonb
+              when o ->> 'state' = 'LB422' then o -> 'detail' -> 'fields'
+              else jsonb_build_object('unexpected', o ->> 'state') end
+    from pg_temp.outcome_of(p_function, p_token, p_body) as o
+$$;
 
 -- Field problems restricted to some fields.
 create function pg_temp.only(p_problems jsonb, p_fields text[]) returns jsonb
@@ -69,10 +61,10 @@ select n,
 
 create temporary table outcomes as
 select n, body,
-       pg_temp.try_call('onboarding_complete', (select fresh from tokens), body) as onboarding,
-       pg_temp.try_call('profile_put', (select onboarded from tokens), body) as profile,
-       pg_temp.try_call('goals_put', (select onboarded from tokens), body) as goals,
-       pg_temp.try_call('body_metrics_add', (select onboarded from tokens), body) as metrics
+       pg_temp.field_problems_of('onboarding_complete', (select fresh from tokens), body) as onboarding,
+       pg_temp.field_problems_of('profile_put', (select onboarded from tokens), body) as profile,
+       pg_temp.field_problems_of('goals_put', (select onboarded from tokens), body) as goals,
+       pg_temp.field_problems_of('body_metrics_add', (select onboarded from tokens), body) as metrics
   from cases;
 
 select is((select count(*)::integer from outcomes

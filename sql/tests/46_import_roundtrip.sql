@@ -26,16 +26,6 @@ insert into files values
      '2024-02-01|Breakfast|Oatmeal|170.55|5.92|30.47|2.93'));
 grant select on files to liftbase_api;
 
-create function pg_temp.exported(p_name text) returns jsonb language plpgsql as $$
-declare
-  v_document jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  select string_agg(chunk, '' order by n)::jsonb into v_document
-    from api.export_json((select token from tokens where name = p_name), null, '{}') with ordinality as c (chunk, n);
-  return v_document;
-end $$;
-
 -- The document without what may differ after a round trip.
 create function pg_temp.comparable(p_document jsonb) returns jsonb language sql as $$
   select p_document - 'exported_at' - 'user' - 'import_runs'

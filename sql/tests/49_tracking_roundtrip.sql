@@ -31,16 +31,6 @@ insert into files values
      'Bad|13 Jan 2026, 18:05|13 Jan 2026, 19:10||Plank|||0|normal|20|10|||'));
 grant select on files to liftbase_api;
 
-create function pg_temp.exported(p_name text) returns jsonb language plpgsql as $$
-declare
-  v_document jsonb;
-begin
-  perform set_config('liftbase.user_id', '', true);
-  select string_agg(chunk, '' order by n)::jsonb into v_document
-    from api.export_json((select token from tokens where name = p_name), null, '{}') with ordinality as c (chunk, n);
-  return v_document;
-end $$;
-
 -- The sessions of a document, without the ids an import re-creates.
 create function pg_temp.sessions(p_document jsonb) returns jsonb language sql as $$
   select jsonb_agg(s - 'id' - 'created_at' || jsonb_build_object('exercises',
