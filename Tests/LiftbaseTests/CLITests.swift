@@ -139,3 +139,67 @@ struct CLITests {
         #expect(result.stderr.hasSuffix("liftbase: liftbase.bcrypt_cost = 16: must be a whole number from 4 to 15\n"))
     }
 }
+
+@Suite("README's command list")
+struct READMECommandListTests {
+    /// The command paths of the CLI's tree that take no subcommand (`user create`, `deliver`).
+    static func commandPaths(_ command: [String: Any], path: [String] = []) -> [String] {
+        let subcommands = (command["subcommands"] as? [[String: Any]] ?? []).filter {
+            $0["commandName"] as? String != "help"
+        }
+        guard !subcommands.isEmpty else { return [path.joined(separator: " ")] }
+        return subcommands.flatMap { commandPaths($0, path: path + [$0["commandName"] as? String ?? "?"]) }
+    }
+
+    @Test("the README's CLI section lists every command of the CLI, and no other")
+    func everyCommandListed() throws {
+        let dump = try runCLI(["--experimental-dump-help"])
+        #expect(dump.status == 0)
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let commands = Set(Self.commandPaths(try #require(tree["command"] as? [String: Any])))
+        #expect(commands.contains("outbox retry") && commands.contains("serve"))
+
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: TestDatabase.sqlDirectory).deletingLastPathComponent()
+                .appendingPathComponent("README.md"),
+            encoding: .utf8
+        )
+        let section = try #require(readme.components(separatedBy: "## CLI\n").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```").dropFirst().first)
+        // A line names its command by the words after `liftbase` up to the first argument.
+        let listed = block.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard words.first == "liftbase" else { return nil }
+            return words.dropFirst().prefix { word in
+                !word.hasPrefix("-") && word.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }
+            }
+            .joined(separator: " ")
+        }
+        #expect(
+            Set(listed) == commands,
+            "missing: \(commands.subtracting(listed).sorted()), unknown: \(Set(listed).subtracting(commands).sorted())"
+        )
+        #expect(listed.count == Set(listed).count, "a command listed twice")
+    }
+}
+
+@Suite("metrics recompute CLI")
+struct MetricsRecomputeCLITests {
+    @Test("recompute reports per user and prints progress for --all")
+    func recompute() throws {
+        let url = try TestDatabase.url()
+        let email = TestDatabase.uniqueEmail("recompute")
+        #expect(try runCLI(["user", "create", email, "--password", "recompute me", "--database-url", url]).status == 0)
+        let one = try runCLI(["metrics", "recompute", "--user", email, "--database-url", url])
+        #expect(one.status == 0)
+        #expect(one.stdout == "recomputed \(email): unchanged\n")
+
+        let all = try runCLI(["metrics", "recompute", "--all", "--batch-size", "1000", "--database-url", url])
+        #expect(all.status == 0)
+        let lines = all.stdout.split(separator: "\n")
+        #expect(lines.first?.contains(" accounts, ") == true)
+        #expect(lines.last?.hasPrefix("done: ") == true)
+
+        #expect(try runCLI(["metrics", "recompute", "--database-url", url]).status == 2)
+    }
+}
