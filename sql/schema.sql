@@ -12372,14 +12372,10 @@ begin
   if not exists (select from pg_extension where extname = 'citus') then
     return 'not on Citus: nothing to distribute';
   end if;
-  -- Before the catalog is distributed (the first run), so that its shards are made without
-  -- them (liftbase_meta.drop_catalog_shard_triggers_on_citus); afterwards there are none.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists foods_catalog_version on app.foods;
-  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  -- The triggers are the function files' (each declared beside its function, some only on
+  -- one kind of deployment), applied before this runs: the tables are distributed with the
+  -- triggers Citus runs.
   v_result := liftbase_meta.distribute_tables_on_citus();
-  perform liftbase_meta.drop_reference_table_writers_on_citus();
-  perform liftbase_meta.drop_account_triggers_on_citus();
   perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
   -- A table added after the first distribution: the names the catalog lacks (migration 0074).
   execute format('select exists (select from %s where logicalrelid = %L::regclass)', citus_tables,
@@ -12393,7 +12389,7 @@ $$;
 
 ALTER FUNCTION liftbase_meta.distribute_on_citus() OWNER TO liftbase_owner;
 
-COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, drop_catalog_shard_triggers_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+COMMENT ON FUNCTION liftbase_meta.distribute_on_citus() IS 'On Citus: distributes the tables (distribute_tables_on_citus), then drops the catalog version triggers left on the catalog''s shards by clusters distributed before (drop_catalog_shard_triggers_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 CREATE FUNCTION liftbase_meta.distribute_tables_on_citus() RETURNS text
     LANGUAGE plpgsql
@@ -12499,35 +12495,6 @@ begin
     execute definition;
   end loop;
 
-  -- Transition tables do not exist on shards: the summaries' statement triggers become row
-  -- triggers (see keep_food_usage_per_row above).
-  if 'app.food_entries' = any (pending) then
-    drop trigger if exists food_entries_usage_insert on app.food_entries;
-    drop trigger if exists food_entries_usage_update on app.food_entries;
-    drop trigger if exists food_entries_usage_delete on app.food_entries;
-    create trigger food_entries_usage_per_row after insert or update or delete on app.food_entries
-      for each row execute function liftbase_meta.keep_food_usage_per_row();
-  end if;
-  if 'app.session_exercises' = any (pending) then
-    drop trigger if exists session_exercises_records_insert on app.session_exercises;
-    drop trigger if exists session_exercises_records_update on app.session_exercises;
-    drop trigger if exists session_exercises_records_delete on app.session_exercises;
-    create trigger session_exercises_records_per_row after insert or update or delete on app.session_exercises
-      for each row execute function liftbase_meta.keep_exercise_records_per_row();
-  end if;
-  if 'app.training_sessions' = any (pending) then
-    drop trigger if exists training_sessions_records_update on app.training_sessions;
-    create trigger training_sessions_records_per_row after update on app.training_sessions
-      for each row execute function liftbase_meta.keep_exercise_records_per_row();
-  end if;
-  if 'app.body_metrics' = any (pending) then
-    drop trigger if exists body_metrics_days_insert on app.body_metrics;
-    drop trigger if exists body_metrics_days_update on app.body_metrics;
-    drop trigger if exists body_metrics_days_delete on app.body_metrics;
-    create trigger body_metrics_days_per_row after insert or update or delete on app.body_metrics
-      for each row execute function liftbase_meta.keep_body_weight_days_per_row();
-  end if;
-
   -- The triggers on the catalogs and on the users' tables read and write only rows of the
   -- same catalog or the same user (co-located), which is what Citus calls safe.
   set local citus.enable_unsafe_triggers = on;
@@ -12566,13 +12533,18 @@ begin
     -- Citus refuses ON DELETE SET NULL on a key that holds the distribution column, even
     -- when (as here) only the other column is set to null. The key stays, without the
     -- action, and a row trigger on the referenced table nulls the references first (same
-    -- user, so the same shard group).
+    -- user, so the same shard group), declared with liftbase_meta.null_references_on_delete
+    -- below: a key without its trigger would stop nulling its references on Citus.
     nulled_column := substring(definition from 'ON DELETE SET NULL \((\w+)\)$');
     if nulled_column is not null then
       definition := regexp_replace(definition, ' ON DELETE SET NULL \(\w+\)$', '');
-      execute format('create or replace trigger %I before delete on %s for each row execute function liftbase_meta.null_references_on_delete(%L, %L)',
-                     left(foreign_key ->> 'name', 50) || '_set_null', foreign_key ->> 'parent',
-                     foreign_key ->> 'table', nulled_column);
+      if not exists (select from pg_trigger as t
+                      where t.tgrelid = (foreign_key ->> 'parent')::regclass
+                        and t.tgname = left(foreign_key ->> 'name', 50) || '_set_null') then
+        raise exception 'the key % sets % to null on delete: on Citus, declare the trigger %',
+          foreign_key ->> 'name', nulled_column, left(foreign_key ->> 'name', 50) || '_set_null'
+          using hint = 'beside liftbase_meta.null_references_on_delete in liftbase_meta_distribution.sql, ''citus'' only';
+      end if;
     end if;
     execute format('alter table %s add constraint %I %s', foreign_key ->> 'table', foreign_key ->> 'name', definition);
   end loop;
@@ -12585,21 +12557,6 @@ $_$;
 ALTER FUNCTION liftbase_meta.distribute_tables_on_citus() OWNER TO liftbase_owner;
 
 COMMENT ON FUNCTION liftbase_meta.distribute_tables_on_citus() IS 'On Citus: catalogs and auth.users as reference tables, the auth lookups on the coordinator, every app table with a user_id distributed by it and co-located. Idempotent; distribute_on_citus calls it.';
-
-CREATE FUNCTION liftbase_meta.drop_account_triggers_on_citus() RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_me_document on auth.users;
-  drop trigger if exists users_end_sessions_when_disabled on auth.users;
-  drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
-end
-$$;
-
-ALTER FUNCTION liftbase_meta.drop_account_triggers_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() RETURNS void
     LANGUAGE plpgsql
@@ -12627,24 +12584,6 @@ end
 $_$;
 
 ALTER FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() OWNER TO liftbase_owner;
-
-CREATE FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_sync_update on auth.users;
-  drop trigger if exists users_webhook_account_deleted on auth.users;
-  drop trigger if exists foods_name_words_insert on app.foods;
-  drop trigger if exists foods_name_words_update on app.foods;
-  drop trigger if exists foods_catalog_version on app.foods;
-  drop trigger if exists food_portions_catalog_version on app.food_portions;
-end
-$$;
-
-ALTER FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.keep_body_weight_days_per_row() RETURNS trigger
     LANGUAGE plpgsql
@@ -12749,6 +12688,44 @@ end
 $$;
 
 ALTER FUNCTION liftbase_meta.keep_food_usage_per_row() OWNER TO liftbase_owner;
+
+CREATE FUNCTION liftbase_meta.keep_trigger(p_declaration text, p_only_on text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_parts text[] := regexp_match(p_declaration, '^CREATE TRIGGER (\S+) .*? ON (\S+) ');
+  v_table regclass;
+  v_live text;
+  v_wanted boolean;
+begin
+  if v_parts is null or p_only_on not in ('single node', 'citus') then
+    raise exception 'liftbase_meta.keep_trigger: not a trigger as pg_get_triggerdef prints it, or an unknown deployment'
+      using detail = format('%s (only on: %s)', p_declaration, p_only_on);
+  end if;
+  v_table := v_parts[2]::regclass;
+  -- Which triggers each file declares, for the check of the function files.
+  perform set_config('liftbase.declared_triggers',
+                     coalesce(current_setting('liftbase.declared_triggers', true), '') || v_table::text || ' ' || v_parts[1] || E'\n', true);
+  select pg_get_triggerdef(t.oid) into v_live from pg_trigger as t where t.tgrelid = v_table and t.tgname = v_parts[1];
+  v_wanted := p_only_on is null
+              or p_only_on = case when exists (select from pg_extension where extname = 'citus') then 'citus'
+                                  else 'single node' end;
+  if v_wanted and v_live is not distinct from p_declaration then
+    return;
+  end if;
+  -- Citus takes trigger statements on its tables only with this.
+  perform set_config('citus.enable_unsafe_triggers', 'on', true);
+  if v_live is not null then
+    execute format('drop trigger %I on %s', v_parts[1], v_table);
+  end if;
+  if v_wanted then
+    execute p_declaration;
+  end if;
+end
+$$;
+
+ALTER FUNCTION liftbase_meta.keep_trigger(p_declaration text, p_only_on text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION liftbase_meta.null_references_on_delete() RETURNS trigger
     LANGUAGE plpgsql
@@ -15994,17 +15971,15 @@ REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.distribute_tables_on_citus() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION liftbase_meta.drop_account_triggers_on_citus() FROM PUBLIC;
-
 REVOKE ALL ON FUNCTION liftbase_meta.drop_catalog_shard_triggers_on_citus() FROM PUBLIC;
-
-REVOKE ALL ON FUNCTION liftbase_meta.drop_reference_table_writers_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_body_weight_days_per_row() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_exercise_records_per_row() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.keep_food_usage_per_row() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION liftbase_meta.keep_trigger(p_declaration text, p_only_on text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION liftbase_meta.null_references_on_delete() FROM PUBLIC;
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every function of Liftbase's schemas has exactly one current text, in sql/functions, and it
-# is the text in force (docs/architecture.md "Where a rule lives").
+# is the text in force; every trigger is declared beside its function (docs/architecture.md
+# "Where a rule lives").
 #
 #   Scripts/lib/check_function_texts.sh [FUNCTIONS_DIR]   (default sql/functions; PG* variables
 #                                                         or DATABASE_URL name a migrated database)
@@ -10,7 +11,9 @@
 #   - defined by no function file (its text is only in a migration),
 #   - defined by two function files,
 #   - different once its file is applied again (the text in force was not its file's: a
-#     migration or the Citus distribution replaced it after the files ran).
+#     migration or the Citus distribution replaced it after the files ran);
+# and when a trigger is declared by no file, twice, in another file than its function's, or
+# so that applying the files makes it again.
 # Run after `liftbase migrate`, on a single node and on Citus, as a superuser (the event trigger).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +47,18 @@ select p.oid::regprocedure::text as signature,
                     where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e');
 create temp table liftbase_function_before as select * from liftbase_function_definition;
 create temp table liftbase_function_file (file text, signature text);
-grant all on liftbase_function_definition, liftbase_function_before, liftbase_function_file to public;
+-- Triggers by table and name; a trigger made again gets another oid or row version.
+create temp view liftbase_trigger_state as
+select t.tgrelid::regclass::text || ' ' || t.tgname as trigger, t.oid::text || '/' || t.xmin::text as made,
+       t.tgfoid::regprocedure::text as function
+  from pg_trigger as t
+ where not t.tgisinternal
+   and (select c.relnamespace from pg_class as c where c.oid = t.tgrelid)
+       in (select n.oid from pg_namespace as n where n.nspname in ('app', 'auth', 'reporting', 'liftbase_meta'));
+create temp table liftbase_trigger_before as select * from liftbase_trigger_state;
+create temp table liftbase_trigger_file (file text, trigger text);
+grant all on liftbase_function_definition, liftbase_function_before, liftbase_function_file, liftbase_trigger_state,
+             liftbase_trigger_before, liftbase_trigger_file to public;
 -- Made and dropped in this transaction; on Citus, kept off the workers.
 set local citus.enable_ddl_propagation = off;
 create function public.liftbase_note_function_definition() returns event_trigger language plpgsql as $$
@@ -64,7 +78,11 @@ SQL
     name=$(basename "$file")
     cat <<SQL
 set local liftbase.function_file = '$name';
+set local liftbase.declared_triggers = '';
 \\i $file
+insert into liftbase_trigger_file (file, trigger)
+select '$name', t from unnest(string_to_array(rtrim(current_setting('liftbase.declared_triggers'), E'\\n'), E'\\n')) as t
+ where t <> '';
 SQL
   done
   cat <<'SQL'
@@ -83,6 +101,23 @@ select problem from (
   select b.signature || ': the text in force is not its function file''s (replaced after the files ran)'
     from liftbase_function_before as b join liftbase_function_definition as d using (signature)
    where d.definition <> b.definition
+  union all
+  select b.trigger || ' (trigger): declared by no function file (it is only in a migration)'
+    from liftbase_trigger_before as b
+   where not exists (select from liftbase_trigger_file as f where f.trigger = b.trigger)
+  union all
+  select f.trigger || ' (trigger): declared ' || count(*) || ' times, in ' || string_agg(distinct f.file, ' and ')
+    from liftbase_trigger_file as f group by f.trigger having count(*) > 1
+  union all
+  select b.trigger || ' (trigger): declared in ' || t.file || ', its function ' || b.function || ' is in ' || f.file
+    from liftbase_trigger_before as b
+    join liftbase_trigger_file as t on t.trigger = b.trigger
+    join liftbase_function_file as f on f.signature = b.function
+   where t.file <> f.file
+  union all
+  select b.trigger || ' (trigger): made again when the files were applied (declare it as pg_get_triggerdef prints it)'
+    from liftbase_trigger_before as b
+   where not exists (select from liftbase_trigger_state as a where a.trigger = b.trigger and a.made = b.made)
 ) as problems
 order by problem;
 rollback;
@@ -95,4 +130,4 @@ if [ -n "$problems" ]; then
   echo "function texts: $(echo "$problems" | wc -l) problem(s) (docs/architecture.md \"Where a rule lives\")" >&2
   exit 1
 fi
-echo "function texts: every function has one text, in its function file, and it is in force"
+echo "function texts: every function has one text, in its function file, and it is in force; every trigger is declared beside its function"

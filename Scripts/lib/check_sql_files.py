@@ -19,9 +19,12 @@ ALLOWED = re.compile(r"(create or replace (function|view) |grant |revoke |commen
 
 # (file, or * for any, statement pattern, why it may run again and again)
 EXCEPTIONS = [
+    ("*", r"select liftbase_meta\.keep_trigger\(\$\$create trigger [^$]+\$\$(, '(single node|citus)')?\);$",
+     "a trigger declared beside its function, made only when it differs from the live one "
+     "(liftbase_meta_declarations.sql)"),
     ("*", r"select liftbase_meta\.on_citus_(plan_each_call|as_plpgsql)\('[a-z_]+\.[a-z_0-9]+\([a-z_., \[\]]*\)'\);$",
      "a function's form on Citus, said right after its definition and made again with it "
-     "(liftbase_meta_citus.sql)"),
+     "(liftbase_meta_declarations.sql)"),
     ("app_analytics.sql", r"create or replace aggregate app\.weight_trend\(",
      "an aggregate is a function of functions, created or replaced like one"),
     ("app_food.sql", r"update app\.food_catalog_version set version = version \+ 1;$",

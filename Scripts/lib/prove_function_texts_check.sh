@@ -3,7 +3,11 @@
 # in the migrated database it is given (PG* variables) and taking it away again:
 #   - a function only a migration defines;
 #   - a function two function files define;
-#   - a function whose text in force is not its file's.
+#   - a function whose text in force is not its file's;
+#   - a trigger only a migration declares;
+#   - a trigger declared in another file than its function's, or twice;
+#   - a trigger declared otherwise than PostgreSQL prints it (made again on every migrate);
+# and that applying the function files again waits on no writer of a table with triggers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -39,5 +43,53 @@ expect "a text in force that is not its file's" \
   "app.current_user_id(): the text in force is not its function file's (replaced after the files ran)" "$check"
 psql -q -X -v ON_ERROR_STOP=1 -c "set role liftbase_owner" -f sql/functions/auth_sessions.sql >/dev/null
 trap 'rm -rf "$copy"' EXIT
+
+as_owner "create trigger planted_trigger after insert on app.goals for each row execute function app.track_sync_change('goal')"
+trap 'rm -rf "$copy"; as_owner "drop trigger if exists planted_trigger on app.goals"' EXIT
+expect "a trigger only a migration declares" \
+  "app.goals planted_trigger (trigger): declared by no function file (it is only in a migration)" "$check"
+as_owner "drop trigger planted_trigger on app.goals"
+trap 'rm -rf "$copy"' EXIT
+
+declaration=$(grep -m1 "^select liftbase_meta.keep_trigger(\$\$CREATE TRIGGER user_settings_document " sql/functions/app_settings.sql)
+rm "$copy/zz_planted.sql"
+grep -vxF "$declaration" sql/functions/app_settings.sql > "$copy/app_settings.sql"
+echo "$declaration" >> "$copy/app_fields.sql"
+expect "a trigger declared in another file than its function's" \
+  "app.user_settings user_settings_document (trigger): declared in app_fields.sql, its function app.keep_settings_document() is in app_settings.sql" \
+  "$check" "$copy"
+cp sql/functions/app_fields.sql sql/functions/app_settings.sql "$copy/"
+echo "$declaration" >> "$copy/app_settings.sql"
+expect "a trigger declared twice" \
+  "app.user_settings user_settings_document (trigger): declared 2 times, in app_settings.sql" "$check" "$copy"
+cp sql/functions/app_settings.sql "$copy/"
+sed -i 's/CREATE TRIGGER user_settings_document BEFORE INSERT/CREATE TRIGGER user_settings_document before insert/' \
+  "$copy/app_settings.sql"
+expect "a trigger declared otherwise than PostgreSQL prints it" \
+  "app.user_settings user_settings_document (trigger): made again when the files were applied (declare it as pg_get_triggerdef prints it)" \
+  "$check" "$copy"
+
+# A writer of every table with a trigger, in a transaction left open: applying the files
+# again must not wait for it (making a trigger would).
+tables=$(psql -tAX -c "select string_agg(distinct t.tgrelid::regclass::text, ', ')
+                         from pg_trigger as t join pg_class as c on c.oid = t.tgrelid
+                        where not t.tgisinternal and c.relnamespace::regnamespace::text in ('app', 'auth')")
+psql -q -X -c "set application_name = 'liftbase_writer'" -c "begin" -c "lock table $tables in row exclusive mode" \
+  -c "select pg_sleep(120)" >/dev/null 2>&1 &
+writer=$!
+stop_writer() {
+  psql -q -X -c "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'liftbase_writer'" >/dev/null
+  wait "$writer" 2>/dev/null || true
+}
+trap 'rm -rf "$copy"; stop_writer' EXIT
+for _ in $(seq 1 100); do
+  [ "$(psql -tAX -c "select count(*) from pg_stat_activity where application_name = 'liftbase_writer' and query like '%pg_sleep%'")" = 1 ] && break
+  sleep 0.1
+done
+PGOPTIONS="${PGOPTIONS:-} -c lock_timeout=5s" "$check" >/dev/null \
+  || { echo "applying the function files again waited on a writer of a table with triggers" >&2; exit 1; }
+stop_writer
+trap 'rm -rf "$copy"' EXIT
+
 "$check" >/dev/null
-echo "function texts: each of the three offenders planted is found"
+echo "function texts: each of the seven offenders planted is found; applying the files again waits on no writer of the $(tr ',' '\n' <<<"$tables" | wc -l) tables with triggers"

@@ -347,6 +347,13 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': Citus runs no statement trigger with transition tables on a distributed
+-- table; there liftbase_meta_distribution.sql declares a row trigger for it instead.
+select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_records_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_records_insert AFTER INSERT ON app.session_exercises REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_records_update AFTER UPDATE ON app.session_exercises REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_records_update AFTER UPDATE ON app.training_sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records()$$, 'single node');
 
 -- Rebuilds the kept records from the sessions, for one user or (null) every user; the
 -- number of rows written. Idempotent (`liftbase summaries rebuild`).
@@ -596,6 +603,12 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': Citus runs no statement trigger with transition tables on a distributed
+-- table; there liftbase_meta_distribution.sql declares a row trigger for it instead.
+select liftbase_meta.keep_trigger($$CREATE TRIGGER body_metrics_days_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER body_metrics_days_insert AFTER INSERT ON app.body_metrics REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER body_metrics_days_update AFTER UPDATE ON app.body_metrics REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days()$$, 'single node');
 
 -- A new time zone moves every weigh-in to the day it falls on there: the user's days are
 -- made again from all of their weigh-ins.
@@ -613,3 +626,5 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days()$$);

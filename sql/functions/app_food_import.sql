@@ -223,3 +223,9 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_portions_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.food_portions FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER foods_catalog_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.foods FOR EACH STATEMENT EXECUTE FUNCTION app.bump_food_catalog_version()$$, 'single node');

@@ -328,3 +328,9 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER foods_name_words_insert AFTER INSERT ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER foods_name_words_update AFTER UPDATE ON app.foods REFERENCING NEW TABLE AS changed_foods FOR EACH STATEMENT EXECUTE FUNCTION app.add_food_name_words()$$, 'single node');

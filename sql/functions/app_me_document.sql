@@ -103,6 +103,12 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER goals_me_document_delete AFTER DELETE ON app.goals FOR EACH ROW WHEN ((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text)) EXECUTE FUNCTION app.keep_me_document()$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER goals_me_document_insert AFTER INSERT ON app.goals FOR EACH ROW EXECUTE FUNCTION app.keep_me_document()$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER user_settings_me_document_delete AFTER DELETE ON app.user_settings FOR EACH ROW WHEN ((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text)) EXECUTE FUNCTION app.keep_me_document()$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER user_settings_me_document_insert AFTER INSERT ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_me_document()$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER user_settings_me_document_update AFTER UPDATE ON app.user_settings FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION app.keep_me_document()$$);
 
 -- The trigger of auth.users (0063): an update that changes the account's public shape
 -- (email, display name, disabled...; a password change does not) builds the answer again.
@@ -124,6 +130,11 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER users_me_document AFTER UPDATE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.keep_me_document_of_account()$$, 'single node');
 
 -- The signed-in user's answer built from its sources: GET /me's fallback for a user whose
 -- kept answer is missing or of another shape. Security definer: it reads auth.users.

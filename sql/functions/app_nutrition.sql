@@ -221,3 +221,9 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': Citus runs no statement trigger with transition tables on a distributed
+-- table; there liftbase_meta_distribution.sql declares a row trigger for it instead.
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_usage_delete AFTER DELETE ON app.food_entries REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_usage_insert AFTER INSERT ON app.food_entries REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage()$$, 'single node');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_usage_update AFTER UPDATE ON app.food_entries REFERENCING OLD TABLE AS old_entries NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_food_usage()$$, 'single node');

@@ -60,6 +60,8 @@ begin
   return new;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER user_settings_document BEFORE INSERT OR UPDATE ON app.user_settings FOR EACH ROW EXECUTE FUNCTION app.keep_settings_document()$$);
 
 -- The user's settings object: the document kept on the row, or built from a row whose
 -- document is missing (written before 0050) or of another shape (app.settings_document_shape).

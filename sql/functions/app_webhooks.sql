@@ -140,6 +140,11 @@ begin
   return old;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER users_webhook_account_deleted BEFORE DELETE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.webhook_account_deleted()$$, 'single node');
 
 -- The row triggers behind the events (docs/webhooks.md "Events"; migration 0048 made the
 -- triggers). A statement that changes many rows queues one event per subscription: the
@@ -183,6 +188,15 @@ begin
   return null;
 end
 $fn$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER body_metrics_webhook AFTER INSERT OR DELETE OR UPDATE ON app.body_metrics FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('metrics.updated')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_webhook_delete AFTER DELETE ON app.food_entries FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('diary.changed')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_webhook_insert AFTER INSERT ON app.food_entries FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('diary.changed')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_webhook_update AFTER UPDATE ON app.food_entries FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION app.webhook_event_trigger('diary.changed')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER goals_webhook AFTER INSERT OR UPDATE ON app.goals FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('goal.changed')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER health_metrics_webhook AFTER INSERT OR DELETE OR UPDATE ON app.health_metrics FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('metrics.updated')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_webhook_insert AFTER INSERT ON app.training_sessions FOR EACH ROW WHEN (((new.status)::text = 'completed'::text)) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged')$$);
+select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_webhook_update AFTER UPDATE OF status ON app.training_sessions FOR EACH ROW WHEN ((((new.status)::text = 'completed'::text) AND ((old.status)::text IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged')$$);
 
 create or replace function app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text default null)
 returns void

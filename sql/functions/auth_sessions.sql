@@ -83,6 +83,11 @@ begin
   return null;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER users_end_sessions_when_disabled AFTER UPDATE OF disabled_at ON auth.users FOR EACH ROW WHEN ((new.disabled_at IS NOT NULL)) EXECUTE FUNCTION auth.end_sessions_of_disabled_account()$$, 'single node');
 
 -- No session starts for a disabled account (trigger of auth.sessions, 0064). The account's
 -- row is locked (shared) to the end of the transaction: a concurrent disabling waits for
@@ -96,6 +101,11 @@ begin
   return new;
 end
 $$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+-- 'single node': on Citus a trigger on a reference table runs on every node's copy, and
+-- one that writes another table is refused; there the functions that make the change do
+-- this work (docs/scaling.md).
+select liftbase_meta.keep_trigger($$CREATE TRIGGER sessions_of_enabled_accounts BEFORE INSERT ON auth.sessions FOR EACH ROW EXECUTE FUNCTION auth.refuse_session_of_disabled_account()$$, 'single node');
 
 -- Raises what login answers a disabled account; locks the account row so that a disable
 -- cannot commit between this check and the session's insert.

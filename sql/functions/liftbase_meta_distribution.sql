@@ -1,12 +1,11 @@
 -- The distribution on Citus (docs/scaling.md): what `liftbase migrate` runs after the
 -- migrations and function files when the citus extension is installed, its steps, the
--- Citus-only trigger functions it puts on the shards, and the two helpers a function file
--- calls right after a function that needs another form on Citus. On a single node nothing
+-- Citus-only trigger functions and their triggers. On a single node nothing
 -- here runs: the functions are only created. Every statement that names a Citus function or
 -- catalog is dynamic SQL, since they exist only where Citus is installed.
 
--- `liftbase migrate` on Citus, every time (idempotent): the tables distributed, the
--- reference tables' triggers that write other tables dropped (each step below says why).
+-- `liftbase migrate` on Citus, every time (idempotent): the tables distributed (each step
+-- below says how).
 create or replace function liftbase_meta.distribute_on_citus()
 returns text
 language plpgsql
@@ -21,14 +20,10 @@ begin
   if not exists (select from pg_extension where extname = 'citus') then
     return 'not on Citus: nothing to distribute';
   end if;
-  -- Before the catalog is distributed (the first run), so that its shards are made without
-  -- them (liftbase_meta.drop_catalog_shard_triggers_on_citus); afterwards there are none.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists foods_catalog_version on app.foods;
-  drop trigger if exists food_portions_catalog_version on app.food_portions;
+  -- The triggers are the function files' (each declared beside its function, some only on
+  -- one kind of deployment), applied before this runs: the tables are distributed with the
+  -- triggers Citus runs.
   v_result := liftbase_meta.distribute_tables_on_citus();
-  perform liftbase_meta.drop_reference_table_writers_on_citus();
-  perform liftbase_meta.drop_account_triggers_on_citus();
   perform liftbase_meta.drop_catalog_shard_triggers_on_citus();
   -- A table added after the first distribution: the names the catalog lacks (migration 0074).
   execute format('select exists (select from %s where logicalrelid = %L::regclass)', citus_tables,
@@ -41,11 +36,11 @@ end
 $function$;
 
 comment on function liftbase_meta.distribute_on_citus() is
-  'On Citus: distributes the tables (distribute_tables_on_citus), then drops the reference tables'' triggers that write other tables (drop_reference_table_writers_on_citus, drop_account_triggers_on_citus, drop_catalog_shard_triggers_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
+  'On Citus: distributes the tables (distribute_tables_on_citus), then drops the catalog version triggers left on the catalog''s shards by clusters distributed before (drop_catalog_shard_triggers_on_citus). Idempotent; liftbase migrate calls it when the citus extension is installed.';
 
 -- Catalogs and auth.users as reference tables, the auth lookups on the coordinator, every
 -- app table with a user_id distributed by it and co-located, the keys Citus refuses made
--- again in a form it takes, the row triggers that replace statement triggers. Idempotent.
+-- again in a form it takes. Idempotent.
 create or replace function liftbase_meta.distribute_tables_on_citus()
 returns text
 language plpgsql
@@ -151,35 +146,6 @@ begin
     execute definition;
   end loop;
 
-  -- Transition tables do not exist on shards: the summaries' statement triggers become row
-  -- triggers (see keep_food_usage_per_row above).
-  if 'app.food_entries' = any (pending) then
-    drop trigger if exists food_entries_usage_insert on app.food_entries;
-    drop trigger if exists food_entries_usage_update on app.food_entries;
-    drop trigger if exists food_entries_usage_delete on app.food_entries;
-    create trigger food_entries_usage_per_row after insert or update or delete on app.food_entries
-      for each row execute function liftbase_meta.keep_food_usage_per_row();
-  end if;
-  if 'app.session_exercises' = any (pending) then
-    drop trigger if exists session_exercises_records_insert on app.session_exercises;
-    drop trigger if exists session_exercises_records_update on app.session_exercises;
-    drop trigger if exists session_exercises_records_delete on app.session_exercises;
-    create trigger session_exercises_records_per_row after insert or update or delete on app.session_exercises
-      for each row execute function liftbase_meta.keep_exercise_records_per_row();
-  end if;
-  if 'app.training_sessions' = any (pending) then
-    drop trigger if exists training_sessions_records_update on app.training_sessions;
-    create trigger training_sessions_records_per_row after update on app.training_sessions
-      for each row execute function liftbase_meta.keep_exercise_records_per_row();
-  end if;
-  if 'app.body_metrics' = any (pending) then
-    drop trigger if exists body_metrics_days_insert on app.body_metrics;
-    drop trigger if exists body_metrics_days_update on app.body_metrics;
-    drop trigger if exists body_metrics_days_delete on app.body_metrics;
-    create trigger body_metrics_days_per_row after insert or update or delete on app.body_metrics
-      for each row execute function liftbase_meta.keep_body_weight_days_per_row();
-  end if;
-
   -- The triggers on the catalogs and on the users' tables read and write only rows of the
   -- same catalog or the same user (co-located), which is what Citus calls safe.
   set local citus.enable_unsafe_triggers = on;
@@ -218,13 +184,18 @@ begin
     -- Citus refuses ON DELETE SET NULL on a key that holds the distribution column, even
     -- when (as here) only the other column is set to null. The key stays, without the
     -- action, and a row trigger on the referenced table nulls the references first (same
-    -- user, so the same shard group).
+    -- user, so the same shard group), declared with liftbase_meta.null_references_on_delete
+    -- below: a key without its trigger would stop nulling its references on Citus.
     nulled_column := substring(definition from 'ON DELETE SET NULL \((\w+)\)$');
     if nulled_column is not null then
       definition := regexp_replace(definition, ' ON DELETE SET NULL \(\w+\)$', '');
-      execute format('create or replace trigger %I before delete on %s for each row execute function liftbase_meta.null_references_on_delete(%L, %L)',
-                     left(foreign_key ->> 'name', 50) || '_set_null', foreign_key ->> 'parent',
-                     foreign_key ->> 'table', nulled_column);
+      if not exists (select from pg_trigger as t
+                      where t.tgrelid = (foreign_key ->> 'parent')::regclass
+                        and t.tgname = left(foreign_key ->> 'name', 50) || '_set_null') then
+        raise exception 'the key % sets % to null on delete: on Citus, declare the trigger %',
+          foreign_key ->> 'name', nulled_column, left(foreign_key ->> 'name', 50) || '_set_null'
+          using hint = 'beside liftbase_meta.null_references_on_delete in liftbase_meta_distribution.sql, ''citus'' only';
+      end if;
     end if;
     execute format('alter table %s add constraint %I %s', foreign_key ->> 'table', foreign_key ->> 'name', definition);
   end loop;
@@ -281,48 +252,8 @@ begin
 end
 $function$;
 
--- Triggers on a reference table run on every node's copy, so a trigger that writes another
--- table writes it from each worker, inside the coordinator's transaction, which Citus
--- refuses ("the backend has already been assigned a transaction id"). On Citus these go, and
--- the functions that make those writes do the work on the coordinator instead
--- (app.on_citus()): the profile's change record (auth.update_current_account's callers),
--- the account.deleted webhook (auth.delete_current_account, auth.admin_delete_user), the
--- catalog's name words and version (app.catalog_changed, called by the importers).
-create or replace function liftbase_meta.drop_reference_table_writers_on_citus()
-returns void
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $function$
-begin
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_sync_update on auth.users;
-  drop trigger if exists users_webhook_account_deleted on auth.users;
-  drop trigger if exists foods_name_words_insert on app.foods;
-  drop trigger if exists foods_name_words_update on app.foods;
-  drop trigger if exists foods_catalog_version on app.foods;
-  drop trigger if exists food_portions_catalog_version on app.food_portions;
-end
-$function$;
-
--- The same for the account triggers that read or write other tables: the me document, the
--- sessions of a disabled account; their work is done by the functions that change the
--- account (docs/scaling.md).
-create or replace function liftbase_meta.drop_account_triggers_on_citus()
-returns void
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $function$
-begin
-  -- Citus takes trigger statements on its tables only with this.
-  set local citus.enable_unsafe_triggers = on;
-  drop trigger if exists users_me_document on auth.users;
-  drop trigger if exists users_end_sessions_when_disabled on auth.users;
-  drop trigger if exists sessions_of_enabled_accounts on auth.sessions;
-end
-$function$;
-
--- The catalog version triggers dropped above stayed on the reference tables' shards (one on
+-- The catalog version triggers (single node only, app_food_import.sql) stayed on the
+-- reference tables' shards of clusters distributed while they still had them (one on
 -- every node; Citus does not pass the drop of a statement trigger on truncate to the
 -- shards): each insert into the catalog then ran them on every node's copy, inside the
 -- coordinator's transaction, and ended in a distributed deadlock. The triggers of a shard are
@@ -355,71 +286,9 @@ begin
 end
 $function$;
 
--- Helpers for the function files: a function that needs another form on Citus says so
--- right after its definition, so that each kind of deployment has one text in force, the
--- file's (Scripts/lib/check_function_texts.sh checks it on both).
-
--- Citus cannot plan a statement that joins distributed tables while its parameters are
--- unbound ("could not create distributed plan"): a generic plan. Left to itself PostgreSQL
--- then takes a custom plan (Citus prices its generic plans out), but a function that forces
--- a generic plan on a single node (plan_cache_mode = force_generic_plan, so that a plan is
--- made once per connection) would fail, and so would every function it calls (the setting
--- holds for the call). On Citus it gets the default back.
-create or replace function liftbase_meta.on_citus_plan_each_call(p_function regprocedure)
-returns void
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $function$
-begin
-  if exists (select from pg_extension where extname = 'citus') then
-    execute format('alter function %s reset plan_cache_mode', p_function);
-  end if;
-end
-$function$;
-
--- Citus cannot plan a SQL function whose parameters filter a distributed table ("could not
--- create distributed plan", "parameterized queries for SQL functions"), and it does not
--- inline them either. A set-returning SQL function stays SQL on a single node, which inlines
--- it into the query that calls it; on Citus it becomes a PL/pgSQL function returning the
--- same query, each column cast to the declared type (a SQL function's result is cast, RETURN
--- QUERY's must match exactly; column names win over the output columns of the same name, as
--- in SQL).
-create or replace function liftbase_meta.on_citus_as_plpgsql(p_function regprocedure)
-returns void
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $function$
-declare
-  v_function record;
-begin
-  if not exists (select from pg_extension where extname = 'citus') then
-    return;
-  end if;
-  select p.oid::regproc as name, pg_get_function_arguments(p.oid) as arguments,
-         pg_get_function_result(p.oid) as result, p.provolatile, p.prosrc,
-         (select string_agg(format('q.%I::%s', a.name, format_type(a.type, null)), ', ' order by a.n)
-            from unnest(p.proargnames, p.proallargtypes, p.proargmodes) with ordinality as a (name, type, mode, n)
-           where a.mode = 't') as columns,
-         (select string_agg(quote_ident(a.name), ', ' order by a.n)
-            from unnest(p.proargnames, p.proargmodes) with ordinality as a (name, mode, n)
-           where a.mode = 't') as names
-    into v_function
-    from pg_proc as p
-   where p.oid = p_function and p.prolang = (select l.oid from pg_language as l where l.lanname = 'sql');
-  if not found then
-    return;
-  end if;
-  execute format('create or replace function %s(%s) returns %s language plpgsql %s as %L',
-                 v_function.name, v_function.arguments, v_function.result,
-                 case v_function.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end,
-                 format(E'#variable_conflict use_column\nbegin\n  return query select %s from (\n%s\n) as q (%s);\nend\n',
-                        v_function.columns, rtrim(v_function.prosrc, E' \n\t;'), v_function.names));
-end
-$function$;
-
--- The row triggers the distribution puts on shards in place of statement triggers with
--- transition tables, which Citus does not run on distributed tables. On a single node they
--- are never used.
+-- Row triggers in place of the statement triggers with transition tables, which Citus does
+-- not run on distributed tables: declared for Citus only, as their single-node
+-- counterparts are declared for a single node only.
 
 -- The diary's food usage, one entry at a time (app.keep_food_usage on a single node). The
 -- catalog food's name is read first: Citus refuses a subquery in an insert's values.
@@ -460,6 +329,8 @@ begin
   return null;
 end
 $function$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_usage_per_row AFTER INSERT OR DELETE OR UPDATE ON app.food_entries FOR EACH ROW EXECUTE FUNCTION liftbase_meta.keep_food_usage_per_row()$$, 'citus');
 
 -- Body weight days, one weigh-in at a time (app.keep_body_weight_days on a single node).
 create or replace function liftbase_meta.keep_body_weight_days_per_row()
@@ -481,6 +352,8 @@ begin
   return null;
 end
 $function$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER body_metrics_days_per_row AFTER INSERT OR DELETE OR UPDATE ON app.body_metrics FOR EACH ROW EXECUTE FUNCTION liftbase_meta.keep_body_weight_days_per_row()$$, 'citus');
 
 -- Exercise records, one row at a time. On a shard a trigger's table is named after the
 -- shard (training_sessions_102124), so the session table is told from the exercises' by the
@@ -527,6 +400,9 @@ begin
   return null;
 end
 $function$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_records_per_row AFTER INSERT OR DELETE OR UPDATE ON app.session_exercises FOR EACH ROW EXECUTE FUNCTION liftbase_meta.keep_exercise_records_per_row()$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_records_per_row AFTER UPDATE ON app.training_sessions FOR EACH ROW EXECUTE FUNCTION liftbase_meta.keep_exercise_records_per_row()$$, 'citus');
 
 -- ON DELETE SET NULL (column) of a key between two user tables, as a trigger on the
 -- referenced table (distribute_tables_on_citus): TG_ARGV is the referencing table and the
@@ -542,8 +418,15 @@ begin
   return old;
 end
 $function$;
+-- Where it fires (liftbase_meta_declarations.sql says how a trigger is declared):
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_user_id_custom_meal_id_fkey_set_null BEFORE DELETE ON app.custom_meals FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.food_entries', 'custom_meal_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_user_id_favorite_id_fkey_set_null BEFORE DELETE ON app.favorites FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.food_entries', 'favorite_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER program_sessions_user_id_training_session_id_fkey_set_null BEFORE DELETE ON app.training_sessions FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.program_sessions', 'training_session_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER plan_exercises_user_id_user_exercise_id_fkey_set_null BEFORE DELETE ON app.user_exercises FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.plan_exercises', 'user_exercise_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_user_id_user_exercise_id_fkey_set_null BEFORE DELETE ON app.user_exercises FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.session_exercises', 'user_exercise_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER custom_meal_items_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.custom_meal_items', 'user_food_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER favorites_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.favorites', 'user_food_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.food_entries', 'user_food_id')$$, 'citus');
 
 revoke execute on function liftbase_meta.distribute_on_citus(), liftbase_meta.distribute_tables_on_citus(),
-  liftbase_meta.propagate_functions_on_citus(), liftbase_meta.drop_reference_table_writers_on_citus(),
-  liftbase_meta.drop_account_triggers_on_citus(), liftbase_meta.drop_catalog_shard_triggers_on_citus(),
-  liftbase_meta.on_citus_plan_each_call(regprocedure), liftbase_meta.on_citus_as_plpgsql(regprocedure) from public;
+  liftbase_meta.propagate_functions_on_citus(), liftbase_meta.drop_catalog_shard_triggers_on_citus() from public;
