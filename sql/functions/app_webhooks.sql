@@ -104,6 +104,18 @@ grant execute on function
   app.webhook_deliveries(uuid, uuid, bigint, integer)
 to liftbase_api;
 
+-- The body of every webhook delivery (docs/webhooks.md): the event's type, when it happened
+-- (the transaction's time, in UTC with microseconds) and its data.
+create or replace function app.webhook_envelope(p_event text, p_data jsonb)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object('type', p_event,
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', p_data)
+$$;
+
 -- account.deleted for p_user_id's subscriptions that hear it: queued before the account's row
 -- goes, with the url and secret copied and no user or subscription, so that the cascade
 -- (which takes the subscriptions and their pending deliveries) leaves it. Called by the
@@ -117,13 +129,11 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_acting text := current_setting('liftbase.user_id', true);
+  v_payload jsonb := app.webhook_envelope('account.deleted', jsonb_build_object('user_id', p_user_id));
 begin
   perform auth.act_as(p_user_id);
   insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
-  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
-         jsonb_build_object('type', 'account.deleted',
-                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'data', jsonb_build_object('user_id', p_user_id))
+  select 'webhook', 'account.deleted', s.url, s.url, s.secret, v_payload
     from app.webhook_subscriptions as s
    where s.user_id = p_user_id and 'account.deleted' = any (s.events);
   perform auth.act_as(nullif(v_acting, '')::uuid);
@@ -204,26 +214,23 @@ language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $fn$
+declare
+  v_payload jsonb;
 begin
   if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
     return;
   end if;
+  v_payload := app.webhook_envelope(p_event, p_data);
   if app.on_citus() then
     insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
-    select p_user_id, s.id, p_event, s.url, p_event_key,
-           jsonb_build_object('type', p_event,
-                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                              'data', p_data)
+    select p_user_id, s.id, p_event, s.url, p_event_key, v_payload
       from app.webhook_subscriptions as s
      where s.user_id = p_user_id and p_event = any (s.events)
     on conflict (user_id, subscription_id, event_key) do nothing;
     return;
   end if;
   insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
-  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
-         jsonb_build_object('type', p_event,
-                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'data', p_data)
+  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key, v_payload
     from app.webhook_subscriptions as s
    where s.user_id = p_user_id and p_event = any (s.events)
   on conflict (subscription_id, event_key) do nothing;
