@@ -495,8 +495,8 @@ begin
     perform auth.act_as(v_user_id);
     delete from app.body_weight_days as w where w.user_id = v_user_id;
     perform app.refresh_body_weight_days(v_user_id, array(
-      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
-        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+      select distinct (b.recorded_at at time zone app.user_timezone(v_user_id))::date
+        from app.body_metrics as b
        where b.user_id = v_user_id));
     v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
   end loop;
@@ -539,8 +539,8 @@ declare
   v_trend numeric;
   v_row record;
 begin
-  select coalesce(s.timezone, 'UTC') into v_zone from app.user_settings as s where s.user_id = p_user_id for no key update;
-  v_zone := coalesce(v_zone, 'UTC');
+  perform from app.user_settings as s where s.user_id = p_user_id for no key update;
+  v_zone := app.user_timezone(p_user_id);
   foreach v_day in array p_days loop
     select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
       from app.body_metrics as b
@@ -595,7 +595,7 @@ begin
     exit when not found;
     perform set_config('liftbase.user_id', v_user.user_id::text, true);
     perform app.refresh_body_weight_days(v_user.user_id, array(
-      select distinct (t at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = v_user.user_id), 'UTC'))::date
+      select distinct (t at time zone app.user_timezone(v_user.user_id))::date
         from unnest(v_user.times) as t));
   end loop;
   close v_users;

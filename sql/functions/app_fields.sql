@@ -77,15 +77,26 @@ as $$
 $$;
 
 -- Today's date where the user lives (never the server's TimeZone).
--- PL/pgSQL so that its query is planned once per connection (a SQL function reading a table
--- is never inlined, and was planned again on every call).
+-- The user's time zone: their setting, or UTC for an account without settings yet (as the
+-- setting's own default). PL/pgSQL so that its query is planned once per connection (a SQL
+-- function reading a table is never inlined, and was planned again on every call).
+create or replace function app.user_timezone(p_user_id uuid)
+returns text
+language plpgsql
+stable
+as $$
+begin
+  return coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+end
+$$;
+
 create or replace function app.user_today(p_user_id uuid)
 returns date
 language plpgsql
 stable
 as $$
 begin
-  return (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date;
+  return (now() at time zone app.user_timezone(p_user_id))::date;
 end
 $$;
 
@@ -156,6 +167,7 @@ grant execute on function
   app.is_uuid(text),
   app.field_problem(jsonb, text, regtype, boolean),
   app.age_on(date, integer, date, date),
+  app.user_timezone(uuid),
   app.user_today(uuid),
   app.profile_problems(jsonb),
   app.goal_problems(jsonb),

@@ -207,7 +207,7 @@ create or replace function app.import_workouts(p_user_id uuid, p_rows app.import
 language plpgsql
 as $$
 declare
-  v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+  v_timezone text := app.user_timezone(p_user_id);
   v_rows app.import_set_row[];
   v_new app.import_set_row[];
   v_moved app.import_set_row[];

@@ -342,11 +342,11 @@ declare
   v_zone text;
 begin
   if tg_op in ('DELETE', 'UPDATE') then
-    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = old.user_id), 'UTC');
+    v_zone := app.user_timezone(old.user_id);
     perform app.refresh_body_weight_days(old.user_id, array[(old.recorded_at at time zone v_zone)::date]);
   end if;
   if tg_op in ('INSERT', 'UPDATE') then
-    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = new.user_id), 'UTC');
+    v_zone := app.user_timezone(new.user_id);
     perform app.refresh_body_weight_days(new.user_id, array[(new.recorded_at at time zone v_zone)::date]);
   end if;
   return null;
