@@ -3,16 +3,15 @@
 -- Errors are raised with SQLSTATE LBnnn, which the HTTP layer answers with status nnn.
 -- MESSAGE is for people; DETAIL is JSON: {"code": "snake_case", "fields": {...}}.
 
+-- The common error: its code, and the fields at fault when there are any (raised by
+-- app.raise_error_with, the one place that makes an error).
 create or replace function app.raise_error(p_status integer, p_code text, p_message text, p_fields jsonb default null)
 returns void
 language plpgsql
 as $$
 begin
-  raise exception using
-    errcode = 'LB' || lpad(p_status::text, 3, '0'),
-    message = p_message,
-    detail = (jsonb_build_object('code', p_code)
-              || case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end)::text;
+  perform app.raise_error_with(p_status, p_code, p_message,
+                               case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end);
 end
 $$;
 
@@ -120,8 +119,9 @@ grant execute on function
   app.request_body(text)
 to liftbase_api;
 
--- Like app.raise_error, with more members for the error object (e.g. the id of the
--- in-progress session that blocks a new one).
+-- Raises an error: SQLSTATE LB and the status, the message, and a DETAIL of p_extra's members
+-- (the fields at fault, the id of the in-progress session that blocks a new one...) with the
+-- code.
 create or replace function app.raise_error_with(p_status integer, p_code text, p_message text, p_extra jsonb)
 returns void
 language plpgsql
