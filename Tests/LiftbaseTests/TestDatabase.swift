@@ -94,7 +94,17 @@ enum TestDatabase {
         }
     }
 
-    private static let ownDatabaseMaking = NSLock()
+    private static let migrating = NSLock()
+
+    /// Runs `work` (which makes or migrates a database) while no other test of this process
+    /// does: a migration's first steps change roles, which every database of a cluster shares
+    /// (and Citus changes on every node), and two at once fail with "tuple concurrently
+    /// updated".
+    static func oneMigrationAtATime<T>(_ work: () throws -> T) throws -> T {
+        migrating.lock()
+        defer { migrating.unlock() }
+        return try work()
+    }
 
     /// A database of its own for `body`, made by `prepare` (given its conninfo) and dropped
     /// afterwards, both off the cooperative pool. On Citus it is distributed, so that the
@@ -104,19 +114,16 @@ enum TestDatabase {
         _ body: (String) async throws -> T
     ) async throws -> T {
         let scratch = try await offThePool {
-            // One at a time: a migration's first steps change roles, which every database of
-            // a cluster shares (and Citus changes on every node), and two at once fail with
-            // "tuple concurrently updated".
-            ownDatabaseMaking.lock()
-            defer { ownDatabaseMaking.unlock() }
-            let scratch = try ScratchDatabase(distributed: true)
-            do {
-                try prepare(try TestDatabase.url(database: scratch.name))
-            } catch {
-                scratch.drop()
-                throw error
+            try oneMigrationAtATime {
+                let scratch = try ScratchDatabase(distributed: true)
+                do {
+                    try prepare(try TestDatabase.url(database: scratch.name))
+                } catch {
+                    scratch.drop()
+                    throw error
+                }
+                return scratch
             }
-            return scratch
         }
         do {
             let result = try await body(try url(database: scratch.name))
