@@ -484,7 +484,7 @@ CREATE FUNCTION api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb) R
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
 begin
   return (
     with c as (select * from app.cardio_weeks(v_user_id, v_range.from_date, v_range.to_date))
@@ -517,7 +517,7 @@ CREATE FUNCTION api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
   v_series record := app.e1rm_series(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date);
 begin
   return jsonb_build_object(
@@ -635,7 +635,7 @@ CREATE FUNCTION api.analytics_rpe_distribution(p_token text, p_body jsonb, p_arg
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
 begin
   return (
     with counts as (
@@ -993,14 +993,11 @@ CREATE FUNCTION api.entries_list(p_token text, p_body jsonb, p_args jsonb) RETUR
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_day date := app.date_parameter(p_args, 'date');
-  v_range record := app.date_range_parameter(case when v_day is null then p_args
-                                                  else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_range record := app.date_range_within(case when v_day is null then p_args
+                                               else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0, 366);
   v_page record := app.page_parameters(p_args, 'uuid');
   v_after app.food_entries;
 begin
-  if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_parameter_problem('from', 'must be at most a year before to');
-  end if;
   if v_page.cursor_uuid is not null then
     select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
     if v_after.id is null then
@@ -3008,13 +3005,10 @@ CREATE FUNCTION app.analytics_range(p_user_id uuid, p_args jsonb, p_default_days
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+  v_range record := app.date_range_within(p_args, p_user_id, p_default_days, p_max_days);
 begin
   from_date := v_range.from_date;
   to_date := v_range.to_date;
-  if to_date - from_date > p_max_days then
-    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days));
-  end if;
 end
 $$;
 
@@ -3729,6 +3723,23 @@ $$;
 
 ALTER FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.date_range_within(p_args jsonb, p_user_id uuid, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days),
+                            jsonb_build_object('from', format('must be at most %s days before to', p_max_days)));
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.date_range_within(p_args jsonb, p_user_id uuid, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.days_in_month(p_year integer, p_month integer) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -3867,26 +3878,23 @@ CREATE FUNCTION app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data j
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+declare
+  v_payload jsonb;
 begin
   if not exists (select from app.webhook_subscriptions as s where s.user_id = p_user_id) then
     return;
   end if;
+  v_payload := app.webhook_envelope(p_event, p_data);
   if app.on_citus() then
     insert into app.webhook_queue (user_id, subscription_id, event, recipient, event_key, payload)
-    select p_user_id, s.id, p_event, s.url, p_event_key,
-           jsonb_build_object('type', p_event,
-                              'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                              'data', p_data)
+    select p_user_id, s.id, p_event, s.url, p_event_key, v_payload
       from app.webhook_subscriptions as s
      where s.user_id = p_user_id and p_event = any (s.events)
     on conflict (user_id, subscription_id, event_key) do nothing;
     return;
   end if;
   insert into auth.outbox (user_id, channel, kind, recipient, subscription_id, event_key, payload)
-  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key,
-         jsonb_build_object('type', p_event,
-                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'data', p_data)
+  select p_user_id, 'webhook', p_event, s.url, s.id, p_event_key, v_payload
     from app.webhook_subscriptions as s
    where s.user_id = p_user_id and p_event = any (s.events)
   on conflict (subscription_id, event_key) do nothing;
@@ -4251,7 +4259,7 @@ CREATE FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type t
     from (select count(*)::integer as working_sets, max(x.weight_kg)::numeric as max_weight_kg,
                  max(x.reps)::integer as max_reps, max(x.duration_seconds)::integer as max_duration_seconds,
                  max(x.distance_m)::numeric as max_distance_m,
-                 min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100)
+                 min(app.pace_s_per_km(x.duration_seconds, x.distance_m)) filter (where x.distance_m >= 100)
                    as best_pace_s_per_km,
                  coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
                  coalesce(sum(x.distance_m), 0)::numeric as distance_m,
@@ -7309,7 +7317,7 @@ CREATE FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[],
     LANGUAGE plpgsql
     AS $$
 declare
-  v_timezone text := coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+  v_timezone text := app.user_timezone(p_user_id);
   v_rows app.import_set_row[];
   v_new app.import_set_row[];
   v_moved app.import_set_row[];
@@ -7714,7 +7722,7 @@ begin
     exit when not found;
     perform set_config('liftbase.user_id', v_user.user_id::text, true);
     perform app.refresh_body_weight_days(v_user.user_id, array(
-      select distinct (t at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = v_user.user_id), 'UTC'))::date
+      select distinct (t at time zone app.user_timezone(v_user.user_id))::date
         from unnest(v_user.times) as t));
   end loop;
   close v_users;
@@ -8998,13 +9006,11 @@ CREATE FUNCTION app.queue_account_deleted(p_user_id uuid) RETURNS void
     AS $$
 declare
   v_acting text := current_setting('liftbase.user_id', true);
+  v_payload jsonb := app.webhook_envelope('account.deleted', jsonb_build_object('user_id', p_user_id));
 begin
   perform auth.act_as(p_user_id);
   insert into auth.outbox (channel, kind, recipient, webhook_url, webhook_secret, payload)
-  select 'webhook', 'account.deleted', s.url, s.url, s.secret,
-         jsonb_build_object('type', 'account.deleted',
-                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'data', jsonb_build_object('user_id', p_user_id))
+  select 'webhook', 'account.deleted', s.url, s.url, s.secret, v_payload
     from app.webhook_subscriptions as s
    where s.user_id = p_user_id and 'account.deleted' = any (s.events);
   perform auth.act_as(nullif(v_acting, '')::uuid);
@@ -9017,11 +9023,8 @@ CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p
     LANGUAGE plpgsql
     AS $$
 begin
-  raise exception using
-    errcode = 'LB' || lpad(p_status::text, 3, '0'),
-    message = p_message,
-    detail = (jsonb_build_object('code', p_code)
-              || case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end)::text;
+  perform app.raise_error_with(p_status, p_code, p_message,
+                               case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end);
 end
 $$;
 
@@ -9277,8 +9280,8 @@ begin
     perform auth.act_as(v_user_id);
     delete from app.body_weight_days as w where w.user_id = v_user_id;
     perform app.refresh_body_weight_days(v_user_id, array(
-      select distinct (b.recorded_at at time zone coalesce(s.timezone, 'UTC'))::date
-        from app.body_metrics as b left join app.user_settings as s on s.user_id = b.user_id
+      select distinct (b.recorded_at at time zone app.user_timezone(v_user_id))::date
+        from app.body_metrics as b
        where b.user_id = v_user_id));
     v_days := v_days + (select count(*) from app.body_weight_days as w where w.user_id = v_user_id);
   end loop;
@@ -9535,8 +9538,8 @@ declare
   v_trend numeric;
   v_row record;
 begin
-  select coalesce(s.timezone, 'UTC') into v_zone from app.user_settings as s where s.user_id = p_user_id for no key update;
-  v_zone := coalesce(v_zone, 'UTC');
+  perform from app.user_settings as s where s.user_id = p_user_id for no key update;
+  v_zone := app.user_timezone(p_user_id);
   foreach v_day in array p_days loop
     select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
       from app.body_metrics as b
@@ -11009,11 +11012,21 @@ $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.user_timezone(p_user_id uuid) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC');
+end
+$$;
+
+ALTER FUNCTION app.user_timezone(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.user_today(p_user_id uuid) RETURNS date
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (now() at time zone coalesce((select s.timezone from app.user_settings as s where s.user_id = p_user_id), 'UTC'))::date;
+  return (now() at time zone app.user_timezone(p_user_id))::date;
 end
 $$;
 
@@ -11075,6 +11088,16 @@ CREATE FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p
 $$;
 
 ALTER FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webhook_envelope(p_event text, p_data jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('type', p_event,
+                            'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'data', p_data)
+$$;
+
+ALTER FUNCTION app.webhook_envelope(p_event text, p_data jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.webhook_event_trigger() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -12593,11 +12616,11 @@ declare
   v_zone text;
 begin
   if tg_op in ('DELETE', 'UPDATE') then
-    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = old.user_id), 'UTC');
+    v_zone := app.user_timezone(old.user_id);
     perform app.refresh_body_weight_days(old.user_id, array[(old.recorded_at at time zone v_zone)::date]);
   end if;
   if tg_op in ('INSERT', 'UPDATE') then
-    v_zone := coalesce((select s.timezone from app.user_settings as s where s.user_id = new.user_id), 'UTC');
+    v_zone := app.user_timezone(new.user_id);
     perform app.refresh_body_weight_days(new.user_id, array[(new.recorded_at at time zone v_zone)::date]);
   end if;
   return null;
@@ -14935,6 +14958,9 @@ GRANT ALL ON FUNCTION app.date_parameter(p_args jsonb, p_name text, p_required b
 REVOKE ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.date_range_parameter(p_args jsonb, p_user_id uuid, p_default_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.date_range_within(p_args jsonb, p_user_id uuid, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.date_range_within(p_args jsonb, p_user_id uuid, p_default_days integer, p_max_days integer, OUT from_date date, OUT to_date date) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO liftbase_api;
 
@@ -15788,6 +15814,9 @@ GRANT ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exerci
 REVOKE ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.user_timezone(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.user_timezone(p_user_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.user_today(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_today(p_user_id uuid) TO liftbase_api;
 
@@ -15801,6 +15830,8 @@ REVOKE ALL ON FUNCTION app.webhook_account_deleted() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webhook_envelope(p_event text, p_data jsonb) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.webhook_event_trigger() FROM PUBLIC;
 

@@ -39,7 +39,7 @@ $$;
 -- GET /analytics/e1rm?exercise_id=&from=&to=: the best estimated one-rep max of each
 -- session with the set it came from and the method (rpe_chart or epley; app.e1rm_kg).
 -- `method` of the whole answer is the one every session used, or mixed. Default range: the
--- 12 weeks up to today; at most a year (app.analytics_range).
+-- 12 weeks up to today; at most a year (app.date_range_within).
 create or replace function api.analytics_e1rm(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -47,7 +47,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, true);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
   v_series record := app.e1rm_series(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date);
 begin
   return jsonb_build_object(
@@ -60,7 +60,7 @@ $$;
 
 -- GET /analytics/rpe-distribution?exercise_id=&from=&to=: working sets per RPE (logged,
 -- or 10 − RIR), of one exercise or of all; sets without either are counted apart.
--- Default range: the 12 weeks up to today; at most a year (app.analytics_range).
+-- Default range: the 12 weeks up to today; at most a year (app.date_range_within).
 create or replace function api.analytics_rpe_distribution(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -68,7 +68,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_exercise record := app.exercise_parameter(v_user_id, p_args, false);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
 begin
   return (
     with counts as (
@@ -277,14 +277,14 @@ $$;
 -- week (Monday to Sunday) and per exercise over the range (app.cardio_weeks), from the
 -- totals kept on each session exercise. Time is the duration of the working sets; pace is
 -- seconds per km over the sets with both a distance and a duration (null without any).
--- Default range: the 12 weeks up to today; at most a year (app.analytics_range).
+-- Default range: the 12 weeks up to today; at most a year (app.date_range_within).
 create or replace function api.analytics_cardio(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_range record := app.analytics_range(v_user_id, p_args, 83, 366);
+  v_range record := app.date_range_within(p_args, v_user_id, 83, 366);
 begin
   return (
     with c as (select * from app.cardio_weeks(v_user_id, v_range.from_date, v_range.to_date))

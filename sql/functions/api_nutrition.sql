@@ -116,14 +116,11 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_day date := app.date_parameter(p_args, 'date');
-  v_range record := app.date_range_parameter(case when v_day is null then p_args
-                                                  else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0);
+  v_range record := app.date_range_within(case when v_day is null then p_args
+                                               else jsonb_build_object('from', v_day, 'to', v_day) end, v_user_id, 0, 366);
   v_page record := app.page_parameters(p_args, 'uuid');
   v_after app.food_entries;
 begin
-  if v_range.to_date - v_range.from_date > 366 then
-    perform app.raise_parameter_problem('from', 'must be at most a year before to');
-  end if;
   if v_page.cursor_uuid is not null then
     select e.* into v_after from app.food_entries as e where e.user_id = v_user_id and e.id = v_page.cursor_uuid;
     if v_after.id is null then

@@ -67,6 +67,27 @@ begin
 end
 $$;
 
+-- ?from=&to= of a read that follows every day of its range (a year of analytics, a diary's
+-- entries): app.date_range_parameter, at most p_max_days apart (366: a year), else 400
+-- range_too_large naming from. Without a limit such a read would grow with every year of the
+-- user's history; a wider view is asked for a year at a time.
+create or replace function app.date_range_within(p_args jsonb, p_user_id uuid, p_default_days integer,
+  p_max_days integer, out from_date date, out to_date date)
+language plpgsql
+stable
+as $$
+declare
+  v_range record := app.date_range_parameter(p_args, p_user_id, p_default_days);
+begin
+  from_date := v_range.from_date;
+  to_date := v_range.to_date;
+  if to_date - from_date > p_max_days then
+    perform app.raise_error(400, 'range_too_large', format('from and to may be at most %s days apart.', p_max_days),
+                            jsonb_build_object('from', format('must be at most %s days before to', p_max_days)));
+  end if;
+end
+$$;
+
 -- ?limit=&cursor= of a list: limit 1–p_max_limit (default p_default_limit), and the cursor
 -- the list gave out (an opaque value: the last item's id, or an offset), read as p_cursor
 -- says: 'number', 'uuid', or 'none' for a list that gives out no cursor (it is not read).
@@ -150,6 +171,7 @@ grant execute on function
   app.raise_unknown_cursor(),
   app.date_parameter(jsonb, text, boolean),
   app.date_range_parameter(jsonb, uuid, integer),
+  app.date_range_within(jsonb, uuid, integer, integer),
   app.page_parameters(jsonb, text, integer, integer),
   app.page_of_list(jsonb, jsonb),
   app.page(jsonb, integer)

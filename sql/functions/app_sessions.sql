@@ -442,7 +442,7 @@ as $$
     from (select count(*)::integer as working_sets, max(x.weight_kg)::numeric as max_weight_kg,
                  max(x.reps)::integer as max_reps, max(x.duration_seconds)::integer as max_duration_seconds,
                  max(x.distance_m)::numeric as max_distance_m,
-                 min(round(x.duration_seconds * 1000 / x.distance_m, 1)) filter (where x.distance_m >= 100)
+                 min(app.pace_s_per_km(x.duration_seconds, x.distance_m)) filter (where x.distance_m >= 100)
                    as best_pace_s_per_km,
                  coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
                  coalesce(sum(x.distance_m), 0)::numeric as distance_m,

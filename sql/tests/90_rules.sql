@@ -3,7 +3,7 @@
 -- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
 \ir support/helpers.psql
-select plan(41);
+select plan(43);
 
 select pg_temp.sign_up('a', 'rules-a@example.com', 'rules a pass');
 select pg_temp.sign_up('b', 'rules-b@example.com', 'rules b pass');
@@ -198,6 +198,13 @@ select is(pg_temp.error_of('sessions_list', 'a', null, '{"from": "2026-03-10", "
   'invalid_parameter', 'GET /training/sessions with from after to: 400, not an empty list');
 select is(pg_temp.error_of('analytics_weight', 'a', null, '{"from": "2026-03-10", "to": "2026-03-01"}') ->> 'code',
   'invalid_parameter', 'and analytics, as before');
+-- One range limit: a year, the same answer from the diary as from analytics.
+select is(pg_temp.error_of('entries_list', 'a', null, '{"from": "2025-01-01", "to": "2026-01-03"}') - 'state',
+  jsonb_build_object('code', 'range_too_large', 'fields', jsonb_build_object('from', 'must be at most 366 days before to')),
+  'GET /nutrition/entries over more than a year: 400 range_too_large naming from');
+select is(pg_temp.error_of('analytics_rpe_distribution', 'a', null, '{"from": "2025-01-01", "to": "2026-01-03"}') - 'state',
+  jsonb_build_object('code', 'range_too_large', 'fields', jsonb_build_object('from', 'must be at most 366 days before to')),
+  'and GET /analytics/rpe-distribution: the same error');
 select is(pg_temp.error_of('entries_list', 'a', null, '{"date": "2026-13-01"}') ->> 'state', 'LB400',
   'a bad ?date= is still a 400');
 select is(jsonb_array_length(pg_temp.call('entries_list', 'a', null,

@@ -16975,7 +16975,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date, from, to, or a range over a year; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: date, from, to; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/400`.
             ///
