@@ -136,6 +136,47 @@ struct ContractTests {
         }
     }
 
+    @Test("every list that reads ?limit= names limit in its operation, and cursor when it gives one out")
+    func pagedListsNameTheirParameters() throws {
+        // The api functions that read a page (app.page_parameters) and whether they give out
+        // a cursor ('none' gives out none), from their SQL.
+        let folder = TestDatabase.sqlDirectory + "/functions"
+        var paged: [String: Bool] = [:]
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix("api_") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for definition in text.components(separatedBy: "create or replace function api.").dropFirst() {
+                let function = String(definition.prefix { $0 != "(" })
+                guard
+                    let call = definition.range(
+                        of: #"app\.page_parameters\(p_args, '(number|uuid|none)'"#,
+                        options: .regularExpression
+                    )
+                else { continue }
+                paged[function] = !definition[call].contains("'none'")
+            }
+        }
+        #expect(paged.count >= 14, "the test finds the paged lists: \(paged.keys.sorted())")
+        let components = Conformance.document["components"] as? [String: Any]
+        let shared = components?["parameters"] as? [String: [String: Any]] ?? [:]
+        for (function, givesCursor) in paged.sorted(by: { $0.key < $1.key }) {
+            let endpoint = try #require(endpoints.first { $0.function == function }, "\(function) has no endpoint")
+            let operation = try #require(Conformance.operation(endpoint))
+            let names = Set(
+                (operation["parameters"] as? [[String: Any]] ?? []).compactMap { parameter -> String? in
+                    guard let reference = parameter["$ref"] as? String else { return parameter["name"] as? String }
+                    return shared[String(reference.split(separator: "/").last ?? "")]?["name"] as? String
+                }
+            )
+            #expect(names.contains("limit"), "\(endpoint.path) reads ?limit= and its operation does not name it")
+            if givesCursor {
+                #expect(
+                    names.contains("cursor"),
+                    "\(endpoint.path) gives out a cursor and its operation does not name it"
+                )
+            }
+        }
+    }
+
     @Test("the document names its security scheme, tags every operation, and lists each tag")
     func securityAndTags() throws {
         let document = Conformance.document

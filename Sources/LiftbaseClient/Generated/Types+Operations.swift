@@ -8352,17 +8352,24 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/query/limit`.
                 public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/exercises/{id}/substitutions/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - goal: Default: the active program's goal, else hypertrophy.
                 ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
                 public init(
                     goal: Components.Schemas.ProgramGoal? = nil,
-                    limit: Components.Parameters.Limit? = nil
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
                 ) {
                     self.goal = goal
                     self.limit = limit
+                    self.cursor = cursor
                 }
             }
             public var query: Operations.ExerciseSubstitutions.Input.Query
@@ -8578,7 +8585,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_goal`; `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_goal`; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/400`.
             ///
@@ -14131,6 +14138,30 @@ public enum Operations {
     public enum CustomMealsList {
         public static let id: Swift.String = "custom_meals_list"
         public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/meals/custom/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/custom/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.CustomMealsList.Input.Query
             /// - Remark: Generated from `#/paths/api/v1/meals/custom/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CustomMealsList.AcceptableContentType>]
@@ -14146,8 +14177,13 @@ public enum Operations {
             /// Creates a new `Input`.
             ///
             /// - Parameters:
+            ///   - query:
             ///   - headers:
-            public init(headers: Operations.CustomMealsList.Input.Headers = .init()) {
+            public init(
+                query: Operations.CustomMealsList.Input.Query = .init(),
+                headers: Operations.CustomMealsList.Input.Headers = .init()
+            ) {
+                self.query = query
                 self.headers = headers
             }
         }
@@ -14203,7 +14239,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)/responses/400`.
             ///
@@ -15505,6 +15541,30 @@ public enum Operations {
     public enum FavoritesList {
         public static let id: Swift.String = "favorites_list"
         public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/meals/favorites/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/favorites/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/meals/favorites/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.FavoritesList.Input.Query
             /// - Remark: Generated from `#/paths/api/v1/meals/favorites/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavoritesList.AcceptableContentType>]
@@ -15520,8 +15580,13 @@ public enum Operations {
             /// Creates a new `Input`.
             ///
             /// - Parameters:
+            ///   - query:
             ///   - headers:
-            public init(headers: Operations.FavoritesList.Input.Headers = .init()) {
+            public init(
+                query: Operations.FavoritesList.Input.Query = .init(),
+                headers: Operations.FavoritesList.Input.Headers = .init()
+            ) {
+                self.query = query
                 self.headers = headers
             }
         }
@@ -15577,7 +15642,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)/responses/400`.
             ///
@@ -16881,20 +16946,34 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/GET/query/to`.
                 public var to: Components.Parameters.To?
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - date: One day (YYYY-MM-DD); default the user's today.
                 ///   - from: First day of the range (YYYY-MM-DD); after `to` is 400.
                 ///   - to: Last day of the range (YYYY-MM-DD).
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
                 public init(
                     date: Components.Parameters.Date? = nil,
                     from: Components.Parameters.From? = nil,
-                    to: Components.Parameters.To? = nil
+                    to: Components.Parameters.To? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
                 ) {
                     self.date = date
                     self.from = from
                     self.to = to
+                    self.limit = limit
+                    self.cursor = cursor
                 }
             }
             public var query: Operations.EntriesList.Input.Query
@@ -16975,7 +17054,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date, from, to; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: date, from, to, limit, cursor; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/400`.
             ///
@@ -18838,6 +18917,30 @@ public enum Operations {
     public enum PlansList {
         public static let id: Swift.String = "plans_list"
         public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/plans/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/plans/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/plans/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.PlansList.Input.Query
             /// - Remark: Generated from `#/paths/api/v1/plans/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PlansList.AcceptableContentType>]
@@ -18853,8 +18956,13 @@ public enum Operations {
             /// Creates a new `Input`.
             ///
             /// - Parameters:
+            ///   - query:
             ///   - headers:
-            public init(headers: Operations.PlansList.Input.Headers = .init()) {
+            public init(
+                query: Operations.PlansList.Input.Query = .init(),
+                headers: Operations.PlansList.Input.Headers = .init()
+            ) {
+                self.query = query
                 self.headers = headers
             }
         }
@@ -18910,7 +19018,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)/responses/400`.
             ///

@@ -1183,8 +1183,14 @@ extension APIProtocol {
     ///
     /// - Remark: HTTP `GET /api/v1/meals/custom`.
     /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)`.
-    public func customMealsList(headers: Operations.CustomMealsList.Input.Headers = .init()) async throws -> Operations.CustomMealsList.Output {
-        try await customMealsList(Operations.CustomMealsList.Input(headers: headers))
+    public func customMealsList(
+        query: Operations.CustomMealsList.Input.Query = .init(),
+        headers: Operations.CustomMealsList.Input.Headers = .init()
+    ) async throws -> Operations.CustomMealsList.Output {
+        try await customMealsList(Operations.CustomMealsList.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Create a custom meal
     ///
@@ -1231,8 +1237,14 @@ extension APIProtocol {
     ///
     /// - Remark: HTTP `GET /api/v1/meals/favorites`.
     /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)`.
-    public func favoritesList(headers: Operations.FavoritesList.Input.Headers = .init()) async throws -> Operations.FavoritesList.Output {
-        try await favoritesList(Operations.FavoritesList.Input(headers: headers))
+    public func favoritesList(
+        query: Operations.FavoritesList.Input.Query = .init(),
+        headers: Operations.FavoritesList.Input.Headers = .init()
+    ) async throws -> Operations.FavoritesList.Output {
+        try await favoritesList(Operations.FavoritesList.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Save a favorite from an entry or values
     ///
@@ -1354,8 +1366,14 @@ extension APIProtocol {
     ///
     /// - Remark: HTTP `GET /api/v1/plans`.
     /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)`.
-    public func plansList(headers: Operations.PlansList.Input.Headers = .init()) async throws -> Operations.PlansList.Output {
-        try await plansList(Operations.PlansList.Input(headers: headers))
+    public func plansList(
+        query: Operations.PlansList.Input.Query = .init(),
+        headers: Operations.PlansList.Input.Headers = .init()
+    ) async throws -> Operations.PlansList.Output {
+        try await plansList(Operations.PlansList.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Save a workout plan
     ///
