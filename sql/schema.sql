@@ -1349,7 +1349,8 @@ declare
   v_items jsonb;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
-    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
+    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.',
+                            jsonb_build_object('goal', 'must be strength or hypertrophy'));
   end if;
   select v.* into v_source from app.visible_exercises(v_user_id) as v
    where v.id = app.id_parameter(p_args, 'id');
@@ -1447,14 +1448,14 @@ declare
   v_rows jsonb;
 begin
   if p_args ? 'muscle' and not app.are_muscles(array[p_args ->> 'muscle']) then
-    perform app.raise_error(400, 'invalid_parameter', 'muscle is not one of the 17 muscles.');
+    perform app.raise_parameter_problem('muscle', 'is not one of the 17 muscles');
   end if;
   -- A filter value that no exercise can have is a mistake to hear of, not an empty page.
   if p_args ? 'category' and app.field_problem(p_args, 'category', 'app.exercise_category') is not null then
-    perform app.raise_error(400, 'invalid_parameter', 'category ' || app.field_problem(p_args, 'category', 'app.exercise_category') || '.');
+    perform app.raise_parameter_problem('category', app.field_problem(p_args, 'category', 'app.exercise_category'));
   end if;
   if p_args ? 'equipment' and not exists (select from app.equipment as e where e.id = p_args ->> 'equipment') then
-    perform app.raise_error(400, 'invalid_parameter', 'equipment is not an id of GET /equipment.');
+    perform app.raise_parameter_problem('equipment', 'is not an id of GET /equipment');
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
@@ -1508,7 +1509,7 @@ declare
 begin
   v_user_id := auth.authenticate(p_token);
   if coalesce(p_args ->> 'format', 'json') <> 'json' then
-    perform app.raise_error(400, 'invalid_parameter', 'format must be json (CSV files are at /export/{name}.csv).');
+    perform app.raise_parameter_problem('format', 'must be json (CSV files are at /export/{name}.csv)');
   end if;
   return query select chunk from app.export_document(v_user_id) as chunk;
 end
@@ -2388,7 +2389,7 @@ declare
   v_next jsonb;
 begin
   if v_mode not in ('normal', 'short_on_time') then
-    perform app.raise_error(400, 'invalid_parameter', 'mode must be normal or short_on_time.');
+    perform app.raise_parameter_problem('mode', 'must be normal or short_on_time');
   end if;
   v_program := app.find_active_program(v_user_id);
   v_session := app.next_program_session(v_user_id, v_program.id);
@@ -3187,7 +3188,8 @@ CREATE FUNCTION app.bucket_parameter(p_args jsonb) RETURNS text
     AS $$
 begin
   if coalesce(p_args ->> 'bucket', 'day') not in ('day', 'week', 'month') then
-    perform app.raise_error(400, 'invalid_bucket', 'bucket must be day, week or month.');
+    perform app.raise_error(400, 'invalid_bucket', 'bucket must be day, week or month.',
+                            jsonb_build_object('bucket', 'must be day, week or month'));
   end if;
   return coalesce(p_args ->> 'bucket', 'day');
 end
@@ -3211,7 +3213,8 @@ begin
                              else (extract(year from to_date) - extract(year from from_date)) * 12
                                   + extract(month from to_date) - extract(month from from_date) + 1 end;
   if v_buckets > 2000 then
-    perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket));
+    perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket),
+                            jsonb_build_object('from', format('must leave at most 2000 %ss up to to', p_bucket)));
   end if;
 end
 $$;
@@ -5907,7 +5910,7 @@ declare
   v_text text := lower(coalesce(p_args ->> p_name, 'false'));
 begin
   if v_text not in ('true', 'false', '1', '0') then
-    perform app.raise_error(400, 'invalid_parameter', p_name || ' must be true or false.');
+    perform app.raise_parameter_problem(p_name, 'must be true or false');
   end if;
   return v_text in ('true', '1');
 end

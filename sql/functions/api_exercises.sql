@@ -17,14 +17,14 @@ declare
   v_rows jsonb;
 begin
   if p_args ? 'muscle' and not app.are_muscles(array[p_args ->> 'muscle']) then
-    perform app.raise_error(400, 'invalid_parameter', 'muscle is not one of the 17 muscles.');
+    perform app.raise_parameter_problem('muscle', 'is not one of the 17 muscles');
   end if;
   -- A filter value that no exercise can have is a mistake to hear of, not an empty page.
   if p_args ? 'category' and app.field_problem(p_args, 'category', 'app.exercise_category') is not null then
-    perform app.raise_error(400, 'invalid_parameter', 'category ' || app.field_problem(p_args, 'category', 'app.exercise_category') || '.');
+    perform app.raise_parameter_problem('category', app.field_problem(p_args, 'category', 'app.exercise_category'));
   end if;
   if p_args ? 'equipment' and not exists (select from app.equipment as e where e.id = p_args ->> 'equipment') then
-    perform app.raise_error(400, 'invalid_parameter', 'equipment is not an id of GET /equipment.');
+    perform app.raise_parameter_problem('equipment', 'is not an id of GET /equipment');
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
@@ -158,7 +158,8 @@ declare
   v_items jsonb;
 begin
   if v_goal not in ('strength', 'hypertrophy') then
-    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.');
+    perform app.raise_error(400, 'invalid_goal', 'goal must be strength or hypertrophy.',
+                            jsonb_build_object('goal', 'must be strength or hypertrophy'));
   end if;
   select v.* into v_source from app.visible_exercises(v_user_id) as v
    where v.id = app.id_parameter(p_args, 'id');

@@ -12,7 +12,7 @@ declare
 begin
   v_user_id := auth.authenticate(p_token);
   if coalesce(p_args ->> 'format', 'json') <> 'json' then
-    perform app.raise_error(400, 'invalid_parameter', 'format must be json (CSV files are at /export/{name}.csv).');
+    perform app.raise_parameter_problem('format', 'must be json (CSV files are at /export/{name}.csv)');
   end if;
   return query select chunk from app.export_document(v_user_id) as chunk;
 end

@@ -56,7 +56,7 @@ declare
   v_next jsonb;
 begin
   if v_mode not in ('normal', 'short_on_time') then
-    perform app.raise_error(400, 'invalid_parameter', 'mode must be normal or short_on_time.');
+    perform app.raise_parameter_problem('mode', 'must be normal or short_on_time');
   end if;
   v_program := app.find_active_program(v_user_id);
   v_session := app.next_program_session(v_user_id, v_program.id);

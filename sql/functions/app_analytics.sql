@@ -27,7 +27,8 @@ immutable
 as $$
 begin
   if coalesce(p_args ->> 'bucket', 'day') not in ('day', 'week', 'month') then
-    perform app.raise_error(400, 'invalid_bucket', 'bucket must be day, week or month.');
+    perform app.raise_error(400, 'invalid_bucket', 'bucket must be day, week or month.',
+                            jsonb_build_object('bucket', 'must be day, week or month'));
   end if;
   return coalesce(p_args ->> 'bucket', 'day');
 end
@@ -63,7 +64,8 @@ begin
                              else (extract(year from to_date) - extract(year from from_date)) * 12
                                   + extract(month from to_date) - extract(month from from_date) + 1 end;
   if v_buckets > 2000 then
-    perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket));
+    perform app.raise_error(400, 'range_too_large', format('A range may hold at most 2000 %ss.', p_bucket),
+                            jsonb_build_object('from', format('must leave at most 2000 %ss up to to', p_bucket)));
   end if;
 end
 $$;

@@ -676,7 +676,7 @@ declare
   v_text text := lower(coalesce(p_args ->> p_name, 'false'));
 begin
   if v_text not in ('true', 'false', '1', '0') then
-    perform app.raise_error(400, 'invalid_parameter', p_name || ' must be true or false.');
+    perform app.raise_parameter_problem(p_name, 'must be true or false');
   end if;
   return v_text in ('true', '1');
 end

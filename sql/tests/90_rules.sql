@@ -3,7 +3,7 @@
 -- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
 \ir support/helpers.psql
-select plan(43);
+select plan(44);
 
 select pg_temp.sign_up('a', 'rules-a@example.com', 'rules a pass');
 select pg_temp.sign_up('b', 'rules-b@example.com', 'rules b pass');
@@ -232,6 +232,27 @@ select is(pg_temp.error_of('me_delete', 'b', '{"password": 12345678}') -> 'field
 select is(pg_temp.error_of('me_delete', 'b', '{"password": "not the password"}') ->> 'code', 'invalid_password',
   'a wrong password is still 403 invalid_password');
 select is(pg_temp.error_of('me_delete', 'b', '{"password": "rules b pass"}'), null, 'the right password deletes the account');
+
+-- Every bad query parameter is named in fields, as a bad body member is.
+select is(array(
+  select c.function || ' ' || coalesce(pg_temp.error_of(c.function, 'a', null, c.args) ->> 'code', 'no error') || ' '
+         || coalesce((pg_temp.error_of(c.function, 'a', null, c.args) -> 'fields')::text, 'no fields')
+    from (values ('exercises_list', '{"muscle": "wings"}'::jsonb), ('exercises_list', '{"category": "juggling"}'),
+                 ('exercises_list', '{"equipment": "hoverboard"}'), ('export_json', '{"format": "csv"}'),
+                 ('analytics_nutrition', '{"bucket": "year"}'), ('analytics_nutrition', '{"bucket": "day", "from": "1900-01-01"}'),
+                 ('exercise_substitutions', jsonb_build_object('id', gen_random_uuid(), 'goal', 'fun')),
+                 ('program_next', '{"mode": "leisurely"}')) as c (function, args)
+   order by 1),
+  array[
+    'analytics_nutrition invalid_bucket {"bucket": "must be day, week or month"}',
+    'analytics_nutrition range_too_large {"from": "must leave at most 2000 days up to to"}',
+    'exercise_substitutions invalid_goal {"goal": "must be strength or hypertrophy"}',
+    'exercises_list invalid_parameter {"category": "must be one of strength, stretching, plyometrics, powerlifting, olympic weightlifting, strongman, cardio"}',
+    'exercises_list invalid_parameter {"equipment": "is not an id of GET /equipment"}',
+    'exercises_list invalid_parameter {"muscle": "is not one of the 17 muscles"}',
+    'export_json invalid_parameter {"format": "must be json (CSV files are at /export/{name}.csv)"}',
+    'program_next invalid_parameter {"mode": "must be normal or short_on_time"}'],
+  'a bad query parameter of exercises, export, analytics, substitutions or the program is named in fields');
 reset role;
 
 select * from finish();

@@ -768,7 +768,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/400`.
             ///
@@ -1519,7 +1519,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/400`.
             ///
@@ -3212,7 +3212,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/volume/get(analytics_volume)/responses/400`.
             ///
@@ -3909,7 +3909,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`; `invalid_parameter`: from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)/responses/400`.
             ///
@@ -8585,7 +8585,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_goal`; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_goal`: goal; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/400`.
             ///
