@@ -75,7 +75,8 @@ select is(pg_temp.error_of('exercise_substitutions', 'a', null, '{"id": "0000000
 select is(pg_temp.error_of('exercise_substitutions', 'a', null, '{"id": "bench"}') ->> 'state', 'LB404', 'so is a malformed id');
 select is(pg_temp.error_of('exercise_substitutions', 'a', null,
   jsonb_build_object('id', md5('liftbase-exercise:barbell bench press')::uuid, 'goal', 'power')),
-  '{"state": "LB400", "code": "invalid_goal"}', 'an unknown goal is 400');
+  '{"state": "LB400", "code": "invalid_goal", "fields": {"goal": "must be strength or hypertrophy"}}',
+  'an unknown goal is 400, naming goal');
 
 -- Without ?goal=, the goal of the user's active program applies (hypertrophy without one).
 create function pg_temp.warnings_without_goal(p_token_name text) returns integer
