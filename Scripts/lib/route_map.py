@@ -151,8 +151,8 @@ def main():
             lines.append("- reads: " + ", ".join(f"`{t}`" for t in read))
         if fired:
             lines.append("- triggers: " + "; ".join(
-                f"`{t['name']}` on `{t['table']}` ({EVENTS.match(t['definition']).group(1).lower()} "
-                f"{EVENTS.match(t['definition']).group(2).lower()}) → `{t['function']}`"
+                "`{}` on `{}` ({} {}) → `{}`".format(t["name"], t["table"],
+                                                     *EVENTS.match(t["definition"]).group(1, 2), t["function"]).lower()
                 for t in sorted(fired, key=lambda t: (t["table"], t["name"]))))
         lines.append("")
     sys.stdout.write("\n".join(lines).rstrip("\n") + "\n")

@@ -669,7 +669,7 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`); `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`; 412 `precondition_failed` gives the current `version` and its `etag`).
+        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`), and the bad query parameter of a 400; `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`; 412 `precondition_failed` gives the current `version` and its `etag`).
         ///
         /// - Remark: Generated from `#/components/schemas/Error`.
         public struct _Error: Codable, Hashable, Sendable {
