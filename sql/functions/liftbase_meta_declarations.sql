@@ -36,7 +36,8 @@ begin
   v_wanted := p_only_on is null
               or p_only_on = case when exists (select from pg_extension where extname = 'citus') then 'citus'
                                   else 'single node' end;
-  if v_wanted and v_live is not distinct from p_declaration then
+  -- As it should be: made as declared, or absent where this deployment has none.
+  if v_live is not distinct from (case when v_wanted then p_declaration end) then
     return;
   end if;
   -- Citus takes trigger statements on its tables only with this.
