@@ -1022,14 +1022,14 @@ CREATE FUNCTION api.entry_create(p_token text, p_body jsonb, p_args jsonb) RETUR
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_replayed uuid;
+  v_replayed text;
   v_entry app.food_entries;
   v_food record;
   v_favorite app.favorites;
   v_meal jsonb;
   v_problems jsonb;
 begin
-  v_replayed := app.replayed_id('app.food_entries', v_user_id, v_body);
+  v_replayed := app.replayed_key('app.food_entries', v_user_id, v_body);
   if v_replayed is not null then
     return app.entry_json(app.find_entry(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
@@ -1038,7 +1038,6 @@ begin
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
     'source', app.field_problem(v_body, 'source', 'app.entry_source'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
-    'client_id', app.field_problem(v_body, 'client_id', 'app.uuid_value', false),
     'name', app.field_problem(v_body, 'name', 'app.food_name', false));
   v_entry.user_id := v_user_id;
 
@@ -1108,12 +1107,7 @@ begin
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
           app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
-  on conflict (user_id, client_id) do nothing
   returning * into v_entry;
-  if not found then
-    -- A retry raced the first upload of the same client_id: answer with the first.
-    v_entry := app.find_entry(v_user_id, jsonb_build_object('id', app.replayed_id('app.food_entries', v_user_id, v_body)));
-  end if;
   return app.entry_json(v_entry);
 end
 $$;
@@ -2424,16 +2418,16 @@ declare
   v_next app.program_sessions;
 begin
   select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
+  if app.replayed_key('app.training_sessions', v_user_id, v_body) is not null then
+    -- The body's client_id names a session logged before: a planned session is logged into
+    -- a session of its own.
+    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
+  end if;
   v_training_id := app.save_session(v_user_id, null,
     jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
                                   from unnest(v_session.templates) with ordinality as o (id, n)
                                   join app.templates as t on t.id = o.id))
     || v_body || '{"status": "completed"}');
-  if v_training_id is null then
-    -- The body's client_id names a session logged before (app.replayed_id): a planned
-    -- session is logged into a session of its own.
-    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
-  end if;
   update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
    where user_id = v_user_id and id = v_session.id;
   perform app.apply_program_log(v_user_id, v_session, v_training_id);
@@ -2624,17 +2618,12 @@ CREATE FUNCTION api.sessions_create(p_token text, p_body jsonb, p_args jsonb) RE
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_id uuid;
+  v_id uuid := app.replayed_key('app.training_sessions', v_user_id, v_body);
 begin
-  v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
   if v_id is null then
     -- Two statements: the read must see what the write did (a stable function called in
     -- the same statement would read the snapshot from before it).
     v_id := app.save_session(v_user_id, null, v_body);
-    if v_id is null then
-      -- A retry raced the first upload of the same client_id: answer with the first.
-      v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
-    end if;
   end if;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end
@@ -9685,37 +9674,9 @@ $$;
 
 ALTER FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) RETURNS uuid
-    LANGUAGE plpgsql
-    AS $$
-declare
-  -- A client_id that is no UUID is the create's validation to name (a 422), not a replay.
-  v_client_id uuid := case when app.input_problem(p_body -> 'client_id', 'uuid') is null
-                           then app.read_uuid(p_body, 'client_id') end;
-  v_id uuid;
-begin
-  if v_client_id is null then
-    return null;
-  end if;
-  if p_table = 'app.food_entries'::regclass then
-    select e.id into v_id from app.food_entries as e where e.user_id = p_user_id and e.client_id = v_client_id;
-  elsif p_table = 'app.training_sessions'::regclass then
-    select s.id into v_id from app.training_sessions as s where s.user_id = p_user_id and s.client_id = v_client_id;
-  else
-    raise exception 'app.replayed_id: % has no client_id', p_table;
-  end if;
-  if v_id is not null then
-    perform app.set_response_status(200);
-  end if;
-  return v_id;
-end
-$$;
-
-ALTER FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
-
 CREATE FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) RETURNS text
     LANGUAGE plpgsql
-    AS $_$
+    AS $$
 declare
   v_problem text := app.input_problem(p_body -> 'client_id', 'uuid');
   v_client_id uuid;
@@ -9729,14 +9690,37 @@ begin
     return null;
   end if;
   perform pg_advisory_xact_lock(hashtextextended(p_user_id::text || v_client_id::text, p_table::oid::bigint));
-  execute format('select t.id::text from %s as t where t.user_id = $1 and t.client_id = $2', p_table)
-    into v_id using p_user_id, v_client_id;
+  case p_table
+    when 'app.food_entries'::regclass then
+      select t.id::text into v_id from app.food_entries as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.training_sessions'::regclass then
+      select t.id::text into v_id from app.training_sessions as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.body_metrics'::regclass then
+      select t.id::text into v_id from app.body_metrics as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.favorites'::regclass then
+      select t.id::text into v_id from app.favorites as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.custom_meals'::regclass then
+      select t.id::text into v_id from app.custom_meals as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.plans'::regclass then
+      select t.id::text into v_id from app.plans as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.user_foods'::regclass then
+      select t.id::text into v_id from app.user_foods as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.user_exercises'::regclass then
+      select t.id::text into v_id from app.user_exercises as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.programs'::regclass then
+      select t.id::text into v_id from app.programs as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.webhook_subscriptions'::regclass then
+      select t.id::text into v_id from app.webhook_subscriptions as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
+    else
+      raise exception 'app.replayed_key: % is not a table whose creates replay', p_table;
+  end case;
   if v_id is not null then
     perform app.set_response_status(200);
   end if;
   return v_id;
 end
-$_$;
+$$;
 
 ALTER FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
 
@@ -10100,11 +10084,7 @@ begin
                                    app.user_today(p_user_id));
       end if;
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at)
-      on conflict (user_id, client_id) do nothing;
-      if not found then
-        return null;
-      end if;
+      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at);
     else
       update app.training_sessions
          set session_date = coalesce(v_session_date, session_date),
@@ -15648,9 +15628,6 @@ GRANT ALL ON FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids 
 
 REVOKE ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.remembered_food_item(p_food_id uuid, p_catalog_version bigint) TO liftbase_api;
-
-REVOKE ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.replayed_id(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.replayed_key(p_table regclass, p_user_id uuid, p_body jsonb) TO liftbase_api;

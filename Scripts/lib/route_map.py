@@ -102,9 +102,9 @@ def main():
         "triggers that fire on those writes (by operation) and what their functions call in turn,",
         "then the files that hold all of it, each listed with its functions (docs/architecture.md,",
         "\"From an endpoint to its rules\"). It shows what a request may run, not what one did.",
-        "Reads count the tables a body names. Names built while a statement runs are not seen:",
-        "`app.replayed_id` reads the table its caller passes, `app.field_problem` casts to the",
-        "domain it is given.",
+        "Reads count the tables a body names, so a create lists every table `app.replayed_key`",
+        "may read though it reads only its own. Names built while a statement runs are not seen:",
+        "`app.field_problem` casts to the domain it is given.",
         "",
     ]
     operations = []

@@ -2,7 +2,7 @@
 
 -- POST /nutrition/entries. From a food: per-serving × servings; from a favorite: exactly
 -- its snapshot; from a custom meal: its totals × servings; else manual values. A repeated
--- client_id returns the first entry (200, app.replayed_id).
+-- client_id returns the first entry (200, app.replayed_key).
 create or replace function api.entry_create(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -10,14 +10,14 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_replayed uuid;
+  v_replayed text;
   v_entry app.food_entries;
   v_food record;
   v_favorite app.favorites;
   v_meal jsonb;
   v_problems jsonb;
 begin
-  v_replayed := app.replayed_id('app.food_entries', v_user_id, v_body);
+  v_replayed := app.replayed_key('app.food_entries', v_user_id, v_body);
   if v_replayed is not null then
     return app.entry_json(app.find_entry(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
@@ -26,7 +26,6 @@ begin
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
     'source', app.field_problem(v_body, 'source', 'app.entry_source'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
-    'client_id', app.field_problem(v_body, 'client_id', 'app.uuid_value', false),
     'name', app.field_problem(v_body, 'name', 'app.food_name', false));
   v_entry.user_id := v_user_id;
 
@@ -96,12 +95,7 @@ begin
           v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
           v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
           app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
-  on conflict (user_id, client_id) do nothing
   returning * into v_entry;
-  if not found then
-    -- A retry raced the first upload of the same client_id: answer with the first.
-    v_entry := app.find_entry(v_user_id, jsonb_build_object('id', app.replayed_id('app.food_entries', v_user_id, v_body)));
-  end if;
   return app.entry_json(v_entry);
 end
 $$;

@@ -92,16 +92,16 @@ declare
   v_next app.program_sessions;
 begin
   select p.goal into v_goal from app.programs as p where p.user_id = v_user_id and p.id = v_session.program_id;
+  if app.replayed_key('app.training_sessions', v_user_id, v_body) is not null then
+    -- The body's client_id names a session logged before: a planned session is logged into
+    -- a session of its own.
+    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
+  end if;
   v_training_id := app.save_session(v_user_id, null,
     jsonb_build_object('name', (select string_agg(t.name, ' + ' order by o.n)
                                   from unnest(v_session.templates) with ordinality as o (id, n)
                                   join app.templates as t on t.id = o.id))
     || v_body || '{"status": "completed"}');
-  if v_training_id is null then
-    -- The body's client_id names a session logged before (app.replayed_id): a planned
-    -- session is logged into a session of its own.
-    perform app.raise_error(409, 'conflict', 'client_id names a session logged before.');
-  end if;
   update app.program_sessions set status = 'completed', training_session_id = v_training_id, done_at = now()
    where user_id = v_user_id and id = v_session.id;
   perform app.apply_program_log(v_user_id, v_session, v_training_id);

@@ -1,7 +1,7 @@
 -- /training/*: workout sessions, templates and the weekly summary.
 
 -- POST /training/sessions. Repeating a create with the same client_id returns the first
--- session (200, app.replayed_id) instead of a duplicate.
+-- session (200, app.replayed_key) instead of a duplicate.
 create or replace function api.sessions_create(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -9,17 +9,12 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_body jsonb := coalesce(p_body, '{}');
-  v_id uuid;
+  v_id uuid := app.replayed_key('app.training_sessions', v_user_id, v_body);
 begin
-  v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
   if v_id is null then
     -- Two statements: the read must see what the write did (a stable function called in
     -- the same statement would read the snapshot from before it).
     v_id := app.save_session(v_user_id, null, v_body);
-    if v_id is null then
-      -- A retry raced the first upload of the same client_id: answer with the first.
-      v_id := app.replayed_id('app.training_sessions', v_user_id, v_body);
-    end if;
   end if;
   return app.session_json(app.find_session(v_user_id, jsonb_build_object('id', v_id)));
 end

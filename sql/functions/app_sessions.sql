@@ -565,8 +565,8 @@ $$;
 -- Creates (p_session_id null) or replaces a session from a request body. The rows are
 -- written first; only when the database refuses them is the body checked field by field,
 -- so the common, valid request pays for no validation beyond the column rules themselves.
--- Returns the session's id, or null when a create's client_id is taken (a replay,
--- app.replayed_id: nothing is written).
+-- Returns the session's id. A create's caller has asked app.replayed_key first, which holds
+-- the client_id's lock until the transaction ends.
 create or replace function app.save_session(p_user_id uuid, p_session_id uuid, p_body jsonb)
 returns uuid
 language plpgsql
@@ -614,11 +614,7 @@ begin
                                    app.user_today(p_user_id));
       end if;
       insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at)
-      on conflict (user_id, client_id) do nothing;
-      if not found then
-        return null;
-      end if;
+      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at);
     else
       update app.training_sessions
          set session_date = coalesce(v_session_date, session_date),

@@ -3,7 +3,7 @@
 -- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
 \ir support/helpers.psql
-select plan(44);
+select plan(46);
 
 select pg_temp.sign_up('a', 'rules-a@example.com', 'rules a pass');
 select pg_temp.sign_up('b', 'rules-b@example.com', 'rules b pass');
@@ -156,21 +156,30 @@ select is(pg_temp.error_of('program_session_log', 'a',
               "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}',
             jsonb_build_object('id', pg_temp.call('program_next', 'a', null) ->> 'id')) ->> 'code',
   'conflict', 'logging a planned session with a client_id used before: 409 conflict');
--- A retry that raced the first upload reaches the insert: it inserts nothing and raises
--- nothing, and the create answers the row found by app.replayed_id.
+select is(pg_temp.error_of('entry_create', 'a', '{"client_id": "not a uuid", "name": "Oats", "calories": 380, "source": "manual"}')
+            -> 'fields', '{"client_id": "must be a UUID"}',
+  'a diary entry''s client_id that is no UUID is a 422 naming it, as on every create');
+-- Every create asks app.replayed_key before writing; a writer reached without it does not
+-- add a second row for a taken client_id: the unique index refuses it.
 reset role;
-select is(app.save_session((select user_id from tokens where name = 'a'), null,
-                           '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201", "session_date": "2026-03-18",
-                             "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}'),
-  null, 'a create whose client_id is taken writes nothing and says so (null), without a unique violation');
-select is(app.replayed_id('app.training_sessions', (select user_id from tokens where name = 'a'),
-                          '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201"}'),
-  (select (answer ->> 'id')::uuid from replays where name = 'session first'), 'and app.replayed_id finds the first');
-select is(app.replayed_id('app.food_entries', (select user_id from tokens where name = 'a'), '{"client_id": "not a uuid"}'),
-  null, 'a client_id that is not a UUID replays nothing (the create reports it)');
-select is(app.replayed_id('app.food_entries', (select user_id from tokens where name = 'b'),
-                          '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201"}'),
+select throws_ok(format($$select app.save_session(%L, null, %L)$$, (select user_id from tokens where name = 'a'),
+                        '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201", "session_date": "2026-03-18",
+                          "exercises": [{"exercise_name": "Barbell Squat", "sets": [{"reps": 5, "weight_kg": 100}]}]}'),
+  '23505', null, 'a session written past the replay rule with a taken client_id is refused, not duplicated');
+select is(app.replayed_key('app.training_sessions', (select user_id from tokens where name = 'a'),
+                           '{"client_id": "1f0e0d0c-0b0a-4909-8807-060504030201"}'),
+  (select answer ->> 'id' from replays where name = 'session first'), 'app.replayed_key finds the first session');
+select is(app.replayed_key('app.food_entries', (select user_id from tokens where name = 'b'),
+                           '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201"}'),
   null, 'another user''s client_id is not a replay');
+select throws_ok($$select app.replayed_key('app.exercises', gen_random_uuid(), '{"client_id": "0f0e0d0c-0b0a-4909-8807-060504030201"}')$$,
+  'app.replayed_key: app.exercises is not a table whose creates replay',
+  'a table the rule does not know is a mistake it names');
+select is((select array_agg(c.table_name::text order by c.table_name) from information_schema.columns as c
+            where c.table_schema = 'app' and c.column_name = 'client_id'
+              and (select p.prosrc from pg_proc as p where p.oid = 'app.replayed_key(regclass, uuid, jsonb)'::regprocedure)
+                  !~ format('from app\.%s as t', c.table_name)),
+  null, 'every table with a client_id is one app.replayed_key reads');
 
 -- Date ranges and pages -----------------------------------------------------------------------
 
