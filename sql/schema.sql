@@ -612,9 +612,8 @@ begin
              select coalesce((select e.name::text from app.exercises as e where e.id = k.exercise_key),
                              (select u.name::text from app.user_exercises as u
                                where u.user_id = v_user_id and u.id = k.exercise_key)) as name,
-                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.exercise_key),
-                                               (select u.id from app.user_exercises as u
-                                                 where u.user_id = v_user_id and u.id = k.exercise_key)) as tracking_type) as x
+                    -- The key is a catalog id or an own one (never both): asked as either.
+                    app.exercise_tracking_type(v_user_id, k.exercise_key, k.exercise_key) as tracking_type) as x
            where k.user_id = v_user_id
              and k.exercise_key > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
              and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
@@ -2146,8 +2145,7 @@ begin
     select row(v_user_id, v_plan.id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name,
                app.read_integer(x.item, 'sets'), app.read_integer(x.item, 'reps'),
                coalesce(app.read_number(x.item, 'weight_kg'),
-                        case when app.set_field_rule(app.exercise_tracking_type(v_user_id, r.exercise_id, r.user_exercise_id),
-                                                     'weight_kg') = 'required' then 0 end),
+                        case when app.set_field_rule(r.tracking_type, 'weight_kg') = 'required' then 0 end),
                app.read_integer(x.item, 'rest_seconds'), app.read_integer(x.item, 'group'),
                app.read_integer(x.item, 'group_rest_seconds'), app.read_integer(x.item, 'reps_max'),
                app.read_number(x.item, 'assistance_kg'), app.read_integer(x.item, 'duration_seconds'),
@@ -4275,12 +4273,7 @@ CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (
-    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                    (select u.tracking_type from app.user_exercises as u
-                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
-                    'weight_reps')
-  );
+  return coalesce(app.exercise_tracking_type_or_null(p_user_id, p_exercise_id, p_user_exercise_id), 'weight_reps');
 end
 $$;
 
@@ -8531,8 +8524,7 @@ begin
     -- found is named as such, and its targets are read as weight_reps.
     v_type := null;
     if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_item, v_path)) = '{}' then
-      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
-        from app.resolve_exercise(p_user_id, v_item) as r;
+      v_type := (app.resolve_exercise(p_user_id, v_item)).tracking_type;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path)
       || app.target_problems(v_item, v_path, coalesce(v_type, 'weight_reps')) || jsonb_build_object(
@@ -9069,18 +9061,30 @@ ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) O
 CREATE FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) RETURNS void
     LANGUAGE plpgsql
     AS $$
+declare
+  v_sessions uuid[];
+  v_positions integer[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_types text[];
 begin
+  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
+         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
+    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
+    from unnest(p_session_ids) as i (session_id)
+    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
+  -- Asked in a statement of its own, which reads no table: on Citus each call is then a
+  -- look-up of its own, not a call shipped inside a worker's query.
+  v_types := array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
+                     from unnest(v_exercise_ids, v_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                    order by x.n);
   if exists (
     -- The sessions drive the read (their sets by primary key), whatever the plan guesses
     -- of an array it cannot see.
-    select from unnest(p_session_ids) as i (session_id)
-      join app.session_sets as s on s.user_id = p_user_id and s.session_id = i.session_id
-      join app.session_exercises as e
-        on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
-      left join app.exercises as c on c.id = e.exercise_id
-      left join app.user_exercises as u on u.user_id = e.user_id and u.id = e.user_exercise_id
-     where not app.set_fits(coalesce(c.tracking_type, u.tracking_type, 'weight_reps'),
-                            s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
+    select from unnest(v_sessions, v_positions, v_types) as t (session_id, position, tracking_type)
+      join app.session_sets as s
+        on s.user_id = p_user_id and s.session_id = t.session_id and s.exercise_position = t.position
+     where not app.set_fits(t.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
 end
@@ -9761,39 +9765,44 @@ $$;
 
 ALTER FUNCTION app.request_body(p_text text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) RETURNS record
+CREATE FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$
 declare
   v_id uuid;
   v_name text;
+  v_type text;
 begin
+  tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
     v_id := app.read_uuid(p_item, 'exercise_id');
-    select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
+    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type from app.exercises as e where e.id = v_id;
     if exercise_name is null then
-      select u.id, u.name into user_exercise_id, exercise_name
+      select u.id, u.name, u.tracking_type into user_exercise_id, exercise_name, v_type
         from app.user_exercises as u where u.user_id = p_user_id and u.id = v_id;
     end if;
+    tracking_type := coalesce(v_type, tracking_type);
     return;
   end if;
   exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
-  select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
+  select e.id, e.name, e.tracking_type into v_id, v_name, v_type from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
     exercise_name := v_name;
+    tracking_type := v_type;
     return;
   end if;
-  select u.id, u.name into v_id, v_name from app.user_exercises as u
+  select u.id, u.name, u.tracking_type into v_id, v_name, v_type from app.user_exercises as u
    where u.user_id = p_user_id and lower(u.name) = lower(exercise_name);
   if v_id is not null then
     user_exercise_id := v_id;
     exercise_name := v_name;
+    tracking_type := v_type;
   end if;
 end
 $$;
 
-ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) OWNER TO liftbase_owner;
+ALTER FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) RETURNS TABLE(name text, exercise_id uuid, user_exercise_id uuid, exercise_name text, how text)
     LANGUAGE plpgsql STABLE
@@ -10236,8 +10245,7 @@ begin
     end if;
     v_type := null;
     if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_exercise, v_path)) = '{}' then
-      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
-        from app.resolve_exercise(p_user_id, v_exercise) as r;
+      v_type := (app.resolve_exercise(p_user_id, v_exercise)).tracking_type;
     end if;
     for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
       v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j),
@@ -11369,11 +11377,9 @@ declare
 begin
   with items as (
     select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
-           coalesce(c.tracking_type, u.tracking_type, 'weight_reps') as tracking_type
+           r.tracking_type
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
      cross join lateral app.resolve_exercise(p_user_id, x.item) as r
-      left join app.exercises as c on c.id = r.exercise_id
-      left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
   ), sets as (
     -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
     select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
@@ -15638,8 +15644,8 @@ GRANT ALL ON FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) TO liftbas
 REVOKE ALL ON FUNCTION app.request_body(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise_names(p_user_id uuid, p_names text[]) TO liftbase_api;

@@ -258,9 +258,8 @@ begin
              select coalesce((select e.name::text from app.exercises as e where e.id = k.exercise_key),
                              (select u.name::text from app.user_exercises as u
                                where u.user_id = v_user_id and u.id = k.exercise_key)) as name,
-                    app.exercise_tracking_type(v_user_id, (select e.id from app.exercises as e where e.id = k.exercise_key),
-                                               (select u.id from app.user_exercises as u
-                                                 where u.user_id = v_user_id and u.id = k.exercise_key)) as tracking_type) as x
+                    -- The key is a catalog id or an own one (never both): asked as either.
+                    app.exercise_tracking_type(v_user_id, k.exercise_key, k.exercise_key) as tracking_type) as x
            where k.user_id = v_user_id
              and k.exercise_key > coalesce(v_page.cursor_uuid, '00000000-0000-0000-0000-000000000000')
              and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)

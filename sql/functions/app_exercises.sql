@@ -37,39 +37,47 @@ as $$
                             'is_user_created', p_user_created, 'tracking_type', p_tracking_type)
 $$;
 
--- Resolves {exercise_id} or {exercise_name} of a request to (catalog id, own id, name).
--- A name that matches a catalog or own exercise (case-insensitively) links to it; any other
--- name is kept as free text. Unknown ids resolve to nulls (the caller reports them).
+-- Resolves {exercise_id} or {exercise_name} of a request to (catalog id, own id, name,
+-- tracking type). A name that matches a catalog or own exercise (case-insensitively) links
+-- to it; any other name is kept as free text. Unknown ids resolve to nulls (the caller
+-- reports them). The tracking type is read with the row that links, as
+-- app.exercise_tracking_type would answer for it (a free text name is weight_reps): a
+-- writer of a request's exercises then asks no second time.
 create or replace function app.resolve_exercise(p_user_id uuid, p_item jsonb,
-  out exercise_id uuid, out user_exercise_id uuid, out exercise_name text)
+  out exercise_id uuid, out user_exercise_id uuid, out exercise_name text, out tracking_type text)
 language plpgsql
 stable
 as $$
 declare
   v_id uuid;
   v_name text;
+  v_type text;
 begin
+  tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
     v_id := app.read_uuid(p_item, 'exercise_id');
-    select e.id, e.name into exercise_id, exercise_name from app.exercises as e where e.id = v_id;
+    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type from app.exercises as e where e.id = v_id;
     if exercise_name is null then
-      select u.id, u.name into user_exercise_id, exercise_name
+      select u.id, u.name, u.tracking_type into user_exercise_id, exercise_name, v_type
         from app.user_exercises as u where u.user_id = p_user_id and u.id = v_id;
     end if;
+    tracking_type := coalesce(v_type, tracking_type);
     return;
   end if;
   exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
-  select e.id, e.name into v_id, v_name from app.exercises as e where lower(e.name) = lower(exercise_name);
+  select e.id, e.name, e.tracking_type into v_id, v_name, v_type from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
     exercise_name := v_name;
+    tracking_type := v_type;
     return;
   end if;
-  select u.id, u.name into v_id, v_name from app.user_exercises as u
+  select u.id, u.name, u.tracking_type into v_id, v_name, v_type from app.user_exercises as u
    where u.user_id = p_user_id and lower(u.name) = lower(exercise_name);
   if v_id is not null then
     user_exercise_id := v_id;
     exercise_name := v_name;
+    tracking_type := v_type;
   end if;
 end
 $$;

@@ -34,8 +34,7 @@ begin
     -- found is named as such, and its targets are read as weight_reps.
     v_type := null;
     if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_item, v_path)) = '{}' then
-      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
-        from app.resolve_exercise(p_user_id, v_item) as r;
+      v_type := (app.resolve_exercise(p_user_id, v_item)).tracking_type;
     end if;
     v_problems := v_problems || app.exercise_reference_problems(p_user_id, v_item, v_path)
       || app.target_problems(v_item, v_path, coalesce(v_type, 'weight_reps')) || jsonb_build_object(

@@ -153,7 +153,9 @@ end
 $$;
 
 -- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
--- text name (linked to neither) is weight_reps.
+-- text name (linked to neither) is weight_reps. The one rule of an exercise's tracking type
+-- for stored rows; a request's exercise gets it from app.resolve_exercise, which reads it
+-- with the row it links to.
 -- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
 -- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
 -- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
@@ -163,12 +165,7 @@ language plpgsql
 stable
 as $$
 begin
-  return (
-    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                    (select u.tracking_type from app.user_exercises as u
-                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
-                    'weight_reps')
-  );
+  return coalesce(app.exercise_tracking_type_or_null(p_user_id, p_exercise_id, p_user_exercise_id), 'weight_reps');
 end
 $$;
 
@@ -197,25 +194,37 @@ as $$
      and (p_distance_m is null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'refused')
 $$;
 
--- Refuses (check_violation) when a set of the session breaks the set rule; the writers
--- then name the fields (app.set_problems). The exercise's tracking type is
--- app.exercise_tracking_type's, joined rather than called per set.
+-- Refuses (check_violation) when a set of the sessions breaks the set rule; the writers
+-- then name the fields (app.set_problems). Each exercise's tracking type is asked once
+-- (app.exercise_tracking_type), before the statement that reads every set.
 create or replace function app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[])
 returns void
 language plpgsql
 as $$
+declare
+  v_sessions uuid[];
+  v_positions integer[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_types text[];
 begin
+  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
+         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
+    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
+    from unnest(p_session_ids) as i (session_id)
+    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
+  -- Asked in a statement of its own, which reads no table: on Citus each call is then a
+  -- look-up of its own, not a call shipped inside a worker's query.
+  v_types := array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
+                     from unnest(v_exercise_ids, v_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                    order by x.n);
   if exists (
     -- The sessions drive the read (their sets by primary key), whatever the plan guesses
     -- of an array it cannot see.
-    select from unnest(p_session_ids) as i (session_id)
-      join app.session_sets as s on s.user_id = p_user_id and s.session_id = i.session_id
-      join app.session_exercises as e
-        on e.user_id = s.user_id and e.session_id = s.session_id and e.position = s.exercise_position
-      left join app.exercises as c on c.id = e.exercise_id
-      left join app.user_exercises as u on u.user_id = e.user_id and u.id = e.user_exercise_id
-     where not app.set_fits(coalesce(c.tracking_type, u.tracking_type, 'weight_reps'),
-                            s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
+    select from unnest(v_sessions, v_positions, v_types) as t (session_id, position, tracking_type)
+      join app.session_sets as s
+        on s.user_id = p_user_id and s.session_id = t.session_id and s.exercise_position = t.position
+     where not app.set_fits(t.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
 end
@@ -307,8 +316,7 @@ begin
     end if;
     v_type := null;
     if jsonb_strip_nulls(app.exercise_reference_problems(p_user_id, v_exercise, v_path)) = '{}' then
-      select app.exercise_tracking_type(p_user_id, r.exercise_id, r.user_exercise_id) into v_type
-        from app.resolve_exercise(p_user_id, v_exercise) as r;
+      v_type := (app.resolve_exercise(p_user_id, v_exercise)).tracking_type;
     end if;
     for j in 0 .. jsonb_array_length(coalesce(v_exercise -> 'sets', '[]')) - 1 loop
       v_problems := v_problems || app.set_problems(v_exercise -> 'sets' -> j, format('%s.sets[%s]', v_path, j),
@@ -339,11 +347,9 @@ declare
 begin
   with items as (
     select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
-           coalesce(c.tracking_type, u.tracking_type, 'weight_reps') as tracking_type
+           r.tracking_type
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
      cross join lateral app.resolve_exercise(p_user_id, x.item) as r
-      left join app.exercises as c on c.id = r.exercise_id
-      left join app.user_exercises as u on u.user_id = p_user_id and u.id = r.user_exercise_id
   ), sets as (
     -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
     select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
