@@ -69,8 +69,10 @@ as $$
              where w.row_type is not null group by w.exercise_key, w.row_type) as t
      order by t.exercise_key, t.rows desc, t.row_type)
   select n.exercise_key,
-         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id), m.row_type,
-                  'weight_reps')
+         -- An exercise the name links to keeps its type; a name that links to none becomes an own
+         -- exercise of the type its rows show.
+         case when x.exercise_id is not null or x.user_exercise_id is not null then x.tracking_type
+              else coalesce(m.row_type, 'weight_reps') end
     from names as n
     left join most as m on m.exercise_key = n.exercise_key
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as x

@@ -136,26 +136,12 @@ as $$
                             case when p_distance_m is not null then 'distance_m' end], null)
 $$;
 
--- The tracking type of a catalog or own exercise; null for neither. PL/pgSQL for the
--- reasons of app.exercise_tracking_type below (Citus cannot plan it as a SQL function).
-create or replace function app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid)
-returns text
-language plpgsql
-stable
-as $$
-begin
-  return (
-    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                    (select u.tracking_type from app.user_exercises as u
-                      where u.user_id = p_user_id and u.id = p_user_exercise_id))
-  );
-end
-$$;
-
 -- The tracking type of a session or plan exercise: its catalog or own exercise's; a free
 -- text name (linked to neither) is weight_reps. The one rule of an exercise's tracking type
 -- for stored rows; a request's exercise gets it from app.resolve_exercise, which reads it
--- with the row it links to.
+-- with the row it links to. A statement over many exercises (an import's) asks here for
+-- each in a statement that reads no table (app.raise_if_sets_misfit): on Citus each call
+-- is then a look-up of its own, not a call shipped inside a worker's query.
 -- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
 -- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
 -- Citus cannot plan a SQL function's statement with parameters (docs/scaling.md).
@@ -165,7 +151,26 @@ language plpgsql
 stable
 as $$
 begin
-  return coalesce(app.exercise_tracking_type_or_null(p_user_id, p_exercise_id, p_user_exercise_id), 'weight_reps');
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                    'weight_reps')
+  );
+end
+$$;
+
+-- The tracking types of exercises given by parallel arrays of catalog and own ids, in their
+-- order (app.exercise_tracking_type of each).
+create or replace function app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[])
+returns text[]
+language plpgsql
+stable
+as $$
+begin
+  return array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
+                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                order by x.n);
 end
 $$;
 
@@ -196,7 +201,7 @@ $$;
 
 -- Refuses (check_violation) when a set of the sessions breaks the set rule; the writers
 -- then name the fields (app.set_problems). Each exercise's tracking type is asked once
--- (app.exercise_tracking_type), before the statement that reads every set.
+-- (app.exercise_tracking_types), before the statement that reads every set.
 create or replace function app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[])
 returns void
 language plpgsql
@@ -213,11 +218,7 @@ begin
     into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
     from unnest(p_session_ids) as i (session_id)
     join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
-  -- Asked in a statement of its own, which reads no table: on Citus each call is then a
-  -- look-up of its own, not a call shipped inside a worker's query.
-  v_types := array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
-                     from unnest(v_exercise_ids, v_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
-                    order by x.n);
+  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
   if exists (
     -- The sessions drive the read (their sets by primary key), whatever the plan guesses
     -- of an array it cannot see.
@@ -487,7 +488,19 @@ create or replace function app.refresh_sessions_totals(p_user_id uuid, p_session
 returns void
 language plpgsql
 as $$
+declare
+  v_sessions uuid[];
+  v_positions integer[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_types text[];
 begin
+  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
+         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
+    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
+    from unnest(p_session_ids) as i (session_id)
+    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
+  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
   update app.session_exercises as e
      set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
           duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
@@ -499,11 +512,9 @@ begin
                   coalesce((select array_agg(row(x.*)::app.session_sets) from app.session_sets as x
                              where x.user_id = p_user_id and x.session_id = e.session_id
                                and x.exercise_position = e.position), '{}'),
-                  coalesce((select c.tracking_type from app.exercises as c where c.id = e.exercise_id),
-                           (select u.tracking_type from app.user_exercises as u
-                             where u.user_id = p_user_id and u.id = e.user_exercise_id),
-                           'weight_reps')) as t)
-   where e.user_id = p_user_id and e.session_id = any (p_session_ids);
+                  k.tracking_type) as t)
+    from unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
+   where e.user_id = p_user_id and e.session_id = k.session_id and e.position = k.position;
   perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
@@ -738,7 +749,7 @@ grant execute on function
   app.target_problems(jsonb, text, text),
   app.target_set(text, integer, numeric, numeric, integer, numeric),
   app.set_measures(numeric, numeric, integer, integer, numeric),
-  app.exercise_tracking_type_or_null(uuid, uuid, uuid),
+  app.exercise_tracking_types(uuid, uuid[], uuid[]),
   app.exercise_tracking_type(uuid, uuid, uuid),
   app.raise_if_sets_misfit(uuid, uuid[]),
   app.set_problems(jsonb, text, text),
