@@ -856,8 +856,8 @@ begin
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
       'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(row(t.*)::app.target_snapshots) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
-      'metrics', (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+      'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
+      'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.
@@ -3837,6 +3837,8 @@ ALTER FUNCTION app.effective_rpe(p_rpe numeric, p_rir integer) OWNER TO liftbase
 CREATE FUNCTION app.effective_targets(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
+declare
+  s app.target_snapshots := app.latest_target_snapshot(p_user_id);
 begin
   return (select jsonb_build_object(
     'calories', coalesce(o.calories, s.calories),
@@ -3855,8 +3857,6 @@ begin
       'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
       'updated_at', o.updated_at) end)
     from (select p_user_id as user_id) as u
-    left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
-                        order by t.computed_at desc, t.id desc limit 1) as s on true
     left join app.target_overrides as o on o.user_id = u.user_id
    where s.id is not null or o.user_id is not null);
 end
@@ -4273,25 +4273,28 @@ CREATE FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return coalesce(app.exercise_tracking_type_or_null(p_user_id, p_exercise_id, p_user_exercise_id), 'weight_reps');
+  return (
+    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
+                    (select u.tracking_type from app.user_exercises as u
+                      where u.user_id = p_user_id and u.id = p_user_exercise_id),
+                    'weight_reps')
+  );
 end
 $$;
 
 ALTER FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) RETURNS text
+CREATE FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[]) RETURNS text[]
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (
-    select coalesce((select e.tracking_type from app.exercises as e where e.id = p_exercise_id),
-                    (select u.tracking_type from app.user_exercises as u
-                      where u.user_id = p_user_id and u.id = p_user_exercise_id))
-  );
+  return array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
+                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                order by x.n);
 end
 $$;
 
-ALTER FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) OWNER TO liftbase_owner;
+ALTER FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) RETURNS record
     LANGUAGE sql IMMUTABLE
@@ -5723,8 +5726,10 @@ CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_
              where w.row_type is not null group by w.exercise_key, w.row_type) as t
      order by t.exercise_key, t.rows desc, t.row_type)
   select n.exercise_key,
-         coalesce(app.exercise_tracking_type_or_null(p_user_id, x.exercise_id, x.user_exercise_id), m.row_type,
-                  'weight_reps')
+         -- An exercise the name links to keeps its type; a name that links to none becomes an own
+         -- exercise of the type its rows show.
+         case when x.exercise_id is not null or x.user_exercise_id is not null then x.tracking_type
+              else coalesce(m.row_type, 'weight_reps') end
     from names as n
     left join most as m on m.exercise_key = n.exercise_key
    cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', n.exercise_key)) as x
@@ -7912,6 +7917,40 @@ $$;
 
 ALTER FUNCTION app.latest_health_metrics(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE TABLE app.target_snapshots (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    computed_at timestamp with time zone DEFAULT now() NOT NULL,
+    reason text NOT NULL,
+    formula_version integer NOT NULL,
+    bmr_formula text NOT NULL,
+    calories integer NOT NULL,
+    protein_g integer NOT NULL,
+    carbs_g integer NOT NULL,
+    fat_g integer NOT NULL,
+    warnings jsonb DEFAULT '[]'::jsonb NOT NULL,
+    input_parameters jsonb NOT NULL,
+    CONSTRAINT target_snapshots_bmr_formula_check CHECK ((bmr_formula = ANY (ARRAY['mifflin_st_jeor'::text, 'katch_mcardle'::text, 'adaptive'::text]))),
+    CONSTRAINT target_snapshots_reason_check CHECK ((reason = ANY (ARRAY['onboarding'::text, 'metrics'::text, 'goal'::text, 'profile'::text, 'recompute'::text, 'adaptive'::text])))
+);
+
+ALTER TABLE ONLY app.target_snapshots FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.target_snapshots OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.latest_target_snapshot(p_user_id uuid) RETURNS app.target_snapshots
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (select t from app.target_snapshots as t
+           where t.user_id = p_user_id
+           order by t.computed_at desc, t.id desc
+           limit 1);
+end
+$$;
+
+ALTER FUNCTION app.latest_target_snapshot(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$
@@ -9073,11 +9112,7 @@ begin
     into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
     from unnest(p_session_ids) as i (session_id)
     join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
-  -- Asked in a statement of its own, which reads no table: on Citus each call is then a
-  -- look-up of its own, not a call shipped inside a worker's query.
-  v_types := array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
-                     from unnest(v_exercise_ids, v_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
-                    order by x.n);
+  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
   if exists (
     -- The sessions drive the read (their sets by primary key), whatever the plan guesses
     -- of an array it cannot see.
@@ -9364,27 +9399,6 @@ $$;
 
 ALTER FUNCTION app.recompute_targets(p_user_ids uuid[]) OWNER TO liftbase_owner;
 
-CREATE TABLE app.target_snapshots (
-    user_id uuid NOT NULL,
-    id bigint NOT NULL,
-    computed_at timestamp with time zone DEFAULT now() NOT NULL,
-    reason text NOT NULL,
-    formula_version integer NOT NULL,
-    bmr_formula text NOT NULL,
-    calories integer NOT NULL,
-    protein_g integer NOT NULL,
-    carbs_g integer NOT NULL,
-    fat_g integer NOT NULL,
-    warnings jsonb DEFAULT '[]'::jsonb NOT NULL,
-    input_parameters jsonb NOT NULL,
-    CONSTRAINT target_snapshots_bmr_formula_check CHECK ((bmr_formula = ANY (ARRAY['mifflin_st_jeor'::text, 'katch_mcardle'::text, 'adaptive'::text]))),
-    CONSTRAINT target_snapshots_reason_check CHECK ((reason = ANY (ARRAY['onboarding'::text, 'metrics'::text, 'goal'::text, 'profile'::text, 'recompute'::text, 'adaptive'::text])))
-);
-
-ALTER TABLE ONLY app.target_snapshots FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE app.target_snapshots OWNER TO liftbase_owner;
-
 CREATE FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) RETURNS app.target_snapshots
     LANGUAGE plpgsql
     AS $$
@@ -9495,7 +9509,7 @@ begin
     select from app.target_snapshots as s
       join app.health_metrics as h on h.user_id = s.user_id and h.snapshot_id = s.id
      where s.user_id = p_user_id
-       and s.id = (select max(l.snapshot_id) from app.health_metrics as l where l.user_id = p_user_id)
+       and s.id = (app.latest_health_metrics(p_user_id)).snapshot_id
        and (s.calories, s.protein_g, s.carbs_g, s.fat_g, s.bmr_formula, h.bmi, h.bmr, h.tdee)
            = ((v_result ->> 'calories')::integer, (v_result ->> 'protein_g')::integer,
               (v_result ->> 'carbs_g')::integer, (v_result ->> 'fat_g')::integer, v_result ->> 'bmr_formula',
@@ -9624,7 +9638,19 @@ ALTER FUNCTION app.refresh_session_totals(p_user_id uuid, p_session_id uuid) OWN
 CREATE FUNCTION app.refresh_sessions_totals(p_user_id uuid, p_session_ids uuid[]) RETURNS void
     LANGUAGE plpgsql
     AS $$
+declare
+  v_sessions uuid[];
+  v_positions integer[];
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_types text[];
 begin
+  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
+         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
+    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
+    from unnest(p_session_ids) as i (session_id)
+    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
+  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
   update app.session_exercises as e
      set (working_sets, max_weight_kg, max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
           duration_seconds, distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
@@ -9636,11 +9662,9 @@ begin
                   coalesce((select array_agg(row(x.*)::app.session_sets) from app.session_sets as x
                              where x.user_id = p_user_id and x.session_id = e.session_id
                                and x.exercise_position = e.position), '{}'),
-                  coalesce((select c.tracking_type from app.exercises as c where c.id = e.exercise_id),
-                           (select u.tracking_type from app.user_exercises as u
-                             where u.user_id = p_user_id and u.id = e.user_exercise_id),
-                           'weight_reps')) as t)
-   where e.user_id = p_user_id and e.session_id = any (p_session_ids);
+                  k.tracking_type) as t)
+    from unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
+   where e.user_id = p_user_id and e.session_id = k.session_id and e.position = k.position;
   perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
@@ -15053,8 +15077,8 @@ GRANT ALL ON FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_
 REVOKE ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_tracking_type(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.exercise_tracking_type_or_null(p_user_id uuid, p_exercise_id uuid, p_user_exercise_id uuid) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) TO liftbase_api;
@@ -15394,6 +15418,13 @@ GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.latest_health_metrics(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.latest_health_metrics(p_user_id uuid) TO liftbase_api;
 
+GRANT SELECT,INSERT ON TABLE app.target_snapshots TO liftbase_api;
+GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.latest_target_snapshot(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.latest_target_snapshot(p_user_id uuid) TO liftbase_api;
+GRANT ALL ON FUNCTION app.latest_target_snapshot(p_user_id uuid) TO liftbase_reporting_owner;
+
 REVOKE ALL ON FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.list_problem(p_object jsonb, p_field text, p_domain regtype, p_maximum integer) TO liftbase_api;
 
@@ -15605,9 +15636,6 @@ REVOKE ALL ON FUNCTION app.rebuild_exercise_records(p_user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_food_usage(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.recompute_targets(p_user_ids uuid[]) FROM PUBLIC;
-
-GRANT SELECT,INSERT ON TABLE app.target_snapshots TO liftbase_api;
-GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.record_adaptive_targets(p_user_id uuid, p_estimate jsonb) TO liftbase_api;

@@ -91,8 +91,8 @@ begin
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
       'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(row(t.*)::app.target_snapshots) from app.target_snapshots as t where t.user_id = v_user_id order by t.id desc limit 1),
-      'metrics', (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h where h.user_id = v_user_id order by h.id desc limit 1));
+      'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
+      'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.

@@ -143,7 +143,7 @@ begin
     select from app.target_snapshots as s
       join app.health_metrics as h on h.user_id = s.user_id and h.snapshot_id = s.id
      where s.user_id = p_user_id
-       and s.id = (select max(l.snapshot_id) from app.health_metrics as l where l.user_id = p_user_id)
+       and s.id = (app.latest_health_metrics(p_user_id)).snapshot_id
        and (s.calories, s.protein_g, s.carbs_g, s.fat_g, s.bmr_formula, h.bmi, h.bmr, h.tdee)
            = ((v_result ->> 'calories')::integer, (v_result ->> 'protein_g')::integer,
               (v_result ->> 'carbs_g')::integer, (v_result ->> 'fat_g')::integer, v_result ->> 'bmr_formula',
@@ -241,10 +241,13 @@ begin
 end
 $$;
 
--- The latest health metrics by computed_at, never filtered by date: they are found the
--- moment onboarding commits, whatever the time zones. Null when there are none. PL/pgSQL so
+-- "The latest" of the user's health metrics and of their target snapshots, one ordering for
+-- both and for every reader: by computed_at, then id (an import may bring rows computed
+-- before the ones already there), never filtered by date: they are found the moment
+-- onboarding commits, whatever the time zones. Null when there are none. PL/pgSQL so
 -- that the query is planned once per connection (a SQL function that is not inlined, as no
--- function returning one row of a table is, is planned again on every call).
+-- function returning one row of a table is, is planned again on every call). The lists of
+-- metrics (GET /profile/metrics/history) page in the same order.
 create or replace function app.latest_health_metrics(p_user_id uuid)
 returns app.health_metrics
 language plpgsql
@@ -254,6 +257,19 @@ begin
   return (select h from app.health_metrics as h
            where h.user_id = p_user_id
            order by h.computed_at desc, h.id desc
+           limit 1);
+end
+$$;
+
+create or replace function app.latest_target_snapshot(p_user_id uuid)
+returns app.target_snapshots
+language plpgsql
+stable
+as $$
+begin
+  return (select t from app.target_snapshots as t
+           where t.user_id = p_user_id
+           order by t.computed_at desc, t.id desc
            limit 1);
 end
 $$;
@@ -292,6 +308,8 @@ returns jsonb
 language plpgsql
 stable
 as $$
+declare
+  s app.target_snapshots := app.latest_target_snapshot(p_user_id);
 begin
   return (select jsonb_build_object(
     'calories', coalesce(o.calories, s.calories),
@@ -310,12 +328,11 @@ begin
       'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
       'updated_at', o.updated_at) end)
     from (select p_user_id as user_id) as u
-    left join lateral (select * from app.target_snapshots as t where t.user_id = u.user_id
-                        order by t.computed_at desc, t.id desc limit 1) as s on true
     left join app.target_overrides as o on o.user_id = u.user_id
    where s.id is not null or o.user_id is not null);
 end
 $$;
 
 -- The reporting owner runs it for the nutrition adherence report (reporting_views.sql).
+grant execute on function app.latest_target_snapshot(uuid) to liftbase_api, liftbase_reporting_owner;
 grant execute on function app.effective_targets(uuid) to liftbase_api, liftbase_reporting_owner;
