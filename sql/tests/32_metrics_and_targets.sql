@@ -2,7 +2,7 @@
 -- time zones, acknowledgement, recomputation, and target overrides.
 begin;
 \ir support/helpers.psql
-select plan(27);
+select plan(30);
 
 -- Formulas (version 1), computed by hand --------------------------------------------------------
 -- Male, Mifflin-St Jeor: 10·80 + 6.25·180 − 5·30 + 5 = 1780; × 1.55 = 2759;
@@ -129,6 +129,23 @@ select is(api.targets_put((select token from t where key = 'ann'), '{"calories":
   'an override wins over the snapshot, field by field');
 select is(api.targets_put((select token from t where key = 'ann'), '{"calories": null}', '{}') -> 'source' ->> 'calories',
   'computed', 'null clears an override');
+
+-- "The latest" is by computed_at, whatever the ids: an import brings rows computed before
+-- the ones already there, with higher ids. Targets, metrics and the unchanged-targets test
+-- of the daily recompute all read the same row.
+create temporary table ann as select user_id from auth.sessions where token_hash = auth.token_hash((select token from t where key = 'ann'));
+select api.targets_put((select token from t where key = 'ann'), '{"protein_g": null}', '{}');
+insert into app.target_snapshots (user_id, computed_at, reason, formula_version, bmr_formula, calories, protein_g, carbs_g,
+                                  fat_g, warnings, input_parameters)
+select user_id, '2020-01-01', 'onboarding', 1, 'mifflin_st_jeor', 1111, 11, 11, 11, '[]', '{}' from ann;
+insert into app.health_metrics (user_id, computed_at, version, bmi, bmr, tdee, inputs, snapshot_id)
+select user_id, '2020-01-01', 1, 20, 1111, 1111, '{}', (select max(id) from app.target_snapshots) from ann;
+select isnt(app.effective_targets((select user_id from ann)) -> 'computed' ->> 'calories', '1111',
+  'an older snapshot with a higher id is not the latest target');
+select isnt(api.metrics_today((select token from t where key = 'ann'), null, '{}') -> 'metrics' ->> 'bmr', '1111',
+  'nor are older metrics with a higher id the latest metrics');
+select is(app.recompute_targets(array(select user_id from ann)), 0,
+  'the daily recompute compares with the latest by computed_at: nothing changed, nothing appended');
 
 select * from finish();
 rollback;
