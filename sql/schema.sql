@@ -1816,11 +1816,7 @@ begin
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
-  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
-  on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at;
+  perform app.save_goal(v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'), true);
   v_recorded := app.record_targets(v_user_id, 'goal');
   return jsonb_build_object('goals', app.goal_json(v_user_id), 'snapshot', v_recorded -> 'snapshot',
                             'metrics', v_recorded -> 'metrics');
@@ -2097,10 +2093,7 @@ begin
   perform app.raise_if_invalid(
     app.profile_problems(v_body) || app.goal_problems(v_body) || app.body_metric_problems(v_body, true));
 
-  insert into app.goals (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
-  on conflict (user_id) do nothing;
-  if not found then
+  if not app.save_goal(v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'), false) then
     perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
   end if;
   perform app.save_profile(v_user_id, v_body);
@@ -6583,11 +6576,14 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'goals' then
-      insert into app.goals (user_id, goal_type, goal_rate_per_week, created_at)
-      select p_user_id, r ->> 'goal_type', app.read_number(r, 'goal_rate_per_week'),
-             coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-      on conflict do nothing;
+      -- A goal the account has is kept.
+      select count(*) filter (where app.save_goal(p_user_id, r ->> 'goal_type', app.read_number(r, 'goal_rate_per_week'), false,
+                                                  app.read_timestamp(r, 'created_at')))
+        into v_count
+        from jsonb_array_elements(v_rows) as r;
+      imported := imported + v_count;
+      skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
+      return;
     when 'target_override' then
       insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g)
       select p_user_id, app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
@@ -10036,6 +10032,24 @@ end
 $$;
 
 ALTER FUNCTION app.save_custom_meal_items(p_user_id uuid, p_meal_id uuid, p_items jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.save_goal(p_user_id uuid, p_goal_type text, p_goal_rate_per_week numeric, p_replace boolean, p_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_created_at timestamptz := coalesce(p_created_at, now());
+begin
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
+  insert into app.goals as g (user_id, goal_type, goal_rate_per_week, created_at)
+  values (p_user_id, p_goal_type, p_goal_rate_per_week, v_created_at)
+  on conflict (user_id) do update
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at
+    where p_replace;
+  return found;
+end
+$$;
+
+ALTER FUNCTION app.save_goal(p_user_id uuid, p_goal_type text, p_goal_rate_per_week numeric, p_replace boolean, p_created_at timestamp with time zone) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) RETURNS void
     LANGUAGE plpgsql
@@ -15693,6 +15707,9 @@ GRANT ALL ON FUNCTION app.rpe_weekly_load(p_state app.program_exercise_state, p_
 
 REVOKE ALL ON FUNCTION app.save_custom_meal_items(p_user_id uuid, p_meal_id uuid, p_items jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.save_custom_meal_items(p_user_id uuid, p_meal_id uuid, p_items jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.save_goal(p_user_id uuid, p_goal_type text, p_goal_rate_per_week numeric, p_replace boolean, p_created_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.save_goal(p_user_id uuid, p_goal_type text, p_goal_rate_per_week numeric, p_replace boolean, p_created_at timestamp with time zone) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.save_profile(p_user_id uuid, p_body jsonb) TO liftbase_api;

@@ -18,10 +18,7 @@ begin
   perform app.raise_if_invalid(
     app.profile_problems(v_body) || app.goal_problems(v_body) || app.body_metric_problems(v_body, true));
 
-  insert into app.goals (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
-  on conflict (user_id) do nothing;
-  if not found then
+  if not app.save_goal(v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'), false) then
     perform app.raise_error(409, 'onboarding_already_completed', 'Onboarding was already completed.');
   end if;
   perform app.save_profile(v_user_id, v_body);

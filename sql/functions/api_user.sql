@@ -29,11 +29,7 @@ begin
   if not exists (select from app.user_profiles as p where p.user_id = v_user_id) then
     perform app.raise_error(409, 'onboarding_required', 'Complete onboarding before setting goals.');
   end if;
-  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.goals as g (user_id, goal_type, goal_rate_per_week)
-  values (v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'))
-  on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at;
+  perform app.save_goal(v_user_id, app.read_text(v_body, 'goal_type'), app.read_number(v_body, 'goal_rate_per_week'), true);
   v_recorded := app.record_targets(v_user_id, 'goal');
   return jsonb_build_object('goals', app.goal_json(v_user_id), 'snapshot', v_recorded -> 'snapshot',
                             'metrics', v_recorded -> 'metrics');

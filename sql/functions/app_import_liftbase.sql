@@ -37,11 +37,14 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'goals' then
-      insert into app.goals (user_id, goal_type, goal_rate_per_week, created_at)
-      select p_user_id, r ->> 'goal_type', app.read_number(r, 'goal_rate_per_week'),
-             coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-      on conflict do nothing;
+      -- A goal the account has is kept.
+      select count(*) filter (where app.save_goal(p_user_id, r ->> 'goal_type', app.read_number(r, 'goal_rate_per_week'), false,
+                                                  app.read_timestamp(r, 'created_at')))
+        into v_count
+        from jsonb_array_elements(v_rows) as r;
+      imported := imported + v_count;
+      skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
+      return;
     when 'target_override' then
       insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g)
       select p_user_id, app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),

@@ -36,6 +36,28 @@ begin
 end
 $$;
 
+-- The one writer of the user's goal (onboarding, PUT /user/goals, the Liftbase import). With
+-- p_replace the goal the user has is replaced, else it is kept and nothing is written.
+-- Returns whether the goal was written. p_created_at is an import's, kept as the document
+-- says; without one, now(), as the column's default.
+create or replace function app.save_goal(p_user_id uuid, p_goal_type text, p_goal_rate_per_week numeric,
+                                         p_replace boolean, p_created_at timestamptz default null)
+returns boolean
+language plpgsql
+as $$
+declare
+  v_created_at timestamptz := coalesce(p_created_at, now());
+begin
+  -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
+  insert into app.goals as g (user_id, goal_type, goal_rate_per_week, created_at)
+  values (p_user_id, p_goal_type, p_goal_rate_per_week, v_created_at)
+  on conflict (user_id) do update
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at
+    where p_replace;
+  return found;
+end
+$$;
+
 -- Appends a body-stats entry; a height in it becomes the profile's height.
 create or replace function app.add_body_metric(p_user_id uuid, p_body jsonb)
 returns app.body_metrics
@@ -113,6 +135,7 @@ $$;
 
 grant execute on function
   app.save_profile(uuid, jsonb),
+  app.save_goal(uuid, text, numeric, boolean, timestamptz),
   app.add_body_metric(uuid, jsonb),
   app.profile_json(uuid),
   app.goal_json(uuid),
