@@ -1098,15 +1098,13 @@ begin
   end if;
   perform app.raise_if_invalid(v_problems);
 
-  insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
-                                servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'),
-          coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id)),
-          coalesce(app.read_text(v_body, 'meal_type'), 'snack'), coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name),
-          v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
-          v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
-  returning * into v_entry;
+  v_entry.client_id := app.read_uuid(v_body, 'client_id');
+  v_entry.entry_date := coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id));
+  v_entry.meal_type := app.read_text(v_body, 'meal_type');
+  v_entry.name := coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name);
+  v_entry.source := app.read_text(v_body, 'source');
+  v_entry.barcode := coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode);
+  select e.* into v_entry from app.write_food_entries(v_user_id, array[v_entry]) as e;
   return app.entry_json(v_entry);
 end
 $$;
@@ -5489,31 +5487,24 @@ begin
   if errors <> '[]' then
     select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   end if;
-  -- The rows not imported before, each with its new id. Read first and written from the
-  -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
-  -- table it writes, or calls a volatile function (the id's default), goes through COPY,
-  -- which row-level security refuses (docs/scaling.md). The keys already there are found
-  -- by the user's import-key index, so the cost is the file's, not the diary's.
+  -- The rows not imported before, as entries for app.write_food_entries (their ids drawn in
+  -- the same pass). The keys already there are found by the user's import-key index, so the
+  -- cost is the file's, not the diary's.
   select coalesce(array_agg(r ->> 'key'), '{}') into v_keys from jsonb_array_elements(v_rows) as r;
   select coalesce(array_agg(f.import_key), '{}') into v_existing_keys
     from app.food_entries as f
    where f.user_id = p_user_id and f.import_key = any (v_keys);
-  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid())), '[]') into v_new
+  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key', 'source', 'import')), '[]')
+    into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));
   skipped_duplicates := jsonb_array_length(v_rows) - jsonb_array_length(v_new);
   -- At most two tries: the second without the rows the first found refused.
   for v_try in 1 .. 2 loop
     begin
-      insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g,
-                                    source, import_key)
-      select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
-             r.key
-        from app.user_settings as u
-       cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
-                                                  protein_g numeric, carbs_g numeric, fat_g numeric, key text)
-       where u.user_id = p_user_id;
-      get diagnostics imported = row_count;
+      select count(*) into imported
+        from app.write_food_entries(p_user_id, array(select jsonb_populate_record(null::app.food_entries, r)
+                                                       from jsonb_array_elements(v_new) as r));
       if p_dry_run then
         raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;
@@ -6665,18 +6656,16 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'food_entries' then
-      insert into app.food_entries (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
-                                    portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
-                                    source, barcode, created_at)
-      select p_user_id, app.read_uuid(r, 'id'), app.read_uuid(r, 'client_id'), r ->> 'import_key', app.read_date(r, 'entry_date'),
-             coalesce(r ->> 'meal_type', 'snack'), r ->> 'name',
-             (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
-             app.read_integer(r, 'portion_seq'), app.read_number(r, 'servings'), app.read_uuid(r, 'favorite_id'),
-             app.read_uuid(r, 'custom_meal_id'), app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
-             app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), r ->> 'source', r ->> 'barcode',
-             coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-      on conflict do nothing;
+      -- A catalog food the server lacks becomes null; the entry keeps its name and values.
+      select count(*) into v_count
+        from app.write_food_entries(p_user_id,
+               array(select jsonb_populate_record(null::app.food_entries,
+                              r || jsonb_build_object('food_id', (select f.id from app.foods as f
+                                                                   where f.id = app.read_uuid(r, 'food_id'))))
+                       from jsonb_array_elements(v_rows) as r));
+      imported := imported + v_count;
+      skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
+      return;
   end case;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
@@ -11407,6 +11396,35 @@ $$;
 
 ALTER FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) RETURNS SETOF app.food_entries
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_ids uuid[];
+begin
+  -- The ids are drawn first: Citus sends no statement that calls a volatile function.
+  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x order by x.ordinality);
+  -- Written from the user's settings row, as a Citus worker takes an insert whole: an
+  -- insert from a plain select goes through COPY, which row-level security refuses
+  -- (docs/scaling.md).
+  return query
+  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
+                                     portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
+                                     source, barcode, created_at)
+  select u.user_id, k.id, r.client_id, r.import_key, r.entry_date, coalesce(r.meal_type, 'snack'), r.name, r.food_id,
+         r.user_food_id, r.portion_seq, r.servings, r.favorite_id, r.custom_meal_id, r.calories, r.protein_g, r.carbs_g,
+         r.fat_g, r.source, r.barcode, coalesce(r.created_at, now())
+    from app.user_settings as u
+   cross join unnest(p_entries) with ordinality as r
+    join unnest(v_ids) with ordinality as k (id, n) on k.n = r.ordinality
+   where u.user_id = p_user_id
+  on conflict do nothing
+  returning n.*;
+end
+$$;
+
+ALTER FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -15896,6 +15914,9 @@ GRANT ALL ON FUNCTION app.workouts_csv(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_removed uuid[], p_added uuid[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) TO liftbase_api;

@@ -87,15 +87,13 @@ begin
   end if;
   perform app.raise_if_invalid(v_problems);
 
-  insert into app.food_entries (user_id, client_id, entry_date, meal_type, name, food_id, user_food_id, portion_seq,
-                                servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g, source, barcode)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'),
-          coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id)),
-          coalesce(app.read_text(v_body, 'meal_type'), 'snack'), coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name),
-          v_entry.food_id, v_entry.user_food_id, v_entry.portion_seq, v_entry.servings, v_entry.favorite_id,
-          v_entry.custom_meal_id, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          app.read_text(v_body, 'source'), coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode))
-  returning * into v_entry;
+  v_entry.client_id := app.read_uuid(v_body, 'client_id');
+  v_entry.entry_date := coalesce(app.read_date(v_body, 'entry_date'), app.user_today(v_user_id));
+  v_entry.meal_type := app.read_text(v_body, 'meal_type');
+  v_entry.name := coalesce(btrim(app.read_text(v_body, 'name')), v_entry.name);
+  v_entry.source := app.read_text(v_body, 'source');
+  v_entry.barcode := coalesce(app.read_text(v_body, 'barcode'), v_entry.barcode);
+  select e.* into v_entry from app.write_food_entries(v_user_id, array[v_entry]) as e;
   return app.entry_json(v_entry);
 end
 $$;

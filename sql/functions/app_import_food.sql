@@ -108,31 +108,24 @@ begin
   if errors <> '[]' then
     select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   end if;
-  -- The rows not imported before, each with its new id. Read first and written from the
-  -- user's settings row, as a Citus worker takes an insert whole: an insert that reads the
-  -- table it writes, or calls a volatile function (the id's default), goes through COPY,
-  -- which row-level security refuses (docs/scaling.md). The keys already there are found
-  -- by the user's import-key index, so the cost is the file's, not the diary's.
+  -- The rows not imported before, as entries for app.write_food_entries (their ids drawn in
+  -- the same pass). The keys already there are found by the user's import-key index, so the
+  -- cost is the file's, not the diary's.
   select coalesce(array_agg(r ->> 'key'), '{}') into v_keys from jsonb_array_elements(v_rows) as r;
   select coalesce(array_agg(f.import_key), '{}') into v_existing_keys
     from app.food_entries as f
    where f.user_id = p_user_id and f.import_key = any (v_keys);
-  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid())), '[]') into v_new
+  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key', 'source', 'import')), '[]')
+    into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));
   skipped_duplicates := jsonb_array_length(v_rows) - jsonb_array_length(v_new);
   -- At most two tries: the second without the rows the first found refused.
   for v_try in 1 .. 2 loop
     begin
-      insert into app.food_entries (user_id, id, entry_date, meal_type, name, calories, protein_g, carbs_g, fat_g,
-                                    source, import_key)
-      select u.user_id, r.id, r.entry_date, r.meal_type, r.name, r.calories, r.protein_g, r.carbs_g, r.fat_g, 'import',
-             r.key
-        from app.user_settings as u
-       cross join jsonb_to_recordset(v_new) as r (id uuid, entry_date date, meal_type text, name text, calories numeric,
-                                                  protein_g numeric, carbs_g numeric, fat_g numeric, key text)
-       where u.user_id = p_user_id;
-      get diagnostics imported = row_count;
+      select count(*) into imported
+        from app.write_food_entries(p_user_id, array(select jsonb_populate_record(null::app.food_entries, r)
+                                                       from jsonb_array_elements(v_new) as r));
       if p_dry_run then
         raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
       end if;

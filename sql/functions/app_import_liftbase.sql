@@ -126,18 +126,16 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'food_entries' then
-      insert into app.food_entries (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
-                                    portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
-                                    source, barcode, created_at)
-      select p_user_id, app.read_uuid(r, 'id'), app.read_uuid(r, 'client_id'), r ->> 'import_key', app.read_date(r, 'entry_date'),
-             coalesce(r ->> 'meal_type', 'snack'), r ->> 'name',
-             (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
-             app.read_integer(r, 'portion_seq'), app.read_number(r, 'servings'), app.read_uuid(r, 'favorite_id'),
-             app.read_uuid(r, 'custom_meal_id'), app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
-             app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'), r ->> 'source', r ->> 'barcode',
-             coalesce(app.read_timestamp(r, 'created_at'), now())
-        from jsonb_array_elements(v_rows) as r
-      on conflict do nothing;
+      -- A catalog food the server lacks becomes null; the entry keeps its name and values.
+      select count(*) into v_count
+        from app.write_food_entries(p_user_id,
+               array(select jsonb_populate_record(null::app.food_entries,
+                              r || jsonb_build_object('food_id', (select f.id from app.foods as f
+                                                                   where f.id = app.read_uuid(r, 'food_id'))))
+                       from jsonb_array_elements(v_rows) as r));
+      imported := imported + v_count;
+      skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
+      return;
   end case;
   get diagnostics v_count = row_count;
   imported := imported + v_count;

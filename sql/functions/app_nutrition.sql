@@ -79,6 +79,43 @@ grant execute on function
   app.food_item_values(uuid, jsonb, text)
 to liftbase_api;
 
+-- The one writer of diary entries: POST /nutrition/entries, the diary imports and the
+-- Liftbase import insert through it, so every entry is written by the same statement (and
+-- fires the same triggers). p_entries are the rows to write, with values the caller has
+-- worked out (a food's values × servings...); their user_id is p_user_id's. An entry
+-- without an id is given one, without a meal_type is a snack, and without created_at is
+-- created now (the columns' defaults, which an insert of many rows cannot leave to the
+-- columns: a missing value is a null there). An id or client_id the user holds already is
+-- skipped. Returns the entries written.
+create or replace function app.write_food_entries(p_user_id uuid, p_entries app.food_entries[])
+returns setof app.food_entries
+language plpgsql
+as $$
+declare
+  v_ids uuid[];
+begin
+  -- The ids are drawn first: Citus sends no statement that calls a volatile function.
+  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x order by x.ordinality);
+  -- Written from the user's settings row, as a Citus worker takes an insert whole: an
+  -- insert from a plain select goes through COPY, which row-level security refuses
+  -- (docs/scaling.md).
+  return query
+  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
+                                     portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
+                                     source, barcode, created_at)
+  select u.user_id, k.id, r.client_id, r.import_key, r.entry_date, coalesce(r.meal_type, 'snack'), r.name, r.food_id,
+         r.user_food_id, r.portion_seq, r.servings, r.favorite_id, r.custom_meal_id, r.calories, r.protein_g, r.carbs_g,
+         r.fat_g, r.source, r.barcode, coalesce(r.created_at, now())
+    from app.user_settings as u
+   cross join unnest(p_entries) with ordinality as r
+    join unnest(v_ids) with ordinality as k (id, n) on k.n = r.ordinality
+   where u.user_id = p_user_id
+  on conflict do nothing
+  returning n.*;
+end
+$$;
+grant execute on function app.write_food_entries(uuid, app.food_entries[]) to liftbase_api;
+
 create or replace function app.find_entry(p_user_id uuid, p_args jsonb)
 returns app.food_entries
 language plpgsql

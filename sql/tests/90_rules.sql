@@ -3,7 +3,7 @@
 -- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
 \ir support/helpers.psql
-select plan(46);
+select plan(48);
 
 select pg_temp.sign_up('a', 'rules-a@example.com', 'rules a pass');
 select pg_temp.sign_up('b', 'rules-b@example.com', 'rules b pass');
@@ -180,6 +180,18 @@ select is((select array_agg(c.table_name::text order by c.table_name) from infor
               and (select p.prosrc from pg_proc as p where p.oid = 'app.replayed_key(regclass, uuid, jsonb)'::regprocedure)
                   !~ format('from app\.%s as t', c.table_name)),
   null, 'every table with a client_id is one app.replayed_key reads');
+
+-- One writer per table: only the named function's body inserts into it, so every write of
+-- a diary entry or a goal goes through the same statement (and its triggers).
+create function pg_temp.inserters(p_table text) returns text[] language sql as $$
+  select array_agg(p.oid::regprocedure::text order by 1)
+    from pg_proc as p join pg_namespace as n on n.oid = p.pronamespace
+   where n.nspname in ('api', 'app', 'auth') and p.prosrc ~* ('insert\s+into\s+' || replace(p_table, '.', '\.') || '\M')
+$$;
+select is(pg_temp.inserters('app.food_entries'), array['app.write_food_entries(uuid,app.food_entries[])'],
+  'diary entries are written by app.write_food_entries alone');
+select is(pg_temp.inserters('app.goals'), array['app.save_goal(uuid,text,numeric,boolean,timestamp with time zone)'],
+  'goals are written by app.save_goal alone');
 
 -- Date ranges and pages -----------------------------------------------------------------------
 
