@@ -72,22 +72,33 @@ $$;
 
 -- Writes the exercises and sets of p_exercises under a session, with each exercise's
 -- totals (app.exercise_totals of the sets just written), and refuses (check_violation) when
--- a set breaks the set rule, as app.raise_if_sets_misfit does. One statement, planned once
--- per connection (PL/pgSQL): the sets are read from the request once and handed to the
--- exercises' insert and to their own, so nothing written is read back and no exercise row
--- is written twice.
+-- a set breaks the set rule, as app.raise_if_sets_misfit does. The exercises resolved, then
+-- one statement, planned once per connection (PL/pgSQL): the sets are read from the request
+-- once and handed to the exercises' insert and to their own, so nothing written is read
+-- back and no exercise row is written twice.
 create or replace function app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb)
 returns void
 language plpgsql
 as $$
 declare
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_names text[];
+  v_types text[];
   v_fits boolean;
 begin
+  -- Each exercise is resolved first, in a statement that reads no table: Citus sends the
+  -- write below whole to the user's worker, where a function that reads tables cannot run.
+  select array_agg(r.exercise_id order by x.n), array_agg(r.user_exercise_id order by x.n),
+         array_agg(r.exercise_name order by x.n), array_agg(r.tracking_type order by x.n)
+    into v_exercise_ids, v_user_exercise_ids, v_names, v_types
+    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   with items as (
-    select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
-           r.tracking_type
+    select x.n as position, x.item, k.exercise_id, k.user_exercise_id, k.exercise_name, k.tracking_type
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+      join unnest(v_exercise_ids, v_user_exercise_ids, v_names, v_types) with ordinality
+        as k (exercise_id, user_exercise_id, exercise_name, tracking_type, n) on k.n = x.n
   ), sets as (
     -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
     select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
