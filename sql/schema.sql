@@ -619,10 +619,7 @@ begin
              and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
            order by k.exercise_key
            limit v_page.page_size + 1) as r;
-  return jsonb_build_object(
-    'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
-    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size
-                        then v_items -> (v_page.page_size - 1) ->> 'exercise_id' end);
+  return app.page(v_items, v_page.page_size, 'exercise_id');
 end
 $$;
 
@@ -1382,9 +1379,7 @@ begin
                                   v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
                                   v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created,
                                   v_source.tracking_type),
-    'goal', v_goal,
-    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
-    'items', v_items - v_page.page_size);
+    'goal', v_goal) || app.offset_page(v_items, v_page.page_size, v_offset);
 end
 $$;
 
@@ -1470,9 +1465,7 @@ begin
              and (p_args ->> 'category' is null or v.category = p_args ->> 'category')
            order by rank desc, v.name
            offset v_offset limit v_limit + 1) as x;
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(i) from jsonb_array_elements(v_rows) with ordinality as r (i, n) where n <= v_limit), '[]'),
-    'next_cursor', case when jsonb_array_length(v_rows) > v_limit then (v_offset + v_limit)::text end);
+  return app.offset_page(v_rows, v_limit, v_offset);
 end
 $$;
 
@@ -8430,6 +8423,18 @@ $$;
 
 ALTER FUNCTION app.object_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.offset_page(p_rows jsonb, p_limit integer, p_offset integer) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return case when jsonb_array_length(p_rows) > p_limit
+              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', (p_offset + p_limit)::text)
+              else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
+end
+$$;
+
+ALTER FUNCTION app.offset_page(p_rows jsonb, p_limit integer, p_offset integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.on_citus() RETURNS boolean
     LANGUAGE sql STABLE
     AS $$ select coalesce(current_setting('citus.propagate_set_commands', true) = 'local', false) $$;
@@ -8442,17 +8447,17 @@ CREATE FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) RETUR
 
 ALTER FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.page(p_rows jsonb, p_limit integer) RETURNS jsonb
+CREATE FUNCTION app.page(p_rows jsonb, p_limit integer, p_cursor_member text DEFAULT 'id'::text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
 begin
   return case when jsonb_array_length(p_rows) > p_limit
-              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> 'id')
+              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
               else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
 end
 $$;
 
-ALTER FUNCTION app.page(p_rows jsonb, p_limit integer) OWNER TO liftbase_owner;
+ALTER FUNCTION app.page(p_rows jsonb, p_limit integer, p_cursor_member text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -8461,11 +8466,9 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
-                        where n > v_offset and n <= v_offset + v_page.page_size), '[]'),
-    'next_cursor', case when jsonb_array_length(p_items) > v_offset + v_page.page_size
-                        then (v_offset + v_page.page_size)::text end);
+  return app.offset_page(coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+                                    where n > v_offset and n <= v_offset + v_page.page_size + 1), '[]'),
+                         v_page.page_size, v_offset);
 end
 $$;
 
@@ -11429,13 +11432,24 @@ CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p
     LANGUAGE plpgsql
     AS $$
 declare
+  v_exercise_ids uuid[];
+  v_user_exercise_ids uuid[];
+  v_names text[];
+  v_types text[];
   v_fits boolean;
 begin
+  -- Each exercise is resolved first, in a statement that reads no table: Citus sends the
+  -- write below whole to the user's worker, where a function that reads tables cannot run.
+  select array_agg(r.exercise_id order by x.n), array_agg(r.user_exercise_id order by x.n),
+         array_agg(r.exercise_name order by x.n), array_agg(r.tracking_type order by x.n)
+    into v_exercise_ids, v_user_exercise_ids, v_names, v_types
+    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
   with items as (
-    select x.n as position, x.item, r.exercise_id, r.user_exercise_id, r.exercise_name,
-           r.tracking_type
+    select x.n as position, x.item, k.exercise_id, k.user_exercise_id, k.exercise_name, k.tracking_type
       from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+      join unnest(v_exercise_ids, v_user_exercise_ids, v_names, v_types) with ordinality
+        as k (exercise_id, user_exercise_id, exercise_name, tracking_type, n) on k.n = x.n
   ), sets as (
     -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
     select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
@@ -15526,14 +15540,17 @@ GRANT ALL ON FUNCTION app.nutrition_csv(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.object_problem(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.offset_page(p_rows jsonb, p_limit integer, p_offset integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.offset_page(p_rows jsonb, p_limit integer, p_offset integer) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.on_citus() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.on_citus() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.pace_s_per_km(p_seconds numeric, p_distance_m numeric) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer, p_cursor_member text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.page(p_rows jsonb, p_limit integer, p_cursor_member text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) TO liftbase_api;

@@ -265,10 +265,7 @@ begin
              and (v_exercise.exercise_id is null or k.exercise_key = v_exercise.exercise_id)
            order by k.exercise_key
            limit v_page.page_size + 1) as r;
-  return jsonb_build_object(
-    'items', case when jsonb_array_length(v_items) > v_page.page_size then v_items - v_page.page_size else v_items end,
-    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size
-                        then v_items -> (v_page.page_size - 1) ->> 'exercise_id' end);
+  return app.page(v_items, v_page.page_size, 'exercise_id');
 end
 $$;
 

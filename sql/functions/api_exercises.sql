@@ -48,9 +48,7 @@ begin
              and (p_args ->> 'category' is null or v.category = p_args ->> 'category')
            order by rank desc, v.name
            offset v_offset limit v_limit + 1) as x;
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(i) from jsonb_array_elements(v_rows) with ordinality as r (i, n) where n <= v_limit), '[]'),
-    'next_cursor', case when jsonb_array_length(v_rows) > v_limit then (v_offset + v_limit)::text end);
+  return app.offset_page(v_rows, v_limit, v_offset);
 end
 $$;
 
@@ -200,9 +198,7 @@ begin
                                   v_source.primary_muscles, v_source.secondary_muscles, v_source.priority_tier,
                                   v_source.competition_lift, v_source.movement_pattern, v_source.is_user_created,
                                   v_source.tracking_type),
-    'goal', v_goal,
-    'next_cursor', case when jsonb_array_length(v_items) > v_page.page_size then (v_offset + v_page.page_size)::text end,
-    'items', v_items - v_page.page_size);
+    'goal', v_goal) || app.offset_page(v_items, v_page.page_size, v_offset);
 end
 $$;
 

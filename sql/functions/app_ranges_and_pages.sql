@@ -140,27 +140,43 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
 begin
-  return jsonb_build_object(
-    'items', coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
-                        where n > v_offset and n <= v_offset + v_page.page_size), '[]'),
-    'next_cursor', case when jsonb_array_length(p_items) > v_offset + v_page.page_size
-                        then (v_offset + v_page.page_size)::text end);
+  return app.offset_page(coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+                                    where n > v_offset and n <= v_offset + v_page.page_size + 1), '[]'),
+                         v_page.page_size, v_offset);
 end
 $$;
 
--- {"items": [...first p_limit...], "next_cursor": id of the last item when there is more}.
--- p_rows holds up to p_limit + 1 items, each with an "id"; the extra one only says that
+-- The pages of every list, cut the same way. A list reads one item more than its page,
+-- p_rows (up to p_limit + 1 items, in the list's order); the extra one only says that
 -- there is more, and is dropped (jsonb minus an index) rather than re-aggregated.
--- PL/pgSQL: its callers pass a subquery, which a SQL function using its argument more than
+-- app.page: a keyset list, {"items": [...first p_limit...], "next_cursor": the member
+-- p_cursor_member of the last item when there is more}; the list reads the rows after the
+-- cursor's row by its own order (the part that is each table's: its key columns), and
+-- refuses a cursor that names no row (app.raise_unknown_cursor).
+-- app.offset_page: a list without a key to resume from (ranked results), whose cursor is
+-- the offset of the next page.
+-- PL/pgSQL: their callers pass a subquery, which a SQL function using its argument more than
 -- once is never inlined with, and a SQL function not inlined is planned on every call.
-create or replace function app.page(p_rows jsonb, p_limit integer)
+create or replace function app.page(p_rows jsonb, p_limit integer, p_cursor_member text default 'id')
 returns jsonb
 language plpgsql
 immutable
 as $$
 begin
   return case when jsonb_array_length(p_rows) > p_limit
-              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> 'id')
+              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
+              else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
+end
+$$;
+
+create or replace function app.offset_page(p_rows jsonb, p_limit integer, p_offset integer)
+returns jsonb
+language plpgsql
+immutable
+as $$
+begin
+  return case when jsonb_array_length(p_rows) > p_limit
+              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', (p_offset + p_limit)::text)
               else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
 end
 $$;
@@ -174,5 +190,6 @@ grant execute on function
   app.date_range_within(jsonb, uuid, integer, integer),
   app.page_parameters(jsonb, text, integer, integer),
   app.page_of_list(jsonb, jsonb),
-  app.page(jsonb, integer)
+  app.page(jsonb, integer, text),
+  app.offset_page(jsonb, integer, integer)
 to liftbase_api;
