@@ -277,6 +277,7 @@ as $$
 declare
   v_new uuid[];
   v_errors jsonb;
+  v_held uuid[];
 begin
   with inserted as (
     insert into app.plans (user_id, id, name, created_at, last_used_at)
@@ -321,46 +322,15 @@ begin
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
-  with inserted as (
-    insert into app.training_sessions (user_id, id, client_id, import_key, session_date, name, notes, status, started_at,
-                                       finished_at, created_at)
-    select p_user_id, app.read_uuid(s, 'id'), app.read_uuid(s, 'client_id'), s ->> 'import_key', app.read_date(s, 'session_date'),
-           s ->> 'name', s ->> 'notes', coalesce(s ->> 'status', 'completed'), app.read_timestamp(s, 'started_at'),
-           app.read_timestamp(s, 'finished_at'), coalesce(app.read_timestamp(s, 'created_at'), now())
-      from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
-    on conflict do nothing
-    returning id)
-  select coalesce(array_agg(id), '{}') into v_new from inserted;
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                     superset_group, group_rest_seconds)
-  select w.user_id, w.id, app.read_integer(e, 'position'),
-         (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
+  -- Every set of a session not held fits its exercise's tracking type
+  -- (app.set_fit_problems), named by its path; checked on the document before the write, as
+  -- the writer refuses a set that does not fit without saying which.
+  select coalesce(array_agg(w.id), '{}') into v_held
     from app.training_sessions as w
-    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
-   cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   where w.user_id = p_user_id and w.id = any (v_new);
-  insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select w.user_id, w.id, app.read_integer(e, 'position'), app.read_integer(x, 'position'),
-         app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
-         app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
-    from app.training_sessions as w
-    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
-   cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
-   where w.user_id = p_user_id and w.id = any (v_new);
-  -- The rule of a completed session is app.session_is_complete's, checked on the rows as
-  -- written (set-based); only sessions that break it are described, by app.session_problems.
-  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
-                            order by n), '[]')
-    into v_errors
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
-   where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
-     and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
-  -- Every set fits its exercise's tracking type (app.set_fit_problems), named by its path.
-  select v_errors || coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+   where w.user_id = p_user_id
+     and w.id = any (array(select app.read_uuid(s, 'id')
+                             from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s));
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
            format('training_sessions[%s].exercises[%s].sets[%s].%s: %s', x.n - 1, y.k - 1, z.m - 1, f.key, f.value))
            order by x.n, y.k, z.m, f.key), '[]')
     into v_errors
@@ -374,11 +344,41 @@ begin
            app.set_measures(app.read_number(z.t, 'weight_kg'), app.read_number(z.t, 'assistance_kg'),
                             app.read_integer(z.t, 'reps'), app.read_integer(z.t, 'duration_seconds'),
                             app.read_number(z.t, 'distance_m')))) as f
-   where app.read_uuid(x.s, 'id') = any (v_new);
+   where not app.read_uuid(x.s, 'id') = any (v_held);
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
-  perform app.refresh_sessions_totals(p_user_id, v_new);
+  -- The sessions through the one session writer, as rows of its tables (members the tables
+  -- do not have are left out; the totals are the writer's). A catalog exercise the server
+  -- lacks becomes null, its name stays.
+  v_new := app.write_sessions(p_user_id,
+    array(select jsonb_populate_record(null::app.training_sessions, s || jsonb_build_object('user_id', p_user_id))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s),
+    array(select jsonb_populate_record(null::app.session_exercises, jsonb_build_object(
+                   'user_id', p_user_id, 'session_id', s -> 'id', 'position', e -> 'position',
+                   'exercise_id', (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')),
+                   'user_exercise_id', e -> 'user_exercise_id', 'exercise_name', e -> 'exercise_name',
+                   'notes', e -> 'notes', 'superset_group', e -> 'group', 'group_rest_seconds', e -> 'group_rest_seconds'))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+           cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e),
+    array(select jsonb_populate_record(null::app.session_sets,
+                   x || jsonb_build_object('user_id', p_user_id, 'session_id', s -> 'id', 'exercise_position', e -> 'position'))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+           cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
+           cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x));
+  -- The rule of a completed session is app.session_is_complete's, checked on the rows as
+  -- written (set-based); only sessions that break it are described, by app.session_problems.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
+                            order by n), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   where app.read_uuid(s, 'id') = any (v_new)
+     and (select w.status from app.training_sessions as w
+           where w.user_id = p_user_id and w.id = app.read_uuid(s, 'id')) = 'completed'
+     and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
+  if v_errors <> '[]' then
+    raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
+  end if;
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
     + jsonb_array_length(coalesce(p_document -> 'training_sessions', '[]')) - cardinality(v_new);

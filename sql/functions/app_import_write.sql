@@ -309,42 +309,36 @@ begin
       select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
         into v_session_keys, v_session_ids
         from (select distinct r.session_key from unnest(v_new) as r) as k;
-      insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
-                                              import_key)
-      select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
-             s.finished_local at time zone v_timezone, s.session_key
-        from app.user_settings as u
-       cross join (
-         -- A format without times (FitNotes) gives the date alone: the session has no start.
-         select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-                coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-                min(r.started_local) as started_local, max(r.finished_local) as finished_local
-           from unnest(v_new) as r group by r.session_key) as s
-        join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
-       where u.user_id = p_user_id;
-
-      insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id,
-                                              exercise_name, notes, superset_group, group_rest_seconds)
-      select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
-             p.group_rest_seconds
-        from app.import_exercise_positions(v_new) as p
-        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-        join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-          as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
-
-      insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe,
-                                         set_type, duration_seconds, distance_m, assistance_kg)
-      select s.user_id, s.id, p.position,
-             row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
-             t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
-        from unnest(v_new) as r
-        join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-        join app.import_exercise_positions(v_new) as p
-          on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
-        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
-
-      perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-      perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      -- Through the one session writer, as rows of its tables (columns in the tables' order).
+      perform app.write_sessions(p_user_id,
+        array(
+          -- A format without times (FitNotes) gives the date alone: the session has no start.
+          select row(p_user_id, k.id, null, s.session_date, s.name, s.notes, null,
+                     s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
+                     null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
+            from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                         coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                         min(r.started_local) as started_local, max(r.finished_local) as finished_local
+                    from unnest(v_new) as r group by r.session_key) as s
+            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key),
+        array(
+          select row(p_user_id, k.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, 0,
+                     null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
+                     null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+            from app.import_exercise_positions(v_new) as p
+            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = p.session_key
+            join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+              as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key),
+        array(
+          select row(p_user_id, k.id, p.position,
+                     row_number() over (partition by k.id, p.position order by r.set_order, r.line)::integer,
+                     t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
+                     t.assistance_kg)::app.session_sets
+            from unnest(v_new) as r
+            join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+            join app.import_exercise_positions(v_new) as p
+              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
+            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = r.session_key));
       imported := cardinality(v_new);
 
       if p_dry_run then

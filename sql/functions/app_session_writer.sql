@@ -70,85 +70,151 @@ begin
 end
 $$;
 
--- Writes the exercises and sets of p_exercises under a session, with each exercise's
--- totals (app.exercise_totals of the sets just written), and refuses (check_violation) when
--- a set breaks the set rule, as app.raise_if_sets_misfit does. The exercises resolved, then
--- one statement, planned once per connection (PL/pgSQL): the sets are read from the request
--- once and handed to the exercises' insert and to their own, so nothing written is read
--- back and no exercise row is written twice.
-create or replace function app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb)
+-- The one writer of training sessions: the sessions API (app.save_session: POST and PUT
+-- /training/sessions, a plan or a program's session logged), the workout imports
+-- (app.import_workouts) and the Liftbase import write their sessions, exercises and sets
+-- through it. The caller gives the rows with their keys drawn (Citus sends no statement
+-- that calls a volatile function); a session whose id, client_id or import key the user
+-- holds already is skipped with its rows. A session without a status is completed, one
+-- without created_at is created now. Returns the ids of the sessions written.
+create or replace function app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[],
+                                              p_exercises app.session_exercises[], p_sets app.session_sets[])
+returns uuid[]
+language plpgsql
+as $$
+declare
+  v_written uuid[];
+begin
+  -- Written from the user's settings row: Citus sends such an insert whole to the user's
+  -- worker (an insert from a plain select is copied there, which row-level security refuses).
+  with written as (
+    insert into app.training_sessions as n (user_id, id, client_id, import_key, session_date, name, notes, status,
+                                            started_at, finished_at, created_at)
+    select u.user_id, s.id, s.client_id, s.import_key, s.session_date, s.name, s.notes, coalesce(s.status, 'completed'),
+           s.started_at, s.finished_at, coalesce(s.created_at, now())
+      from app.user_settings as u
+     cross join unnest(p_sessions) as s
+     where u.user_id = p_user_id
+    on conflict do nothing
+    returning n.id)
+  select coalesce(array_agg(w.id), '{}') into v_written from written as w;
+  perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  return v_written;
+end
+$$;
+
+-- The exercises and sets of the sessions p_session_ids (rows of p_exercises and p_sets of
+-- other sessions are left out), each exercise with its totals (app.exercise_totals of its
+-- sets, so nothing written is read back and no exercise row is written twice), then the
+-- totals of the session rows. Refuses (check_violation) when a set breaks the set rule of
+-- its exercise's tracking type; the API and the imports then name the rows at fault in
+-- their own words. Each exercise's type is asked once
+-- (app.exercise_tracking_types), in a statement that reads no table: Citus sends the
+-- writes whole to the user's worker, where a function that reads tables cannot run. A set
+-- without a set_type is a working set.
+create or replace function app.write_session_children(p_user_id uuid, p_session_ids uuid[],
+                                                      p_exercises app.session_exercises[], p_sets app.session_sets[])
 returns void
 language plpgsql
 as $$
 declare
+  v_sessions uuid[];
+  v_positions integer[];
   v_exercise_ids uuid[];
   v_user_exercise_ids uuid[];
-  v_names text[];
   v_types text[];
+  v_sets app.session_sets[];
   v_fits boolean;
 begin
-  -- Each exercise is resolved first, in a statement that reads no table: Citus sends the
-  -- write below whole to the user's worker, where a function that reads tables cannot run.
-  select array_agg(r.exercise_id order by x.n), array_agg(r.user_exercise_id order by x.n),
-         array_agg(r.exercise_name order by x.n), array_agg(r.tracking_type order by x.n)
-    into v_exercise_ids, v_user_exercise_ids, v_names, v_types
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
-  with items as (
-    select x.n as position, x.item, k.exercise_id, k.user_exercise_id, k.exercise_name, k.tracking_type
-      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-      join unnest(v_exercise_ids, v_user_exercise_ids, v_names, v_types) with ordinality
-        as k (exercise_id, user_exercise_id, exercise_name, tracking_type, n) on k.n = x.n
-  ), sets as (
-    -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
-    select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
-           app.read_integer(s.item, 'reps') as reps, app.read_number(s.item, 'weight_kg') as weight_kg,
-           app.read_number(s.item, 'rpe') as rpe, app.read_integer(s.item, 'rir') as rir,
-           coalesce(app.read_text(s.item, 'set_type'), 'working') as set_type, app.read_text(s.item, 'tempo') as tempo,
-           app.read_integer(s.item, 'rest_seconds') as rest_seconds,
-           app.read_integer(s.item, 'duration_seconds') as duration_seconds,
-           app.read_number(s.item, 'distance_m') as distance_m, app.read_number(s.item, 'assistance_kg') as assistance_kg
-      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
-  ), sets_by_exercise as (
-    select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
-  ), exercises as (
-    -- Each insert selects from the session's row and names its target with an alias, so
-    -- that Citus sends it whole to the worker holding the user (an insert from a plain
-    -- select is copied there, which row-level security refuses), in this order (the sets'
-    -- foreign key), and names the shard in RETURNING.
-    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
-                                       max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
-                                       distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
-                                       best_weight_kg, best_reps, best_rpe, best_e1rm_method)
-    select w.user_id, w.id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
-           app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
-           t.*
+  if cardinality(p_session_ids) = 0 then
+    return;
+  end if;
+  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
+         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
+    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
+    from unnest(p_exercises) as e
+   where e.session_id = any (p_session_ids);
+  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
+  v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir,
+                             coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds, s.distance_m,
+                             s.assistance_kg)::app.session_sets
+                    from unnest(p_sets) as s
+                   where s.session_id = any (p_session_ids));
+  -- One statement, planned once per connection: each insert selects from the session's
+  -- row, so that Citus sends it whole to the user's worker, in this order (the sets'
+  -- foreign key); the sets are checked against their exercise's type on the rows given.
+  with exercises as (
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
+                                            notes, superset_group, group_rest_seconds, working_sets, max_weight_kg,
+                                            max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+                                            duration_seconds, distance_m, paced_seconds, paced_distance_m,
+                                            best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe,
+                                            best_e1rm_method)
+    select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes, e.superset_group,
+           e.group_rest_seconds, t.*
       from app.training_sessions as w
-     cross join items as i
-      left join sets_by_exercise as g on g.exercise_position = i.position
-     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
-     where w.user_id = p_user_id and w.id = p_session_id
+      join unnest(p_exercises) as e on e.session_id = w.id
+      join unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
+        on k.session_id = e.session_id and k.position = e.position
+      left join (select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
+                   from unnest(v_sets) as s group by s.session_id, s.exercise_position) as g
+        on g.session_id = e.session_id and g.exercise_position = e.position
+     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), k.tracking_type) as t
+     where w.user_id = p_user_id and w.id = any (p_session_ids)
     returning n.position
   ), written_sets as (
-    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                       tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir,
+                                       set_type, tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
     select w.user_id, w.id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type, s.tempo,
            s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
       from app.training_sessions as w
-     cross join sets as s
-     where w.user_id = p_user_id and w.id = p_session_id
+      join unnest(v_sets) as s on s.session_id = w.id
+     where w.user_id = p_user_id and w.id = any (p_session_ids)
     returning n.position
   )
-  select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
-                                        w.distance_m)), true)
+  select coalesce(bool_and(app.set_fits(k.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds,
+                                        s.distance_m)), true)
     into v_fits
-    from sets as w
-    join items as i on i.position = w.exercise_position;
+    from unnest(v_sets) as s
+    join unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
+      on k.session_id = s.session_id and k.position = s.exercise_position;
   if not v_fits then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
+  perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
+end
+$$;
+
+-- A request's exercises (p_exercises: [{exercise_id | exercise_name, notes, group,
+-- group_rest_seconds, sets: [...]}]) as rows of session p_session_id for
+-- app.write_session_children, each exercise resolved (app.resolve_exercise). The rows are
+-- built by statements that read no table but through app.resolve_exercise, which Citus
+-- runs on the coordinator.
+create or replace function app.session_rows_of(p_user_id uuid, p_session_id uuid, p_exercises jsonb,
+  out exercises app.session_exercises[], out sets app.session_sets[])
+language plpgsql
+stable
+as $$
+begin
+  exercises := array(
+    -- The table's columns in its order; the totals are the writer's.
+    select row(p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name,
+               app.read_text(x.item, 'notes'), 0, null, null, null, null, null, null,
+               app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds'),
+               null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+     order by x.n);
+  sets := array(
+    -- The table's columns in its order.
+    select row(p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+               app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), app.read_text(s.item, 'set_type'),
+               app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+               app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+               app.read_number(s.item, 'assistance_kg'))::app.session_sets
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
+     order by x.n, s.m);
 end
 $$;
 
@@ -203,6 +269,7 @@ declare
   v_started_at timestamptz;
   v_finished_at timestamptz;
   v_client_id uuid;
+  v_rows record;
 begin
   -- The status decides what is checked below: a bad one is named with every other problem,
   -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
@@ -236,8 +303,6 @@ begin
                                      (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
                                    app.user_today(p_user_id));
       end if;
-      insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at);
     else
       update app.training_sessions
          set session_date = coalesce(v_session_date, session_date),
@@ -248,9 +313,19 @@ begin
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
     end if;
-    -- The exercises come with their totals; the session row's follow.
-    perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
-    perform app.refresh_session_row_totals(p_user_id, v_id);
+    v_rows := app.session_rows_of(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
+    if p_session_id is null then
+      -- The table's columns in its order; the totals are the writer's.
+      if cardinality(app.write_sessions(p_user_id,
+            array[row(p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at,
+                      v_finished_at, null, null, 0, 0, 0, 0, null, 0, 0)::app.training_sessions],
+            v_rows.exercises, v_rows.sets)) = 0 then
+        -- Its caller asked app.replayed_key first: a taken client_id here is a caller's mistake.
+        raise exception using errcode = 'unique_violation', message = 'the session''s client_id is taken';
+      end if;
+    else
+      perform app.write_session_children(p_user_id, array[v_id], v_rows.exercises, v_rows.sets);
+    end if;
     if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
@@ -269,7 +344,9 @@ $$;
 
 grant execute on function
   app.session_problems(uuid, jsonb),
-  app.write_session_exercises(uuid, uuid, jsonb),
+  app.write_sessions(uuid, app.training_sessions[], app.session_exercises[], app.session_sets[]),
+  app.write_session_children(uuid, uuid[], app.session_exercises[], app.session_sets[]),
+  app.session_rows_of(uuid, uuid, jsonb),
   app.session_is_complete(uuid, uuid),
   app.raise_if_session_in_progress(uuid, uuid),
   app.save_session(uuid, uuid, jsonb)

@@ -141,7 +141,7 @@ $$;
 -- text name (linked to neither) is weight_reps. The one rule of an exercise's tracking type
 -- for stored rows; a request's exercise gets it from app.resolve_exercise, which reads it
 -- with the row it links to. A statement over many exercises (an import's) asks here for
--- each in a statement that reads no table (app.raise_if_sets_misfit): on Citus each call
+-- each in a statement that reads no table (app.write_session_children): on Citus each call
 -- is then a look-up of its own, not a call shipped inside a worker's query.
 -- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
 -- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
@@ -200,38 +200,6 @@ as $$
      and (p_distance_m is null or app.set_field_rule(p_tracking_type, 'distance_m') is distinct from 'refused')
 $$;
 
--- Refuses (check_violation) when a set of the sessions breaks the set rule; the writers
--- then name the fields (app.set_problems). Each exercise's tracking type is asked once
--- (app.exercise_tracking_types), before the statement that reads every set.
-create or replace function app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[])
-returns void
-language plpgsql
-as $$
-declare
-  v_sessions uuid[];
-  v_positions integer[];
-  v_exercise_ids uuid[];
-  v_user_exercise_ids uuid[];
-  v_types text[];
-begin
-  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
-         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
-    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
-    from unnest(p_session_ids) as i (session_id)
-    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
-  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
-  if exists (
-    -- The sessions drive the read (their sets by primary key), whatever the plan guesses
-    -- of an array it cannot see.
-    select from unnest(v_sessions, v_positions, v_types) as t (session_id, position, tracking_type)
-      join app.session_sets as s
-        on s.user_id = p_user_id and s.session_id = t.session_id and s.exercise_position = t.position
-     where not app.set_fits(t.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
-    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
-  end if;
-end
-$$;
-
 -- Problems with one set, under p_path ("exercises[0].sets[1]"), for an exercise of
 -- p_tracking_type.
 create or replace function app.set_problems(p_set jsonb, p_path text, p_tracking_type text default 'weight_reps')
@@ -276,6 +244,5 @@ grant execute on function
   app.exercise_tracking_type(uuid, uuid, uuid),
   app.exercise_tracking_types(uuid, uuid[], uuid[]),
   app.set_fits(text, numeric, numeric, integer, integer, numeric),
-  app.raise_if_sets_misfit(uuid, uuid[]),
   app.set_problems(jsonb, text, text)
 to liftbase_api;

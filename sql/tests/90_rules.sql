@@ -3,7 +3,7 @@
 -- report agree), replaying a client_id, date ranges and pages, and DELETE /me's password.
 begin;
 \ir support/helpers.psql
-select plan(48);
+select plan(50);
 
 select pg_temp.sign_up('a', 'rules-a@example.com', 'rules a pass');
 select pg_temp.sign_up('b', 'rules-b@example.com', 'rules b pass');
@@ -182,7 +182,7 @@ select is((select array_agg(c.table_name::text order by c.table_name) from infor
   null, 'every table with a client_id is one app.replayed_key reads');
 
 -- One writer per table: only the named function's body inserts into it, so every write of
--- a diary entry or a goal goes through the same statement (and its triggers).
+-- a diary entry, a goal or a session goes through the same statements (and their triggers).
 create function pg_temp.inserters(p_table text) returns text[] language sql as $$
   select array_agg(p.oid::regprocedure::text order by 1)
     from pg_proc as p join pg_namespace as n on n.oid = p.pronamespace
@@ -192,6 +192,13 @@ select is(pg_temp.inserters('app.food_entries'), array['app.write_food_entries(u
   'diary entries are written by app.write_food_entries alone');
 select is(pg_temp.inserters('app.goals'), array['app.save_goal(uuid,text,numeric,boolean,timestamp with time zone)'],
   'goals are written by app.save_goal alone');
+select is(pg_temp.inserters('app.training_sessions'),
+  array['app.write_sessions(uuid,app.training_sessions[],app.session_exercises[],app.session_sets[])'],
+  'sessions are written by app.write_sessions alone');
+select is(pg_temp.inserters('app.session_exercises') || pg_temp.inserters('app.session_sets'),
+  array['app.write_session_children(uuid,uuid[],app.session_exercises[],app.session_sets[])',
+        'app.write_session_children(uuid,uuid[],app.session_exercises[],app.session_sets[])'],
+  'their exercises and sets by app.write_session_children alone');
 
 -- Date ranges and pages -----------------------------------------------------------------------
 
