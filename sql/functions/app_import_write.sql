@@ -45,7 +45,8 @@ as $$
   -- Rows grouped by which measures they recorded: the type a row shows depends on nothing
   -- else, so it is worked out once per group, not once per row.
   recorded as (
-    select lower(r.exercise_name) as exercise_key, coalesce(r.weight_kg, 0) > 0 as load, coalesce(r.reps, 0) > 0 as reps,
+    select lower(r.exercise_name) as exercise_key, coalesce(r.weight_kg, 0) > 0 as load,
+           coalesce(r.reps, 0) > 0 as reps,
            r.duration_seconds is not null as duration, r.distance_m is not null as distance,
            r.assistance_kg is not null as assistance, count(*) as rows
       from unnest(p_rows) as r
@@ -217,8 +218,7 @@ declare
   v_variants_tried boolean := false;
   v_problems_dropped boolean := false;
   v_problems jsonb;
-  v_session_keys text[];
-  v_session_ids uuid[];
+  v_session_ids jsonb;
   v_exercise_keys text[];
   v_tracking_types text[];
   v_new_exercises jsonb;
@@ -258,7 +258,8 @@ begin
    where r.problem is null and r.skip_reason is null and app.import_row_has_measures(r);
   select coalesce(array_agg(r order by r.line), '{}') into v_new
     from unnest(v_rows) as r
-   where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
+   where not exists (select from app.training_sessions as s
+                      where s.user_id = p_user_id and s.import_key = r.session_key);
   skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
   -- Each name of the file resolved once (app.resolve_exercise_names): the answer says to
   -- what and how, and each row takes the name of the exercise it resolved to.
@@ -272,7 +273,8 @@ begin
                             order by r.line), '{}')
     into v_new
     from unnest(v_new) as r
-    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text) on lower(m.name) = lower(btrim(r.exercise_name));
+    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text)
+      on lower(m.name) = lower(btrim(r.exercise_name));
   -- At most three tries. A refused write is tried again once with the rows its exercise's
   -- type does not take moved to variants (app.import_rows_to_variants: rare, so the common
   -- file pays no pass for it), and once without the rows a value rule refuses.
@@ -306,39 +308,39 @@ begin
         from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
        cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-      select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
-        into v_session_keys, v_session_ids
+      -- {session key: new id}, looked up by key (a join of the rows with a list of keys
+      -- would be planned without knowing either's size).
+      select coalesce(jsonb_object_agg(k.session_key, gen_random_uuid()), '{}')
+        into v_session_ids
         from (select distinct r.session_key from unnest(v_new) as r) as k;
       -- Through the one session writer, as rows of its tables (columns in the tables' order).
       perform app.write_sessions(p_user_id,
         array(
           -- A format without times (FitNotes) gives the date alone: the session has no start.
-          select row(p_user_id, k.id, null, s.session_date, s.name, s.notes, null,
-                     s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
+          select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
+                     null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
                      null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
             from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
                          coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
                          min(r.started_local) as started_local, max(r.finished_local) as finished_local
-                    from unnest(v_new) as r group by r.session_key) as s
-            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key),
+                    from unnest(v_new) as r group by r.session_key) as s),
         array(
-          select row(p_user_id, k.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, 0,
+          select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
+                     x.user_exercise_id, x.exercise_name, p.notes, 0,
                      null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
                      null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
             from app.import_exercise_positions(v_new) as p
-            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = p.session_key
             join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
               as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key),
         array(
-          select row(p_user_id, k.id, p.position,
-                     row_number() over (partition by k.id, p.position order by r.set_order, r.line)::integer,
+          select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
+                     row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
                      t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
                      t.assistance_kg)::app.session_sets
             from unnest(v_new) as r
             join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
             join app.import_exercise_positions(v_new) as p
-              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
-            join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = r.session_key));
+              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)));
       imported := cardinality(v_new);
 
       if p_dry_run then
@@ -448,7 +450,8 @@ as $$
   shown as (
     select r.line, r.exercise_name, m.tracking_type,
            app.import_row_tracking_type(app.derived_tracking_type(lower(r.exercise_name), 'strength', 'other'),
-                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg) as row_type
+                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg)
+             as row_type
       from misfits as m
       join unnest(p_rows) as r on r.line = m.line),
   renamed as (
@@ -466,8 +469,8 @@ $$;
 -- exercise yet, under the name as first written, of its type (p_exercise_keys,
 -- p_tracking_types). A variant ("Plank (reps)") takes the category, equipment and muscles
 -- of the exercise it varies, so volume and analytics count it; any other new name what its
--- words say of it (app.exercise_traits_from_name: a curl works the biceps). PL/pgSQL: Citus cannot plan a SQL function whose
--- parameters filter a distributed table.
+-- words say of it (app.exercise_traits_from_name: a curl works the biceps). PL/pgSQL: Citus
+-- cannot plan a SQL function whose parameters filter a distributed table.
 create or replace function app.import_new_exercises(p_user_id uuid, p_rows app.import_set_row[],
   p_exercise_keys text[], p_tracking_types text[])
 returns jsonb

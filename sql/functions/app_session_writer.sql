@@ -107,8 +107,8 @@ $$;
 -- other sessions are left out), each exercise with its totals (app.exercise_totals of its
 -- sets, so nothing written is read back and no exercise row is written twice), then the
 -- totals of the session rows. Refuses (check_violation) when a set breaks the set rule of
--- its exercise's tracking type; the API and the imports then name the rows at fault in
--- their own words. Each exercise's type is asked once
+-- its exercise's tracking type, before writing; the API and the imports then name the rows
+-- at fault in their own words. Each exercise's type is asked once
 -- (app.exercise_tracking_types), in a statement that reads no table: Citus sends the
 -- writes whole to the user's worker, where a function that reads tables cannot run. A set
 -- without a set_type is a working set.
@@ -118,69 +118,66 @@ returns void
 language plpgsql
 as $$
 declare
-  v_sessions uuid[];
-  v_positions integer[];
-  v_exercise_ids uuid[];
-  v_user_exercise_ids uuid[];
+  v_exercises app.session_exercises[];
   v_types text[];
+  v_type_of jsonb;
   v_sets app.session_sets[];
-  v_fits boolean;
+  v_count integer;
 begin
   if cardinality(p_session_ids) = 0 then
     return;
   end if;
-  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
-         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
-    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
-    from unnest(p_exercises) as e
-   where e.session_id = any (p_session_ids);
-  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
-  v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir,
-                             coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds, s.distance_m,
-                             s.assistance_kg)::app.session_sets
+  -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
+  v_exercises := array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
+                        where e.session_id in (select unnest(p_session_ids)));
+  v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe,
+                             s.rir, coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds,
+                             s.distance_m, s.assistance_kg)::app.session_sets
                     from unnest(p_sets) as s
-                   where s.session_id = any (p_session_ids));
-  -- One statement, planned once per connection: each insert selects from the session's
-  -- row, so that Citus sends it whole to the user's worker, in this order (the sets'
-  -- foreign key); the sets are checked against their exercise's type on the rows given.
-  with exercises as (
+                   where s.session_id in (select unnest(p_session_ids)));
+  v_types := app.exercise_tracking_types(p_user_id, array(select e.exercise_id from unnest(v_exercises) as e),
+                                         array(select e.user_exercise_id from unnest(v_exercises) as e));
+  -- {"session id/position": tracking type}, for the sets to find their exercise's by key.
+  v_type_of := (select coalesce(jsonb_object_agg(e.session_id || '/' || e.position, v_types[e.ordinality]), '{}')
+                  from unnest(v_exercises) with ordinality as e);
+  if exists (select from unnest(v_sets) as s
+              where not app.set_fits(v_type_of ->> (s.session_id || '/' || s.exercise_position), s.weight_kg,
+                                     s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
+    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
+  end if;
+  -- One statement, planned once per connection: each insert selects from the user's
+  -- settings row, so that Citus sends it whole to the user's worker (an insert from a plain
+  -- select is copied there, which row-level security refuses), in this order (the sets'
+  -- foreign key). Each exercise's sets are handed to its totals as one list.
+  with sets_by_exercise as (
+    select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
+      from unnest(v_sets) as s group by s.session_id, s.exercise_position
+  ), exercises as (
     insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
                                             notes, superset_group, group_rest_seconds, working_sets, max_weight_kg,
                                             max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
                                             duration_seconds, distance_m, paced_seconds, paced_distance_m,
                                             best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe,
                                             best_e1rm_method)
-    select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes, e.superset_group,
-           e.group_rest_seconds, t.*
-      from app.training_sessions as w
-      join unnest(p_exercises) as e on e.session_id = w.id
-      join unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
-        on k.session_id = e.session_id and k.position = e.position
-      left join (select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
-                   from unnest(v_sets) as s group by s.session_id, s.exercise_position) as g
-        on g.session_id = e.session_id and g.exercise_position = e.position
-     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), k.tracking_type) as t
-     where w.user_id = p_user_id and w.id = any (p_session_ids)
+    select u.user_id, e.session_id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes,
+           e.superset_group, e.group_rest_seconds, t.*
+      from app.user_settings as u
+     cross join unnest(v_exercises) with ordinality as e
+      left join sets_by_exercise as g on g.session_id = e.session_id and g.exercise_position = e.position
+     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), v_types[e.ordinality]) as t
+     where u.user_id = p_user_id
     returning n.position
   ), written_sets as (
     insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir,
                                        set_type, tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-    select w.user_id, w.id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type, s.tempo,
-           s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
-      from app.training_sessions as w
-      join unnest(v_sets) as s on s.session_id = w.id
-     where w.user_id = p_user_id and w.id = any (p_session_ids)
+    select u.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type,
+           s.tempo, s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
+      from app.user_settings as u
+     cross join unnest(v_sets) as s
+     where u.user_id = p_user_id
     returning n.position
   )
-  select coalesce(bool_and(app.set_fits(k.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds,
-                                        s.distance_m)), true)
-    into v_fits
-    from unnest(v_sets) as s
-    join unnest(v_sessions, v_positions, v_types) as k (session_id, position, tracking_type)
-      on k.session_id = s.session_id and k.position = s.exercise_position;
-  if not v_fits then
-    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
-  end if;
+  select count(*) into v_count from written_sets;
   perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
@@ -230,7 +227,8 @@ begin
        select from app.session_exercises as e
         where e.user_id = p_user_id and e.session_id = p_session_id
           and not exists (select from app.session_sets as s
-                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position));
+                           where s.user_id = e.user_id and s.session_id = e.session_id
+                             and s.exercise_position = e.position));
 end
 $$;
 
@@ -300,7 +298,8 @@ begin
       -- Worked out before the insert: Citus takes no subquery in an insert's values.
       if v_session_date is null then
         v_session_date := coalesce((v_started_at at time zone
-                                     (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                                     (select st.timezone from app.user_settings as st
+                                       where st.user_id = p_user_id))::date,
                                    app.user_today(p_user_id));
       end if;
     else
