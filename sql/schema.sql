@@ -501,7 +501,8 @@ begin
         select jsonb_agg(jsonb_build_object(
                  'exercise_id', x.exercise_id, 'exercise_name', x.exercise_name, 'sessions', x.sessions,
                  'duration_seconds', x.seconds, 'distance_m', x.distance,
-                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance)) order by x.exercise_name, x.exercise_id)
+                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance))
+                 order by x.exercise_name, x.exercise_id)
           from (select c.exercise_id, min(c.exercise_name) as exercise_name, sum(c.sessions) as sessions,
                        sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
                        sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance
@@ -554,7 +555,8 @@ begin
       ),
       buckets as (
         select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b
+          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp,
+                               ('1 ' || v_bucket)::interval) as b
       ),
       totals as (
         select k.bucket_start, k.bucket_end, coalesce(d.logged_days, 0) as logged_days,
@@ -582,7 +584,8 @@ begin
        cross join lateral (
          select case when t.logged_days > 0 then jsonb_build_object(
                   'calories', round(t.calories / t.logged_days, 1), 'protein_g', round(t.protein_g / t.logged_days, 1),
-                  'carbs_g', round(t.carbs_g / t.logged_days, 1), 'fat_g', round(t.fat_g / t.logged_days, 1)) end as average
+                  'carbs_g', round(t.carbs_g / t.logged_days, 1), 'fat_g', round(t.fat_g / t.logged_days, 1))
+                end as average
        ) as a));
 end
 $$;
@@ -600,12 +603,14 @@ declare
 begin
   if v_page.cursor_uuid is not null
      and not exists (select from app.session_exercises as e
-                      where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
+                      where e.user_id = v_user_id
+                        and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
     perform app.raise_unknown_cursor();
   end if;
   select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
     from (select k.exercise_key as id,
-                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name,
+                                    'tracking_type', x.tracking_type)
                    || k.records as item
             from app.exercise_records as k
            cross join lateral (
@@ -635,7 +640,8 @@ declare
 begin
   return (
     with counts as (
-      select c.rpe, c.sets from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
+      select c.rpe, c.sets
+        from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
     ),
     rated as (
       select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
@@ -646,7 +652,8 @@ begin
       'sets_with_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is not null),
       'sets_without_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is null),
       'mean_rpe', (select round(sum(c.rpe * c.sets) / sum(c.sets), 2) from counts as c where c.rpe is not null),
-      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets, 'share', round(r.sets / r.total, 4))
+      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets,
+                                                             'share', round(r.sets / r.total, 4))
                                           order by r.rpe)
                            from rated as r), '[]')));
 end
@@ -663,7 +670,8 @@ begin
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(jsonb_build_object(
              'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
-             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
+             'started_on', p.started_on, 'ended_at', p.ended_at,
+             'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
              order by p.created_at desc)
       from app.programs as p where p.user_id = v_user_id), '[]'));
 end
@@ -742,7 +750,8 @@ begin
                'set_duration_seconds', coalesce(t.set_duration_seconds, 0), 'distance_m', coalesce(t.distance_m, 0))
                order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
+                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp,
+                                     ('1 ' || v_bucket)::interval) as b) as k
         left join (
           select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
@@ -788,7 +797,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'), app.read_text(p_body, 'new_password'));
+  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
+                               app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;
@@ -826,7 +836,8 @@ CREATE FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) RETU
     AS $$
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'email', coalesce(app.field_problem(p_body, 'email', 'text', false), auth.email_problem(app.read_text(p_body, 'email'))),
+    'email', coalesce(app.field_problem(p_body, 'email', 'text', false),
+                      auth.email_problem(app.read_text(p_body, 'email'))),
     'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
@@ -852,7 +863,8 @@ begin
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
-      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
+                 where b.user_id = v_user_id and b.id = v_replayed::bigint),
       'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
       'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
   end if;
@@ -879,7 +891,8 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
-  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+  if v_cursor is not null
+     and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
@@ -887,7 +900,8 @@ begin
       from (select * from app.body_metrics as e
              where e.user_id = v_user_id
                and (v_cursor is null or (e.recorded_at, e.id) < (
-                     select c.recorded_at, c.id from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor))
+                     select c.recorded_at, c.id from app.body_metrics as c
+                      where c.user_id = v_user_id and c.id = v_cursor))
              order by e.recorded_at desc, e.id desc
              limit v_limit + 1) as b), '[]'), v_limit);
 end
@@ -1004,7 +1018,8 @@ begin
     select jsonb_agg(app.entry_json(row(e.*)::app.food_entries) order by e.entry_date, e.created_at, e.id)
       from (select * from app.food_entries as x
              where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
-               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+               and (v_after.id is null
+                    or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
              order by x.entry_date, x.created_at, x.id
              limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end
@@ -1254,7 +1269,8 @@ begin
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
   values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
           coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
-  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
+  on conflict (user_id) do update
+    set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
 end
@@ -1279,11 +1295,13 @@ begin
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                  tracking_type)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles,
+                                  secondary_muscles, tracking_type)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')),
+          coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
-          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
+          app.read_text_list(v_body, 'primary_muscles'),
+          coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
           coalesce(app.read_text(v_body, 'tracking_type'),
                    app.derived_tracking_type(btrim(app.read_text(v_body, 'name')),
                                              coalesce(app.read_text(v_body, 'category'), 'strength'),
@@ -1319,7 +1337,8 @@ CREATE FUNCTION api.exercise_merge(p_token text, p_body jsonb, p_args jsonb) RET
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'), app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
+  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'),
+                            app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
 end
 $$;
 
@@ -1351,13 +1370,17 @@ begin
                                          c.is_user_created, c.tracking_type)
                        || jsonb_build_object(
                             'specificity_score', c.score,
-                            'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
-                                            then jsonb_build_object('code', 'competition_lift_replaced',
-                                                   'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
-                                                                     v_source.name, c.name)) end)
+                            'warning',
+                              case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
+                                   then jsonb_build_object(
+                                          'code', 'competition_lift_replaced',
+                                          'message', format(
+                                            '%s is a competition lift: for a strength goal, %s trains it only in part.',
+                                            v_source.name, c.name)) end)
                        order by c.score desc, c.name, c.id)
-        from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
-                                                          and v.movement_pattern is not null,
+        from (select v.*, app.specificity_score(v_goal,
+                                                v.movement_pattern is not distinct from v_source.movement_pattern
+                                                  and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
                                                 app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles),
                                                 v.equipment = v_source.equipment) as score
@@ -1369,7 +1392,8 @@ begin
                  and (v.category not in ('cardio', 'stretching') or v.category = v_source.category)
                  and (v.equipment = 'body_only'
                       or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
-                      or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
+                      or exists (select from app.user_equipment as q
+                                  where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
                  and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
                order by score desc, v.name, v.id
@@ -1414,7 +1438,8 @@ begin
          tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
   if v_body ? 'name' then
-    delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
+    delete from app.exercise_name_aliases
+     where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
   end if;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
@@ -1445,7 +1470,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created, x.tracking_type) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created, x.tracking_type)
+                            order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -1540,11 +1566,13 @@ declare
 begin
   v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
   if v_replayed is not null then
-    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f
+             where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
+      select e.* into v_entry from app.food_entries as e
+       where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -1554,7 +1582,9 @@ begin
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
       'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
                                case when app.read_uuid(v_body, 'food_item_id') is not null
-                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                     and (select f.id
+                                            from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f)
+                                         is null
                                     then 'is not a known food' end)));
     select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
     v_entry.name := btrim(app.read_text(v_body, 'name'));
@@ -1566,9 +1596,10 @@ begin
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
-  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          v_entry.food_id, v_entry.user_food_id, v_entry.servings)
+  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id,
+                             servings)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g,
+          v_entry.carbs_g, v_entry.fat_g, v_entry.food_id, v_entry.user_food_id, v_entry.servings)
   returning * into v_favorite;
   return app.favorite_json(v_favorite);
 end
@@ -1685,8 +1716,8 @@ begin
   v_food.saturated_fat_g := app.read_number(v_body, 'saturated_fat_g');
   v_food.serving_g := coalesce(app.read_number(v_body, 'serving_g'), 100);
   v_food.serving_label := coalesce(app.read_text(v_body, 'serving_label'), v_food.serving_g::text || ' g');
-  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
-                              sodium_mg, saturated_fat_g, serving_label, serving_g)
+  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g,
+                              fiber_g, sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g)
   values (v_user_id, app.read_uuid(v_body, 'client_id'), v_food.name, v_food.brand, v_food.barcode, v_food.energy_kcal,
           v_food.protein_g, v_food.carbs_g, v_food.fat_g, v_food.fiber_g, v_food.sugars_g, v_food.sodium_mg,
           v_food.saturated_fat_g, v_food.serving_label, v_food.serving_g)
@@ -1760,7 +1791,8 @@ begin
               union all
               select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
                 from app.user_foods as u
-               cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
+               cross join lateral app.food_match(v_q, u.name,
+                                                 to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
                                                  v_words, v_catalog.terms) as m
                where u.user_id = v_user_id and m.matches) as c
        order by c.tier desc, c.logged desc, c.score desc, c.name
@@ -1989,7 +2021,8 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
-  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+  if v_cursor is not null
+     and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
@@ -1997,7 +2030,8 @@ begin
       from (select * from app.health_metrics as m
              where m.user_id = v_user_id
                and (v_cursor is null or (m.computed_at, m.id) < (
-                     select c.computed_at, c.id from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor))
+                     select c.computed_at, c.id from app.health_metrics as c
+                      where c.user_id = v_user_id and c.id = v_cursor))
              order by m.computed_at desc, m.id desc
              limit v_limit + 1) as h), '[]'), v_limit);
 end
@@ -2137,9 +2171,9 @@ begin
       from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
      cross join lateral app.resolve_exercise(v_user_id, x.item) as r
      order by x.n);
-  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                       weight_kg, rest_seconds, superset_group, group_rest_seconds, reps_max,
-                                       assistance_kg, duration_seconds, distance_m)
+  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name,
+                                       sets, reps, weight_kg, rest_seconds, superset_group, group_rest_seconds,
+                                       reps_max, assistance_kg, duration_seconds, distance_m)
   select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.sets, e.reps,
          e.weight_kg, e.rest_seconds, e.superset_group, e.group_rest_seconds, e.reps_max,
          e.assistance_kg, e.duration_seconds, e.distance_m
@@ -2221,8 +2255,8 @@ begin
                            'sets', (select jsonb_agg(s.one_set)
                                       from (select app.target_set(app.exercise_tracking_type(v_user_id, e.exercise_id,
                                                                                              e.user_exercise_id),
-                                                                  e.reps, e.weight_kg, e.assistance_kg, e.duration_seconds,
-                                                                  e.distance_m)
+                                                                  e.reps, e.weight_kg, e.assistance_kg,
+                                                                  e.duration_seconds, e.distance_m)
                                                    || jsonb_build_object('set_type', 'working',
                                                                          'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)
@@ -2324,14 +2358,16 @@ declare
 begin
   v_replayed := app.replayed_key('app.programs', v_user_id, v_body);
   if v_replayed is not null then
-    return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
+    return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p
+                                         where p.user_id = v_user_id and p.id = v_replayed::uuid));
   end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   -- Read before the update: Citus sends no write holding a stable call in a CASE.
   v_client_id := app.read_uuid(v_body, 'client_id');
   update app.programs set client_id = v_client_id where user_id = v_user_id and id = v_id;
-  return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_id));
+  return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p
+                                       where p.user_id = v_user_id and p.id = v_id));
 end
 $$;
 
@@ -2800,7 +2836,8 @@ CREATE FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) RET
     AS $$
 begin
   perform auth.authenticate(p_token);
-  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id) from app.templates as t), '[]'),
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id)
+                                       from app.templates as t), '[]'),
                           p_args);
 end
 $$;
@@ -2872,7 +2909,8 @@ declare
   v_after app.webhook_subscriptions;
 begin
   if v_page.cursor_uuid is not null then
-    select s.* into v_after from app.webhook_subscriptions as s where s.user_id = v_user_id and s.id = v_page.cursor_uuid;
+    select s.* into v_after from app.webhook_subscriptions as s
+     where s.user_id = v_user_id and s.id = v_page.cursor_uuid;
     if v_after.id is null then
       perform app.raise_unknown_cursor();
     end if;
@@ -3064,7 +3102,8 @@ begin
     case v_plan.strategy
       when 'linear' then
         select l.load_kg, l.misses into v_load, v_misses
-          from app.progress_linear(app.equivalent_load(coalesce(v_state.load_kg, v_top), v_state.reps[1], v_phase.main_reps, v_step),
+          from app.progress_linear(app.equivalent_load(coalesce(v_state.load_kg, v_top), v_state.reps[1],
+                                                       v_phase.main_reps, v_step),
                                    v_misses, v_phase.main_reps, v_reps, v_plan.increment_kg, v_step) as l;
         v_new_reps := array[v_phase.main_reps];
       when 'rpe_weekly' then
@@ -3081,7 +3120,8 @@ begin
         v_new_reps := array[v_phase.main_reps];
       when 'reps' then
         v_load := coalesce(v_state.load_kg, v_top);
-        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift then v_phase.main_reps
+        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift
+                                             then v_phase.main_reps
                                              else v_phase.accessory_reps_low end,
                                         array_remove(v_reps, null));
       when 'duration' then
@@ -3090,17 +3130,17 @@ begin
         v_duration := app.progress_duration(v_plan.duration_seconds, array_remove(v_seconds, null));
       else
         select d.load_kg, d.reps into v_load, v_new_reps
-          from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low, v_phase.accessory_reps_high,
-                                   v_reps, v_plan.increment_kg, v_step) as d;
+          from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low,
+                                   v_phase.accessory_reps_high, v_reps, v_plan.increment_kg, v_step) as d;
     end case;
-    insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                            rpe_target, duration_seconds, updated_at)
-    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target,
-            v_duration, now())
+    insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week,
+                                            rpe_week_top, rpe_target, duration_seconds, updated_at)
+    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top,
+            v_rpe_target, v_duration, now())
     on conflict (user_id, program_id, exercise_id) do update
       set load_kg = excluded.load_kg, reps = excluded.reps, misses = excluded.misses, rpe_week = excluded.rpe_week,
-          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, duration_seconds = excluded.duration_seconds,
-          updated_at = excluded.updated_at;
+          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target,
+          duration_seconds = excluded.duration_seconds, updated_at = excluded.updated_at;
   end loop;
 end
 $$;
@@ -3131,13 +3171,15 @@ CREATE FUNCTION app.body_metrics_csv(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id); -- as text: see above
+  v_zone text := (select s.timezone::text from app.user_settings as s
+                   where s.user_id = p_user_id); -- as text: see above
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
     select concat_ws(',', coalesce(to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'), ''),
                      coalesce(to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'), ''),
-                     m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text)) || E'\r\n'
+                     m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text))
+                     || E'\r\n'
       from app.body_metrics as m
      where m.user_id = p_user_id
      order by m.recorded_at, m.created_at, m.id;
@@ -3149,7 +3191,8 @@ ALTER FUNCTION app.body_metrics_csv(p_user_id uuid) OWNER TO liftbase_owner;
 CREATE FUNCTION app.boolean_problem(p_object jsonb, p_field text) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$
-  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'boolean' then 'must be true or false' end
+  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'boolean'
+              then 'must be true or false' end
 $$;
 
 ALTER FUNCTION app.boolean_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
@@ -3215,7 +3258,8 @@ CREATE FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) RETURNS
     AS $$
 begin
   return query
-    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id), min(e.exercise_name)::text,
+    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id),
+           min(e.exercise_name)::text,
            count(distinct s.id), sum(e.duration_seconds)::bigint, sum(e.distance_m), sum(e.paced_seconds)::bigint,
            sum(e.paced_distance_m)
       from app.training_sessions as s
@@ -3483,7 +3527,8 @@ begin
     from app.programs as g
    cross join app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f
    where g.user_id = p_user_id and g.id = v_id;
-  v_slots := v_days * (select max(f.last_week) from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
+  v_slots := v_days * (select max(f.last_week)
+                         from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
   v_slot_ids := array(select gen_random_uuid() from generate_series(1, v_slots));
   insert into app.program_sessions as n (user_id, program_id, id, slot, templates)
   select g.user_id, g.id, i.id, i.slot, array[v_split[(i.slot - 1) % cardinality(v_split) + 1]]
@@ -3493,7 +3538,8 @@ begin
   v_first := app.program_phase_at(p_user_id, v_id, 1);
   select coalesce(array_agg(e.id), '{}'),
          coalesce(array_agg(app.equivalent_load(h.weight_kg, h.reps,
-                                                case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
+                                                case when m.main then v_first.main_reps
+                                                     else v_first.accessory_reps_low end,
                                                 app.load_step(e.equipment))), '{}'),
          coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
     into v_exercise_ids, v_loads, v_main_reps
@@ -3503,7 +3549,8 @@ begin
     left join lateral (
       select s.weight_kg, s.reps
         from app.session_exercises as se
-        join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
+        join app.training_sessions as ts
+          on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
        where se.user_id = p_user_id and se.exercise_id = any (m.family) and e.tracking_type = 'weight_reps'
@@ -3529,8 +3576,8 @@ CREATE FUNCTION app.create_webhook(p_user_id uuid, p_body jsonb) RETURNS jsonb
 declare
   v_subscription app.webhook_subscriptions;
   -- Read before the insert: Citus takes no subquery in an insert's values.
-  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
-                                                      'account.deleted']) with ordinality as k (e, n)
+  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated',
+                                                      'goal.changed', 'account.deleted']) with ordinality as k (e, n)
                             where e = any (app.read_text_list(p_body, 'events')) order by n);
 begin
   insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
@@ -3557,7 +3604,9 @@ ALTER FUNCTION app.csv_field(p_value text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.csv_row(VARIADIC p_fields text[]) RETURNS text
     LANGUAGE sql IMMUTABLE
-    AS $$ select string_agg(app.csv_field(f), ',' order by n) || E'\r\n' from unnest(p_fields) with ordinality as u (f, n) $$;
+    AS $$
+  select string_agg(app.csv_field(f), ',' order by n) || E'\r\n' from unnest(p_fields) with ordinality as u (f, n)
+$$;
 
 ALTER FUNCTION app.csv_row(VARIADIC p_fields text[]) OWNER TO liftbase_owner;
 
@@ -3644,7 +3693,8 @@ CREATE FUNCTION app.daily_totals(p_user_id uuid, p_date date) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
+  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0),
+                                    'protein_g', coalesce(sum(e.protein_g), 0),
                                     'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
             from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date);
 end
@@ -4053,7 +4103,8 @@ begin
   return (
     select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
         or exists (select from app.user_exercises as u
-                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name))
+                      and u.id is distinct from p_except)
   );
 end
 $$;
@@ -4102,14 +4153,15 @@ CREATE FUNCTION app.exercise_problems(p_body jsonb, p_creating boolean) RETURNS 
   select jsonb_build_object(
     'name', case when p_creating or p_body ? 'name'
                  then coalesce(app.field_problem(p_body, 'name', 'text', false),
-                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))), 'name',
-                                                 'app.exercise_name')) end,
+                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))),
+                                                 'name', 'app.exercise_name')) end,
     'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
     'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
     'equipment', coalesce(app.field_problem(p_body, 'equipment', 'text', false),
                           case when p_body ->> 'equipment' is not null
                                 and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                               then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
+                               then 'must be one of '
+                                    || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
     'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false),
     'tracking_type', app.field_problem(p_body, 'tracking_type', 'app.tracking_type', false))
@@ -4134,20 +4186,25 @@ CREATE FUNCTION app.exercise_records_among(p_user_id uuid, p_key uuid, p_session
 begin
   return (
     select case when count(*) > 0 then jsonb_build_object(
-      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
-                             order by s.max_weight_kg desc, s.session_date, s.id) filter (where s.max_weight_kg > 0))[1],
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id,
+                                                'session_date', s.session_date)
+                             order by s.max_weight_kg desc, s.session_date, s.id)
+                    filter (where s.max_weight_kg > 0))[1],
       'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(s.best_e1rm_kg, 1), 'weight_kg', s.best_weight_kg,
                                                  'reps', s.best_reps, 'method', s.best_e1rm_method,
                                                  'session_id', s.id, 'session_date', s.session_date)
-                              order by s.best_e1rm_kg desc, s.session_date, s.id) filter (where s.best_e1rm_kg is not null))[1],
+                              order by s.best_e1rm_kg desc, s.session_date, s.id)
+                     filter (where s.best_e1rm_kg is not null))[1],
       'most_reps', (array_agg(jsonb_build_object('reps', s.max_reps, 'session_id', s.id, 'session_date', s.session_date)
                               order by s.max_reps desc, s.session_date, s.id) filter (where s.max_reps > 0))[1],
       'longest', (array_agg(jsonb_build_object('duration_seconds', s.max_duration_seconds, 'session_id', s.id,
                                                'session_date', s.session_date)
                             order by s.max_duration_seconds desc, s.session_date, s.id)
                    filter (where s.max_duration_seconds is not null))[1],
-      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
-                             order by s.max_distance_m desc, s.session_date, s.id) filter (where s.max_distance_m is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id,
+                                                'session_date', s.session_date)
+                             order by s.max_distance_m desc, s.session_date, s.id)
+                    filter (where s.max_distance_m is not null))[1],
       'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', s.best_pace_s_per_km, 'session_id', s.id,
                                                     'session_date', s.session_date)
                                  order by s.best_pace_s_per_km, s.session_date, s.id)
@@ -4161,17 +4218,20 @@ begin
       from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
                    x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
               from app.session_exercises as x
-              join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
+              join app.training_sessions as t
+                on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
              where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
             union all
             select g.*
               from (select distinct i.id from unnest(p_sessions) as i (id)) as i
              cross join lateral (
-                   select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
-                          x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+                   select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method,
+                          x.max_reps, x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id,
+                          t.session_date
                      from app.training_sessions as t
                      join app.session_exercises as x
-                       on x.user_id = t.user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+                       on x.user_id = t.user_id and x.session_id = t.id
+                      and coalesce(x.exercise_id, x.user_exercise_id) = p_key
                     where t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
                    offset 0) as g
              where p_sessions is not null) as s);
@@ -4194,7 +4254,8 @@ begin
     return jsonb_build_object(p_path || '.exercise_id', v_problem);
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false), app.field_problem(p_item, 'name', 'text', false),
+    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false),
+             app.field_problem(p_item, 'name', 'text', false),
              app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
                                                                       app.read_text(p_item, 'name')))),
                                'v', 'app.exercise_name')));
@@ -4238,7 +4299,8 @@ CREATE FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type t
                  coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
                  coalesce(sum(x.distance_m), 0)::numeric as distance_m,
                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0)::integer as paced_seconds,
-                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric as paced_distance_m
+                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric
+                   as paced_distance_m
             from unnest(p_sets) as x
            where app.counts_as_working_set(x.set_type)) as w
     left join (
@@ -4246,7 +4308,8 @@ CREATE FUNCTION app.exercise_totals(p_sets app.session_sets[], p_tracking_type t
              x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
         from unnest(p_sets) as x
        cross join lateral (select app.rpe_chart_percent(x.reps, app.effective_rpe(x.rpe, x.rir)) as percent) as c
-       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
+       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+         and app.takes_e1rm(p_tracking_type)
        order by 2 desc, x.position
        limit 1) as b on true
 $$;
@@ -4273,7 +4336,8 @@ CREATE FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[
     AS $$
 begin
   return array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
-                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality
+                   as x (exercise_id, user_exercise_id, n)
                 order by x.n);
 end
 $$;
@@ -4289,8 +4353,9 @@ CREATE FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OU
               else 'strength' end,
          coalesce(app.exercise_name_equipment(p_name),
                   case when n ~ 'smith|machine' then 'machine' when n ~ '\mez[ -]?bar|e-z' then 'e_z_curl_bar'
-                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell' when n ~ 'cable' then 'cable'
-                       when n ~ 'kettlebell' then 'kettlebells' when n ~ '\mbands?\M' then 'bands' else 'other' end),
+                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell'
+                       when n ~ 'cable' then 'cable' when n ~ 'kettlebell' then 'kettlebells'
+                       when n ~ '\mbands?\M' then 'bands' else 'other' end),
          coalesce((select r.muscles from (values
            (1, '\m(leg curl|hamstring|nordic|glute[ -]ham)', array['hamstrings']),
            (2, '\m(wrist|forearm|farmer|gripper|grip strength|hand grip)', array['forearms']),
@@ -4302,7 +4367,8 @@ CREATE FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OU
            (8, '\m(tricep|triceps|pushdown|push down|skull ?crusher|close[ -]grip bench)', array['triceps']),
            (9, '\m(hip thrust|glute|bridge|kickback|donkey kick|fire hydrant)', array['glutes']),
            (10, '\m(leg extension|squat|leg press|lunge|step[ -]?up|sissy|wall sit|hack)', array['quadriceps']),
-           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)', array['hamstrings', 'lower back']),
+           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)',
+                array['hamstrings', 'lower back']),
            (12, '\mcurl', array['biceps']),
            (13, '\m(pallof|crunch|plank|sit[ -]?up|abs?\M|ab wheel|leg raise|knee raise|twist|hollow|v[ -]up|toes to bar|wood ?chop|side bend|core|oblique|rollout|mountain climber|dead bug|bird dog|l[ -]sit)', array['abdominals']),
            (14, '\m(bench|chest|fly|flye|flyes|pec|push[ -]?up|dip|dips)\M', array['chest']),
@@ -4447,7 +4513,8 @@ begin
                'created_at', g.created_at)::text
         from app.goals as g where g.user_id = p_user_id), 'null'),
     '"target_override":' || coalesce((
-      select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g)::text
+      select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g,
+                               'fat_g', o.fat_g)::text
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
@@ -4637,7 +4704,8 @@ begin
                           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg)
                           order by s.position)
                    from app.session_sets as s
-                  where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
+                  where s.user_id = e.user_id and s.session_id = e.session_id
+                    and s.exercise_position = e.position), '[]'))
                order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text;
@@ -4681,7 +4749,8 @@ CREATE FUNCTION app.field_problem(p_body jsonb, p_field text, p_domain regtype, 
     AS $_$
 declare
   v_value jsonb := p_body -> p_field;
-  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t
+                      where t.oid = p_domain);
   v_kind text := app.input_kind(p_domain);
   v_problem text;
 begin
@@ -4738,7 +4807,8 @@ CREATE FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) RETURNS app.c
 declare
   v_meal app.custom_meals;
 begin
-  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
+  select m.* into v_meal from app.custom_meals as m
+   where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;
@@ -4754,7 +4824,8 @@ CREATE FUNCTION app.find_entry(p_user_id uuid, p_args jsonb) RETURNS app.food_en
 declare
   v_entry app.food_entries;
 begin
-  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
+  select e.* into v_entry from app.food_entries as e
+   where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;
@@ -4773,8 +4844,8 @@ begin
     into id, is_user_food, name, brand, food_group, barcode, source, energy_kcal, protein_g, fat_g, carbs_g, fiber_g,
          sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g
     from (select c.id, false as is_user_food, c.name, c.brand, c.food_group, c.barcode, c.source, c.energy_kcal,
-                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g, c.serving_label,
-                 c.serving_g
+                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g,
+                 c.serving_label, c.serving_g
             from app.foods as c where c.id = p_id
           union all
           select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
@@ -4841,7 +4912,8 @@ CREATE FUNCTION app.find_program_session(p_user_id uuid, p_args jsonb) RETURNS a
 declare
   v_session app.program_sessions;
 begin
-  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
+  select s.* into v_session from app.program_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;
@@ -4894,7 +4966,8 @@ CREATE FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) RETURNS app
 declare
   v_exercise app.user_exercises;
 begin
-  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  select u.* into v_exercise from app.user_exercises as u
+   where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
   if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
     perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;
@@ -4922,11 +4995,15 @@ begin
          nullif(btrim(b.gtin_upc), ''),
          greatest(coalesce(n.energy, n.atwater_general, n.atwater_specific, 0), 0),
          greatest(coalesce(n.protein, 0), 0), greatest(coalesce(n.fat, 0), 0), greatest(coalesce(n.carbs, 0), 0),
-         app.nonnegative(n.fiber), app.nonnegative(n.sugars), app.nonnegative(n.sodium), app.nonnegative(n.saturated_fat),
-         coalesce(p.label, case when app.staged_number(b.serving_size) > 0 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
-                                then coalesce(nullif(b.household_serving_fulltext, ''), app.staged_number(b.serving_size)::text || ' g') end,
+         app.nonnegative(n.fiber), app.nonnegative(n.sugars), app.nonnegative(n.sodium),
+         app.nonnegative(n.saturated_fat),
+         coalesce(p.label, case when app.staged_number(b.serving_size) > 0
+                                 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
+                                then coalesce(nullif(b.household_serving_fulltext, ''),
+                                              app.staged_number(b.serving_size)::text || ' g') end,
                   '100 g'),
-         coalesce(p.grams, case when app.staged_number(b.serving_size) > 0 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
+         coalesce(p.grams, case when app.staged_number(b.serving_size) > 0
+                                 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
                                 then app.staged_number(b.serving_size) end, 100)
     from staging.fdc_food as d
     left join staging.fdc_branded_food as b on b.fdc_id = d.fdc_id
@@ -4949,7 +5026,8 @@ begin
     left join (
       select distinct on (y.fdc_id) y.fdc_id, app.staged_number(y.gram_weight) as grams,
              coalesce(nullif(btrim(y.portion_description), ''),
-                      btrim(coalesce(app.staged_number(y.amount)::text, '1') || ' ' || coalesce(y.modifier, ''))) as label
+                      btrim(coalesce(app.staged_number(y.amount)::text, '1') || ' '
+                            || coalesce(y.modifier, ''))) as label
         from staging.fdc_food_portion as y
        where app.staged_number(y.gram_weight) > 0
        order by y.fdc_id, app.staged_number(y.seq_num) nulls last, y.id
@@ -4963,7 +5041,8 @@ begin
         serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
-  delete from app.food_portions as fp where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
+  delete from app.food_portions as fp
+   where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('fdc:' || y.fdc_id)::uuid,
          row_number() over (partition by y.fdc_id order by app.staged_number(y.seq_num) nulls last, y.id),
@@ -4999,8 +5078,10 @@ begin
          greatest(coalesce(app.staged_number(o.fat_100g), 0), 0),
          greatest(coalesce(app.staged_number(o.carbohydrates_100g), 0), 0),
          app.nonnegative(app.staged_number(o.fiber_100g)), app.nonnegative(app.staged_number(o.sugars_100g)),
-         app.nonnegative(app.staged_number(o.sodium_100g) * 1000), app.nonnegative(app.staged_number(o."saturated-fat_100g")),
-         case when app.staged_number(o.serving_quantity) > 0 then coalesce(nullif(btrim(o.serving_size), ''), '1 serving') else '100 g' end,
+         app.nonnegative(app.staged_number(o.sodium_100g) * 1000),
+         app.nonnegative(app.staged_number(o."saturated-fat_100g")),
+         case when app.staged_number(o.serving_quantity) > 0
+              then coalesce(nullif(btrim(o.serving_size), ''), '1 serving') else '100 g' end,
          case when app.staged_number(o.serving_quantity) > 0 then app.staged_number(o.serving_quantity) else 100 end
     from staging.off_products as o
    where coalesce(btrim(o.code), '') <> '' and coalesce(btrim(o.product_name), '') <> ''
@@ -5097,10 +5178,12 @@ begin
   end if;
   servings := coalesce(app.read_number(p_item, 'servings'), 1);
   portion_seq := app.read_integer(p_item, 'portion_id');
-  select m.* into v_macros from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
+  select m.* into v_macros
+    from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
   if v_macros.name is null then
     problems := case when portion_seq is not null
-                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f where f.id is not null)
+                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f
+                                    where f.id is not null)
                      then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
                      else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
     return;
@@ -5145,7 +5228,8 @@ begin
     return;
   end if;
   v_grams := case when p_portion is null then v_food.serving_g
-                  else (select p.gram_weight from app.food_portions as p where p.food_id = v_food.id and p.seq = p_portion) end;
+                  else (select p.gram_weight from app.food_portions as p
+                         where p.food_id = v_food.id and p.seq = p_portion) end;
   if v_grams is null then
     return;
   end if;
@@ -5234,7 +5318,8 @@ ALTER FUNCTION app.food_name_query(p_query text, OUT terms tsquery, OUT correcte
 CREATE FUNCTION app.food_portions_json(p_food_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select coalesce(jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight) order by p.seq), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight)
+                            order by p.seq), '[]')
     from app.food_portions as p where p.food_id = p_food_id
 $$;
 
@@ -5313,7 +5398,8 @@ CREATE FUNCTION app.goal_problems(p_body jsonb) RETURNS jsonb
     'goal_rate_per_week', coalesce(
       app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
       case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
-           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'), app.read_number(p_body, 'goal_rate_per_week')) end))
+           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'),
+                                      app.read_number(p_body, 'goal_rate_per_week')) end))
 $$;
 
 ALTER FUNCTION app.goal_problems(p_body jsonb) OWNER TO liftbase_owner;
@@ -5437,11 +5523,14 @@ begin
            app.import_cell(x.item -> 'fields', c_fat) as fat
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
   select coalesce(jsonb_agg(jsonb_build_object(
-           'line', r.line, 'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
+           'line', r.line,
+           'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
-           'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
-                                                 when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
+           'entry_date', r.entry_date,
+           'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
+                                          when 'dinner' then 'dinner' else 'snack' end,
+           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0),
+           'protein_g', coalesce(app.import_number(r.protein), 0),
            'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
              when r.line_problem is not null then r.line_problem
@@ -5460,13 +5549,15 @@ begin
     -- Occurrences are counted among rows of the same key text (empty cells drop out of
     -- it), so two rows that differ only in which cell is empty still get keys of their own.
     from (select c.*, d.entry_date, row_number() over (
-                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat)
+                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein,
+                                          c.carbs, c.fat)
                    order by c.line) as occurrence
             from cells as c
             -- Days repeat on every row of the day: each distinct one is checked once.
-            left join (select x.day, app.import_local_time(split_part(x.day, '-', 1)::integer,
-                                                           split_part(x.day, '-', 2)::integer,
-                                                           split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
+            left join (select x.day,
+                              app.import_local_time(split_part(x.day, '-', 1)::integer,
+                                                    split_part(x.day, '-', 2)::integer,
+                                                    split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
                          from (select distinct c.day from cells as c
                                 where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
@@ -5478,7 +5569,8 @@ begin
     return;
   end if;
   if errors <> '[]' then
-    select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
+    select coalesce(jsonb_agg(r), '[]') into v_rows
+      from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   end if;
   -- The rows not imported before, as entries for app.write_food_entries (their ids drawn in
   -- the same pass). The keys already there are found by the user's import-key index, so the
@@ -5487,7 +5579,8 @@ begin
   select coalesce(array_agg(f.import_key), '{}') into v_existing_keys
     from app.food_entries as f
    where f.user_id = p_user_id and f.import_key = any (v_keys);
-  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key', 'source', 'import')), '[]')
+  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key',
+                                                    'source', 'import')), '[]')
     into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));
@@ -5679,7 +5772,8 @@ CREATE FUNCTION app.import_exercise_types(p_user_id uuid, p_rows app.import_set_
   -- Rows grouped by which measures they recorded: the type a row shows depends on nothing
   -- else, so it is worked out once per group, not once per row.
   recorded as (
-    select lower(r.exercise_name) as exercise_key, coalesce(r.weight_kg, 0) > 0 as load, coalesce(r.reps, 0) > 0 as reps,
+    select lower(r.exercise_name) as exercise_key, coalesce(r.weight_kg, 0) > 0 as load,
+           coalesce(r.reps, 0) > 0 as reps,
            r.duration_seconds is not null as duration, r.distance_m is not null as distance,
            r.assistance_kg is not null as assistance, count(*) as rows
       from unnest(p_rows) as r
@@ -5749,7 +5843,8 @@ begin
      where length(i.name) <= 120
        and cardinality(i.primary_muscles) >= 1
        and app.are_muscles(i.primary_muscles) and app.are_muscles(i.secondary_muscles)
-       and i.category in ('strength', 'stretching', 'plyometrics', 'powerlifting', 'olympic weightlifting', 'strongman', 'cardio')
+       and i.category in ('strength', 'stretching', 'plyometrics', 'powerlifting', 'olympic weightlifting',
+                          'strongman', 'cardio')
        and (i.mechanic is null or i.mechanic in ('compound', 'isolation'))
   ),
   updated as (
@@ -5801,7 +5896,8 @@ declare
   -- A distance means nothing without its unit; a plain Weight nothing without its unit.
   v_missing text := (app.import_missing_columns(v_header, array['Date', 'Exercise', 'Reps']
     || case when v_weight.column_index is null then array['Weight (kgs)'] else '{}' end
-    || case when v_weight.column_index = app.import_column(v_header, array['Weight']) then array['Weight Unit'] else '{}' end
+    || case when v_weight.column_index = app.import_column(v_header, array['Weight']) then array['Weight Unit']
+            else '{}' end
     || case when c_distance is not null then array['Distance Unit'] else '{}' end)).problem;
 begin
   if v_missing is not null then
@@ -5822,7 +5918,8 @@ begin
            app.import_cell(x.item -> 'fields', c_comment) as comment
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   dates as materialized (
-    select d.date_text, app.import_iso_date(d.date_text) as day from (select distinct c.date_text from cells as c) as d),
+    select d.date_text, app.import_iso_date(d.date_text) as day
+      from (select distinct c.date_text from cells as c) as d),
   typed as materialized (
     select c.*, d.day,
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end
@@ -6268,7 +6365,8 @@ begin
     join app.target_snapshots as t
       on t.user_id = p_user_id and t.computed_at = app.read_timestamp(s, 'computed_at') and t.reason = s ->> 'reason'
    where coalesce((app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'))
-                    not in (select h.computed_at, h.version from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
+                    not in (select h.computed_at, h.version
+                              from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
                   true)
   on conflict do nothing;
   get diagnostics v_count = row_count;
@@ -6296,6 +6394,7 @@ CREATE FUNCTION app.import_liftbase_nested(p_user_id uuid, p_document jsonb, INO
 declare
   v_new uuid[];
   v_errors jsonb;
+  v_held uuid[];
 begin
   with inserted as (
     insert into app.plans (user_id, id, name, created_at, last_used_at)
@@ -6340,46 +6439,15 @@ begin
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates + jsonb_array_length(coalesce(p_document -> 'custom_meals', '[]')) - cardinality(v_new);
 
-  with inserted as (
-    insert into app.training_sessions (user_id, id, client_id, import_key, session_date, name, notes, status, started_at,
-                                       finished_at, created_at)
-    select p_user_id, app.read_uuid(s, 'id'), app.read_uuid(s, 'client_id'), s ->> 'import_key', app.read_date(s, 'session_date'),
-           s ->> 'name', s ->> 'notes', coalesce(s ->> 'status', 'completed'), app.read_timestamp(s, 'started_at'),
-           app.read_timestamp(s, 'finished_at'), coalesce(app.read_timestamp(s, 'created_at'), now())
-      from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
-    on conflict do nothing
-    returning id)
-  select coalesce(array_agg(id), '{}') into v_new from inserted;
-  insert into app.session_exercises (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                     superset_group, group_rest_seconds)
-  select w.user_id, w.id, app.read_integer(e, 'position'),
-         (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')), app.read_uuid(e, 'user_exercise_id'),
-         e ->> 'exercise_name', e ->> 'notes', app.read_integer(e, 'group'), app.read_integer(e, 'group_rest_seconds')
+  -- Every set of a session not held fits its exercise's tracking type
+  -- (app.set_fit_problems), named by its path; checked on the document before the write, as
+  -- the writer refuses a set that does not fit without saying which.
+  select coalesce(array_agg(w.id), '{}') into v_held
     from app.training_sessions as w
-    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
-   cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   where w.user_id = p_user_id and w.id = any (v_new);
-  insert into app.session_sets (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-  select w.user_id, w.id, app.read_integer(e, 'position'), app.read_integer(x, 'position'),
-         app.read_integer(x, 'reps'), app.read_number(x, 'weight_kg'), app.read_number(x, 'rpe'), app.read_integer(x, 'rir'),
-         coalesce(x ->> 'set_type', 'working'), x ->> 'tempo', app.read_integer(x, 'rest_seconds'),
-         app.read_integer(x, 'duration_seconds'), app.read_number(x, 'distance_m'), app.read_number(x, 'assistance_kg')
-    from app.training_sessions as w
-    join jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s on app.read_uuid(s, 'id') = w.id
-   cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
-   cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x
-   where w.user_id = p_user_id and w.id = any (v_new);
-  -- The rule of a completed session is app.session_is_complete's, checked on the rows as
-  -- written (set-based); only sessions that break it are described, by app.session_problems.
-  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
-                            order by n), '[]')
-    into v_errors
-    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
-   where app.read_uuid(s, 'id') = any (v_new) and coalesce(s ->> 'status', 'completed') = 'completed'
-     and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
-  -- Every set fits its exercise's tracking type (app.set_fit_problems), named by its path.
-  select v_errors || coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
+   where w.user_id = p_user_id
+     and w.id = any (array(select app.read_uuid(s, 'id')
+                             from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s));
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message',
            format('training_sessions[%s].exercises[%s].sets[%s].%s: %s', x.n - 1, y.k - 1, z.m - 1, f.key, f.value))
            order by x.n, y.k, z.m, f.key), '[]')
     into v_errors
@@ -6393,11 +6461,41 @@ begin
            app.set_measures(app.read_number(z.t, 'weight_kg'), app.read_number(z.t, 'assistance_kg'),
                             app.read_integer(z.t, 'reps'), app.read_integer(z.t, 'duration_seconds'),
                             app.read_number(z.t, 'distance_m')))) as f
-   where app.read_uuid(x.s, 'id') = any (v_new);
+   where not app.read_uuid(x.s, 'id') = any (v_held);
   if v_errors <> '[]' then
     raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
   end if;
-  perform app.refresh_sessions_totals(p_user_id, v_new);
+  -- The sessions through the one session writer, as rows of its tables (members the tables
+  -- do not have are left out; the totals are the writer's). A catalog exercise the server
+  -- lacks becomes null, its name stays.
+  v_new := app.write_sessions(p_user_id,
+    array(select jsonb_populate_record(null::app.training_sessions, s || jsonb_build_object('user_id', p_user_id))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s),
+    array(select jsonb_populate_record(null::app.session_exercises, jsonb_build_object(
+                   'user_id', p_user_id, 'session_id', s -> 'id', 'position', e -> 'position',
+                   'exercise_id', (select x.id from app.exercises as x where x.id = app.read_uuid(e, 'exercise_id')),
+                   'user_exercise_id', e -> 'user_exercise_id', 'exercise_name', e -> 'exercise_name',
+                   'notes', e -> 'notes', 'superset_group', e -> 'group', 'group_rest_seconds', e -> 'group_rest_seconds'))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+           cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e),
+    array(select jsonb_populate_record(null::app.session_sets,
+                   x || jsonb_build_object('user_id', p_user_id, 'session_id', s -> 'id', 'exercise_position', e -> 'position'))
+            from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) as s
+           cross join jsonb_array_elements(coalesce(s -> 'exercises', '[]')) as e
+           cross join jsonb_array_elements(coalesce(e -> 'sets', '[]')) as x));
+  -- The rule of a completed session is app.session_is_complete's, checked on the rows as
+  -- written (set-based); only sessions that break it are described, by app.session_problems.
+  select coalesce(jsonb_agg(jsonb_build_object('line', null, 'message', app.import_liftbase_session_problem(p_user_id, s))
+                            order by n), '[]')
+    into v_errors
+    from jsonb_array_elements(coalesce(p_document -> 'training_sessions', '[]')) with ordinality as x (s, n)
+   where app.read_uuid(s, 'id') = any (v_new)
+     and (select w.status from app.training_sessions as w
+           where w.user_id = p_user_id and w.id = app.read_uuid(s, 'id')) = 'completed'
+     and not app.session_is_complete(p_user_id, app.read_uuid(s, 'id'));
+  if v_errors <> '[]' then
+    raise exception using errcode = 'LBIMP', message = 'the document breaks a rule', detail = v_errors::text;
+  end if;
   imported := imported + cardinality(v_new);
   skipped_duplicates := skipped_duplicates
     + jsonb_array_length(coalesce(p_document -> 'training_sessions', '[]')) - cardinality(v_new);
@@ -6441,9 +6539,9 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
 
-  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
-                                  main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
-                                  load_factor)
+  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week,
+                                  last_week, main_reps, main_rpe, accessory_reps_low, accessory_reps_high,
+                                  accessory_rpe, set_factor, load_factor)
   select w.user_id, w.id, app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
          f ->> 'phase', app.read_integer(f, 'first_week'), app.read_integer(f, 'last_week'), app.read_integer(f, 'main_reps'),
          app.read_number(f, 'main_rpe'), app.read_integer(f, 'accessory_reps_low'), app.read_integer(f, 'accessory_reps_high'),
@@ -6479,8 +6577,8 @@ begin
   set constraints app.program_sessions_slot_key immediate;
   set constraints app.program_sessions_slot_key deferred;
 
-  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                          rpe_target, duration_seconds)
+  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week,
+                                          rpe_week_top, rpe_target, duration_seconds)
   select w.user_id, w.id, e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),
@@ -6594,7 +6692,8 @@ begin
       -- plans no subquery on the written table correlated with the document's rows, and
       -- copies a plain insert ... select to the shard, which row-level security refuses
       -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
-      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times from app.body_metrics as b where b.user_id = p_user_id;
+      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times
+        from app.body_metrics as b where b.user_id = p_user_id;
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
@@ -6616,12 +6715,13 @@ begin
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
          and coalesce((app.read_timestamp(r, 'computed_at'), r ->> 'reason')
-                        not in (select h.computed_at, h.reason from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
+                        not in (select h.computed_at, h.reason
+                                  from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
                       true)
       on conflict do nothing;
     when 'user_exercises' then
-      insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                      created_at, tracking_type)
+      insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles,
+                                      secondary_muscles, created_at, tracking_type)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
@@ -6640,8 +6740,8 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'favorites' then
-      insert into app.favorites (user_id, id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings,
-                                 created_at)
+      insert into app.favorites (user_id, id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id,
+                                 servings, created_at)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
              app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'),
              (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
@@ -6956,7 +7056,8 @@ CREATE FUNCTION app.import_rows_to_variants(p_user_id uuid, p_rows app.import_se
   shown as (
     select r.line, r.exercise_name, m.tracking_type,
            app.import_row_tracking_type(app.derived_tracking_type(lower(r.exercise_name), 'strength', 'other'),
-                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg) as row_type
+                                        r.weight_kg, r.reps, r.duration_seconds, r.distance_m, r.assistance_kg)
+             as row_type
       from misfits as m
       join unnest(p_rows) as r on r.line = m.line),
   renamed as (
@@ -7162,7 +7263,8 @@ begin
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
   durations as materialized (
-    select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+    select d.duration, app.import_duration(d.duration) as length
+      from (select distinct c.duration from cells as c) as d),
   units as materialized (
     -- Without a unit column every row is in the unit its column names (Distance: km).
     select c.*,
@@ -7268,7 +7370,9 @@ ALTER FUNCTION app.import_weight_column(p_header jsonb, OUT column_index integer
 
 CREATE FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE
-    AS $$ select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end $$;
+    AS $$
+  select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end
+$$;
 
 ALTER FUNCTION app.import_weight_kg(p_text text, p_kg_per_unit numeric) OWNER TO liftbase_owner;
 
@@ -7293,8 +7397,7 @@ declare
   v_variants_tried boolean := false;
   v_problems_dropped boolean := false;
   v_problems jsonb;
-  v_session_keys text[];
-  v_session_ids uuid[];
+  v_session_ids jsonb;
   v_exercise_keys text[];
   v_tracking_types text[];
   v_new_exercises jsonb;
@@ -7334,7 +7437,8 @@ begin
    where r.problem is null and r.skip_reason is null and app.import_row_has_measures(r);
   select coalesce(array_agg(r order by r.line), '{}') into v_new
     from unnest(v_rows) as r
-   where not exists (select from app.training_sessions as s where s.user_id = p_user_id and s.import_key = r.session_key);
+   where not exists (select from app.training_sessions as s
+                      where s.user_id = p_user_id and s.import_key = r.session_key);
   skipped_duplicates := cardinality(v_rows) - cardinality(v_new);
   -- Each name of the file resolved once (app.resolve_exercise_names): the answer says to
   -- what and how, and each row takes the name of the exercise it resolved to.
@@ -7348,7 +7452,8 @@ begin
                             order by r.line), '{}')
     into v_new
     from unnest(v_new) as r
-    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text) on lower(m.name) = lower(btrim(r.exercise_name));
+    left join jsonb_to_recordset(exercises) as m (name text, exercise_name text)
+      on lower(m.name) = lower(btrim(r.exercise_name));
   -- At most three tries. A refused write is tried again once with the rows its exercise's
   -- type does not take moved to variants (app.import_rows_to_variants: rare, so the common
   -- file pays no pass for it), and once without the rows a value rule refuses.
@@ -7382,45 +7487,39 @@ begin
         from unnest(v_exercise_keys) with ordinality as k (exercise_key, n)
        cross join lateral app.resolve_exercise(p_user_id, jsonb_build_object('exercise_name', k.exercise_key)) as x;
 
-      select coalesce(array_agg(k.session_key), '{}'), coalesce(array_agg(gen_random_uuid()), '{}')
-        into v_session_keys, v_session_ids
+      -- {session key: new id}, looked up by key (a join of the rows with a list of keys
+      -- would be planned without knowing either's size).
+      select coalesce(jsonb_object_agg(k.session_key, gen_random_uuid()), '{}')
+        into v_session_ids
         from (select distinct r.session_key from unnest(v_new) as r) as k;
-      insert into app.training_sessions as n (user_id, id, session_date, name, notes, status, started_at, finished_at,
-                                              import_key)
-      select u.user_id, k.id, s.session_date, s.name, s.notes, 'completed', s.started_local at time zone v_timezone,
-             s.finished_local at time zone v_timezone, s.session_key
-        from app.user_settings as u
-       cross join (
-         -- A format without times (FitNotes) gives the date alone: the session has no start.
-         select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-                coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-                min(r.started_local) as started_local, max(r.finished_local) as finished_local
-           from unnest(v_new) as r group by r.session_key) as s
-        join unnest(v_session_keys, v_session_ids) as k (session_key, id) on k.session_key = s.session_key
-       where u.user_id = p_user_id;
-
-      insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id,
-                                              exercise_name, notes, superset_group, group_rest_seconds)
-      select s.user_id, s.id, p.position, x.exercise_id, x.user_exercise_id, x.exercise_name, p.notes, p.superset_group,
-             p.group_rest_seconds
-        from app.import_exercise_positions(v_new) as p
-        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = p.session_key
-        join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-          as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key;
-
-      insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe,
-                                         set_type, duration_seconds, distance_m, assistance_kg)
-      select s.user_id, s.id, p.position,
-             row_number() over (partition by s.user_id, s.id, p.position order by r.set_order, r.line)::integer,
-             t.reps, t.weight_kg, r.rpe, r.set_type, t.duration_seconds, t.distance_m, t.assistance_kg
-        from unnest(v_new) as r
-        join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-        join app.import_exercise_positions(v_new) as p
-          on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)
-        join app.training_sessions as s on s.user_id = p_user_id and s.import_key = r.session_key;
-
-      perform app.raise_if_sets_misfit(p_user_id, v_session_ids);
-      perform app.refresh_sessions_totals(p_user_id, v_session_ids);
+      -- Through the one session writer, as rows of its tables (columns in the tables' order).
+      perform app.write_sessions(p_user_id,
+        array(
+          -- A format without times (FitNotes) gives the date alone: the session has no start.
+          select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
+                     null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
+                     null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
+            from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                         coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                         min(r.started_local) as started_local, max(r.finished_local) as finished_local
+                    from unnest(v_new) as r group by r.session_key) as s),
+        array(
+          select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
+                     x.user_exercise_id, x.exercise_name, p.notes, 0,
+                     null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
+                     null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+            from app.import_exercise_positions(v_new) as p
+            join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+              as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key),
+        array(
+          select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
+                     row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
+                     t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
+                     t.assistance_kg)::app.session_sets
+            from unnest(v_new) as r
+            join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+            join app.import_exercise_positions(v_new) as p
+              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)));
       imported := cardinality(v_new);
 
       if p_dry_run then
@@ -7627,7 +7726,8 @@ CREATE FUNCTION app.is_input_date(p_text text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
   select case
-    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$' or length(replace(p_text, '-', '')) <> 8
+    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$'
+         or length(replace(p_text, '-', '')) <> 8
       then false
     else substr(p_text, 1, 4)::integer between 1900 and 2999
          and substr(p_text, 6, 2)::integer between 1 and 12
@@ -7764,7 +7864,8 @@ begin
        order by 1, 2;
   elsif tg_op = 'DELETE' then
     open v_changes for
-      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name, -count(*)::integer as entries
+      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name,
+             -count(*)::integer as entries
         from old_entries as o
        where coalesce(o.food_id, o.user_food_id) is not null
        group by 1, 2
@@ -7772,7 +7873,8 @@ begin
   else
     open v_changes for
       select c.user_id, c.food_id, f.name, sum(c.entries)::integer as entries
-        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id, 1 as entries
+        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id,
+                     1 as entries
                 from new_entries as n
               union all
               select o.user_id, coalesce(o.food_id, o.user_food_id), o.food_id, -1
@@ -8073,7 +8175,8 @@ begin
     v_logged := v_logged || array(
       select c.id
         from unnest(p_page.other_ids) with ordinality as c (id, n)
-       cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+       cross join lateral (select from app.food_usage as u
+                            where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
        order by c.n
        limit p_page.page_size);
   end if;
@@ -8165,7 +8268,8 @@ begin
 
   select count(*) into v_misfit_sets
     from app.session_exercises as e
-    join app.session_sets as s on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
+    join app.session_sets as s
+      on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
    where e.user_id = p_user_id and (e.exercise_id = p_from or e.user_exercise_id = p_from)
      and not app.set_fits(v_into.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m);
   select count(*) into v_misfit_plans
@@ -8206,13 +8310,15 @@ begin
       update app.program_exercise_state as st set exercise_id = v_into_exercise_id
        where st.user_id = p_user_id and st.exercise_id = p_from
          and not exists (select from app.program_exercise_state as o
-                          where o.user_id = st.user_id and o.program_id = st.program_id and o.exercise_id = v_into_exercise_id);
+                          where o.user_id = st.user_id and o.program_id = st.program_id
+                            and o.exercise_id = v_into_exercise_id);
       get diagnostics v_states = row_count;
     end if;
     delete from app.program_exercise_state as st where st.user_id = p_user_id and st.exercise_id = p_from;
   end if;
   update app.user_exclusions as x
-     set exercise_ids = array(select distinct case when i = p_from then p_into else i end from unnest(x.exercise_ids) as i),
+     set exercise_ids = array(select distinct case when i = p_from then p_into else i end
+                                from unnest(x.exercise_ids) as i),
          updated_at = now()
    where x.user_id = p_user_id and p_from = any (x.exercise_ids);
   get diagnostics v_exclusions = row_count;
@@ -8226,7 +8332,8 @@ begin
   select u.user_id, v_alias, v_into_exercise_id, v_into_user_exercise_id
     from app.user_settings as u where u.user_id = p_user_id
   on conflict (user_id, alias) do update
-     set exercise_id = excluded.exercise_id, user_exercise_id = excluded.user_exercise_id, created_at = excluded.created_at;
+     set exercise_id = excluded.exercise_id, user_exercise_id = excluded.user_exercise_id,
+         created_at = excluded.created_at;
   -- The into exercise's own name needs no alias.
   delete from app.exercise_name_aliases where user_id = p_user_id and alias = lower(btrim(v_into.name));
   if v_from.is_user_created then
@@ -8403,7 +8510,8 @@ CREATE FUNCTION app.nutrition_csv(p_user_id uuid) RETURNS SETOF text
     LANGUAGE plpgsql STABLE
     AS $$
 begin
-  return next app.csv_row('Date', 'Meal', 'Name', 'Calories', 'Protein (g)', 'Carbs (g)', 'Fat (g)', 'Servings', 'Source');
+  return next app.csv_row('Date', 'Meal', 'Name', 'Calories', 'Protein (g)', 'Carbs (g)', 'Fat (g)', 'Servings',
+                          'Source');
   return query
     select concat_ws(',', f.entry_date::text, f.meal_type, app.csv_field(f.name), f.calories::text, f.protein_g::text,
                      f.carbs_g::text, f.fat_g::text, app.csv_field(f.servings::text), f.source) || E'\r\n'
@@ -8452,7 +8560,8 @@ CREATE FUNCTION app.page(p_rows jsonb, p_limit integer, p_cursor_member text DEF
     AS $$
 begin
   return case when jsonb_array_length(p_rows) > p_limit
-              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
+              then jsonb_build_object('items', p_rows - p_limit,
+                                      'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
               else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
 end
 $$;
@@ -8466,7 +8575,8 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
 begin
-  return app.offset_page(coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+  return app.offset_page(coalesce((select jsonb_agg(i order by n)
+                                     from jsonb_array_elements(p_items) with ordinality as x (i, n)
                                     where n > v_offset and n <= v_offset + v_page.page_size + 1), '[]'),
                          v_page.page_size, v_offset);
 end
@@ -8512,7 +8622,8 @@ begin
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
                                                   'reps_max', e.reps_max, 'weight_kg', e.weight_kg,
-                                                  'assistance_kg', e.assistance_kg, 'duration_seconds', e.duration_seconds,
+                                                  'assistance_kg', e.assistance_kg,
+                                                  'duration_seconds', e.duration_seconds,
                                                   'distance_m', e.distance_m, 'rest_seconds', e.rest_seconds,
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)
@@ -8616,7 +8727,8 @@ begin
     end if;
     v_problems := v_problems || jsonb_build_object('date_of_birth', v_birth_problem);
   else
-    v_problems := v_problems || jsonb_build_object('age_years', app.field_problem(p_body, 'age_years', 'app.age_years'));
+    v_problems := v_problems || jsonb_build_object('age_years',
+                                                   app.field_problem(p_body, 'age_years', 'app.age_years'));
   end if;
   return v_problems;
 end
@@ -8632,7 +8744,8 @@ begin
     select jsonb_build_object(
       'score', round(sum(w.completed)::numeric / nullif(sum(w.due), 0), 2),
       'weeks', coalesce(jsonb_agg(jsonb_build_object('week', w.week, 'planned', w.due, 'completed', w.completed,
-                                                     'score', round(w.completed::numeric / w.due, 2)) order by w.week), '[]'))
+                                                     'score', round(w.completed::numeric / w.due, 2))
+                                  order by w.week), '[]'))
       from (select app.program_week(s.slot, p_program.days_per_week) as week,
                    count(*) filter (where s.status <> 'planned') as due,
                    count(*) filter (where s.status = 'completed') as completed
@@ -8652,25 +8765,28 @@ begin
   return (
     select coalesce(jsonb_agg(jsonb_build_object(
              'position', b.block_position, 'name', b.block, 'first_week', b.first_week, 'last_week', b.last_week,
-             'start_date', p_program.started_on + (b.first_week - 1) * 7, 'end_date', p_program.started_on + b.last_week * 7 - 1,
+             'start_date', p_program.started_on + (b.first_week - 1) * 7,
+             'end_date', p_program.started_on + b.last_week * 7 - 1,
              'sessions_completed', cardinality(b.sessions),
              'warnings', app.sessions_warnings(p_user_id, p_program.goal, b.sessions),
              'phases', b.phases) order by b.block_position), '[]')
-      from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week, max(f.last_week) as last_week,
+      from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week,
+                   max(f.last_week) as last_week,
                    jsonb_agg(jsonb_build_object(
                      'phase', f.phase, 'first_week', f.first_week, 'last_week', f.last_week,
                      'start_date', p_program.started_on + (f.first_week - 1) * 7,
                      'end_date', p_program.started_on + f.last_week * 7 - 1,
                      'main', jsonb_build_object('reps', f.main_reps, 'rpe', f.main_rpe),
-                     'accessory', jsonb_build_object('reps_low', f.accessory_reps_low, 'reps_high', f.accessory_reps_high,
-                                                     'rpe', f.accessory_rpe),
+                     'accessory', jsonb_build_object('reps_low', f.accessory_reps_low,
+                                                     'reps_high', f.accessory_reps_high, 'rpe', f.accessory_rpe),
                      'set_factor', f.set_factor, 'load_factor', f.load_factor) order by f.position) as phases,
                    array(select s.training_session_id from app.program_sessions as s
                           where s.user_id = p_user_id and s.program_id = p_program.id and s.status = 'completed'
                             and s.training_session_id is not null
                             and app.program_week(s.slot, p_program.days_per_week) between min(f.first_week)
                                 and case when max(f.last_week) = (select max(g.last_week) from app.program_phases as g
-                                                                    where g.user_id = p_user_id and g.program_id = p_program.id)
+                                                                    where g.user_id = p_user_id
+                                                                      and g.program_id = p_program.id)
                                          then 2147483647 else max(f.last_week) end) as sessions
               from app.program_phases as f
              where f.user_id = p_user_id and f.program_id = p_program.id
@@ -8689,9 +8805,12 @@ begin
       'id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
       'days_per_week', p_program.days_per_week, 'split', to_jsonb(p_program.split), 'status', p_program.status,
       'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
-      'weeks', (select max(f.last_week) from app.program_phases as f where f.user_id = p_user_id and f.program_id = p_program.id),
-      'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase, 'next_session_id', c.next_id)
-                    from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'), max(s.slot)),
+      'weeks', (select max(f.last_week) from app.program_phases as f
+                 where f.user_id = p_user_id and f.program_id = p_program.id),
+      'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase,
+                                            'next_session_id', c.next_id)
+                    from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'),
+                                                           max(s.slot)),
                                                   p_program.days_per_week) as week,
                                  (array_agg(s.id order by s.slot) filter (where s.status = 'planned'))[1] as next_id
                             from app.program_sessions as s
@@ -8769,8 +8888,8 @@ CREATE FUNCTION app.program_phase_plan(p_goal text, p_training_age text) RETURNS
       ('hypertrophy', 'advanced', 1, 1, 'Hypertrophy', 'accumulation', 1, 4, 8, 8.0, 10, 15, 9.0, 1.0, 1.0),
       ('hypertrophy', 'advanced', 2, 2, 'Overreach', 'intensification', 5, 6, 6, 8.5, 8, 12, 9.0, 1.0, 1.0),
       ('hypertrophy', 'advanced', 3, 2, 'Overreach', 'deload', 7, 7, 6, 6.0, 8, 12, 6.0, 0.5, 0.9)
-    ) as v (goal, training_age, phase_position, block_position, block, phase, first_week, last_week, main_reps, main_rpe,
-            accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor, load_factor)
+    ) as v (goal, training_age, phase_position, block_position, block, phase, first_week, last_week, main_reps,
+            main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor, load_factor)
    where v.goal = p_goal and v.training_age = p_training_age
 $$;
 
@@ -8805,8 +8924,10 @@ begin
            when 'hold' then array_fill(null::integer, array[x.sets])
            else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week, x.increment, x.step),
-                                                                   st.reps[1], ph.main_reps, x.step)
+                        when 'rpe_weekly'
+                          then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week,
+                                                                       x.increment, x.step),
+                                                   st.reps[1], ph.main_reps, x.step)
                         when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
                         else st.load_kg end * ph.load_factor,
                       x.step),
@@ -8823,7 +8944,8 @@ begin
    cross join lateral (
      select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift, e.tracking_type) as strategy,
             e.priority_tier = 1 or e.competition_lift as main,
-            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps else ph.accessory_reps_low end as reps_low,
+            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps
+                 else ph.accessory_reps_low end as reps_low,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
             greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
@@ -8883,7 +9005,8 @@ begin
   if p_session.mode = 'short_on_time' then
     v_parts := app.trim_for_time(coalesce((
       select jsonb_agg(x.item || jsonb_build_object('exercise_index', y.i, 'exercise_id', y.e -> 'exercise_id',
-                                                    'exercise_name', y.e -> 'exercise_name', 'priority_tier', y.e -> 'priority_tier',
+                                                    'exercise_name', y.e -> 'exercise_name',
+                                                    'priority_tier', y.e -> 'priority_tier',
                                                     'competition_lift', y.e -> 'competition_lift') order by y.i, x.n)
         from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
        cross join lateral jsonb_array_elements(y.e -> 'sets') with ordinality as x (item, n)), '[]'));
@@ -8892,7 +9015,8 @@ begin
       select jsonb_agg(y.e || jsonb_build_object('sets', k.sets) order by y.i)
         from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
         join lateral (
-          select jsonb_agg(x - array['exercise_index', 'exercise_id', 'exercise_name', 'priority_tier', 'competition_lift']
+          select jsonb_agg(x - array['exercise_index', 'exercise_id', 'exercise_name', 'priority_tier',
+                                     'competition_lift']
                            order by (x ->> 'set_number')::integer) as sets
             from jsonb_array_elements(v_parts -> 'kept') as x
            where (x ->> 'exercise_index')::integer = y.i) as k on k.sets is not null), '[]');
@@ -8921,7 +9045,8 @@ CREATE FUNCTION app.progress_double(p_load numeric, p_reps_low integer, p_reps_h
     AS $$
   select case when h.top then app.loadable(p_load + p_increment, p_step) else p_load end,
          case when h.top then array_fill(p_reps_low, array[cardinality(p_reps)])
-              else array(select greatest(p_reps_low, least(p_reps_high, r + 1)) from unnest(p_reps) with ordinality as x (r, n)
+              else array(select greatest(p_reps_low, least(p_reps_high, r + 1))
+                           from unnest(p_reps) with ordinality as x (r, n)
                           order by n) end
     from (select cardinality(p_reps) > 0 and p_reps_high <= all (p_reps) as top) as h
 $$;
@@ -8952,7 +9077,8 @@ ALTER FUNCTION app.progress_linear(p_load numeric, p_misses integer, p_target_re
 CREATE FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) RETURNS integer[]
     LANGUAGE sql IMMUTABLE
     AS $$
-  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n) order by n)
+  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n)
+                order by n)
 $$;
 
 ALTER FUNCTION app.progress_reps(p_reps_low integer, p_reps integer[]) OWNER TO liftbase_owner;
@@ -9035,7 +9161,8 @@ CREATE FUNCTION app.raise_error(p_status integer, p_code text, p_message text, p
     AS $$
 begin
   perform app.raise_error_with(p_status, p_code, p_message,
-                               case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end);
+                               case when p_fields is null then '{}'::jsonb
+                                    else jsonb_build_object('fields', p_fields) end);
 end
 $$;
 
@@ -9084,36 +9211,6 @@ end
 $$;
 
 ALTER FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) OWNER TO liftbase_owner;
-
-CREATE FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) RETURNS void
-    LANGUAGE plpgsql
-    AS $$
-declare
-  v_sessions uuid[];
-  v_positions integer[];
-  v_exercise_ids uuid[];
-  v_user_exercise_ids uuid[];
-  v_types text[];
-begin
-  select coalesce(array_agg(e.session_id), '{}'), coalesce(array_agg(e.position), '{}'),
-         coalesce(array_agg(e.exercise_id), '{}'), coalesce(array_agg(e.user_exercise_id), '{}')
-    into v_sessions, v_positions, v_exercise_ids, v_user_exercise_ids
-    from unnest(p_session_ids) as i (session_id)
-    join app.session_exercises as e on e.user_id = p_user_id and e.session_id = i.session_id;
-  v_types := app.exercise_tracking_types(p_user_id, v_exercise_ids, v_user_exercise_ids);
-  if exists (
-    -- The sessions drive the read (their sets by primary key), whatever the plan guesses
-    -- of an array it cannot see.
-    select from unnest(v_sessions, v_positions, v_types) as t (session_id, position, tracking_type)
-      join app.session_sets as s
-        on s.user_id = p_user_id and s.session_id = t.session_id and s.exercise_position = t.position
-     where not app.set_fits(t.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
-    raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
-  end if;
-end
-$$;
-
-ALTER FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) RETURNS void
     LANGUAGE plpgsql
@@ -9445,7 +9542,8 @@ begin
       from app.sync_changes as c
      where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id;
     if v_seen_op = p_op and v_seen_seq >= v_first then
-      perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+      perform set_config('liftbase.sync_last',
+                         p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
       return;
     end if;
   end if;
@@ -9468,7 +9566,8 @@ begin
   values (p_user_id, p_entity, p_id, v_seq, p_op, now())
   on conflict (user_id, entity, entity_id) do update
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
-  perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+  perform set_config('liftbase.sync_last',
+                     p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
     perform auth.act_as(nullif(v_acting, '')::uuid);
   else
@@ -9542,7 +9641,8 @@ begin
     select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
       from app.body_metrics as b
      where b.user_id = p_user_id
-       and b.recorded_at >= (v_day::timestamp at time zone v_zone) and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
+       and b.recorded_at >= (v_day::timestamp at time zone v_zone)
+       and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
     if v_row.weigh_ins = 0 then
       delete from app.body_weight_days as w where w.user_id = p_user_id and w.day = v_day;
     else
@@ -9679,7 +9779,8 @@ begin
   if v_item is null then
     return null;
   end if;
-  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names, items)
+  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names,
+                                       items)
   values (p_food_id::text, 0, p_catalog_version, now(), array[p_food_id], '{}', '{}', '{}', array[v_item])
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, food_ids = excluded.food_ids,
@@ -9710,7 +9811,8 @@ begin
     when 'app.food_entries'::regclass then
       select t.id::text into v_id from app.food_entries as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.training_sessions'::regclass then
-      select t.id::text into v_id from app.training_sessions as t where t.user_id = p_user_id and t.client_id = v_client_id;
+      select t.id::text into v_id from app.training_sessions as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.body_metrics'::regclass then
       select t.id::text into v_id from app.body_metrics as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.favorites'::regclass then
@@ -9722,7 +9824,8 @@ begin
     when 'app.user_foods'::regclass then
       select t.id::text into v_id from app.user_foods as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.user_exercises'::regclass then
-      select t.id::text into v_id from app.user_exercises as t where t.user_id = p_user_id and t.client_id = v_client_id;
+      select t.id::text into v_id from app.user_exercises as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.programs'::regclass then
       select t.id::text into v_id from app.programs as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then
@@ -9788,7 +9891,8 @@ begin
   tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
     v_id := app.read_uuid(p_item, 'exercise_id');
-    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type from app.exercises as e where e.id = v_id;
+    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type
+      from app.exercises as e where e.id = v_id;
     if exercise_name is null then
       select u.id, u.name, u.tracking_type into user_exercise_id, exercise_name, v_type
         from app.user_exercises as u where u.user_id = p_user_id and u.id = v_id;
@@ -9797,7 +9901,8 @@ begin
     return;
   end if;
   exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
-  select e.id, e.name, e.tracking_type into v_id, v_name, v_type from app.exercises as e where lower(e.name) = lower(exercise_name);
+  select e.id, e.name, e.tracking_type into v_id, v_name, v_type
+    from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
     exercise_name := v_name;
@@ -9859,7 +9964,8 @@ begin
                 where v_merged ? k.key)
               union all
               (select c.id, null, c.name, 'alias', 1
-                 from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
+                 from catalog as c where c.aliases @> array[k.key]
+                order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null::uuid, c.name, 'exact', 2
                  from catalog as c where lower(c.name) = k.key limit 1)
@@ -9873,14 +9979,16 @@ begin
               union all
               (select c.id, null, c.name, 'rule', 5
                  from catalog as c
-                where not k.unmatched and k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                where not k.unmatched and k.equipment is not null and c.words = k.base_words
+                  and c.equipment = k.equipment
                 order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'similar', 6
                  from catalog as c
                 where not k.unmatched and (k.equipment is null or c.equipment = k.equipment)
                   and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
-                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
+                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc,
+                         c.curated desc, length(c.name), c.name
                 limit 1)) as s
        order by s.step
        limit 1) as r on true;
@@ -9898,7 +10006,8 @@ begin
   perform set_config('liftbase.user_id', new.user_id::text, true);
   delete from app.body_weight_days as w where w.user_id = new.user_id;
   perform app.refresh_body_weight_days(new.user_id, array(
-    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b where b.user_id = new.user_id));
+    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b
+     where b.user_id = new.user_id));
   perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
   return null;
 end
@@ -9976,7 +10085,8 @@ CREATE FUNCTION app.rpe_weekly_load(p_state app.program_exercise_state, p_week i
     LANGUAGE sql IMMUTABLE
     AS $$
   select case when p_state.rpe_week is not null and p_week > p_state.rpe_week
-              then app.progress_rpe_weekly(p_state.load_kg, p_state.rpe_week_top, p_state.rpe_target, p_increment, p_step)
+              then app.progress_rpe_weekly(p_state.load_kg, p_state.rpe_week_top, p_state.rpe_target, p_increment,
+                                           p_step)
               else p_state.load_kg end
 $$;
 
@@ -10005,8 +10115,8 @@ begin
       select f.* into v_food from app.food_item_values(p_user_id, v_item, v_path) as f;
       v_problems := v_problems || v_food.problems;
       if v_food.problems = '{}' then
-        insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq, servings,
-                                           calories, protein_g, carbs_g, fat_g)
+        insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq,
+                                           servings, calories, protein_g, carbs_g, fat_g)
         values (p_user_id, p_meal_id, i, v_food.name, v_food.food_id, v_food.user_food_id, v_food.portion_seq,
                 v_food.servings, v_food.calories, v_food.protein_g, v_food.carbs_g, v_food.fat_g);
       end if;
@@ -10015,7 +10125,8 @@ begin
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
         values (p_user_id, p_meal_id, i, btrim(app.read_text(v_item, 'name')), app.read_number(v_item, 'calories'),
-                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'), app.read_number(v_item, 'fat_g'));
+                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'),
+                app.read_number(v_item, 'fat_g'));
       end if;
     end if;
   end loop;
@@ -10035,7 +10146,8 @@ begin
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week, created_at)
   values (p_user_id, p_goal_type, p_goal_rate_per_week, v_created_at)
   on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week,
+        updated_at = excluded.updated_at
     where p_replace;
   return found;
 end
@@ -10063,7 +10175,8 @@ begin
     perform auth.note_display_name_change(p_body);
   end if;
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
+  insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm,
+                                      activity_level)
   values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
           case when v_birth is null then app.read_integer(p_body, 'age_years') end,
           case when v_birth is null then app.user_today(p_user_id) end,
@@ -10089,6 +10202,7 @@ declare
   v_started_at timestamptz;
   v_finished_at timestamptz;
   v_client_id uuid;
+  v_rows record;
 begin
   -- The status decides what is checked below: a bad one is named with every other problem,
   -- as is a client_id of the wrong type (a replace never reads it, but must not take it).
@@ -10119,11 +10233,10 @@ begin
       -- Worked out before the insert: Citus takes no subquery in an insert's values.
       if v_session_date is null then
         v_session_date := coalesce((v_started_at at time zone
-                                     (select st.timezone from app.user_settings as st where st.user_id = p_user_id))::date,
+                                     (select st.timezone from app.user_settings as st
+                                       where st.user_id = p_user_id))::date,
                                    app.user_today(p_user_id));
       end if;
-      insert into app.training_sessions (user_id, id, client_id, session_date, name, notes, status, started_at, finished_at)
-      values (p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at, v_finished_at);
     else
       update app.training_sessions
          set session_date = coalesce(v_session_date, session_date),
@@ -10134,9 +10247,19 @@ begin
        where user_id = p_user_id and id = p_session_id;
       delete from app.session_exercises where user_id = p_user_id and session_id = p_session_id;
     end if;
-    -- The exercises come with their totals; the session row's follow.
-    perform app.write_session_exercises(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
-    perform app.refresh_session_row_totals(p_user_id, v_id);
+    v_rows := app.session_rows_of(p_user_id, v_id, coalesce(p_body -> 'exercises', '[]'));
+    if p_session_id is null then
+      -- The table's columns in its order; the totals are the writer's.
+      if cardinality(app.write_sessions(p_user_id,
+            array[row(p_user_id, v_id, v_client_id, v_session_date, v_name, v_notes, v_status, v_started_at,
+                      v_finished_at, null, null, 0, 0, 0, 0, null, 0, 0)::app.training_sessions],
+            v_rows.exercises, v_rows.sets)) = 0 then
+        -- Its caller asked app.replayed_key first: a taken client_id here is a caller's mistake.
+        raise exception using errcode = 'unique_violation', message = 'the session''s client_id is taken';
+      end if;
+    else
+      perform app.write_session_children(p_user_id, array[v_id], v_rows.exercises, v_rows.sets);
+    end if;
     if v_status = 'completed' and not app.session_is_complete(p_user_id, v_id) then
       perform app.raise_if_invalid(app.session_problems(p_user_id, p_body));
     end if;
@@ -10168,14 +10291,16 @@ begin
          timezone = coalesce(app.read_text(p_body, 'timezone'), s.timezone),
          meal_reminders_enabled = coalesce(app.read_boolean(v_meals, 'enabled'), s.meal_reminders_enabled),
          meal_reminder_times = case when v_meals ? 'times'
-           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t order by t)::app.clock_time[]
+           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t
+                      order by t)::app.clock_time[]
            else s.meal_reminder_times end,
          workout_reminders_enabled = coalesce(app.read_boolean(v_workouts, 'enabled'), s.workout_reminders_enabled),
          workout_reminder_days = case when v_workouts ? 'days'
            then array(select d from (select distinct d from unnest(app.read_text_list(v_workouts, 'days')) as d) as days
                       order by app.weekday_number(d))::app.weekday[]
            else s.workout_reminder_days end,
-         workout_reminder_time = case when v_workouts ? 'time' then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
+         workout_reminder_time = case when v_workouts ? 'time'
+           then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
          biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
          apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
          google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
@@ -10195,7 +10320,8 @@ begin
        select from app.session_exercises as e
         where e.user_id = p_user_id and e.session_id = p_session_id
           and not exists (select from app.session_sets as s
-                           where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position));
+                           where s.user_id = e.user_id and s.session_id = e.session_id
+                             and s.exercise_position = e.position));
 end
 $$;
 
@@ -10292,6 +10418,67 @@ end
 $$;
 
 ALTER FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.session_exercises (
+    user_id uuid NOT NULL,
+    session_id uuid NOT NULL,
+    "position" integer NOT NULL,
+    exercise_id uuid,
+    user_exercise_id uuid,
+    exercise_name app.exercise_name NOT NULL,
+    notes app.short_text,
+    working_sets integer DEFAULT 0 NOT NULL,
+    best_set_position integer,
+    best_e1rm_kg numeric,
+    best_weight_kg numeric,
+    best_reps integer,
+    best_rpe numeric,
+    best_e1rm_method text,
+    superset_group app.superset_group,
+    group_rest_seconds app.rest_seconds,
+    max_weight_kg numeric,
+    max_reps integer,
+    max_duration_seconds integer,
+    max_distance_m numeric,
+    best_pace_s_per_km numeric,
+    duration_seconds integer DEFAULT 0 NOT NULL,
+    distance_m numeric DEFAULT 0 NOT NULL,
+    paced_seconds integer DEFAULT 0 NOT NULL,
+    paced_distance_m numeric DEFAULT 0 NOT NULL,
+    CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
+);
+
+ALTER TABLE ONLY app.session_exercises FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.session_exercises OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.session_rows_of(p_user_id uuid, p_session_id uuid, p_exercises jsonb, OUT exercises app.session_exercises[], OUT sets app.session_sets[]) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  exercises := array(
+    -- The table's columns in its order; the totals are the writer's.
+    select row(p_user_id, p_session_id, x.n, r.exercise_id, r.user_exercise_id, r.exercise_name,
+               app.read_text(x.item, 'notes'), 0, null, null, null, null, null, null,
+               app.read_integer(x.item, 'group'), app.read_integer(x.item, 'group_rest_seconds'),
+               null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral app.resolve_exercise(p_user_id, x.item) as r
+     order by x.n);
+  sets := array(
+    -- The table's columns in its order.
+    select row(p_user_id, p_session_id, x.n, s.m, app.read_integer(s.item, 'reps'), app.read_number(s.item, 'weight_kg'),
+               app.read_number(s.item, 'rpe'), app.read_integer(s.item, 'rir'), app.read_text(s.item, 'set_type'),
+               app.read_text(s.item, 'tempo'), app.read_integer(s.item, 'rest_seconds'),
+               app.read_integer(s.item, 'duration_seconds'), app.read_number(s.item, 'distance_m'),
+               app.read_number(s.item, 'assistance_kg'))::app.session_sets
+      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
+     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
+     order by x.n, s.m);
+end
+$$;
+
+ALTER FUNCTION app.session_rows_of(p_user_id uuid, p_session_id uuid, p_exercises jsonb, OUT exercises app.session_exercises[], OUT sets app.session_sets[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -10472,16 +10659,19 @@ CREATE FUNCTION app.settings_problems(p_body jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_reminders jsonb := case when jsonb_typeof(p_body -> 'reminders') = 'object' then p_body -> 'reminders' else '{}' end;
+  v_reminders jsonb := case when jsonb_typeof(p_body -> 'reminders') = 'object' then p_body -> 'reminders'
+                            else '{}' end;
   v_meals jsonb := case when jsonb_typeof(v_reminders -> 'meals') = 'object' then v_reminders -> 'meals' else '{}' end;
-  v_workouts jsonb := case when jsonb_typeof(v_reminders -> 'workouts') = 'object' then v_reminders -> 'workouts' else '{}' end;
+  v_workouts jsonb := case when jsonb_typeof(v_reminders -> 'workouts') = 'object' then v_reminders -> 'workouts'
+                           else '{}' end;
   v_sync jsonb := case when jsonb_typeof(p_body -> 'health_sync') = 'object' then p_body -> 'health_sync' else '{}' end;
 begin
   if jsonb_typeof(p_body) <> 'object' then
     return jsonb_build_object('body', 'must be an object');
   end if;
   return jsonb_build_object(
-    'unit_system', case when p_body ? 'unit_system' then app.field_problem(p_body, 'unit_system', 'app.unit_system', true) end,
+    'unit_system', case when p_body ? 'unit_system'
+                        then app.field_problem(p_body, 'unit_system', 'app.unit_system', true) end,
     'timezone', case when p_body ? 'timezone' then app.field_problem(p_body, 'timezone', 'app.timezone_name', true) end,
     'reminders', app.object_problem(p_body, 'reminders'),
     'reminders.meals', app.object_problem(v_reminders, 'meals'),
@@ -10561,7 +10751,8 @@ declare
   v_next app.program_sessions;
 begin
   select s.* into v_next from app.program_sessions as s
-   where s.user_id = p_user_id and s.program_id = p_session.program_id and s.status = 'planned' and s.slot > p_session.slot
+   where s.user_id = p_user_id and s.program_id = p_session.program_id and s.status = 'planned'
+     and s.slot > p_session.slot
    order by s.slot
    limit 1;
   if (p_session.shifted >= 1 or p_combine) and v_next.id is not null then
@@ -10677,7 +10868,8 @@ begin
   -- their own: on Citus a function that reads tables, called inside a statement sent to
   -- the user's worker, would plan its reads there, inside the coordinator's transaction.
   if p_entity = 'session' then
-    select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
+    select s.* into v_session from app.training_sessions as s
+     where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
     return case when v_session.id is not null then app.session_json(v_session) end;
   elsif p_entity = 'custom_meal' then
     select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(v_args);
@@ -10762,8 +10954,9 @@ CREATE FUNCTION app.target_field_rule(p_tracking_type text, p_field text) RETURN
     AS $$
   select case p_field
     when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
-    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
-                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg')
+                            when 'required' then 'allowed'
+                            else app.set_field_rule(p_tracking_type, 'weight_kg') end
     else app.set_field_rule(p_tracking_type, p_field) end
 $$;
 
@@ -10872,8 +11065,8 @@ CREATE FUNCTION app.template_json(p_template app.templates) RETURNS jsonb
                            'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
                            'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
-                                                                  t.distance_m)
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null,
+                                                                  t.duration_seconds, t.distance_m)
                                                    || jsonb_build_object('weight_kg', null, 'set_type', 'working',
                                                                          'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)
@@ -10991,15 +11184,18 @@ CREATE FUNCTION app.trim_for_time(p_sets jsonb) RETURNS jsonb
     AS $$
   with s as (
     select x.item, x.n, (x.item ->> 'priority_tier')::integer as tier,
-           (x.item ->> 'priority_tier')::integer = 1 or coalesce((x.item ->> 'competition_lift')::boolean, false) as main
+           (x.item ->> 'priority_tier')::integer = 1
+             or coalesce((x.item ->> 'competition_lift')::boolean, false) as main
       from jsonb_array_elements(p_sets) with ordinality as x (item, n)),
   budget as (select count(*) - ceil(count(*) / 2.0) as to_drop from s),
   ranked as (
     select s.item, s.n,
-           case when not s.main then row_number() over (partition by s.main order by s.tier desc, s.n desc) end as drop_rank
+           case when not s.main
+                then row_number() over (partition by s.main order by s.tier desc, s.n desc) end as drop_rank
       from s)
   select jsonb_build_object(
-    'kept', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank is null or r.drop_rank > b.to_drop), '[]'),
+    'kept', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank is null or r.drop_rank > b.to_drop),
+                     '[]'),
     'dropped', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank <= b.to_drop), '[]'))
     from ranked as r cross join budget as b
 $$;
@@ -11026,9 +11222,9 @@ ALTER FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys
 CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true,
-                           p_exercise.tracking_type)
+  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic,
+                           p_exercise.equipment, p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false,
+                           null, true, p_exercise.tracking_type)
 $$;
 
 ALTER FUNCTION app.user_exercise_json(p_exercise app.user_exercises) OWNER TO liftbase_owner;
@@ -11096,7 +11292,8 @@ CREATE FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p
     AS $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'id', o.id::text, 'event', o.kind,
-           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead' else 'pending' end,
+           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead'
+                          else 'pending' end,
            'attempts', o.attempts, 'last_status', o.last_status, 'last_error', o.last_error,
            'created_at', o.created_at, 'last_attempt_at', o.last_attempt_at,
            'next_attempt_at', case when o.delivered_at is null and o.dead_at is null then o.next_attempt_at end,
@@ -11181,8 +11378,8 @@ COMMENT ON TABLE app.webhook_subscriptions IS 'A user''s endpoints and the event
 CREATE FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url, 'events', to_jsonb(p_subscription.events),
-                            'created_at', p_subscription.created_at)
+  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url,
+                            'events', to_jsonb(p_subscription.events), 'created_at', p_subscription.created_at)
 $$;
 
 ALTER FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions) OWNER TO liftbase_owner;
@@ -11212,7 +11409,9 @@ ALTER FUNCTION app.webhook_problems(p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weekday_number(p_day text) RETURNS integer
     LANGUAGE sql IMMUTABLE
-    AS $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
+    AS $$
+  select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day)
+$$;
 
 ALTER FUNCTION app.weekday_number(p_day text) OWNER TO liftbase_owner;
 
@@ -11329,7 +11528,8 @@ begin
              -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
              -- request can give any more) stays an empty field, so every row keeps 15 fields.
              concat_ws(',',
-               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
+               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp),
+                                'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
              app.csv_field(t.notes) as notes
         from app.training_sessions as t
@@ -11351,7 +11551,8 @@ begin
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id
-      join app.session_sets as s on s.user_id = p_user_id and s.session_id = e.session_id and s.exercise_position = e.position
+      join app.session_sets as s
+        on s.user_id = p_user_id and s.session_id = e.session_id and s.exercise_position = e.position
      order by w.session_date, w.started_at nulls last, w.created_at, w.name, w.id, e.position, s.position;
 end
 $$;
@@ -11406,14 +11607,15 @@ declare
   v_ids uuid[];
 begin
   -- The ids are drawn first: Citus sends no statement that calls a volatile function.
-  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x order by x.ordinality);
+  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x
+                 order by x.ordinality);
   -- Written from the user's settings row, as a Citus worker takes an insert whole: an
   -- insert from a plain select goes through COPY, which row-level security refuses
   -- (docs/scaling.md).
   return query
-  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
-                                     portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
-                                     source, barcode, created_at)
+  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id,
+                                     user_food_id, portion_seq, servings, favorite_id, custom_meal_id, calories,
+                                     protein_g, carbs_g, fat_g, source, barcode, created_at)
   select u.user_id, k.id, r.client_id, r.import_key, r.entry_date, coalesce(r.meal_type, 'snack'), r.name, r.food_id,
          r.user_food_id, r.portion_seq, r.servings, r.favorite_id, r.custom_meal_id, r.calories, r.protein_g, r.carbs_g,
          r.fat_g, r.source, r.barcode, coalesce(r.created_at, now())
@@ -11428,82 +11630,101 @@ $$;
 
 ALTER FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) RETURNS void
+CREATE FUNCTION app.write_session_children(p_user_id uuid, p_session_ids uuid[], p_exercises app.session_exercises[], p_sets app.session_sets[]) RETURNS void
     LANGUAGE plpgsql
     AS $$
 declare
-  v_exercise_ids uuid[];
-  v_user_exercise_ids uuid[];
-  v_names text[];
+  v_exercises app.session_exercises[];
   v_types text[];
-  v_fits boolean;
+  v_type_of jsonb;
+  v_sets app.session_sets[];
+  v_count integer;
 begin
-  -- Each exercise is resolved first, in a statement that reads no table: Citus sends the
-  -- write below whole to the user's worker, where a function that reads tables cannot run.
-  select array_agg(r.exercise_id order by x.n), array_agg(r.user_exercise_id order by x.n),
-         array_agg(r.exercise_name order by x.n), array_agg(r.tracking_type order by x.n)
-    into v_exercise_ids, v_user_exercise_ids, v_names, v_types
-    from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-   cross join lateral app.resolve_exercise(p_user_id, x.item) as r;
-  with items as (
-    select x.n as position, x.item, k.exercise_id, k.user_exercise_id, k.exercise_name, k.tracking_type
-      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-      join unnest(v_exercise_ids, v_user_exercise_ids, v_names, v_types) with ordinality
-        as k (exercise_id, user_exercise_id, exercise_name, tracking_type, n) on k.n = x.n
-  ), sets as (
-    -- The sets as rows of app.session_sets (columns in the table's order), not yet written.
-    select p_user_id as user_id, p_session_id as session_id, x.n as exercise_position, s.m as position,
-           app.read_integer(s.item, 'reps') as reps, app.read_number(s.item, 'weight_kg') as weight_kg,
-           app.read_number(s.item, 'rpe') as rpe, app.read_integer(s.item, 'rir') as rir,
-           coalesce(app.read_text(s.item, 'set_type'), 'working') as set_type, app.read_text(s.item, 'tempo') as tempo,
-           app.read_integer(s.item, 'rest_seconds') as rest_seconds,
-           app.read_integer(s.item, 'duration_seconds') as duration_seconds,
-           app.read_number(s.item, 'distance_m') as distance_m, app.read_number(s.item, 'assistance_kg') as assistance_kg
-      from jsonb_array_elements(p_exercises) with ordinality as x (item, n)
-     cross join lateral jsonb_array_elements(coalesce(x.item -> 'sets', '[]')) with ordinality as s (item, m)
-  ), sets_by_exercise as (
-    select w.exercise_position, array_agg(w::app.session_sets) as sets from sets as w group by w.exercise_position
-  ), exercises as (
-    -- Each insert selects from the session's row and names its target with an alias, so
-    -- that Citus sends it whole to the worker holding the user (an insert from a plain
-    -- select is copied there, which row-level security refuses), in this order (the sets'
-    -- foreign key), and names the shard in RETURNING.
-    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name, notes,
-                                       superset_group, group_rest_seconds, working_sets, max_weight_kg, max_reps,
-                                       max_duration_seconds, max_distance_m, best_pace_s_per_km, duration_seconds,
-                                       distance_m, paced_seconds, paced_distance_m, best_set_position, best_e1rm_kg,
-                                       best_weight_kg, best_reps, best_rpe, best_e1rm_method)
-    select w.user_id, w.id, i.position, i.exercise_id, i.user_exercise_id, i.exercise_name,
-           app.read_text(i.item, 'notes'), app.read_integer(i.item, 'group'), app.read_integer(i.item, 'group_rest_seconds'),
-           t.*
-      from app.training_sessions as w
-     cross join items as i
-      left join sets_by_exercise as g on g.exercise_position = i.position
-     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), i.tracking_type) as t
-     where w.user_id = p_user_id and w.id = p_session_id
-    returning n.position
-  ), written_sets as (
-    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir, set_type,
-                                       tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
-    select w.user_id, w.id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type, s.tempo,
-           s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
-      from app.training_sessions as w
-     cross join sets as s
-     where w.user_id = p_user_id and w.id = p_session_id
-    returning n.position
-  )
-  select coalesce(bool_and(app.set_fits(i.tracking_type, w.weight_kg, w.assistance_kg, w.reps, w.duration_seconds,
-                                        w.distance_m)), true)
-    into v_fits
-    from sets as w
-    join items as i on i.position = w.exercise_position;
-  if not v_fits then
+  if cardinality(p_session_ids) = 0 then
+    return;
+  end if;
+  -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
+  v_exercises := array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
+                        where e.session_id in (select unnest(p_session_ids)));
+  v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe,
+                             s.rir, coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds,
+                             s.distance_m, s.assistance_kg)::app.session_sets
+                    from unnest(p_sets) as s
+                   where s.session_id in (select unnest(p_session_ids)));
+  v_types := app.exercise_tracking_types(p_user_id, array(select e.exercise_id from unnest(v_exercises) as e),
+                                         array(select e.user_exercise_id from unnest(v_exercises) as e));
+  -- {"session id/position": tracking type}, for the sets to find their exercise's by key.
+  v_type_of := (select coalesce(jsonb_object_agg(e.session_id || '/' || e.position, v_types[e.ordinality]), '{}')
+                  from unnest(v_exercises) with ordinality as e);
+  if exists (select from unnest(v_sets) as s
+              where not app.set_fits(v_type_of ->> (s.session_id || '/' || s.exercise_position), s.weight_kg,
+                                     s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
+  -- One statement, planned once per connection: each insert selects from the user's
+  -- settings row, so that Citus sends it whole to the user's worker (an insert from a plain
+  -- select is copied there, which row-level security refuses), in this order (the sets'
+  -- foreign key). Each exercise's sets are handed to its totals as one list.
+  with sets_by_exercise as (
+    select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
+      from unnest(v_sets) as s group by s.session_id, s.exercise_position
+  ), exercises as (
+    insert into app.session_exercises as n (user_id, session_id, position, exercise_id, user_exercise_id, exercise_name,
+                                            notes, superset_group, group_rest_seconds, working_sets, max_weight_kg,
+                                            max_reps, max_duration_seconds, max_distance_m, best_pace_s_per_km,
+                                            duration_seconds, distance_m, paced_seconds, paced_distance_m,
+                                            best_set_position, best_e1rm_kg, best_weight_kg, best_reps, best_rpe,
+                                            best_e1rm_method)
+    select u.user_id, e.session_id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes,
+           e.superset_group, e.group_rest_seconds, t.*
+      from app.user_settings as u
+     cross join unnest(v_exercises) with ordinality as e
+      left join sets_by_exercise as g on g.session_id = e.session_id and g.exercise_position = e.position
+     cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), v_types[e.ordinality]) as t
+     where u.user_id = p_user_id
+    returning n.position
+  ), written_sets as (
+    insert into app.session_sets as n (user_id, session_id, exercise_position, position, reps, weight_kg, rpe, rir,
+                                       set_type, tempo, rest_seconds, duration_seconds, distance_m, assistance_kg)
+    select u.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe, s.rir, s.set_type,
+           s.tempo, s.rest_seconds, s.duration_seconds, s.distance_m, s.assistance_kg
+      from app.user_settings as u
+     cross join unnest(v_sets) as s
+     where u.user_id = p_user_id
+    returning n.position
+  )
+  select count(*) into v_count from written_sets;
+  perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
 
-ALTER FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) OWNER TO liftbase_owner;
+ALTER FUNCTION app.write_session_children(p_user_id uuid, p_session_ids uuid[], p_exercises app.session_exercises[], p_sets app.session_sets[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) RETURNS uuid[]
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_written uuid[];
+begin
+  -- Written from the user's settings row: Citus sends such an insert whole to the user's
+  -- worker (an insert from a plain select is copied there, which row-level security refuses).
+  with written as (
+    insert into app.training_sessions as n (user_id, id, client_id, import_key, session_date, name, notes, status,
+                                            started_at, finished_at, created_at)
+    select u.user_id, s.id, s.client_id, s.import_key, s.session_date, s.name, s.notes, coalesce(s.status, 'completed'),
+           s.started_at, s.finished_at, coalesce(s.created_at, now())
+      from app.user_settings as u
+     cross join unnest(p_sessions) as s
+     where u.user_id = p_user_id
+    on conflict do nothing
+    returning n.id)
+  select coalesce(array_agg(w.id), '{}') into v_written from written as w;
+  perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  return v_written;
+end
+$$;
+
+ALTER FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.act_as(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
@@ -12138,7 +12359,8 @@ begin
   end if;
   if v_row.attempts >= auth.delivery_max_attempts() then
     update auth.outbox as o
-       set dead_at = v_now, lease_until = null, locked_by = null, last_status = p_status, last_error = left(p_error, 1000)
+       set dead_at = v_now, lease_until = null, locked_by = null, last_status = p_status,
+           last_error = left(p_error, 1000)
      where o.id = p_id;
     return 'dead';
   end if;
@@ -12178,7 +12400,8 @@ CREATE FUNCTION auth.outbox_retry(p_id bigint) RETURNS boolean
     LANGUAGE plpgsql
     AS $$
 begin
-  update auth.outbox as o set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
+  update auth.outbox as o
+     set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
    where o.id = p_id and o.dead_at is not null and o.delivered_at is null;
   return found;
 end
@@ -12917,7 +13140,8 @@ CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, u
          count(*),
          count(t.calories),
          count(*) filter (where abs(d.calories - t.calories) <= 0.10 * t.calories)
-    from (select u.user_id, u.entry_date, (app.daily_totals(u.user_id, u.entry_date) ->> 'calories')::numeric as calories
+    from (select u.user_id, u.entry_date,
+                 (app.daily_totals(u.user_id, u.entry_date) ->> 'calories')::numeric as calories
             from (select distinct e.user_id, e.entry_date from app.food_entries as e) as u) as d
     left join (select x.user_id, (app.effective_targets(x.user_id) ->> 'calories')::numeric as calories
                  from (select distinct e.user_id from app.food_entries as e) as x) as t on t.user_id = d.user_id
@@ -13230,39 +13454,6 @@ CREATE TABLE app.rpe_chart (
 );
 
 ALTER TABLE app.rpe_chart OWNER TO liftbase_owner;
-
-CREATE TABLE app.session_exercises (
-    user_id uuid NOT NULL,
-    session_id uuid NOT NULL,
-    "position" integer NOT NULL,
-    exercise_id uuid,
-    user_exercise_id uuid,
-    exercise_name app.exercise_name NOT NULL,
-    notes app.short_text,
-    working_sets integer DEFAULT 0 NOT NULL,
-    best_set_position integer,
-    best_e1rm_kg numeric,
-    best_weight_kg numeric,
-    best_reps integer,
-    best_rpe numeric,
-    best_e1rm_method text,
-    superset_group app.superset_group,
-    group_rest_seconds app.rest_seconds,
-    max_weight_kg numeric,
-    max_reps integer,
-    max_duration_seconds integer,
-    max_distance_m numeric,
-    best_pace_s_per_km numeric,
-    duration_seconds integer DEFAULT 0 NOT NULL,
-    distance_m numeric DEFAULT 0 NOT NULL,
-    paced_seconds integer DEFAULT 0 NOT NULL,
-    paced_distance_m numeric DEFAULT 0 NOT NULL,
-    CONSTRAINT session_exercises_check CHECK (((exercise_id IS NULL) OR (user_exercise_id IS NULL)))
-);
-
-ALTER TABLE ONLY app.session_exercises FORCE ROW LEVEL SECURITY;
-
-ALTER TABLE app.session_exercises OWNER TO liftbase_owner;
 
 CREATE TABLE app.sync_changes (
     user_id uuid NOT NULL,
@@ -15633,9 +15824,6 @@ GRANT ALL ON FUNCTION app.raise_if_invalid(p_fields jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_session_in_progress(p_user_id uuid, p_except uuid) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.raise_if_sets_misfit(p_user_id uuid, p_session_ids uuid[]) TO liftbase_api;
-
 REVOKE ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.raise_if_tracking_type_misfits(p_user_id uuid, p_user_exercise_id uuid, p_tracking_type text) TO liftbase_api;
 
@@ -15763,6 +15951,12 @@ GRANT ALL ON FUNCTION app.session_json(p_session app.training_sessions) TO liftb
 
 REVOKE ALL ON FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.session_problems(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_exercises TO liftbase_api;
+GRANT SELECT ON TABLE app.session_exercises TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION app.session_rows_of(p_user_id uuid, p_session_id uuid, p_exercises jsonb, OUT exercises app.session_exercises[], OUT sets app.session_sets[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.session_rows_of(p_user_id uuid, p_session_id uuid, p_exercises jsonb, OUT exercises app.session_exercises[], OUT sets app.session_sets[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.sessions_warnings(p_user_id uuid, p_goal text, p_training_session_ids uuid[]) TO liftbase_api;
@@ -15935,8 +16129,11 @@ GRANT ALL ON FUNCTION app.write_exercise_records(p_user_id uuid, p_key uuid, p_r
 REVOKE ALL ON FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION app.write_session_exercises(p_user_id uuid, p_session_id uuid, p_exercises jsonb) TO liftbase_api;
+REVOKE ALL ON FUNCTION app.write_session_children(p_user_id uuid, p_session_ids uuid[], p_exercises app.session_exercises[], p_sets app.session_sets[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.write_session_children(p_user_id uuid, p_session_ids uuid[], p_exercises app.session_exercises[], p_sets app.session_sets[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.act_as(p_user_id uuid) FROM PUBLIC;
 
@@ -16142,9 +16339,6 @@ GRANT SELECT ON TABLE app.muscles TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.plan_exercises TO liftbase_api;
 
 GRANT SELECT ON TABLE app.rpe_chart TO liftbase_api;
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.session_exercises TO liftbase_api;
-GRANT SELECT ON TABLE app.session_exercises TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.sync_changes TO liftbase_api;
 

@@ -6,7 +6,9 @@
   c. a function file holds only statements that can run again on every change of the file:
      create or replace function/view, grant/revoke, comment on, and the few exceptions
      listed in EXCEPTIONS, each with its reason. Anything else (a drop, an alter, a table)
-     runs once, so it belongs in a migration.
+     runs once, so it belongs in a migration;
+  d. a line is at most 120 columns, but for a trigger declaration (its text is PostgreSQL's
+     one line) and the part of a line inside a string literal (text that cannot be split).
 
 Usage: check_sql_files.py [FUNCTIONS_DIR]   (default: sql/functions)
 Prints one line per problem, file:line: rule: statement, and exits 1 when there is any.
@@ -123,6 +125,38 @@ def normalized(statement):
     return re.sub(r"\s+", " ", statement).lower()
 
 
+MAX_COLUMNS = 120
+
+
+def long_lines(text):
+    """Yields (line number, columns) of each line longer than MAX_COLUMNS outside string
+    literals ('...', which may span lines) that is not a trigger declaration. Comments are
+    read to their end, an apostrophe in one opening nothing."""
+    in_string = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        outside, i = 0, 0
+        while i < len(line):
+            c = line[i]
+            if in_string:
+                if c == "'" and line.startswith("''", i):
+                    i += 2
+                    continue
+                if c == "'":
+                    in_string = False
+                    outside += 1
+                i += 1
+                continue
+            if line.startswith("--", i):
+                outside += len(line) - i
+                break
+            if c == "'":
+                in_string = True
+            outside += 1
+            i += 1
+        if outside > MAX_COLUMNS and "liftbase_meta.keep_trigger($$CREATE TRIGGER" not in line:
+            yield number, len(line)
+
+
 def check(folder):
     problems = []
     for name in sorted(os.listdir(folder)):
@@ -132,6 +166,9 @@ def check(folder):
         with open(path, encoding="utf-8") as file:
             text = file.read()
         is_api_file = name.startswith("api_")
+        for number, columns in long_lines(text):
+            problems.append(f"{path}:{number}: rule (d) a line is at most {MAX_COLUMNS} columns outside its "
+                            f"string literals: this one is {columns}")
         for line, statement in statements(text):
             flat = normalized(statement)
             where = f"{path}:{line}"
@@ -164,7 +201,8 @@ def main():
     if problems:
         print(f"{len(problems)} problem(s) in {folder}", file=sys.stderr)
         return 1
-    print(f"{folder}: every file keeps its layer and holds only repeatable statements")
+    print(f"{folder}: every file keeps its layer, holds only repeatable statements, and lines of at most "
+          f"{MAX_COLUMNS} columns")
     return 0
 
 

@@ -72,7 +72,8 @@ declare
 begin
   return (
     with counts as (
-      select c.rpe, c.sets from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
+      select c.rpe, c.sets
+        from app.rpe_counts(v_user_id, v_exercise.exercise_id, v_range.from_date, v_range.to_date) as c
     ),
     rated as (
       select c.rpe, c.sets, sum(c.sets) over () as total from counts as c where c.rpe is not null
@@ -83,7 +84,8 @@ begin
       'sets_with_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is not null),
       'sets_without_rpe', (select coalesce(sum(c.sets), 0) from counts as c where c.rpe is null),
       'mean_rpe', (select round(sum(c.rpe * c.sets) / sum(c.sets), 2) from counts as c where c.rpe is not null),
-      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets, 'share', round(r.sets / r.total, 4))
+      'items', coalesce((select jsonb_agg(jsonb_build_object('rpe', r.rpe, 'sets', r.sets,
+                                                             'share', round(r.sets / r.total, 4))
                                           order by r.rpe)
                            from rated as r), '[]')));
 end
@@ -118,7 +120,8 @@ begin
       ),
       buckets as (
         select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b
+          from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp,
+                               ('1 ' || v_bucket)::interval) as b
       ),
       totals as (
         select k.bucket_start, k.bucket_end, coalesce(d.logged_days, 0) as logged_days,
@@ -146,7 +149,8 @@ begin
        cross join lateral (
          select case when t.logged_days > 0 then jsonb_build_object(
                   'calories', round(t.calories / t.logged_days, 1), 'protein_g', round(t.protein_g / t.logged_days, 1),
-                  'carbs_g', round(t.carbs_g / t.logged_days, 1), 'fat_g', round(t.fat_g / t.logged_days, 1)) end as average
+                  'carbs_g', round(t.carbs_g / t.logged_days, 1), 'fat_g', round(t.fat_g / t.logged_days, 1))
+                end as average
        ) as a));
 end
 $$;
@@ -174,7 +178,8 @@ begin
                'set_duration_seconds', coalesce(t.set_duration_seconds, 0), 'distance_m', coalesce(t.distance_m, 0))
                order by k.bucket_start), '[]')
         from (select b::date as bucket_start, (b + ('1 ' || v_bucket)::interval - interval '1 day')::date as bucket_end
-                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp, ('1 ' || v_bucket)::interval) as b) as k
+                from generate_series(v_range.from_date::timestamp, v_range.to_date::timestamp,
+                                     ('1 ' || v_bucket)::interval) as b) as k
         left join (
           select app.bucket_start(v_bucket, s.session_date) as bucket_start, count(*) as sessions,
                  sum(s.set_count) as sets, sum(s.working_sets) as working_sets, sum(s.volume_kg) as volume_kg,
@@ -221,7 +226,8 @@ begin
   return jsonb_build_object('items', coalesce((
     select jsonb_agg(jsonb_build_object(
              'program_id', p.id, 'goal', p.goal, 'training_age', p.training_age, 'status', p.status,
-             'started_on', p.started_on, 'ended_at', p.ended_at, 'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
+             'started_on', p.started_on, 'ended_at', p.ended_at,
+             'blocks', app.program_blocks_json(v_user_id, row(p.*)::app.programs))
              order by p.created_at desc)
       from app.programs as p where p.user_id = v_user_id), '[]'));
 end
@@ -246,12 +252,14 @@ declare
 begin
   if v_page.cursor_uuid is not null
      and not exists (select from app.session_exercises as e
-                      where e.user_id = v_user_id and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
+                      where e.user_id = v_user_id
+                        and coalesce(e.exercise_id, e.user_exercise_id) = v_page.cursor_uuid) then
     perform app.raise_unknown_cursor();
   end if;
   select coalesce(jsonb_agg(r.item order by r.id), '[]') into v_items
     from (select k.exercise_key as id,
-                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name, 'tracking_type', x.tracking_type)
+                 jsonb_build_object('exercise_id', k.exercise_key, 'exercise_name', x.name,
+                                    'tracking_type', x.tracking_type)
                    || k.records as item
             from app.exercise_records as k
            cross join lateral (
@@ -297,7 +305,8 @@ begin
         select jsonb_agg(jsonb_build_object(
                  'exercise_id', x.exercise_id, 'exercise_name', x.exercise_name, 'sessions', x.sessions,
                  'duration_seconds', x.seconds, 'distance_m', x.distance,
-                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance)) order by x.exercise_name, x.exercise_id)
+                 'pace_s_per_km', app.pace_s_per_km(x.paced_seconds, x.paced_distance))
+                 order by x.exercise_name, x.exercise_id)
           from (select c.exercise_id, min(c.exercise_name) as exercise_name, sum(c.sessions) as sessions,
                        sum(c.duration_seconds) as seconds, sum(c.distance_m) as distance,
                        sum(c.paced_seconds) as paced_seconds, sum(c.paced_distance_m) as paced_distance

@@ -15,7 +15,8 @@ language plpgsql
 as $$
 begin
   perform app.raise_if_invalid(jsonb_build_object(
-    'email', coalesce(app.field_problem(p_body, 'email', 'text', false), auth.email_problem(app.read_text(p_body, 'email'))),
+    'email', coalesce(app.field_problem(p_body, 'email', 'text', false),
+                      auth.email_problem(app.read_text(p_body, 'email'))),
     'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
@@ -81,7 +82,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'), app.read_text(p_body, 'new_password'));
+  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
+                               app.read_text(p_body, 'new_password'));
   return null;
 end
 $$;

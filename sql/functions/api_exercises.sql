@@ -28,7 +28,8 @@ begin
   end if;
   select coalesce(jsonb_agg(app.exercise_json(x.id, x.name, x.category, x.mechanic, x.equipment, x.primary_muscles,
                                               x.secondary_muscles, x.priority_tier, x.competition_lift,
-                                              x.movement_pattern, x.is_user_created, x.tracking_type) order by x.rank desc, x.name), '[]')
+                                              x.movement_pattern, x.is_user_created, x.tracking_type)
+                            order by x.rank desc, x.name), '[]')
     into v_rows
     from (select v.*, case when v_q is null then 0
                            else greatest(similarity(lower(v.name), v_q), word_similarity(v_q, lower(v.name)))
@@ -70,11 +71,13 @@ begin
   if app.exercise_name_taken(v_user_id, v_body ->> 'name', null) then
     perform app.raise_error(409, 'exercise_exists', 'An exercise with this name exists already.');
   end if;
-  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                  tracking_type)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')), coalesce(app.read_text(v_body, 'category'), 'strength'),
+  insert into app.user_exercises (user_id, client_id, name, category, mechanic, equipment, primary_muscles,
+                                  secondary_muscles, tracking_type)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')),
+          coalesce(app.read_text(v_body, 'category'), 'strength'),
           app.read_text(v_body, 'mechanic'), coalesce(app.read_text(v_body, 'equipment'), 'other'),
-          app.read_text_list(v_body, 'primary_muscles'), coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
+          app.read_text_list(v_body, 'primary_muscles'),
+          coalesce(app.read_text_list(v_body, 'secondary_muscles'), '{}'),
           coalesce(app.read_text(v_body, 'tracking_type'),
                    app.derived_tracking_type(btrim(app.read_text(v_body, 'name')),
                                              coalesce(app.read_text(v_body, 'category'), 'strength'),
@@ -117,7 +120,8 @@ begin
          tracking_type = coalesce(app.read_text(v_body, 'tracking_type'), tracking_type)
    where user_id = v_user_id and id = v_exercise.id;
   if v_body ? 'name' then
-    delete from app.exercise_name_aliases where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
+    delete from app.exercise_name_aliases
+     where user_id = v_user_id and alias = lower(btrim(app.read_text(v_body, 'name')));
   end if;
   return app.user_exercise_json(app.find_user_exercise(v_user_id, p_args));
 end
@@ -170,13 +174,17 @@ begin
                                          c.is_user_created, c.tracking_type)
                        || jsonb_build_object(
                             'specificity_score', c.score,
-                            'warning', case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
-                                            then jsonb_build_object('code', 'competition_lift_replaced',
-                                                   'message', format('%s is a competition lift: for a strength goal, %s trains it only in part.',
-                                                                     v_source.name, c.name)) end)
+                            'warning',
+                              case when v_goal = 'strength' and v_source.competition_lift and not c.competition_lift
+                                   then jsonb_build_object(
+                                          'code', 'competition_lift_replaced',
+                                          'message', format(
+                                            '%s is a competition lift: for a strength goal, %s trains it only in part.',
+                                            v_source.name, c.name)) end)
                        order by c.score desc, c.name, c.id)
-        from (select v.*, app.specificity_score(v_goal, v.movement_pattern is not distinct from v_source.movement_pattern
-                                                          and v.movement_pattern is not null,
+        from (select v.*, app.specificity_score(v_goal,
+                                                v.movement_pattern is not distinct from v_source.movement_pattern
+                                                  and v.movement_pattern is not null,
                                                 app.muscle_overlap(v.primary_muscles, v_source.primary_muscles),
                                                 app.muscle_overlap(v.secondary_muscles, v_source.secondary_muscles),
                                                 v.equipment = v_source.equipment) as score
@@ -188,7 +196,8 @@ begin
                  and (v.category not in ('cardio', 'stretching') or v.category = v_source.category)
                  and (v.equipment = 'body_only'
                       or not exists (select from app.user_equipment as q where q.user_id = v_user_id)
-                      or exists (select from app.user_equipment as q where q.user_id = v_user_id and q.equipment_id = v.equipment))
+                      or exists (select from app.user_equipment as q
+                                  where q.user_id = v_user_id and q.equipment_id = v.equipment))
                  and not (v.id = any (coalesce(x.exercise_ids, '{}')))
                  and not ((v.primary_muscles || v.secondary_muscles) && coalesce(x.muscles::text[], '{}'))
                order by score desc, v.name, v.id
@@ -212,6 +221,7 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
-  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'), app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
+  return app.merge_exercise(v_user_id, app.id_parameter(p_args, 'id'),
+                            app.read_uuid(coalesce(p_body, '{}'), 'into_id'));
 end
 $$;

@@ -57,7 +57,8 @@ begin
               union all
               select u.id, null, m.tier, u.id = any (v_logged), m.score, u.name
                 from app.user_foods as u
-               cross join lateral app.food_match(v_q, u.name, to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
+               cross join lateral app.food_match(v_q, u.name,
+                                                 to_tsvector('english', u.name || ' ' || coalesce(u.brand, '')),
                                                  v_words, v_catalog.terms) as m
                where u.user_id = v_user_id and m.matches) as c
        order by c.tier desc, c.logged desc, c.score desc, c.name
@@ -160,8 +161,8 @@ begin
   v_food.saturated_fat_g := app.read_number(v_body, 'saturated_fat_g');
   v_food.serving_g := coalesce(app.read_number(v_body, 'serving_g'), 100);
   v_food.serving_label := coalesce(app.read_text(v_body, 'serving_label'), v_food.serving_g::text || ' g');
-  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g, fiber_g, sugars_g,
-                              sodium_mg, saturated_fat_g, serving_label, serving_g)
+  insert into app.user_foods (user_id, client_id, name, brand, barcode, energy_kcal, protein_g, carbs_g, fat_g,
+                              fiber_g, sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g)
   values (v_user_id, app.read_uuid(v_body, 'client_id'), v_food.name, v_food.brand, v_food.barcode, v_food.energy_kcal,
           v_food.protein_g, v_food.carbs_g, v_food.fat_g, v_food.fiber_g, v_food.sugars_g, v_food.sodium_mg,
           v_food.saturated_fat_g, v_food.serving_label, v_food.serving_g)

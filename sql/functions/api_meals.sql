@@ -42,11 +42,13 @@ declare
 begin
   v_replayed := app.replayed_key('app.favorites', v_user_id, v_body);
   if v_replayed is not null then
-    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f where f.user_id = v_user_id and f.id = v_replayed::uuid);
+    return (select app.favorite_json(row(f.*)::app.favorites) from app.favorites as f
+             where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
-      select e.* into v_entry from app.food_entries as e where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
+      select e.* into v_entry from app.food_entries as e
+       where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
     end if;
     if v_entry.id is null then
       perform app.raise_if_invalid('{"entry_id": "is not one of your diary entries"}');
@@ -56,7 +58,9 @@ begin
       'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
       'food_item_id', coalesce(app.field_problem(v_body, 'food_item_id', 'uuid', false),
                                case when app.read_uuid(v_body, 'food_item_id') is not null
-                                     and (select f.id from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f) is null
+                                     and (select f.id
+                                            from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f)
+                                         is null
                                     then 'is not a known food' end)));
     select f.* into v_food from app.find_food(v_user_id, app.read_uuid(v_body, 'food_item_id')) as f;
     v_entry.name := btrim(app.read_text(v_body, 'name'));
@@ -68,9 +72,10 @@ begin
     v_entry.food_id := case when not v_food.is_user_food then v_food.id end;
     v_entry.user_food_id := case when v_food.is_user_food then v_food.id end;
   end if;
-  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g, v_entry.carbs_g, v_entry.fat_g,
-          v_entry.food_id, v_entry.user_food_id, v_entry.servings)
+  insert into app.favorites (user_id, client_id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id,
+                             servings)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), v_entry.name, v_entry.calories, v_entry.protein_g,
+          v_entry.carbs_g, v_entry.fat_g, v_entry.food_id, v_entry.user_food_id, v_entry.servings)
   returning * into v_favorite;
   return app.favorite_json(v_favorite);
 end

@@ -123,7 +123,8 @@ begin
     select jsonb_agg(app.entry_json(row(e.*)::app.food_entries) order by e.entry_date, e.created_at, e.id)
       from (select * from app.food_entries as x
              where x.user_id = v_user_id and x.entry_date between v_range.from_date and v_range.to_date
-               and (v_after.id is null or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
+               and (v_after.id is null
+                    or (x.entry_date, x.created_at, x.id) > (v_after.entry_date, v_after.created_at, v_after.id))
              order by x.entry_date, x.created_at, x.id
              limit v_page.page_size + 1) as e), '[]'), v_page.page_size);
 end

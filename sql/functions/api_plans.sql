@@ -67,9 +67,9 @@ begin
       from jsonb_array_elements(v_body -> 'exercises') with ordinality as x (item, n)
      cross join lateral app.resolve_exercise(v_user_id, x.item) as r
      order by x.n);
-  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name, sets, reps,
-                                       weight_kg, rest_seconds, superset_group, group_rest_seconds, reps_max,
-                                       assistance_kg, duration_seconds, distance_m)
+  insert into app.plan_exercises as n (user_id, plan_id, position, exercise_id, user_exercise_id, exercise_name,
+                                       sets, reps, weight_kg, rest_seconds, superset_group, group_rest_seconds,
+                                       reps_max, assistance_kg, duration_seconds, distance_m)
   select w.user_id, w.id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.sets, e.reps,
          e.weight_kg, e.rest_seconds, e.superset_group, e.group_rest_seconds, e.reps_max,
          e.assistance_kg, e.duration_seconds, e.distance_m
@@ -150,8 +150,8 @@ begin
                            'sets', (select jsonb_agg(s.one_set)
                                       from (select app.target_set(app.exercise_tracking_type(v_user_id, e.exercise_id,
                                                                                              e.user_exercise_id),
-                                                                  e.reps, e.weight_kg, e.assistance_kg, e.duration_seconds,
-                                                                  e.distance_m)
+                                                                  e.reps, e.weight_kg, e.assistance_kg,
+                                                                  e.duration_seconds, e.distance_m)
                                                    || jsonb_build_object('set_type', 'working',
                                                                          'rest_seconds', e.rest_seconds) as one_set
                                               from generate_series(1, e.sets)) as s)) order by e.position)

@@ -67,7 +67,8 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
-  if v_cursor is not null and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+  if v_cursor is not null
+     and not exists (select from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
@@ -75,7 +76,8 @@ begin
       from (select * from app.health_metrics as m
              where m.user_id = v_user_id
                and (v_cursor is null or (m.computed_at, m.id) < (
-                     select c.computed_at, c.id from app.health_metrics as c where c.user_id = v_user_id and c.id = v_cursor))
+                     select c.computed_at, c.id from app.health_metrics as c
+                      where c.user_id = v_user_id and c.id = v_cursor))
              order by m.computed_at desc, m.id desc
              limit v_limit + 1) as h), '[]'), v_limit);
 end

@@ -14,14 +14,16 @@ declare
 begin
   v_replayed := app.replayed_key('app.programs', v_user_id, v_body);
   if v_replayed is not null then
-    return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_replayed::uuid));
+    return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p
+                                         where p.user_id = v_user_id and p.id = v_replayed::uuid));
   end if;
   perform app.raise_if_invalid(app.program_problems(v_body));
   v_id := app.create_program(v_user_id, v_body);
   -- Read before the update: Citus sends no write holding a stable call in a CASE.
   v_client_id := app.read_uuid(v_body, 'client_id');
   update app.programs set client_id = v_client_id where user_id = v_user_id and id = v_id;
-  return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p where p.user_id = v_user_id and p.id = v_id));
+  return app.program_json(v_user_id, (select row(p.*)::app.programs from app.programs as p
+                                       where p.user_id = v_user_id and p.id = v_id));
 end
 $$;
 

@@ -226,7 +226,8 @@ language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
-  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id) from app.templates as t), '[]'),
+  return app.page_of_list(coalesce((select jsonb_agg(app.template_json(row(t.*)::app.templates) order by t.id)
+                                       from app.templates as t), '[]'),
                           p_args);
 end
 $$;

@@ -86,7 +86,8 @@ begin
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
     return jsonb_build_object(
-      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b where b.user_id = v_user_id and b.id = v_replayed::bigint),
+      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
+                 where b.user_id = v_user_id and b.id = v_replayed::bigint),
       'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
       'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
   end if;
@@ -112,7 +113,8 @@ declare
   v_limit integer := v_page.page_size;
   v_cursor bigint := v_page.cursor_number;
 begin
-  if v_cursor is not null and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
+  if v_cursor is not null
+     and not exists (select from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor) then
     perform app.raise_unknown_cursor();
   end if;
   return app.page(coalesce((
@@ -120,7 +122,8 @@ begin
       from (select * from app.body_metrics as e
              where e.user_id = v_user_id
                and (v_cursor is null or (e.recorded_at, e.id) < (
-                     select c.recorded_at, c.id from app.body_metrics as c where c.user_id = v_user_id and c.id = v_cursor))
+                     select c.recorded_at, c.id from app.body_metrics as c
+                      where c.user_id = v_user_id and c.id = v_cursor))
              order by e.recorded_at desc, e.id desc
              limit v_limit + 1) as b), '[]'), v_limit);
 end
@@ -195,7 +198,8 @@ begin
   insert into app.user_exclusions as x (user_id, exercise_ids, muscles)
   values (v_user_id, coalesce(app.read_uuid_list(v_body, 'exercise_ids'), '{}'),
           coalesce(app.read_text_list(v_body, 'muscles'), '{}'))
-  on conflict (user_id) do update set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
+  on conflict (user_id) do update
+    set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
 end

@@ -31,7 +31,8 @@ declare
   v_after app.webhook_subscriptions;
 begin
   if v_page.cursor_uuid is not null then
-    select s.* into v_after from app.webhook_subscriptions as s where s.user_id = v_user_id and s.id = v_page.cursor_uuid;
+    select s.* into v_after from app.webhook_subscriptions as s
+     where s.user_id = v_user_id and s.id = v_page.cursor_uuid;
     if v_after.id is null then
       perform app.raise_unknown_cursor();
     end if;

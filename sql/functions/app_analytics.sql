@@ -205,20 +205,25 @@ as $$
 begin
   return (
     select case when count(*) > 0 then jsonb_build_object(
-      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id, 'session_date', s.session_date)
-                             order by s.max_weight_kg desc, s.session_date, s.id) filter (where s.max_weight_kg > 0))[1],
+      'heaviest', (array_agg(jsonb_build_object('weight_kg', s.max_weight_kg, 'session_id', s.id,
+                                                'session_date', s.session_date)
+                             order by s.max_weight_kg desc, s.session_date, s.id)
+                    filter (where s.max_weight_kg > 0))[1],
       'best_e1rm', (array_agg(jsonb_build_object('e1rm_kg', round(s.best_e1rm_kg, 1), 'weight_kg', s.best_weight_kg,
                                                  'reps', s.best_reps, 'method', s.best_e1rm_method,
                                                  'session_id', s.id, 'session_date', s.session_date)
-                              order by s.best_e1rm_kg desc, s.session_date, s.id) filter (where s.best_e1rm_kg is not null))[1],
+                              order by s.best_e1rm_kg desc, s.session_date, s.id)
+                     filter (where s.best_e1rm_kg is not null))[1],
       'most_reps', (array_agg(jsonb_build_object('reps', s.max_reps, 'session_id', s.id, 'session_date', s.session_date)
                               order by s.max_reps desc, s.session_date, s.id) filter (where s.max_reps > 0))[1],
       'longest', (array_agg(jsonb_build_object('duration_seconds', s.max_duration_seconds, 'session_id', s.id,
                                                'session_date', s.session_date)
                             order by s.max_duration_seconds desc, s.session_date, s.id)
                    filter (where s.max_duration_seconds is not null))[1],
-      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id, 'session_date', s.session_date)
-                             order by s.max_distance_m desc, s.session_date, s.id) filter (where s.max_distance_m is not null))[1],
+      'farthest', (array_agg(jsonb_build_object('distance_m', s.max_distance_m, 'session_id', s.id,
+                                                'session_date', s.session_date)
+                             order by s.max_distance_m desc, s.session_date, s.id)
+                    filter (where s.max_distance_m is not null))[1],
       'fastest_pace', (array_agg(jsonb_build_object('seconds_per_km', s.best_pace_s_per_km, 'session_id', s.id,
                                                     'session_date', s.session_date)
                                  order by s.best_pace_s_per_km, s.session_date, s.id)
@@ -232,17 +237,20 @@ begin
       from (select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
                    x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
               from app.session_exercises as x
-              join app.training_sessions as t on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
+              join app.training_sessions as t
+                on t.user_id = x.user_id and t.id = x.session_id and t.status = 'completed'
              where p_sessions is null and x.user_id = p_user_id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
             union all
             select g.*
               from (select distinct i.id from unnest(p_sessions) as i (id)) as i
              cross join lateral (
-                   select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method, x.max_reps,
-                          x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id, t.session_date
+                   select x.max_weight_kg, x.best_e1rm_kg, x.best_weight_kg, x.best_reps, x.best_e1rm_method,
+                          x.max_reps, x.max_duration_seconds, x.max_distance_m, x.best_pace_s_per_km, t.id,
+                          t.session_date
                      from app.training_sessions as t
                      join app.session_exercises as x
-                       on x.user_id = t.user_id and x.session_id = t.id and coalesce(x.exercise_id, x.user_exercise_id) = p_key
+                       on x.user_id = t.user_id and x.session_id = t.id
+                      and coalesce(x.exercise_id, x.user_exercise_id) = p_key
                     where t.user_id = p_user_id and t.id = i.id and t.status = 'completed'
                    offset 0) as g
              where p_sessions is not null) as s);
@@ -380,7 +388,8 @@ begin
 end
 $$;
 
-grant execute on function app.write_exercise_records(uuid, uuid, uuid[], uuid[]), app.exercise_records_among(uuid, uuid, uuid[])
+grant execute on function app.write_exercise_records(uuid, uuid, uuid[], uuid[]),
+                          app.exercise_records_among(uuid, uuid, uuid[])
   to liftbase_api;
 
 -- Cardio per week and per exercise over completed sessions dated p_from..p_to: the
@@ -397,7 +406,8 @@ set plan_cache_mode = force_generic_plan
 as $$
 begin
   return query
-    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id), min(e.exercise_name)::text,
+    select app.bucket_start('week', s.session_date), coalesce(e.exercise_id, e.user_exercise_id),
+           min(e.exercise_name)::text,
            count(distinct s.id), sum(e.duration_seconds)::bigint, sum(e.distance_m), sum(e.paced_seconds)::bigint,
            sum(e.paced_distance_m)
       from app.training_sessions as s
@@ -541,7 +551,8 @@ begin
     select count(*)::integer as weigh_ins, avg(b.weight_kg) as weight_kg into v_row
       from app.body_metrics as b
      where b.user_id = p_user_id
-       and b.recorded_at >= (v_day::timestamp at time zone v_zone) and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
+       and b.recorded_at >= (v_day::timestamp at time zone v_zone)
+       and b.recorded_at < ((v_day + 1)::timestamp at time zone v_zone);
     if v_row.weigh_ins = 0 then
       delete from app.body_weight_days as w where w.user_id = p_user_id and w.day = v_day;
     else
@@ -617,7 +628,8 @@ begin
   perform set_config('liftbase.user_id', new.user_id::text, true);
   delete from app.body_weight_days as w where w.user_id = new.user_id;
   perform app.refresh_body_weight_days(new.user_id, array(
-    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b where b.user_id = new.user_id));
+    select distinct (b.recorded_at at time zone new.timezone)::date from app.body_metrics as b
+     where b.user_id = new.user_id));
   perform set_config('liftbase.user_id', coalesce(v_acting, ''), true);
   return null;
 end

@@ -20,7 +20,9 @@ create or replace function app.csv_row(variadic p_fields text[])
 returns text
 language sql
 immutable
-as $$ select string_agg(app.csv_field(f), ',' order by n) || E'\r\n' from unnest(p_fields) with ordinality as u (f, n) $$;
+as $$
+  select string_agg(app.csv_field(f), ',' order by n) || E'\r\n' from unnest(p_fields) with ordinality as u (f, n)
+$$;
 
 -- Breakfast to snack: the order of a diary day in exports.
 create or replace function app.meal_order(p_meal_type text)
@@ -48,8 +50,9 @@ $$;
 -- Liftbase's own after it: Assistance (kg), Superset (the exercise's group in its session)
 -- and Superset Rest Seconds (the rest after the group), which /import/strong reads back, so
 -- that every set field comes back. Set Order numbers the working sets of an exercise;
--- other set types are W (warm-up), D (drop set), F (failure) as Strong writes them. Rows are joined with concat_ws over app.csv_field (inlined)
--- rather than app.csv_row (a subquery per call): a five-year history has 60,000 sets.
+-- other set types are W (warm-up), D (drop set), F (failure) as Strong writes them. Rows are
+-- joined with concat_ws over app.csv_field (inlined) rather than app.csv_row (a subquery per
+-- call): a five-year history has 60,000 sets.
 create or replace function app.workouts_csv(p_user_id uuid)
 returns setof text
 language plpgsql
@@ -71,7 +74,8 @@ begin
              -- concat_ws drops a null: a date to_char cannot write (an infinite one, which no
              -- request can give any more) stays an empty field, so every row keeps 15 fields.
              concat_ws(',',
-               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp), 'YYYY-MM-DD HH24:MI:SS'), ''),
+               coalesce(to_char(coalesce(t.started_at at time zone v_zone, t.session_date::timestamp),
+                                'YYYY-MM-DD HH24:MI:SS'), ''),
                app.csv_field(t.name), app.csv_field(app.strong_duration(t.started_at, t.finished_at))) as head,
              app.csv_field(t.notes) as notes
         from app.training_sessions as t
@@ -93,7 +97,8 @@ begin
            || E'\r\n'
       from workouts as w
       join app.session_exercises as e on e.user_id = p_user_id and e.session_id = w.id
-      join app.session_sets as s on s.user_id = p_user_id and s.session_id = e.session_id and s.exercise_position = e.position
+      join app.session_sets as s
+        on s.user_id = p_user_id and s.session_id = e.session_id and s.exercise_position = e.position
      order by w.session_date, w.started_at nulls last, w.created_at, w.name, w.id, e.position, s.position;
 end
 $$;
@@ -104,7 +109,8 @@ language plpgsql
 stable
 as $$
 begin
-  return next app.csv_row('Date', 'Meal', 'Name', 'Calories', 'Protein (g)', 'Carbs (g)', 'Fat (g)', 'Servings', 'Source');
+  return next app.csv_row('Date', 'Meal', 'Name', 'Calories', 'Protein (g)', 'Carbs (g)', 'Fat (g)', 'Servings',
+                          'Source');
   return query
     select concat_ws(',', f.entry_date::text, f.meal_type, app.csv_field(f.name), f.calories::text, f.protein_g::text,
                      f.carbs_g::text, f.fat_g::text, app.csv_field(f.servings::text), f.source) || E'\r\n'
@@ -120,13 +126,15 @@ language plpgsql
 stable
 as $$
 declare
-  v_zone text := (select s.timezone::text from app.user_settings as s where s.user_id = p_user_id); -- as text: see above
+  v_zone text := (select s.timezone::text from app.user_settings as s
+                   where s.user_id = p_user_id); -- as text: see above
 begin
   return next app.csv_row('Date', 'Time', 'Weight (kg)', 'Body Fat (%)', 'Height (cm)');
   return query
     select concat_ws(',', coalesce(to_char(m.recorded_at at time zone v_zone, 'YYYY-MM-DD'), ''),
                      coalesce(to_char(m.recorded_at at time zone v_zone, 'HH24:MI:SS'), ''),
-                     m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text)) || E'\r\n'
+                     m.weight_kg::text, app.csv_field(m.body_fat_pct::text), app.csv_field(m.height_cm::text))
+                     || E'\r\n'
       from app.body_metrics as m
      where m.user_id = p_user_id
      order by m.recorded_at, m.created_at, m.id;

@@ -48,7 +48,8 @@ begin
 
   select count(*) into v_misfit_sets
     from app.session_exercises as e
-    join app.session_sets as s on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
+    join app.session_sets as s
+      on s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position
    where e.user_id = p_user_id and (e.exercise_id = p_from or e.user_exercise_id = p_from)
      and not app.set_fits(v_into.tracking_type, s.weight_kg, s.assistance_kg, s.reps, s.duration_seconds, s.distance_m);
   select count(*) into v_misfit_plans
@@ -89,13 +90,15 @@ begin
       update app.program_exercise_state as st set exercise_id = v_into_exercise_id
        where st.user_id = p_user_id and st.exercise_id = p_from
          and not exists (select from app.program_exercise_state as o
-                          where o.user_id = st.user_id and o.program_id = st.program_id and o.exercise_id = v_into_exercise_id);
+                          where o.user_id = st.user_id and o.program_id = st.program_id
+                            and o.exercise_id = v_into_exercise_id);
       get diagnostics v_states = row_count;
     end if;
     delete from app.program_exercise_state as st where st.user_id = p_user_id and st.exercise_id = p_from;
   end if;
   update app.user_exclusions as x
-     set exercise_ids = array(select distinct case when i = p_from then p_into else i end from unnest(x.exercise_ids) as i),
+     set exercise_ids = array(select distinct case when i = p_from then p_into else i end
+                                from unnest(x.exercise_ids) as i),
          updated_at = now()
    where x.user_id = p_user_id and p_from = any (x.exercise_ids);
   get diagnostics v_exclusions = row_count;
@@ -109,7 +112,8 @@ begin
   select u.user_id, v_alias, v_into_exercise_id, v_into_user_exercise_id
     from app.user_settings as u where u.user_id = p_user_id
   on conflict (user_id, alias) do update
-     set exercise_id = excluded.exercise_id, user_exercise_id = excluded.user_exercise_id, created_at = excluded.created_at;
+     set exercise_id = excluded.exercise_id, user_exercise_id = excluded.user_exercise_id,
+         created_at = excluded.created_at;
   -- The into exercise's own name needs no alias.
   delete from app.exercise_name_aliases where user_id = p_user_id and alias = lower(btrim(v_into.name));
   if v_from.is_user_created then

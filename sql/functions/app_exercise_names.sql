@@ -72,8 +72,9 @@ as $$
               else 'strength' end,
          coalesce(app.exercise_name_equipment(p_name),
                   case when n ~ 'smith|machine' then 'machine' when n ~ '\mez[ -]?bar|e-z' then 'e_z_curl_bar'
-                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell' when n ~ 'cable' then 'cable'
-                       when n ~ 'kettlebell' then 'kettlebells' when n ~ '\mbands?\M' then 'bands' else 'other' end),
+                       when n ~ 'barbell' then 'barbell' when n ~ 'dumbbell' then 'dumbbell'
+                       when n ~ 'cable' then 'cable' when n ~ 'kettlebell' then 'kettlebells'
+                       when n ~ '\mbands?\M' then 'bands' else 'other' end),
          coalesce((select r.muscles from (values
            (1, '\m(leg curl|hamstring|nordic|glute[ -]ham)', array['hamstrings']),
            (2, '\m(wrist|forearm|farmer|gripper|grip strength|hand grip)', array['forearms']),
@@ -85,7 +86,8 @@ as $$
            (8, '\m(tricep|triceps|pushdown|push down|skull ?crusher|close[ -]grip bench)', array['triceps']),
            (9, '\m(hip thrust|glute|bridge|kickback|donkey kick|fire hydrant)', array['glutes']),
            (10, '\m(leg extension|squat|leg press|lunge|step[ -]?up|sissy|wall sit|hack)', array['quadriceps']),
-           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)', array['hamstrings', 'lower back']),
+           (11, '\m(deadlift|good morning|back extension|hyperextension|superman|rdl)',
+                array['hamstrings', 'lower back']),
            (12, '\mcurl', array['biceps']),
            (13, '\m(pallof|crunch|plank|sit[ -]?up|abs?\M|ab wheel|leg raise|knee raise|twist|hollow|v[ -]up|toes to bar|wood ?chop|side bend|core|oblique|rollout|mountain climber|dead bug|bird dog|l[ -]sit)', array['abdominals']),
            (14, '\m(bench|chest|fly|flye|flyes|pec|push[ -]?up|dip|dips)\M', array['chest']),
@@ -165,7 +167,8 @@ begin
                 where v_merged ? k.key)
               union all
               (select c.id, null, c.name, 'alias', 1
-                 from catalog as c where c.aliases @> array[k.key] order by c.curated desc, length(c.name), c.name limit 1)
+                 from catalog as c where c.aliases @> array[k.key]
+                order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null::uuid, c.name, 'exact', 2
                  from catalog as c where lower(c.name) = k.key limit 1)
@@ -179,14 +182,16 @@ begin
               union all
               (select c.id, null, c.name, 'rule', 5
                  from catalog as c
-                where not k.unmatched and k.equipment is not null and c.words = k.base_words and c.equipment = k.equipment
+                where not k.unmatched and k.equipment is not null and c.words = k.base_words
+                  and c.equipment = k.equipment
                 order by c.curated desc, length(c.name), c.name limit 1)
               union all
               (select c.id, null, c.name, 'similar', 6
                  from catalog as c
                 where not k.unmatched and (k.equipment is null or c.equipment = k.equipment)
                   and similarity(c.word_text, array_to_string(k.words, ' ')) >= 0.8
-                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc, c.curated desc, length(c.name), c.name
+                order by similarity(c.word_text, array_to_string(k.words, ' ')) desc,
+                         c.curated desc, length(c.name), c.name
                 limit 1)) as s
        order by s.step
        limit 1) as r on true;

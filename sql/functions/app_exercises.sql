@@ -22,8 +22,9 @@ $$;
 select liftbase_meta.on_citus_as_plpgsql('app.visible_exercises(uuid)');
 
 create or replace function app.exercise_json(p_id uuid, p_name text, p_category text, p_mechanic text, p_equipment text,
-                                             p_primary text[], p_secondary text[], p_tier integer, p_competition boolean,
-                                             p_pattern text, p_user_created boolean, p_tracking_type text)
+                                             p_primary text[], p_secondary text[], p_tier integer,
+                                             p_competition boolean, p_pattern text, p_user_created boolean,
+                                             p_tracking_type text)
 returns jsonb
 language sql
 -- Stable, not immutable: jsonb_build_object is stable, and only a function declared no
@@ -56,7 +57,8 @@ begin
   tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
     v_id := app.read_uuid(p_item, 'exercise_id');
-    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type from app.exercises as e where e.id = v_id;
+    select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type
+      from app.exercises as e where e.id = v_id;
     if exercise_name is null then
       select u.id, u.name, u.tracking_type into user_exercise_id, exercise_name, v_type
         from app.user_exercises as u where u.user_id = p_user_id and u.id = v_id;
@@ -65,7 +67,8 @@ begin
     return;
   end if;
   exercise_name := btrim(coalesce(app.read_text(p_item, 'exercise_name'), app.read_text(p_item, 'name')));
-  select e.id, e.name, e.tracking_type into v_id, v_name, v_type from app.exercises as e where lower(e.name) = lower(exercise_name);
+  select e.id, e.name, e.tracking_type into v_id, v_name, v_type
+    from app.exercises as e where lower(e.name) = lower(exercise_name);
   if v_id is not null then
     exercise_id := v_id;
     exercise_name := v_name;
@@ -99,7 +102,8 @@ begin
     return jsonb_build_object(p_path || '.exercise_id', v_problem);
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false), app.field_problem(p_item, 'name', 'text', false),
+    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false),
+             app.field_problem(p_item, 'name', 'text', false),
              app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
                                                                       app.read_text(p_item, 'name')))),
                                'v', 'app.exercise_name')));
@@ -147,7 +151,8 @@ begin
      where length(i.name) <= 120
        and cardinality(i.primary_muscles) >= 1
        and app.are_muscles(i.primary_muscles) and app.are_muscles(i.secondary_muscles)
-       and i.category in ('strength', 'stretching', 'plyometrics', 'powerlifting', 'olympic weightlifting', 'strongman', 'cardio')
+       and i.category in ('strength', 'stretching', 'plyometrics', 'powerlifting', 'olympic weightlifting',
+                          'strongman', 'cardio')
        and (i.mechanic is null or i.mechanic in ('compound', 'isolation'))
   ),
   updated as (
@@ -210,14 +215,15 @@ as $$
   select jsonb_build_object(
     'name', case when p_creating or p_body ? 'name'
                  then coalesce(app.field_problem(p_body, 'name', 'text', false),
-                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))), 'name',
-                                                 'app.exercise_name')) end,
+                               app.field_problem(jsonb_build_object('name', btrim(app.read_text(p_body, 'name'))),
+                                                 'name', 'app.exercise_name')) end,
     'category', app.field_problem(p_body, 'category', 'app.exercise_category', false),
     'mechanic', app.field_problem(p_body, 'mechanic', 'app.exercise_mechanic', false),
     'equipment', coalesce(app.field_problem(p_body, 'equipment', 'text', false),
                           case when p_body ->> 'equipment' is not null
                                 and not exists (select from app.equipment as e where e.id = p_body ->> 'equipment')
-                               then 'must be one of ' || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
+                               then 'must be one of '
+                                    || (select string_agg(e.id, ', ' order by e.id) from app.equipment as e) end),
     'primary_muscles', app.muscles_problem(p_body -> 'primary_muscles', p_creating),
     'secondary_muscles', app.muscles_problem(p_body -> 'secondary_muscles', false),
     'tracking_type', app.field_problem(p_body, 'tracking_type', 'app.tracking_type', false))
@@ -262,7 +268,8 @@ begin
   return (
     select exists (select from app.exercises as e where lower(e.name) = lower(btrim(p_name)))
         or exists (select from app.user_exercises as u
-                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name)) and u.id is distinct from p_except)
+                    where u.user_id = p_user_id and lower(u.name) = lower(btrim(p_name))
+                      and u.id is distinct from p_except)
   );
 end
 $$;
@@ -274,9 +281,9 @@ language sql
 -- stricter than its body is inlined into the query that calls it (per-row calls cost ~0.1 ms).
 stable
 as $$
-  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic, p_exercise.equipment,
-                           p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false, null, true,
-                           p_exercise.tracking_type)
+  select app.exercise_json(p_exercise.id, p_exercise.name, p_exercise.category, p_exercise.mechanic,
+                           p_exercise.equipment, p_exercise.primary_muscles, p_exercise.secondary_muscles, 3, false,
+                           null, true, p_exercise.tracking_type)
 $$;
 
 grant execute on function
@@ -294,7 +301,8 @@ as $$
 declare
   v_exercise app.user_exercises;
 begin
-  select u.* into v_exercise from app.user_exercises as u where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
+  select u.* into v_exercise from app.user_exercises as u
+   where u.user_id = p_user_id and u.id = app.id_parameter(p_args, 'id');
   if v_exercise.id is null and exists (select from app.exercises as e where e.id = app.id_parameter(p_args, 'id')) then
     perform app.raise_error(403, 'builtin_exercise', 'Built-in exercises cannot be changed.');
   end if;

@@ -30,7 +30,8 @@ begin
                'created_at', g.created_at)::text
         from app.goals as g where g.user_id = p_user_id), 'null'),
     '"target_override":' || coalesce((
-      select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g)::text
+      select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g,
+                               'fat_g', o.fat_g)::text
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
@@ -178,7 +179,8 @@ begin
                           'distance_m', s.distance_m, 'assistance_kg', s.assistance_kg)
                           order by s.position)
                    from app.session_sets as s
-                  where s.user_id = e.user_id and s.session_id = e.session_id and s.exercise_position = e.position), '[]'))
+                  where s.user_id = e.user_id and s.session_id = e.session_id
+                    and s.exercise_position = e.position), '[]'))
                order by e.position)
         from app.session_exercises as e
        where e.user_id = p_session.user_id and e.session_id = p_session.id), '[]'))::text;

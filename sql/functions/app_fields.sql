@@ -6,14 +6,16 @@
 -- number for numeric domains, a string for text ones, a date YYYY-MM-DD for date ones...),
 -- then checked against the domain, whose comment is the message. A plain type (text,
 -- integer, uuid...) is checked as its kind only.
-create or replace function app.field_problem(p_body jsonb, p_field text, p_domain regtype, p_required boolean default true)
+create or replace function app.field_problem(p_body jsonb, p_field text, p_domain regtype,
+                                             p_required boolean default true)
 returns text
 language plpgsql
 stable
 as $$
 declare
   v_value jsonb := p_body -> p_field;
-  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t where t.oid = p_domain);
+  v_base regtype := (select coalesce(nullif(t.typbasetype, 0), t.oid)::regtype from pg_catalog.pg_type as t
+                      where t.oid = p_domain);
   v_kind text := app.input_kind(p_domain);
   v_problem text;
 begin
@@ -131,7 +133,8 @@ begin
     end if;
     v_problems := v_problems || jsonb_build_object('date_of_birth', v_birth_problem);
   else
-    v_problems := v_problems || jsonb_build_object('age_years', app.field_problem(p_body, 'age_years', 'app.age_years'));
+    v_problems := v_problems || jsonb_build_object('age_years',
+                                                   app.field_problem(p_body, 'age_years', 'app.age_years'));
   end if;
   return v_problems;
 end
@@ -148,7 +151,8 @@ as $$
     'goal_rate_per_week', coalesce(
       app.field_problem(p_body, 'goal_rate_per_week', 'app.goal_rate'),
       case when app.field_problem(p_body, 'goal_type', 'app.goal_type') is null
-           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'), app.read_number(p_body, 'goal_rate_per_week')) end))
+           then app.goal_rate_problem(app.read_text(p_body, 'goal_type'),
+                                      app.read_number(p_body, 'goal_rate_per_week')) end))
 $$;
 
 -- Problems with a body-stats entry: weight, optional body fat and height.

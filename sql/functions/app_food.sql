@@ -17,8 +17,8 @@ begin
     into id, is_user_food, name, brand, food_group, barcode, source, energy_kcal, protein_g, fat_g, carbs_g, fiber_g,
          sugars_g, sodium_mg, saturated_fat_g, serving_label, serving_g
     from (select c.id, false as is_user_food, c.name, c.brand, c.food_group, c.barcode, c.source, c.energy_kcal,
-                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g, c.serving_label,
-                 c.serving_g
+                 c.protein_g, c.fat_g, c.carbs_g, c.fiber_g, c.sugars_g, c.sodium_mg, c.saturated_fat_g,
+                 c.serving_label, c.serving_g
             from app.foods as c where c.id = p_id
           union all
           select u.id, true, u.name, u.brand, null, u.barcode, 'user', u.energy_kcal, u.protein_g, u.fat_g, u.carbs_g,
@@ -74,7 +74,8 @@ returns jsonb
 language sql
 stable
 as $$
-  select coalesce(jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight) order by p.seq), '[]')
+  select coalesce(jsonb_agg(jsonb_build_object('id', p.seq, 'label', p.label, 'grams', p.gram_weight)
+                            order by p.seq), '[]')
     from app.food_portions as p where p.food_id = p_food_id
 $$;
 
@@ -108,7 +109,8 @@ begin
     return;
   end if;
   v_grams := case when p_portion is null then v_food.serving_g
-                  else (select p.gram_weight from app.food_portions as p where p.food_id = v_food.id and p.seq = p_portion) end;
+                  else (select p.gram_weight from app.food_portions as p
+                         where p.food_id = v_food.id and p.seq = p_portion) end;
   if v_grams is null then
     return;
   end if;
@@ -123,8 +125,8 @@ end
 $$;
 
 grant execute on function
-  app.food_values_json(uuid, boolean, text, text, text, text, text, numeric, numeric, numeric, numeric, numeric, numeric,
-                       numeric, numeric, text, numeric, jsonb),
+  app.food_values_json(uuid, boolean, text, text, text, text, text, numeric, numeric, numeric, numeric, numeric,
+                       numeric, numeric, numeric, text, numeric, jsonb),
   app.food_portions_json(uuid),
   app.find_food(uuid, uuid),
   app.nutrients_for(numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric, numeric),

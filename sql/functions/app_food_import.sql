@@ -118,11 +118,15 @@ begin
          nullif(btrim(b.gtin_upc), ''),
          greatest(coalesce(n.energy, n.atwater_general, n.atwater_specific, 0), 0),
          greatest(coalesce(n.protein, 0), 0), greatest(coalesce(n.fat, 0), 0), greatest(coalesce(n.carbs, 0), 0),
-         app.nonnegative(n.fiber), app.nonnegative(n.sugars), app.nonnegative(n.sodium), app.nonnegative(n.saturated_fat),
-         coalesce(p.label, case when app.staged_number(b.serving_size) > 0 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
-                                then coalesce(nullif(b.household_serving_fulltext, ''), app.staged_number(b.serving_size)::text || ' g') end,
+         app.nonnegative(n.fiber), app.nonnegative(n.sugars), app.nonnegative(n.sodium),
+         app.nonnegative(n.saturated_fat),
+         coalesce(p.label, case when app.staged_number(b.serving_size) > 0
+                                 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
+                                then coalesce(nullif(b.household_serving_fulltext, ''),
+                                              app.staged_number(b.serving_size)::text || ' g') end,
                   '100 g'),
-         coalesce(p.grams, case when app.staged_number(b.serving_size) > 0 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
+         coalesce(p.grams, case when app.staged_number(b.serving_size) > 0
+                                 and lower(b.serving_size_unit) in ('g', 'grm', 'ml', 'mlt')
                                 then app.staged_number(b.serving_size) end, 100)
     from staging.fdc_food as d
     left join staging.fdc_branded_food as b on b.fdc_id = d.fdc_id
@@ -145,7 +149,8 @@ begin
     left join (
       select distinct on (y.fdc_id) y.fdc_id, app.staged_number(y.gram_weight) as grams,
              coalesce(nullif(btrim(y.portion_description), ''),
-                      btrim(coalesce(app.staged_number(y.amount)::text, '1') || ' ' || coalesce(y.modifier, ''))) as label
+                      btrim(coalesce(app.staged_number(y.amount)::text, '1') || ' '
+                            || coalesce(y.modifier, ''))) as label
         from staging.fdc_food_portion as y
        where app.staged_number(y.gram_weight) > 0
        order by y.fdc_id, app.staged_number(y.seq_num) nulls last, y.id
@@ -159,7 +164,8 @@ begin
         serving_label = excluded.serving_label, serving_g = excluded.serving_g, updated_at = excluded.updated_at;
   get diagnostics v_foods = row_count;
 
-  delete from app.food_portions as fp where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
+  delete from app.food_portions as fp
+   where fp.food_id in (select md5('fdc:' || d.fdc_id)::uuid from staging.fdc_food as d);
   insert into app.food_portions (food_id, seq, label, gram_weight)
   select md5('fdc:' || y.fdc_id)::uuid,
          row_number() over (partition by y.fdc_id order by app.staged_number(y.seq_num) nulls last, y.id),
@@ -197,8 +203,10 @@ begin
          greatest(coalesce(app.staged_number(o.fat_100g), 0), 0),
          greatest(coalesce(app.staged_number(o.carbohydrates_100g), 0), 0),
          app.nonnegative(app.staged_number(o.fiber_100g)), app.nonnegative(app.staged_number(o.sugars_100g)),
-         app.nonnegative(app.staged_number(o.sodium_100g) * 1000), app.nonnegative(app.staged_number(o."saturated-fat_100g")),
-         case when app.staged_number(o.serving_quantity) > 0 then coalesce(nullif(btrim(o.serving_size), ''), '1 serving') else '100 g' end,
+         app.nonnegative(app.staged_number(o.sodium_100g) * 1000),
+         app.nonnegative(app.staged_number(o."saturated-fat_100g")),
+         case when app.staged_number(o.serving_quantity) > 0
+              then coalesce(nullif(btrim(o.serving_size), ''), '1 serving') else '100 g' end,
          case when app.staged_number(o.serving_quantity) > 0 then app.staged_number(o.serving_quantity) else 100 end
     from staging.off_products as o
    where coalesce(btrim(o.code), '') <> '' and coalesce(btrim(o.product_name), '') <> ''

@@ -247,7 +247,8 @@ begin
     v_logged := v_logged || array(
       select c.id
         from unnest(p_page.other_ids) with ordinality as c (id, n)
-       cross join lateral (select from app.food_usage as u where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
+       cross join lateral (select from app.food_usage as u
+                            where u.user_id = p_user_id and u.food_id = c.id offset 0) as l
        order by c.n
        limit p_page.page_size);
   end if;
@@ -291,7 +292,8 @@ begin
   if v_item is null then
     return null;
   end if;
-  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names, items)
+  insert into app.food_search_results (query, page_size, catalog_version, created_at, food_ids, tiers, scores, names,
+                                       items)
   values (p_food_id::text, 0, p_catalog_version, now(), array[p_food_id], '{}', '{}', '{}', array[v_item])
   on conflict (query, page_size) do update
     set catalog_version = excluded.catalog_version, created_at = excluded.created_at, food_ids = excluded.food_ids,

@@ -236,7 +236,9 @@ create or replace function app.import_weight_kg(p_text text, p_kg_per_unit numer
 returns numeric
 language sql
 immutable
-as $$ select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end $$;
+as $$
+  select case when p_text is null then 0 else trim_scale(round(app.import_number(p_text) * p_kg_per_unit, 2)) end
+$$;
 
 -- A workout row that only carries a problem (a file missing a column, a bad header).
 create or replace function app.import_line_problem(p_line integer, p_problem text)
@@ -332,7 +334,8 @@ begin
   times as materialized (
     select d.date, app.import_iso_time(d.date) as started from (select distinct c.date from cells as c) as d),
   durations as materialized (
-    select d.duration, app.import_duration(d.duration) as length from (select distinct c.duration from cells as c) as d),
+    select d.duration, app.import_duration(d.duration) as length
+      from (select distinct c.duration from cells as c) as d),
   units as materialized (
     -- Without a unit column every row is in the unit its column names (Distance: km).
     select c.*,

@@ -41,7 +41,8 @@ declare
   -- A distance means nothing without its unit; a plain Weight nothing without its unit.
   v_missing text := (app.import_missing_columns(v_header, array['Date', 'Exercise', 'Reps']
     || case when v_weight.column_index is null then array['Weight (kgs)'] else '{}' end
-    || case when v_weight.column_index = app.import_column(v_header, array['Weight']) then array['Weight Unit'] else '{}' end
+    || case when v_weight.column_index = app.import_column(v_header, array['Weight']) then array['Weight Unit']
+            else '{}' end
     || case when c_distance is not null then array['Distance Unit'] else '{}' end)).problem;
 begin
   if v_missing is not null then
@@ -62,7 +63,8 @@ begin
            app.import_cell(x.item -> 'fields', c_comment) as comment
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item)),
   dates as materialized (
-    select d.date_text, app.import_iso_date(d.date_text) as day from (select distinct c.date_text from cells as c) as d),
+    select d.date_text, app.import_iso_date(d.date_text) as day
+      from (select distinct c.date_text from cells as c) as d),
   typed as materialized (
     select c.*, d.day,
            case when c_weight_unit is null then v_weight.kg_per_unit else app.import_kg_per_unit(c.weight_unit) end

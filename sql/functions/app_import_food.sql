@@ -65,11 +65,14 @@ begin
            app.import_cell(x.item -> 'fields', c_fat) as fat
       from jsonb_array_elements(coalesce(p_document -> 'rows', '[]')) as x (item))
   select coalesce(jsonb_agg(jsonb_build_object(
-           'line', r.line, 'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
+           'line', r.line,
+           'key', p_format || '|' || md5(concat_ws('|', r.day, r.time, r.grp, r.name, r.amount, r.energy,
              r.protein, r.carbs, r.fat)) || '|' || r.occurrence,
-           'entry_date', r.entry_date, 'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
-                                                 when 'dinner' then 'dinner' else 'snack' end,
-           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0), 'protein_g', coalesce(app.import_number(r.protein), 0),
+           'entry_date', r.entry_date,
+           'meal_type', case lower(r.grp) when 'breakfast' then 'breakfast' when 'lunch' then 'lunch'
+                                          when 'dinner' then 'dinner' else 'snack' end,
+           'name', r.name, 'calories', coalesce(app.import_number(r.energy), 0),
+           'protein_g', coalesce(app.import_number(r.protein), 0),
            'carbs_g', coalesce(app.import_number(r.carbs), 0), 'fat_g', coalesce(app.import_number(r.fat), 0),
            'problem', case
              when r.line_problem is not null then r.line_problem
@@ -88,13 +91,15 @@ begin
     -- Occurrences are counted among rows of the same key text (empty cells drop out of
     -- it), so two rows that differ only in which cell is empty still get keys of their own.
     from (select c.*, d.entry_date, row_number() over (
-                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein, c.carbs, c.fat)
+                   partition by concat_ws('|', c.day, c.time, c.grp, c.name, c.amount, c.energy, c.protein,
+                                          c.carbs, c.fat)
                    order by c.line) as occurrence
             from cells as c
             -- Days repeat on every row of the day: each distinct one is checked once.
-            left join (select x.day, app.import_local_time(split_part(x.day, '-', 1)::integer,
-                                                           split_part(x.day, '-', 2)::integer,
-                                                           split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
+            left join (select x.day,
+                              app.import_local_time(split_part(x.day, '-', 1)::integer,
+                                                    split_part(x.day, '-', 2)::integer,
+                                                    split_part(x.day, '-', 3)::integer, 0, 0, 0)::date as entry_date
                          from (select distinct c.day from cells as c
                                 where c.day ~ '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}$') as x) as d on d.day = c.day) as r;
 
@@ -106,7 +111,8 @@ begin
     return;
   end if;
   if errors <> '[]' then
-    select coalesce(jsonb_agg(r), '[]') into v_rows from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
+    select coalesce(jsonb_agg(r), '[]') into v_rows
+      from jsonb_array_elements(v_rows) as r where r ->> 'problem' is null;
   end if;
   -- The rows not imported before, as entries for app.write_food_entries (their ids drawn in
   -- the same pass). The keys already there are found by the user's import-key index, so the
@@ -115,7 +121,8 @@ begin
   select coalesce(array_agg(f.import_key), '{}') into v_existing_keys
     from app.food_entries as f
    where f.user_id = p_user_id and f.import_key = any (v_keys);
-  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key', 'source', 'import')), '[]')
+  select coalesce(jsonb_agg(r || jsonb_build_object('id', gen_random_uuid(), 'import_key', r -> 'key',
+                                                    'source', 'import')), '[]')
     into v_new
     from jsonb_array_elements(v_rows) as r
    where not (r ->> 'key' = any (v_existing_keys));

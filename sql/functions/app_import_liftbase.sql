@@ -71,7 +71,8 @@ begin
       -- plans no subquery on the written table correlated with the document's rows, and
       -- copies a plain insert ... select to the shard, which row-level security refuses
       -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
-      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times from app.body_metrics as b where b.user_id = p_user_id;
+      select coalesce(array_agg(b.recorded_at), '{}') into v_held_times
+        from app.body_metrics as b where b.user_id = p_user_id;
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
@@ -93,12 +94,13 @@ begin
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
          and coalesce((app.read_timestamp(r, 'computed_at'), r ->> 'reason')
-                        not in (select h.computed_at, h.reason from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
+                        not in (select h.computed_at, h.reason
+                                  from unnest(v_held_times, v_held_reasons) as h (computed_at, reason)),
                       true)
       on conflict do nothing;
     when 'user_exercises' then
-      insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles, secondary_muscles,
-                                      created_at, tracking_type)
+      insert into app.user_exercises (user_id, id, name, category, mechanic, equipment, primary_muscles,
+                                      secondary_muscles, created_at, tracking_type)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', coalesce(r ->> 'category', 'strength'), r ->> 'mechanic',
              coalesce(r ->> 'equipment', 'other'),
              array(select jsonb_array_elements_text(coalesce(r -> 'primary_muscles', '[]'))),
@@ -117,8 +119,8 @@ begin
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'favorites' then
-      insert into app.favorites (user_id, id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id, servings,
-                                 created_at)
+      insert into app.favorites (user_id, id, name, calories, protein_g, carbs_g, fat_g, food_id, user_food_id,
+                                 servings, created_at)
       select p_user_id, app.read_uuid(r, 'id'), r ->> 'name', app.read_number(r, 'calories'), app.read_number(r, 'protein_g'),
              app.read_number(r, 'carbs_g'), app.read_number(r, 'fat_g'),
              (select f.id from app.foods as f where f.id = app.read_uuid(r, 'food_id')), app.read_uuid(r, 'user_food_id'),
@@ -167,7 +169,8 @@ begin
     join app.target_snapshots as t
       on t.user_id = p_user_id and t.computed_at = app.read_timestamp(s, 'computed_at') and t.reason = s ->> 'reason'
    where coalesce((app.read_timestamp(m, 'computed_at'), app.read_integer(m, 'version'))
-                    not in (select h.computed_at, h.version from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
+                    not in (select h.computed_at, h.version
+                              from unnest(v_held_times, v_held_versions) as h (computed_at, version)),
                   true)
   on conflict do nothing;
   get diagnostics v_count = row_count;
@@ -427,9 +430,9 @@ begin
     returning id)
   select coalesce(array_agg(id), '{}') into v_new from inserted;
 
-  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week, last_week,
-                                  main_reps, main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor,
-                                  load_factor)
+  insert into app.program_phases (user_id, program_id, position, block_position, block, phase, first_week,
+                                  last_week, main_reps, main_rpe, accessory_reps_low, accessory_reps_high,
+                                  accessory_rpe, set_factor, load_factor)
   select w.user_id, w.id, app.read_integer(f, 'position'), app.read_integer(f, 'block_position'), f ->> 'block',
          f ->> 'phase', app.read_integer(f, 'first_week'), app.read_integer(f, 'last_week'), app.read_integer(f, 'main_reps'),
          app.read_number(f, 'main_rpe'), app.read_integer(f, 'accessory_reps_low'), app.read_integer(f, 'accessory_reps_high'),
@@ -465,8 +468,8 @@ begin
   set constraints app.program_sessions_slot_key immediate;
   set constraints app.program_sessions_slot_key deferred;
 
-  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                          rpe_target, duration_seconds)
+  insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week,
+                                          rpe_week_top, rpe_target, duration_seconds)
   select w.user_id, w.id, e.id, app.read_number(x, 'load_kg'),
          coalesce(app.read_integer_list(x, 'reps'), '{}'),
          coalesce(app.read_integer(x, 'misses'), 0), app.read_integer(x, 'rpe_week'), app.read_number(x, 'rpe_week_top'),

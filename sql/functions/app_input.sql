@@ -47,7 +47,8 @@ immutable
 parallel safe
 as $$
   select case
-    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$' or length(replace(p_text, '-', '')) <> 8
+    when p_text is null or p_text not like '____-__-__' or p_text !~ '^[0-9-]+$'
+         or length(replace(p_text, '-', '')) <> 8
       then false
     else substr(p_text, 1, 4)::integer between 1900 and 2999
          and substr(p_text, 6, 2)::integer between 1 and 12

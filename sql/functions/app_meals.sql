@@ -63,8 +63,8 @@ begin
       select f.* into v_food from app.food_item_values(p_user_id, v_item, v_path) as f;
       v_problems := v_problems || v_food.problems;
       if v_food.problems = '{}' then
-        insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq, servings,
-                                           calories, protein_g, carbs_g, fat_g)
+        insert into app.custom_meal_items (user_id, meal_id, position, name, food_id, user_food_id, portion_seq,
+                                           servings, calories, protein_g, carbs_g, fat_g)
         values (p_user_id, p_meal_id, i, v_food.name, v_food.food_id, v_food.user_food_id, v_food.portion_seq,
                 v_food.servings, v_food.calories, v_food.protein_g, v_food.carbs_g, v_food.fat_g);
       end if;
@@ -73,7 +73,8 @@ begin
       if jsonb_strip_nulls(v_problems) = '{}' then
         insert into app.custom_meal_items (user_id, meal_id, position, name, calories, protein_g, carbs_g, fat_g)
         values (p_user_id, p_meal_id, i, btrim(app.read_text(v_item, 'name')), app.read_number(v_item, 'calories'),
-                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'), app.read_number(v_item, 'fat_g'));
+                app.read_number(v_item, 'protein_g'), app.read_number(v_item, 'carbs_g'),
+                app.read_number(v_item, 'fat_g'));
       end if;
     end if;
   end loop;
@@ -90,7 +91,8 @@ as $$
 declare
   v_meal app.custom_meals;
 begin
-  select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
+  select m.* into v_meal from app.custom_meals as m
+   where m.user_id = p_user_id and m.id = app.id_parameter(p_args, 'id');
   if v_meal.id is null then
     perform app.raise_error(404, 'meal_not_found', 'No such meal.');
   end if;

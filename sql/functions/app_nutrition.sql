@@ -51,10 +51,12 @@ begin
   end if;
   servings := coalesce(app.read_number(p_item, 'servings'), 1);
   portion_seq := app.read_integer(p_item, 'portion_id');
-  select m.* into v_macros from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
+  select m.* into v_macros
+    from app.food_macros(p_user_id, app.read_uuid(p_item, 'food_item_id'), portion_seq, servings) as m;
   if v_macros.name is null then
     problems := case when portion_seq is not null
-                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f where f.id is not null)
+                       and exists (select from app.find_food(p_user_id, app.read_uuid(p_item, 'food_item_id')) as f
+                                    where f.id is not null)
                      then jsonb_build_object(p_path || 'portion_id', 'is not a portion of this food')
                      else jsonb_build_object(p_path || 'food_item_id', 'is not a known food') end;
     return;
@@ -95,14 +97,15 @@ declare
   v_ids uuid[];
 begin
   -- The ids are drawn first: Citus sends no statement that calls a volatile function.
-  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x order by x.ordinality);
+  v_ids := array(select coalesce(x.id, gen_random_uuid()) from unnest(p_entries) with ordinality as x
+                 order by x.ordinality);
   -- Written from the user's settings row, as a Citus worker takes an insert whole: an
   -- insert from a plain select goes through COPY, which row-level security refuses
   -- (docs/scaling.md).
   return query
-  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id, user_food_id,
-                                     portion_seq, servings, favorite_id, custom_meal_id, calories, protein_g, carbs_g, fat_g,
-                                     source, barcode, created_at)
+  insert into app.food_entries as n (user_id, id, client_id, import_key, entry_date, meal_type, name, food_id,
+                                     user_food_id, portion_seq, servings, favorite_id, custom_meal_id, calories,
+                                     protein_g, carbs_g, fat_g, source, barcode, created_at)
   select u.user_id, k.id, r.client_id, r.import_key, r.entry_date, coalesce(r.meal_type, 'snack'), r.name, r.food_id,
          r.user_food_id, r.portion_seq, r.servings, r.favorite_id, r.custom_meal_id, r.calories, r.protein_g, r.carbs_g,
          r.fat_g, r.source, r.barcode, coalesce(r.created_at, now())
@@ -124,7 +127,8 @@ as $$
 declare
   v_entry app.food_entries;
 begin
-  select e.* into v_entry from app.food_entries as e where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
+  select e.* into v_entry from app.food_entries as e
+   where e.user_id = p_user_id and e.id = app.id_parameter(p_args, 'id');
   if v_entry.id is null then
     perform app.raise_error(404, 'entry_not_found', 'No such diary entry.');
   end if;
@@ -143,7 +147,8 @@ language plpgsql
 stable
 as $$
 begin
-  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0), 'protein_g', coalesce(sum(e.protein_g), 0),
+  return (select jsonb_build_object('calories', coalesce(sum(e.calories), 0),
+                                    'protein_g', coalesce(sum(e.protein_g), 0),
                                     'carbs_g', coalesce(sum(e.carbs_g), 0), 'fat_g', coalesce(sum(e.fat_g), 0))
             from app.food_entries as e where e.user_id = p_user_id and e.entry_date = p_date);
 end
@@ -213,7 +218,8 @@ begin
        order by 1, 2;
   elsif tg_op = 'DELETE' then
     open v_changes for
-      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name, -count(*)::integer as entries
+      select o.user_id, coalesce(o.food_id, o.user_food_id) as food_id, null::text as name,
+             -count(*)::integer as entries
         from old_entries as o
        where coalesce(o.food_id, o.user_food_id) is not null
        group by 1, 2
@@ -221,7 +227,8 @@ begin
   else
     open v_changes for
       select c.user_id, c.food_id, f.name, sum(c.entries)::integer as entries
-        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id, 1 as entries
+        from (select n.user_id, coalesce(n.food_id, n.user_food_id) as food_id, n.food_id as catalog_food_id,
+                     1 as entries
                 from new_entries as n
               union all
               select o.user_id, coalesce(o.food_id, o.user_food_id), o.food_id, -1

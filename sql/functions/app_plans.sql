@@ -62,7 +62,8 @@ begin
               select jsonb_agg(jsonb_build_object('exercise_id', coalesce(e.exercise_id, e.user_exercise_id),
                                                   'exercise_name', e.exercise_name, 'sets', e.sets, 'reps', e.reps,
                                                   'reps_max', e.reps_max, 'weight_kg', e.weight_kg,
-                                                  'assistance_kg', e.assistance_kg, 'duration_seconds', e.duration_seconds,
+                                                  'assistance_kg', e.assistance_kg,
+                                                  'duration_seconds', e.duration_seconds,
                                                   'distance_m', e.distance_m, 'rest_seconds', e.rest_seconds,
                                                   'group', e.superset_group, 'group_rest_seconds', e.group_rest_seconds)
                                order by e.position)

@@ -24,7 +24,8 @@ begin
     perform auth.note_display_name_change(p_body);
   end if;
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm, activity_level)
+  insert into app.user_profiles as p (user_id, sex, date_of_birth, age_years, age_recorded_on, height_cm,
+                                      activity_level)
   values (p_user_id, app.read_text(p_body, 'sex'), v_birth,
           case when v_birth is null then app.read_integer(p_body, 'age_years') end,
           case when v_birth is null then app.user_today(p_user_id) end,
@@ -52,7 +53,8 @@ begin
   insert into app.goals as g (user_id, goal_type, goal_rate_per_week, created_at)
   values (p_user_id, p_goal_type, p_goal_rate_per_week, v_created_at)
   on conflict (user_id) do update
-    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week, updated_at = excluded.updated_at
+    set goal_type = excluded.goal_type, goal_rate_per_week = excluded.goal_rate_per_week,
+        updated_at = excluded.updated_at
     where p_replace;
   return found;
 end

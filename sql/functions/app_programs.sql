@@ -6,9 +6,9 @@
 -- main_reps at main_rpe; the other exercises climb the accessory range. Deloads halve the
 -- sets and take 10 % off the loads; they never move the progression (app.apply_program_log).
 create or replace function app.program_phase_plan(p_goal text, p_training_age text)
-returns table (phase_position integer, block_position integer, block text, phase text, first_week integer, last_week integer,
-               main_reps integer, main_rpe numeric, accessory_reps_low integer, accessory_reps_high integer,
-               accessory_rpe numeric, set_factor numeric, load_factor numeric)
+returns table (phase_position integer, block_position integer, block text, phase text, first_week integer,
+               last_week integer, main_reps integer, main_rpe numeric, accessory_reps_low integer,
+               accessory_reps_high integer, accessory_rpe numeric, set_factor numeric, load_factor numeric)
 language sql
 immutable
 as $$
@@ -31,8 +31,8 @@ as $$
       ('hypertrophy', 'advanced', 1, 1, 'Hypertrophy', 'accumulation', 1, 4, 8, 8.0, 10, 15, 9.0, 1.0, 1.0),
       ('hypertrophy', 'advanced', 2, 2, 'Overreach', 'intensification', 5, 6, 6, 8.5, 8, 12, 9.0, 1.0, 1.0),
       ('hypertrophy', 'advanced', 3, 2, 'Overreach', 'deload', 7, 7, 6, 6.0, 8, 12, 6.0, 0.5, 0.9)
-    ) as v (goal, training_age, phase_position, block_position, block, phase, first_week, last_week, main_reps, main_rpe,
-            accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor, load_factor)
+    ) as v (goal, training_age, phase_position, block_position, block, phase, first_week, last_week, main_reps,
+            main_rpe, accessory_reps_low, accessory_reps_high, accessory_rpe, set_factor, load_factor)
    where v.goal = p_goal and v.training_age = p_training_age
 $$;
 
@@ -144,7 +144,8 @@ begin
     from app.programs as g
    cross join app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f
    where g.user_id = p_user_id and g.id = v_id;
-  v_slots := v_days * (select max(f.last_week) from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
+  v_slots := v_days * (select max(f.last_week)
+                         from app.program_phase_plan(p_body ->> 'goal', p_body ->> 'training_age') as f);
   v_slot_ids := array(select gen_random_uuid() from generate_series(1, v_slots));
   insert into app.program_sessions as n (user_id, program_id, id, slot, templates)
   select g.user_id, g.id, i.id, i.slot, array[v_split[(i.slot - 1) % cardinality(v_split) + 1]]
@@ -154,7 +155,8 @@ begin
   v_first := app.program_phase_at(p_user_id, v_id, 1);
   select coalesce(array_agg(e.id), '{}'),
          coalesce(array_agg(app.equivalent_load(h.weight_kg, h.reps,
-                                                case when m.main then v_first.main_reps else v_first.accessory_reps_low end,
+                                                case when m.main then v_first.main_reps
+                                                     else v_first.accessory_reps_low end,
                                                 app.load_step(e.equipment))), '{}'),
          coalesce(array_agg(case when m.main then v_first.main_reps end), '{}')
     into v_exercise_ids, v_loads, v_main_reps
@@ -164,7 +166,8 @@ begin
     left join lateral (
       select s.weight_kg, s.reps
         from app.session_exercises as se
-        join app.training_sessions as ts on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
+        join app.training_sessions as ts
+          on ts.user_id = se.user_id and ts.id = se.session_id and ts.status = 'completed'
         join app.session_sets as s
           on s.user_id = se.user_id and s.session_id = se.session_id and s.exercise_position = se.position
        where se.user_id = p_user_id and se.exercise_id = any (m.family) and e.tracking_type = 'weight_reps'
@@ -205,7 +208,8 @@ as $$
 declare
   v_session app.program_sessions;
 begin
-  select s.* into v_session from app.program_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
+  select s.* into v_session from app.program_sessions as s
+   where s.user_id = p_user_id and s.id = app.id_parameter(p_args, 'id');
   if v_session.id is null then
     perform app.raise_error(404, 'program_session_not_found', 'No such program session.');
   end if;
@@ -295,8 +299,10 @@ begin
            when 'hold' then array_fill(null::integer, array[x.sets])
            else array_fill(ph.main_reps, array[x.sets]) end,
          app.loadable(case x.strategy
-                        when 'rpe_weekly' then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week, x.increment, x.step),
-                                                                   st.reps[1], ph.main_reps, x.step)
+                        when 'rpe_weekly'
+                          then app.equivalent_load(app.rpe_weekly_load(row(st.*)::app.program_exercise_state, ph.week,
+                                                                       x.increment, x.step),
+                                                   st.reps[1], ph.main_reps, x.step)
                         when 'linear' then app.equivalent_load(st.load_kg, st.reps[1], ph.main_reps, x.step)
                         else st.load_kg end * ph.load_factor,
                       x.step),
@@ -313,7 +319,8 @@ begin
    cross join lateral (
      select app.progression_strategy(s.training_age, e.priority_tier, e.competition_lift, e.tracking_type) as strategy,
             e.priority_tier = 1 or e.competition_lift as main,
-            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps else ph.accessory_reps_low end as reps_low,
+            case when e.priority_tier = 1 or e.competition_lift then ph.main_reps
+                 else ph.accessory_reps_low end as reps_low,
             app.load_increment(e.primary_muscles, e.movement_pattern, e.equipment) as increment,
             app.load_step(e.equipment) as step,
             greatest(1, round(te.sets * ph.set_factor * s.volume_factor))::integer as sets) as x;
@@ -331,15 +338,18 @@ immutable
 as $$
   with s as (
     select x.item, x.n, (x.item ->> 'priority_tier')::integer as tier,
-           (x.item ->> 'priority_tier')::integer = 1 or coalesce((x.item ->> 'competition_lift')::boolean, false) as main
+           (x.item ->> 'priority_tier')::integer = 1
+             or coalesce((x.item ->> 'competition_lift')::boolean, false) as main
       from jsonb_array_elements(p_sets) with ordinality as x (item, n)),
   budget as (select count(*) - ceil(count(*) / 2.0) as to_drop from s),
   ranked as (
     select s.item, s.n,
-           case when not s.main then row_number() over (partition by s.main order by s.tier desc, s.n desc) end as drop_rank
+           case when not s.main
+                then row_number() over (partition by s.main order by s.tier desc, s.n desc) end as drop_rank
       from s)
   select jsonb_build_object(
-    'kept', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank is null or r.drop_rank > b.to_drop), '[]'),
+    'kept', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank is null or r.drop_rank > b.to_drop),
+                     '[]'),
     'dropped', coalesce(jsonb_agg(r.item order by r.n) filter (where r.drop_rank <= b.to_drop), '[]'))
     from ranked as r cross join budget as b
 $$;
@@ -409,7 +419,8 @@ begin
   if p_session.mode = 'short_on_time' then
     v_parts := app.trim_for_time(coalesce((
       select jsonb_agg(x.item || jsonb_build_object('exercise_index', y.i, 'exercise_id', y.e -> 'exercise_id',
-                                                    'exercise_name', y.e -> 'exercise_name', 'priority_tier', y.e -> 'priority_tier',
+                                                    'exercise_name', y.e -> 'exercise_name',
+                                                    'priority_tier', y.e -> 'priority_tier',
                                                     'competition_lift', y.e -> 'competition_lift') order by y.i, x.n)
         from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
        cross join lateral jsonb_array_elements(y.e -> 'sets') with ordinality as x (item, n)), '[]'));
@@ -418,7 +429,8 @@ begin
       select jsonb_agg(y.e || jsonb_build_object('sets', k.sets) order by y.i)
         from jsonb_array_elements(v_exercises) with ordinality as y (e, i)
         join lateral (
-          select jsonb_agg(x - array['exercise_index', 'exercise_id', 'exercise_name', 'priority_tier', 'competition_lift']
+          select jsonb_agg(x - array['exercise_index', 'exercise_id', 'exercise_name', 'priority_tier',
+                                     'competition_lift']
                            order by (x ->> 'set_number')::integer) as sets
             from jsonb_array_elements(v_parts -> 'kept') as x
            where (x ->> 'exercise_index')::integer = y.i) as k on k.sets is not null), '[]');
@@ -450,7 +462,8 @@ declare
   v_next app.program_sessions;
 begin
   select s.* into v_next from app.program_sessions as s
-   where s.user_id = p_user_id and s.program_id = p_session.program_id and s.status = 'planned' and s.slot > p_session.slot
+   where s.user_id = p_user_id and s.program_id = p_session.program_id and s.status = 'planned'
+     and s.slot > p_session.slot
    order by s.slot
    limit 1;
   if (p_session.shifted >= 1 or p_combine) and v_next.id is not null then
@@ -476,7 +489,8 @@ $$;
 -- Each strategy moves what its type progresses (app.progression_strategy): the load
 -- strategies the load, 'reps' the reps (a load held), 'duration' the target seconds,
 -- 'hold' nothing. Deload weeks never move the state.
-create or replace function app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid)
+create or replace function app.apply_program_log(p_user_id uuid, p_session app.program_sessions,
+                                                 p_training_session_id uuid)
 returns void
 language plpgsql
 as $$
@@ -531,7 +545,8 @@ begin
     case v_plan.strategy
       when 'linear' then
         select l.load_kg, l.misses into v_load, v_misses
-          from app.progress_linear(app.equivalent_load(coalesce(v_state.load_kg, v_top), v_state.reps[1], v_phase.main_reps, v_step),
+          from app.progress_linear(app.equivalent_load(coalesce(v_state.load_kg, v_top), v_state.reps[1],
+                                                       v_phase.main_reps, v_step),
                                    v_misses, v_phase.main_reps, v_reps, v_plan.increment_kg, v_step) as l;
         v_new_reps := array[v_phase.main_reps];
       when 'rpe_weekly' then
@@ -548,7 +563,8 @@ begin
         v_new_reps := array[v_phase.main_reps];
       when 'reps' then
         v_load := coalesce(v_state.load_kg, v_top);
-        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift then v_phase.main_reps
+        v_new_reps := app.progress_reps(case when v_plan.priority_tier = 1 or v_plan.competition_lift
+                                             then v_phase.main_reps
                                              else v_phase.accessory_reps_low end,
                                         array_remove(v_reps, null));
       when 'duration' then
@@ -557,17 +573,17 @@ begin
         v_duration := app.progress_duration(v_plan.duration_seconds, array_remove(v_seconds, null));
       else
         select d.load_kg, d.reps into v_load, v_new_reps
-          from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low, v_phase.accessory_reps_high,
-                                   v_reps, v_plan.increment_kg, v_step) as d;
+          from app.progress_double(coalesce(v_state.load_kg, v_top), v_phase.accessory_reps_low,
+                                   v_phase.accessory_reps_high, v_reps, v_plan.increment_kg, v_step) as d;
     end case;
-    insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week, rpe_week_top,
-                                            rpe_target, duration_seconds, updated_at)
-    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top, v_rpe_target,
-            v_duration, now())
+    insert into app.program_exercise_state (user_id, program_id, exercise_id, load_kg, reps, misses, rpe_week,
+                                            rpe_week_top, rpe_target, duration_seconds, updated_at)
+    values (p_user_id, v_program.id, v_plan.exercise_id, v_load, v_new_reps, v_misses, v_rpe_week, v_rpe_top,
+            v_rpe_target, v_duration, now())
     on conflict (user_id, program_id, exercise_id) do update
       set load_kg = excluded.load_kg, reps = excluded.reps, misses = excluded.misses, rpe_week = excluded.rpe_week,
-          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target, duration_seconds = excluded.duration_seconds,
-          updated_at = excluded.updated_at;
+          rpe_week_top = excluded.rpe_week_top, rpe_target = excluded.rpe_target,
+          duration_seconds = excluded.duration_seconds, updated_at = excluded.updated_at;
   end loop;
 end
 $$;
@@ -584,7 +600,8 @@ begin
     select jsonb_build_object(
       'score', round(sum(w.completed)::numeric / nullif(sum(w.due), 0), 2),
       'weeks', coalesce(jsonb_agg(jsonb_build_object('week', w.week, 'planned', w.due, 'completed', w.completed,
-                                                     'score', round(w.completed::numeric / w.due, 2)) order by w.week), '[]'))
+                                                     'score', round(w.completed::numeric / w.due, 2))
+                                  order by w.week), '[]'))
       from (select app.program_week(s.slot, p_program.days_per_week) as week,
                    count(*) filter (where s.status <> 'planned') as due,
                    count(*) filter (where s.status = 'completed') as completed
@@ -606,25 +623,28 @@ begin
   return (
     select coalesce(jsonb_agg(jsonb_build_object(
              'position', b.block_position, 'name', b.block, 'first_week', b.first_week, 'last_week', b.last_week,
-             'start_date', p_program.started_on + (b.first_week - 1) * 7, 'end_date', p_program.started_on + b.last_week * 7 - 1,
+             'start_date', p_program.started_on + (b.first_week - 1) * 7,
+             'end_date', p_program.started_on + b.last_week * 7 - 1,
              'sessions_completed', cardinality(b.sessions),
              'warnings', app.sessions_warnings(p_user_id, p_program.goal, b.sessions),
              'phases', b.phases) order by b.block_position), '[]')
-      from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week, max(f.last_week) as last_week,
+      from (select f.block_position, min(f.block) as block, min(f.first_week) as first_week,
+                   max(f.last_week) as last_week,
                    jsonb_agg(jsonb_build_object(
                      'phase', f.phase, 'first_week', f.first_week, 'last_week', f.last_week,
                      'start_date', p_program.started_on + (f.first_week - 1) * 7,
                      'end_date', p_program.started_on + f.last_week * 7 - 1,
                      'main', jsonb_build_object('reps', f.main_reps, 'rpe', f.main_rpe),
-                     'accessory', jsonb_build_object('reps_low', f.accessory_reps_low, 'reps_high', f.accessory_reps_high,
-                                                     'rpe', f.accessory_rpe),
+                     'accessory', jsonb_build_object('reps_low', f.accessory_reps_low,
+                                                     'reps_high', f.accessory_reps_high, 'rpe', f.accessory_rpe),
                      'set_factor', f.set_factor, 'load_factor', f.load_factor) order by f.position) as phases,
                    array(select s.training_session_id from app.program_sessions as s
                           where s.user_id = p_user_id and s.program_id = p_program.id and s.status = 'completed'
                             and s.training_session_id is not null
                             and app.program_week(s.slot, p_program.days_per_week) between min(f.first_week)
                                 and case when max(f.last_week) = (select max(g.last_week) from app.program_phases as g
-                                                                    where g.user_id = p_user_id and g.program_id = p_program.id)
+                                                                    where g.user_id = p_user_id
+                                                                      and g.program_id = p_program.id)
                                          then 2147483647 else max(f.last_week) end) as sessions
               from app.program_phases as f
              where f.user_id = p_user_id and f.program_id = p_program.id
@@ -645,9 +665,12 @@ begin
       'id', p_program.id, 'goal', p_program.goal, 'training_age', p_program.training_age,
       'days_per_week', p_program.days_per_week, 'split', to_jsonb(p_program.split), 'status', p_program.status,
       'started_on', p_program.started_on, 'created_at', p_program.created_at, 'ended_at', p_program.ended_at,
-      'weeks', (select max(f.last_week) from app.program_phases as f where f.user_id = p_user_id and f.program_id = p_program.id),
-      'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase, 'next_session_id', c.next_id)
-                    from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'), max(s.slot)),
+      'weeks', (select max(f.last_week) from app.program_phases as f
+                 where f.user_id = p_user_id and f.program_id = p_program.id),
+      'current', (select jsonb_build_object('week', c.week, 'block', ph.block, 'phase', ph.phase,
+                                            'next_session_id', c.next_id)
+                    from (select app.program_week(coalesce(min(s.slot) filter (where s.status = 'planned'),
+                                                           max(s.slot)),
                                                   p_program.days_per_week) as week,
                                  (array_agg(s.id order by s.slot) filter (where s.status = 'planned'))[1] as next_id
                             from app.program_sessions as s

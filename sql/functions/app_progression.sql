@@ -68,8 +68,8 @@ $$;
 -- increment and misses reset; otherwise it is a miss and the load holds, until the second
 -- miss in a row takes 10 % off (rounded down to the equipment's step) and starts counting
 -- again.
-create or replace function app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer, p_reps integer[],
-                                               p_increment numeric, p_step numeric,
+create or replace function app.progress_linear(p_load numeric, p_misses integer, p_target_reps integer,
+                                               p_reps integer[], p_increment numeric, p_step numeric,
                                                out load_kg numeric, out misses integer)
 language sql
 immutable
@@ -101,15 +101,16 @@ $$;
 -- Double progression, applied after every session: each set's target climbs one rep past
 -- what it did, within the rep range; once every set reaches the top of the range the
 -- load goes up by the increment and every set starts again at the bottom.
-create or replace function app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer, p_reps integer[],
-                                               p_increment numeric, p_step numeric,
+create or replace function app.progress_double(p_load numeric, p_reps_low integer, p_reps_high integer,
+                                               p_reps integer[], p_increment numeric, p_step numeric,
                                                out load_kg numeric, out reps integer[])
 language sql
 immutable
 as $$
   select case when h.top then app.loadable(p_load + p_increment, p_step) else p_load end,
          case when h.top then array_fill(p_reps_low, array[cardinality(p_reps)])
-              else array(select greatest(p_reps_low, least(p_reps_high, r + 1)) from unnest(p_reps) with ordinality as x (r, n)
+              else array(select greatest(p_reps_low, least(p_reps_high, r + 1))
+                           from unnest(p_reps) with ordinality as x (r, n)
                           order by n) end
     from (select cardinality(p_reps) > 0 and p_reps_high <= all (p_reps) as top) as h
 $$;
@@ -117,7 +118,8 @@ $$;
 -- The target reps of p_sets sets under double progression: the stored per-set targets
 -- (the last one repeated for extra sets), kept inside this phase's range; the bottom of
 -- the range when nothing is stored yet.
-create or replace function app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer, p_sets integer)
+create or replace function app.double_rep_targets(p_stored integer[], p_reps_low integer, p_reps_high integer,
+                                                  p_sets integer)
 returns integer[]
 language sql
 immutable
@@ -134,8 +136,8 @@ $$;
 -- ('reps': an added load or an assistance is held); timed ones add seconds ('duration', a
 -- load held); distance work holds its targets ('hold': a run's distance and time, a
 -- carry's load and distance are the lifter's to raise).
-create or replace function app.progression_strategy(p_training_age text, p_priority_tier integer, p_competition_lift boolean,
-                                                    p_tracking_type text)
+create or replace function app.progression_strategy(p_training_age text, p_priority_tier integer,
+                                                    p_competition_lift boolean, p_tracking_type text)
 returns text
 language sql
 immutable
@@ -156,7 +158,8 @@ returns integer[]
 language sql
 immutable
 as $$
-  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n) order by n)
+  select array(select greatest(p_reps_low, least(r + 1, 1000)) from unnest(p_reps) with ordinality as x (r, n)
+                order by n)
 $$;
 
 -- Duration progression, applied after every session: when every set held the target,
@@ -172,13 +175,15 @@ $$;
 
 -- The load of an RPE-driven lift for a session of p_week: the week the state collected is
 -- settled (app.progress_rpe_weekly) once a later week begins.
-create or replace function app.rpe_weekly_load(p_state app.program_exercise_state, p_week integer, p_increment numeric, p_step numeric)
+create or replace function app.rpe_weekly_load(p_state app.program_exercise_state, p_week integer, p_increment numeric,
+                                               p_step numeric)
 returns numeric
 language sql
 immutable
 as $$
   select case when p_state.rpe_week is not null and p_week > p_state.rpe_week
-              then app.progress_rpe_weekly(p_state.load_kg, p_state.rpe_week_top, p_state.rpe_target, p_increment, p_step)
+              then app.progress_rpe_weekly(p_state.load_kg, p_state.rpe_week_top, p_state.rpe_target, p_increment,
+                                           p_step)
               else p_state.load_kg end
 $$;
 

@@ -140,7 +140,8 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_offset integer := least(coalesce(v_page.cursor_number, 0), 1000000);
 begin
-  return app.offset_page(coalesce((select jsonb_agg(i order by n) from jsonb_array_elements(p_items) with ordinality as x (i, n)
+  return app.offset_page(coalesce((select jsonb_agg(i order by n)
+                                     from jsonb_array_elements(p_items) with ordinality as x (i, n)
                                     where n > v_offset and n <= v_offset + v_page.page_size + 1), '[]'),
                          v_page.page_size, v_offset);
 end
@@ -164,7 +165,8 @@ immutable
 as $$
 begin
   return case when jsonb_array_length(p_rows) > p_limit
-              then jsonb_build_object('items', p_rows - p_limit, 'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
+              then jsonb_build_object('items', p_rows - p_limit,
+                                      'next_cursor', p_rows -> (p_limit - 1) ->> p_cursor_member)
               else jsonb_build_object('items', p_rows, 'next_cursor', null) end;
 end
 $$;

@@ -11,7 +11,8 @@ language plpgsql
 as $$
 begin
   perform app.raise_error_with(p_status, p_code, p_message,
-                               case when p_fields is null then '{}'::jsonb else jsonb_build_object('fields', p_fields) end);
+                               case when p_fields is null then '{}'::jsonb
+                                    else jsonb_build_object('fields', p_fields) end);
 end
 $$;
 
@@ -166,7 +167,8 @@ begin
     when 'app.food_entries'::regclass then
       select t.id::text into v_id from app.food_entries as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.training_sessions'::regclass then
-      select t.id::text into v_id from app.training_sessions as t where t.user_id = p_user_id and t.client_id = v_client_id;
+      select t.id::text into v_id from app.training_sessions as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.body_metrics'::regclass then
       select t.id::text into v_id from app.body_metrics as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.favorites'::regclass then
@@ -178,7 +180,8 @@ begin
     when 'app.user_foods'::regclass then
       select t.id::text into v_id from app.user_foods as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.user_exercises'::regclass then
-      select t.id::text into v_id from app.user_exercises as t where t.user_id = p_user_id and t.client_id = v_client_id;
+      select t.id::text into v_id from app.user_exercises as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.programs'::regclass then
       select t.id::text into v_id from app.programs as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then

@@ -51,7 +51,8 @@ as $$
                  coalesce(sum(x.duration_seconds), 0)::integer as duration_seconds,
                  coalesce(sum(x.distance_m), 0)::numeric as distance_m,
                  coalesce(sum(x.duration_seconds) filter (where x.distance_m is not null), 0)::integer as paced_seconds,
-                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric as paced_distance_m
+                 coalesce(sum(x.distance_m) filter (where x.duration_seconds is not null), 0)::numeric
+                   as paced_distance_m
             from unnest(p_sets) as x
            where app.counts_as_working_set(x.set_type)) as w
     left join (
@@ -59,7 +60,8 @@ as $$
              x.reps::integer as reps, app.effective_rpe(x.rpe, x.rir) as rpe, app.e1rm_method(c.percent) as method
         from unnest(p_sets) as x
        cross join lateral (select app.rpe_chart_percent(x.reps, app.effective_rpe(x.rpe, x.rir)) as percent) as c
-       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0 and app.takes_e1rm(p_tracking_type)
+       where app.counts_as_working_set(x.set_type) and x.reps >= 1 and x.weight_kg > 0
+         and app.takes_e1rm(p_tracking_type)
        order by 2 desc, x.position
        limit 1) as b on true
 $$;

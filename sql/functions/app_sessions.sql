@@ -127,8 +127,8 @@ as $$
                            'exercise_id', e.id, 'exercise_name', e.name, 'tracking_type', e.tracking_type,
                            'reps_max', t.reps_max,
                            'sets', (select jsonb_agg(s.one_set)
-                                      from (select app.target_set(e.tracking_type, t.reps, null, null, t.duration_seconds,
-                                                                  t.distance_m)
+                                      from (select app.target_set(e.tracking_type, t.reps, null, null,
+                                                                  t.duration_seconds, t.distance_m)
                                                    || jsonb_build_object('weight_kg', null, 'set_type', 'working',
                                                                          'rest_seconds', t.rest_seconds) as one_set
                                               from generate_series(1, t.sets)) as s)) order by t.position)

@@ -53,8 +53,9 @@ immutable
 as $$
   select case p_field
     when 'reps_max' then case app.set_field_rule(p_tracking_type, 'reps') when 'refused' then 'refused' else 'allowed' end
-    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg') when 'required' then 'allowed'
-                                                                                else app.set_field_rule(p_tracking_type, 'weight_kg') end
+    when 'weight_kg' then case app.set_field_rule(p_tracking_type, 'weight_kg')
+                            when 'required' then 'allowed'
+                            else app.set_field_rule(p_tracking_type, 'weight_kg') end
     else app.set_field_rule(p_tracking_type, p_field) end
 $$;
 
@@ -163,14 +164,16 @@ $$;
 
 -- The tracking types of exercises given by parallel arrays of catalog and own ids, in their
 -- order (app.exercise_tracking_type of each).
-create or replace function app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[], p_user_exercise_ids uuid[])
+create or replace function app.exercise_tracking_types(p_user_id uuid, p_exercise_ids uuid[],
+                                                       p_user_exercise_ids uuid[])
 returns text[]
 language plpgsql
 stable
 as $$
 begin
   return array(select app.exercise_tracking_type(p_user_id, x.exercise_id, x.user_exercise_id)
-                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality as x (exercise_id, user_exercise_id, n)
+                 from unnest(p_exercise_ids, p_user_exercise_ids) with ordinality
+                   as x (exercise_id, user_exercise_id, n)
                 order by x.n);
 end
 $$;

@@ -5,7 +5,9 @@ create or replace function app.weekday_number(p_day text)
 returns integer
 language sql
 immutable
-as $$ select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day) $$;
+as $$
+  select array_position(array['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], p_day)
+$$;
 
 -- The settings object of one settings row: the one shape, kept on the row as
 -- settings_document (0050) by app.keep_settings_document.
@@ -89,7 +91,8 @@ returns text
 language sql
 immutable
 as $$
-  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'boolean' then 'must be true or false' end
+  select case when p_object ? p_field and jsonb_typeof(p_object -> p_field) <> 'boolean'
+              then 'must be true or false' end
 $$;
 
 -- The problem with a member that must be a JSON object when present.
@@ -140,16 +143,19 @@ language plpgsql
 stable
 as $$
 declare
-  v_reminders jsonb := case when jsonb_typeof(p_body -> 'reminders') = 'object' then p_body -> 'reminders' else '{}' end;
+  v_reminders jsonb := case when jsonb_typeof(p_body -> 'reminders') = 'object' then p_body -> 'reminders'
+                            else '{}' end;
   v_meals jsonb := case when jsonb_typeof(v_reminders -> 'meals') = 'object' then v_reminders -> 'meals' else '{}' end;
-  v_workouts jsonb := case when jsonb_typeof(v_reminders -> 'workouts') = 'object' then v_reminders -> 'workouts' else '{}' end;
+  v_workouts jsonb := case when jsonb_typeof(v_reminders -> 'workouts') = 'object' then v_reminders -> 'workouts'
+                           else '{}' end;
   v_sync jsonb := case when jsonb_typeof(p_body -> 'health_sync') = 'object' then p_body -> 'health_sync' else '{}' end;
 begin
   if jsonb_typeof(p_body) <> 'object' then
     return jsonb_build_object('body', 'must be an object');
   end if;
   return jsonb_build_object(
-    'unit_system', case when p_body ? 'unit_system' then app.field_problem(p_body, 'unit_system', 'app.unit_system', true) end,
+    'unit_system', case when p_body ? 'unit_system'
+                        then app.field_problem(p_body, 'unit_system', 'app.unit_system', true) end,
     'timezone', case when p_body ? 'timezone' then app.field_problem(p_body, 'timezone', 'app.timezone_name', true) end,
     'reminders', app.object_problem(p_body, 'reminders'),
     'reminders.meals', app.object_problem(v_reminders, 'meals'),
@@ -182,14 +188,16 @@ begin
          timezone = coalesce(app.read_text(p_body, 'timezone'), s.timezone),
          meal_reminders_enabled = coalesce(app.read_boolean(v_meals, 'enabled'), s.meal_reminders_enabled),
          meal_reminder_times = case when v_meals ? 'times'
-           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t order by t)::app.clock_time[]
+           then array(select distinct t from unnest(app.read_text_list(v_meals, 'times')) as t
+                      order by t)::app.clock_time[]
            else s.meal_reminder_times end,
          workout_reminders_enabled = coalesce(app.read_boolean(v_workouts, 'enabled'), s.workout_reminders_enabled),
          workout_reminder_days = case when v_workouts ? 'days'
            then array(select d from (select distinct d from unnest(app.read_text_list(v_workouts, 'days')) as d) as days
                       order by app.weekday_number(d))::app.weekday[]
            else s.workout_reminder_days end,
-         workout_reminder_time = case when v_workouts ? 'time' then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
+         workout_reminder_time = case when v_workouts ? 'time'
+           then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
          biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
          apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
          google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),

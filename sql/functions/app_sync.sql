@@ -185,7 +185,8 @@ begin
   -- their own: on Citus a function that reads tables, called inside a statement sent to
   -- the user's worker, would plan its reads there, inside the coordinator's transaction.
   if p_entity = 'session' then
-    select s.* into v_session from app.training_sessions as s where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
+    select s.* into v_session from app.training_sessions as s
+     where s.user_id = p_user_id and s.id = app.id_parameter(v_args);
     return case when v_session.id is not null then app.session_json(v_session) end;
   elsif p_entity = 'custom_meal' then
     select m.* into v_meal from app.custom_meals as m where m.user_id = p_user_id and m.id = app.id_parameter(v_args);
@@ -368,7 +369,8 @@ begin
       from app.sync_changes as c
      where c.user_id = p_user_id and c.entity = p_entity and c.entity_id = p_id;
     if v_seen_op = p_op and v_seen_seq >= v_first then
-      perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+      perform set_config('liftbase.sync_last',
+                         p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
       return;
     end if;
   end if;
@@ -391,7 +393,8 @@ begin
   values (p_user_id, p_entity, p_id, v_seq, p_op, now())
   on conflict (user_id, entity, entity_id) do update
     set seq = excluded.seq, op = excluded.op, changed_at = excluded.changed_at;
-  perform set_config('liftbase.sync_last', p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
+  perform set_config('liftbase.sync_last',
+                     p_entity || '/' || p_id || '/' || p_op || '/' || statement_timestamp(), true);
   if v_other_user then
     perform auth.act_as(nullif(v_acting, '')::uuid);
   else

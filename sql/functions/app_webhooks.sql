@@ -31,8 +31,8 @@ returns jsonb
 language sql
 stable
 as $$
-  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url, 'events', to_jsonb(p_subscription.events),
-                            'created_at', p_subscription.created_at)
+  select jsonb_build_object('id', p_subscription.id, 'url', p_subscription.url,
+                            'events', to_jsonb(p_subscription.events), 'created_at', p_subscription.created_at)
 $$;
 
 -- Makes a subscription of the user (events once each, in the documented order) with a new
@@ -46,8 +46,8 @@ as $$
 declare
   v_subscription app.webhook_subscriptions;
   -- Read before the insert: Citus takes no subquery in an insert's values.
-  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated', 'goal.changed',
-                                                      'account.deleted']) with ordinality as k (e, n)
+  v_events text[] := array(select e from unnest(array['workout.logged', 'diary.changed', 'metrics.updated',
+                                                      'goal.changed', 'account.deleted']) with ordinality as k (e, n)
                             where e = any (app.read_text_list(p_body, 'events')) order by n);
 begin
   insert into app.webhook_subscriptions (user_id, client_id, url, events, secret)
@@ -75,7 +75,8 @@ $$;
 -- owner's: read here for the user only. The cursor bounds the index scan (the largest
 -- bigint when there is none): as `p_after is null or x.id < p_after`, a filter the planned
 -- statement cannot bound by, a later page passed over every newer delivery.
-create or replace function app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer)
+create or replace function app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint,
+                                                  p_limit integer)
 returns jsonb
 language sql
 stable
@@ -84,7 +85,8 @@ set search_path = pg_catalog, pg_temp
 as $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'id', o.id::text, 'event', o.kind,
-           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead' else 'pending' end,
+           'status', case when o.delivered_at is not null then 'delivered' when o.dead_at is not null then 'dead'
+                          else 'pending' end,
            'attempts', o.attempts, 'last_status', o.last_status, 'last_error', o.last_error,
            'created_at', o.created_at, 'last_attempt_at', o.last_attempt_at,
            'next_attempt_at', case when o.delivered_at is null and o.dead_at is null then o.next_attempt_at end,
@@ -208,7 +210,8 @@ select liftbase_meta.keep_trigger($$CREATE TRIGGER health_metrics_webhook AFTER 
 select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_webhook_insert AFTER INSERT ON app.training_sessions FOR EACH ROW WHEN (((new.status)::text = 'completed'::text)) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged')$$);
 select liftbase_meta.keep_trigger($$CREATE TRIGGER training_sessions_webhook_update AFTER UPDATE OF status ON app.training_sessions FOR EACH ROW WHEN ((((new.status)::text = 'completed'::text) AND ((old.status)::text IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.webhook_event_trigger('workout.logged')$$);
 
-create or replace function app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb, p_event_key text default null)
+create or replace function app.enqueue_webhook_event(p_user_id uuid, p_event text, p_data jsonb,
+                                                     p_event_key text default null)
 returns void
 language plpgsql
 security definer

@@ -136,7 +136,8 @@ $$;
 -- reply code (null when none came), p_error what went wrong (kept to 1,000 characters).
 -- Answers the message's state: 'delivered', 'retry', 'dead', or 'ignored' (no such
 -- message, already delivered, or a report of a lapsed try).
-create or replace function auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer, p_error text)
+create or replace function auth.outbox_record(p_id bigint, p_attempt integer, p_ok boolean, p_status integer,
+                                              p_error text)
 returns text
 language plpgsql
 as $$
@@ -161,7 +162,8 @@ begin
   end if;
   if v_row.attempts >= auth.delivery_max_attempts() then
     update auth.outbox as o
-       set dead_at = v_now, lease_until = null, locked_by = null, last_status = p_status, last_error = left(p_error, 1000)
+       set dead_at = v_now, lease_until = null, locked_by = null, last_status = p_status,
+           last_error = left(p_error, 1000)
      where o.id = p_id;
     return 'dead';
   end if;
@@ -223,7 +225,8 @@ $$;
 -- a SQL function's statement on its coordinator tables with the parameters left in.
 create or replace function auth.outbox_list(p_state text default 'pending')
 returns table (id bigint, channel text, kind text, recipient text, attempts integer, next_attempt_at timestamptz,
-               last_status integer, last_error text, created_at timestamptz, delivered_at timestamptz, dead_at timestamptz)
+               last_status integer, last_error text, created_at timestamptz, delivered_at timestamptz,
+               dead_at timestamptz)
 language plpgsql
 stable
 as $$
@@ -249,7 +252,8 @@ returns boolean
 language plpgsql
 as $$
 begin
-  update auth.outbox as o set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
+  update auth.outbox as o
+     set dead_at = null, attempts = 0, next_attempt_at = now(), lease_until = null, locked_by = null
    where o.id = p_id and o.dead_at is not null and o.delivered_at is null;
   return found;
 end

@@ -50,11 +50,14 @@ select a.day,
 comment on view reporting.daily_active_users is
 'Users active per day: logged food, a training session or body stats.
 A user is active on a day when they have a diary entry dated that day, a training session (any status) dated that day, or a body-stats entry recorded that day in their time zone. Sign-ins do not count: sessions are deleted at logout and expiry, so their history is incomplete.';
-comment on column reporting.daily_active_users.day is 'The day (diary and session dates; body stats in the user''s time zone)';
+comment on column reporting.daily_active_users.day is
+'The day (diary and session dates; body stats in the user''s time zone)';
 comment on column reporting.daily_active_users.active_users is 'Distinct users with any activity that day';
 comment on column reporting.daily_active_users.food_loggers is 'Distinct users with a diary entry dated that day';
-comment on column reporting.daily_active_users.training_loggers is 'Distinct users with a training session dated that day';
-comment on column reporting.daily_active_users.body_metrics_loggers is 'Distinct users who recorded body stats that day';
+comment on column reporting.daily_active_users.training_loggers is
+'Distinct users with a training session dated that day';
+comment on column reporting.daily_active_users.body_metrics_loggers is
+'Distinct users who recorded body stats that day';
 
 -- Onboarding funnel -----------------------------------------------------------------------
 
@@ -87,7 +90,8 @@ comment on view reporting.onboarding_funnel is
 Each step counts the users of the cohort (registered that UTC day, disabled accounts included) who have reached it by now; steps are not required to happen in order.';
 comment on column reporting.onboarding_funnel.cohort_day is 'Registration day (UTC)';
 comment on column reporting.onboarding_funnel.registered is 'Accounts created that day';
-comment on column reporting.onboarding_funnel.onboarded is 'Of those, completed onboarding (profile, goal, first targets)';
+comment on column reporting.onboarding_funnel.onboarded is
+'Of those, completed onboarding (profile, goal, first targets)';
 comment on column reporting.onboarding_funnel.set_up is 'Of those, completed training setup (equipment and exclusions)';
 comment on column reporting.onboarding_funnel.logged_food is 'Of those, logged at least one diary entry';
 comment on column reporting.onboarding_funnel.logged_workout is 'Of those, completed at least one training session';
@@ -109,7 +113,8 @@ Each computed set of health metrics (onboarding, body stats, goal or profile cha
 comment on column reporting.metrics_acknowledgement_rate.day is 'Day the metrics were computed (UTC)';
 comment on column reporting.metrics_acknowledgement_rate.metrics_computed is 'Health metric sets computed';
 comment on column reporting.metrics_acknowledgement_rate.acknowledged is 'Of those, acknowledged by their user';
-comment on column reporting.metrics_acknowledgement_rate.acknowledged_pct is 'acknowledged / metrics_computed, percent to 0.1';
+comment on column reporting.metrics_acknowledgement_rate.acknowledged_pct is
+'acknowledged / metrics_computed, percent to 0.1';
 
 -- Nutrition target adherence --------------------------------------------------------------
 
@@ -129,7 +134,8 @@ as $$
          count(*),
          count(t.calories),
          count(*) filter (where abs(d.calories - t.calories) <= 0.10 * t.calories)
-    from (select u.user_id, u.entry_date, (app.daily_totals(u.user_id, u.entry_date) ->> 'calories')::numeric as calories
+    from (select u.user_id, u.entry_date,
+                 (app.daily_totals(u.user_id, u.entry_date) ->> 'calories')::numeric as calories
             from (select distinct e.user_id, e.entry_date from app.food_entries as e) as u) as d
     left join (select x.user_id, (app.effective_targets(x.user_id) ->> 'calories')::numeric as calories
                  from (select distinct e.user_id from app.food_entries as e) as x) as t on t.user_id = d.user_id
@@ -150,8 +156,10 @@ A user-day counts when the user has at least one diary entry that day. It is wit
 comment on column reporting.nutrition_target_adherence.day is 'Diary date';
 comment on column reporting.nutrition_target_adherence.users_logged is 'Users with at least one diary entry that day';
 comment on column reporting.nutrition_target_adherence.users_with_target is 'Of those, users with a calorie target';
-comment on column reporting.nutrition_target_adherence.users_within_target is 'Of those, users whose calories were within ±10 % of it';
-comment on column reporting.nutrition_target_adherence.within_target_pct is 'users_within_target / users_with_target, percent to 0.1 (empty without targets)';
+comment on column reporting.nutrition_target_adherence.users_within_target is
+'Of those, users whose calories were within ±10 % of it';
+comment on column reporting.nutrition_target_adherence.within_target_pct is
+'users_within_target / users_with_target, percent to 0.1 (empty without targets)';
 
 -- Weekly training volume by muscle --------------------------------------------------------
 
