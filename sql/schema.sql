@@ -7398,6 +7398,9 @@ declare
   v_problems_dropped boolean := false;
   v_problems jsonb;
   v_session_ids jsonb;
+  v_session_rows app.training_sessions[];
+  v_exercise_rows app.session_exercises[];
+  v_set_rows app.session_sets[];
   v_exercise_keys text[];
   v_tracking_types text[];
   v_new_exercises jsonb;
@@ -7492,34 +7495,35 @@ begin
       select coalesce(jsonb_object_agg(k.session_key, gen_random_uuid()), '{}')
         into v_session_ids
         from (select distinct r.session_key from unnest(v_new) as r) as k;
-      -- Through the one session writer, as rows of its tables (columns in the tables' order).
-      perform app.write_sessions(p_user_id,
-        array(
-          -- A format without times (FitNotes) gives the date alone: the session has no start.
-          select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
-                     null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
-                     null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
-            from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-                         coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-                         min(r.started_local) as started_local, max(r.finished_local) as finished_local
-                    from unnest(v_new) as r group by r.session_key) as s),
-        array(
-          select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
-                     x.user_exercise_id, x.exercise_name, p.notes, 0,
-                     null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
-                     null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
-            from app.import_exercise_positions(v_new) as p
-            join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-              as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key),
-        array(
-          select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
-                     row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
-                     t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
-                     t.assistance_kg)::app.session_sets
-            from unnest(v_new) as r
-            join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-            join app.import_exercise_positions(v_new) as p
-              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)));
+      -- Through the one session writer, as rows of its tables (columns in the tables' order),
+      -- each list made by a statement of its own.
+      v_session_rows := array(
+        -- A format without times (FitNotes) gives the date alone: the session has no start.
+        select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
+                   null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
+                   null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
+          from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                       coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                       min(r.started_local) as started_local, max(r.finished_local) as finished_local
+                  from unnest(v_new) as r group by r.session_key) as s);
+      v_exercise_rows := array(
+        select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
+                   x.user_exercise_id, x.exercise_name, p.notes, 0,
+                   null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
+                   null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+          from app.import_exercise_positions(v_new) as p
+          join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+            as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key);
+      v_set_rows := array(
+        select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
+                   row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
+                   t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
+                   t.assistance_kg)::app.session_sets
+          from unnest(v_new) as r
+          join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+          join app.import_exercise_positions(v_new) as p
+            on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name));
+      perform app.write_sessions(p_user_id, v_session_rows, v_exercise_rows, v_set_rows);
       imported := cardinality(v_new);
 
       if p_dry_run then
@@ -11632,39 +11636,35 @@ ALTER FUNCTION app.write_food_entries(p_user_id uuid, p_entries app.food_entries
 
 CREATE FUNCTION app.write_session_children(p_user_id uuid, p_session_ids uuid[], p_exercises app.session_exercises[], p_sets app.session_sets[]) RETURNS void
     LANGUAGE plpgsql
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
-  v_exercises app.session_exercises[];
+  v_sets app.session_sets[];
   v_types text[];
   v_type_of jsonb;
-  v_sets app.session_sets[];
   v_count integer;
 begin
   if cardinality(p_session_ids) = 0 then
     return;
   end if;
-  -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
-  v_exercises := array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
-                        where e.session_id in (select unnest(p_session_ids)));
   v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe,
                              s.rir, coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds,
                              s.distance_m, s.assistance_kg)::app.session_sets
-                    from unnest(p_sets) as s
-                   where s.session_id in (select unnest(p_session_ids)));
-  v_types := app.exercise_tracking_types(p_user_id, array(select e.exercise_id from unnest(v_exercises) as e),
-                                         array(select e.user_exercise_id from unnest(v_exercises) as e));
+                    from unnest(p_sets) as s);
+  v_types := array(select app.exercise_tracking_type(p_user_id, e.exercise_id, e.user_exercise_id)
+                     from unnest(p_exercises) with ordinality as e order by e.ordinality);
   -- {"session id/position": tracking type}, for the sets to find their exercise's by key.
   v_type_of := (select coalesce(jsonb_object_agg(e.session_id || '/' || e.position, v_types[e.ordinality]), '{}')
-                  from unnest(v_exercises) with ordinality as e);
+                  from unnest(p_exercises) with ordinality as e);
   if exists (select from unnest(v_sets) as s
               where not app.set_fits(v_type_of ->> (s.session_id || '/' || s.exercise_position), s.weight_kg,
                                      s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
-  -- One statement, planned once per connection: each insert selects from the user's
-  -- settings row, so that Citus sends it whole to the user's worker (an insert from a plain
-  -- select is copied there, which row-level security refuses), in this order (the sets'
-  -- foreign key). Each exercise's sets are handed to its totals as one list.
+  -- One statement: each insert selects from the user's settings row, so that Citus sends it
+  -- whole to the user's worker (an insert from a plain select is copied there, which
+  -- row-level security refuses), in this order (the sets' foreign key). Each exercise's sets
+  -- are handed to its totals as one list.
   with sets_by_exercise as (
     select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
       from unnest(v_sets) as s group by s.session_id, s.exercise_position
@@ -11678,7 +11678,7 @@ begin
     select u.user_id, e.session_id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes,
            e.superset_group, e.group_rest_seconds, t.*
       from app.user_settings as u
-     cross join unnest(v_exercises) with ordinality as e
+     cross join unnest(p_exercises) with ordinality as e
       left join sets_by_exercise as g on g.session_id = e.session_id and g.exercise_position = e.position
      cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), v_types[e.ordinality]) as t
      where u.user_id = p_user_id
@@ -11719,7 +11719,16 @@ begin
     on conflict do nothing
     returning n.id)
   select coalesce(array_agg(w.id), '{}') into v_written from written as w;
-  perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  if cardinality(v_written) = cardinality(p_sessions) then
+    perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  else
+    -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
+    perform app.write_session_children(p_user_id, v_written,
+      array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
+             where e.session_id in (select unnest(v_written))),
+      array(select row(s.*)::app.session_sets from unnest(p_sets) as s
+             where s.session_id in (select unnest(v_written))));
+  end if;
   return v_written;
 end
 $$;

@@ -219,6 +219,9 @@ declare
   v_problems_dropped boolean := false;
   v_problems jsonb;
   v_session_ids jsonb;
+  v_session_rows app.training_sessions[];
+  v_exercise_rows app.session_exercises[];
+  v_set_rows app.session_sets[];
   v_exercise_keys text[];
   v_tracking_types text[];
   v_new_exercises jsonb;
@@ -313,34 +316,35 @@ begin
       select coalesce(jsonb_object_agg(k.session_key, gen_random_uuid()), '{}')
         into v_session_ids
         from (select distinct r.session_key from unnest(v_new) as r) as k;
-      -- Through the one session writer, as rows of its tables (columns in the tables' order).
-      perform app.write_sessions(p_user_id,
-        array(
-          -- A format without times (FitNotes) gives the date alone: the session has no start.
-          select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
-                     null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
-                     null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
-            from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
-                         coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
-                         min(r.started_local) as started_local, max(r.finished_local) as finished_local
-                    from unnest(v_new) as r group by r.session_key) as s),
-        array(
-          select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
-                     x.user_exercise_id, x.exercise_name, p.notes, 0,
-                     null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
-                     null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
-            from app.import_exercise_positions(v_new) as p
-            join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
-              as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key),
-        array(
-          select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
-                     row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
-                     t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
-                     t.assistance_kg)::app.session_sets
-            from unnest(v_new) as r
-            join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
-            join app.import_exercise_positions(v_new) as p
-              on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name)));
+      -- Through the one session writer, as rows of its tables (columns in the tables' order),
+      -- each list made by a statement of its own.
+      v_session_rows := array(
+        -- A format without times (FitNotes) gives the date alone: the session has no start.
+        select row(p_user_id, app.read_uuid(v_session_ids, s.session_key), null, s.session_date, s.name, s.notes,
+                   null, s.started_local at time zone v_timezone, s.finished_local at time zone v_timezone,
+                   null, null, 0, 0, 0, 0, s.session_key, 0, 0)::app.training_sessions
+          from (select r.session_key, min(r.session_name) as name, min(r.session_notes) as notes,
+                       coalesce(min(r.session_date), min(r.started_local)::date) as session_date,
+                       min(r.started_local) as started_local, max(r.finished_local) as finished_local
+                  from unnest(v_new) as r group by r.session_key) as s);
+      v_exercise_rows := array(
+        select row(p_user_id, app.read_uuid(v_session_ids, p.session_key), p.position, x.exercise_id,
+                   x.user_exercise_id, x.exercise_name, p.notes, 0,
+                   null, null, null, null, null, null, p.superset_group, p.group_rest_seconds,
+                   null, null, null, null, null, 0, 0, 0, 0)::app.session_exercises
+          from app.import_exercise_positions(v_new) as p
+          join unnest(v_exercise_keys, v_exercise_ids, v_user_exercise_ids, v_exercise_names)
+            as x (exercise_key, exercise_id, user_exercise_id, exercise_name) on x.exercise_key = p.exercise_key);
+      v_set_rows := array(
+        select row(p_user_id, app.read_uuid(v_session_ids, r.session_key), p.position,
+                   row_number() over (partition by r.session_key, p.position order by r.set_order, r.line)::integer,
+                   t.reps, t.weight_kg, r.rpe, null, r.set_type, null, null, t.duration_seconds, t.distance_m,
+                   t.assistance_kg)::app.session_sets
+          from unnest(v_new) as r
+          join app.type_import_sets(v_new, v_exercise_keys, v_tracking_types) as t on t.line = r.line
+          join app.import_exercise_positions(v_new) as p
+            on p.session_key = r.session_key and p.exercise_key = lower(r.exercise_name));
+      perform app.write_sessions(p_user_id, v_session_rows, v_exercise_rows, v_set_rows);
       imported := cardinality(v_new);
 
       if p_dry_run then

@@ -98,57 +98,62 @@ begin
     on conflict do nothing
     returning n.id)
   select coalesce(array_agg(w.id), '{}') into v_written from written as w;
-  perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  if cardinality(v_written) = cardinality(p_sessions) then
+    perform app.write_session_children(p_user_id, v_written, p_exercises, p_sets);
+  else
+    -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
+    perform app.write_session_children(p_user_id, v_written,
+      array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
+             where e.session_id in (select unnest(v_written))),
+      array(select row(s.*)::app.session_sets from unnest(p_sets) as s
+             where s.session_id in (select unnest(v_written))));
+  end if;
   return v_written;
 end
 $$;
 
--- The exercises and sets of the sessions p_session_ids (rows of p_exercises and p_sets of
--- other sessions are left out), each exercise with its totals (app.exercise_totals of its
--- sets, so nothing written is read back and no exercise row is written twice), then the
--- totals of the session rows. Refuses (check_violation) when a set breaks the set rule of
--- its exercise's tracking type, before writing; the API and the imports then name the rows
--- at fault in their own words. Each exercise's type is asked once
--- (app.exercise_tracking_types), in a statement that reads no table: Citus sends the
--- writes whole to the user's worker, where a function that reads tables cannot run. A set
--- without a set_type is a working set.
+-- The exercises and sets (p_exercises, p_sets) of the sessions p_session_ids, each
+-- exercise with its totals (app.exercise_totals of its sets, so nothing written is read back
+-- and no exercise row is written twice), then the totals of the session rows. Refuses
+-- (check_violation) when a set breaks the set rule of its exercise's tracking type, before
+-- writing; the API and the imports then name the rows at fault in their own words. Each
+-- exercise's type is asked once (app.exercise_tracking_type), in a statement that reads no
+-- table: Citus sends the writes whole to the user's worker, where a function that reads
+-- tables cannot run. A set without a set_type is a working set.
 create or replace function app.write_session_children(p_user_id uuid, p_session_ids uuid[],
                                                       p_exercises app.session_exercises[], p_sets app.session_sets[])
 returns void
 language plpgsql
+-- One plan per connection: a custom plan for each call's lists cost more than the write.
+set plan_cache_mode = force_generic_plan
 as $$
 declare
-  v_exercises app.session_exercises[];
+  v_sets app.session_sets[];
   v_types text[];
   v_type_of jsonb;
-  v_sets app.session_sets[];
   v_count integer;
 begin
   if cardinality(p_session_ids) = 0 then
     return;
   end if;
-  -- The rows of the sessions written (a hashed lookup of the ids, not a scan of the list).
-  v_exercises := array(select row(e.*)::app.session_exercises from unnest(p_exercises) as e
-                        where e.session_id in (select unnest(p_session_ids)));
   v_sets := array(select row(s.user_id, s.session_id, s.exercise_position, s.position, s.reps, s.weight_kg, s.rpe,
                              s.rir, coalesce(s.set_type, 'working'), s.tempo, s.rest_seconds, s.duration_seconds,
                              s.distance_m, s.assistance_kg)::app.session_sets
-                    from unnest(p_sets) as s
-                   where s.session_id in (select unnest(p_session_ids)));
-  v_types := app.exercise_tracking_types(p_user_id, array(select e.exercise_id from unnest(v_exercises) as e),
-                                         array(select e.user_exercise_id from unnest(v_exercises) as e));
+                    from unnest(p_sets) as s);
+  v_types := array(select app.exercise_tracking_type(p_user_id, e.exercise_id, e.user_exercise_id)
+                     from unnest(p_exercises) with ordinality as e order by e.ordinality);
   -- {"session id/position": tracking type}, for the sets to find their exercise's by key.
   v_type_of := (select coalesce(jsonb_object_agg(e.session_id || '/' || e.position, v_types[e.ordinality]), '{}')
-                  from unnest(v_exercises) with ordinality as e);
+                  from unnest(p_exercises) with ordinality as e);
   if exists (select from unnest(v_sets) as s
               where not app.set_fits(v_type_of ->> (s.session_id || '/' || s.exercise_position), s.weight_kg,
                                      s.assistance_kg, s.reps, s.duration_seconds, s.distance_m)) then
     raise exception using errcode = 'check_violation', message = 'a set does not fit its exercise''s tracking type';
   end if;
-  -- One statement, planned once per connection: each insert selects from the user's
-  -- settings row, so that Citus sends it whole to the user's worker (an insert from a plain
-  -- select is copied there, which row-level security refuses), in this order (the sets'
-  -- foreign key). Each exercise's sets are handed to its totals as one list.
+  -- One statement: each insert selects from the user's settings row, so that Citus sends it
+  -- whole to the user's worker (an insert from a plain select is copied there, which
+  -- row-level security refuses), in this order (the sets' foreign key). Each exercise's sets
+  -- are handed to its totals as one list.
   with sets_by_exercise as (
     select s.session_id, s.exercise_position, array_agg(row(s.*)::app.session_sets) as sets
       from unnest(v_sets) as s group by s.session_id, s.exercise_position
@@ -162,7 +167,7 @@ begin
     select u.user_id, e.session_id, e.position, e.exercise_id, e.user_exercise_id, e.exercise_name, e.notes,
            e.superset_group, e.group_rest_seconds, t.*
       from app.user_settings as u
-     cross join unnest(v_exercises) with ordinality as e
+     cross join unnest(p_exercises) with ordinality as e
       left join sets_by_exercise as g on g.session_id = e.session_id and g.exercise_position = e.position
      cross join lateral app.exercise_totals(coalesce(g.sets, '{}'), v_types[e.ordinality]) as t
      where u.user_id = p_user_id

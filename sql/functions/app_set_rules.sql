@@ -142,7 +142,7 @@ $$;
 -- text name (linked to neither) is weight_reps. The one rule of an exercise's tracking type
 -- for stored rows; a request's exercise gets it from app.resolve_exercise, which reads it
 -- with the row it links to. A statement over many exercises (an import's) asks here for
--- each in a statement that reads no table (app.write_session_children): on Citus each call
+-- each in a statement that reads no table (app.refresh_sessions_totals): on Citus each call
 -- is then a look-up of its own, not a call shipped inside a worker's query.
 -- PL/pgSQL, not SQL: a SQL function that reads a table is never inlined and plans its
 -- statement again in every statement that calls it, where PL/pgSQL keeps the plan; and
