@@ -186,6 +186,8 @@ begin
   perform app.refresh_session_row_totals(p_user_id, i) from unnest(p_session_ids) as i;
 end
 $$;
+-- On Citus: planned for each call (liftbase_meta.on_citus_plan_each_call says why).
+select liftbase_meta.on_citus_plan_each_call('app.write_session_children(uuid, uuid[], app.session_exercises[], app.session_sets[])');
 
 -- A request's exercises (p_exercises: [{exercise_id | exercise_name, notes, group,
 -- group_rest_seconds, sets: [...]}]) as rows of session p_session_id for
