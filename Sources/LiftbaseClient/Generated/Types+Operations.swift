@@ -17569,7 +17569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad field; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad field; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/422`.
             ///
@@ -26228,7 +26228,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad field by its path, e.g. `exercises[0].sets[1].rpe`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad field by its path, e.g. `exercises[0].sets[1].rpe`; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/422`.
             ///
