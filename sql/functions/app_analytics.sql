@@ -87,7 +87,7 @@ end
 $$;
 
 -- The best estimated one-rep max of each completed session dated p_from..p_to with the
--- set it came from (kept whole per session exercise by app.refresh_session_totals), of the
+-- set it came from (kept whole per session exercise by the session writer, app.write_session_children), of the
 -- exercise and its catalog family (app.exercise_family: a near-duplicate is the same lift),
 -- as the items of /analytics/e1rm, and the method every session used (or mixed). The range drives
 -- the read: each session of it looks up its own exercises (a lateral subquery by primary
@@ -172,7 +172,7 @@ $$;
 select liftbase_meta.on_citus_plan_each_call('app.rpe_counts(uuid, uuid, date, date)');
 
 -- The personal records of one exercise (p_key: its catalog or own id) over the completed
--- sessions, from the measures app.refresh_session_totals keeps on each session exercise
+-- sessions, from the measures the session writer keeps on each session exercise
 -- (never the sets): heaviest (the load; for bodyweight_reps the added load), best_e1rm
 -- (load × reps only, app.takes_e1rm), most_reps, longest (a set's duration), farthest (a
 -- set's distance), fastest_pace (seconds per km of a set of at least 100 m with a
@@ -395,7 +395,7 @@ grant execute on function app.write_exercise_records(uuid, uuid, uuid[], uuid[])
 -- Cardio per week and per exercise over completed sessions dated p_from..p_to: the
 -- distance, the time (the duration of timed working sets) and the pace (seconds per km
 -- over the sets with both a distance and a duration), from the totals kept on each
--- session exercise (app.refresh_session_totals). The range drives the read, as
+-- session exercise (app.write_session_children). The range drives the read, as
 -- app.e1rm_series: each session of it reads its own exercises by primary key.
 create or replace function app.cardio_weeks(p_user_id uuid, p_from date, p_to date)
 returns table (week date, exercise_id uuid, exercise_name text, sessions bigint, duration_seconds bigint,

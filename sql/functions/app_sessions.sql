@@ -76,9 +76,9 @@ $$;
 
 -- The weekly summary: the completed sessions of the 7 days from p_start, per day and in all:
 -- sessions, minutes, working sets, volume (kg × reps of working sets), the seconds of timed
--- working sets (holds, runs) and the distance covered, from the totals
--- app.refresh_session_totals keeps on each session row. Only the week's sessions are read
--- (an index range of the user's sessions by date), never the sets, whatever the history.
+-- working sets (holds, runs) and the distance covered, from the totals the session writer
+-- keeps on each session row (app.refresh_session_row_totals). Only the week's sessions are
+-- read (an index range of the user's sessions by date), never the sets, whatever the history.
 create or replace function app.weekly_summary(p_user_id uuid, p_start date)
 returns jsonb
 language plpgsql

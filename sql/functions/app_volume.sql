@@ -43,7 +43,7 @@ $$;
 -- are hard sets, app.counts_for_muscle_volume), and the week's working sets of every
 -- exercise. A week whose exercises credit no muscle (a deleted own exercise) has
 -- one row with a null muscle, so its working sets still count. Working sets per session
--- exercise are kept by app.refresh_session_totals in the transaction that writes the sets.
+-- exercise are kept by the session writer (app.write_session_children) as it writes the sets.
 -- SQL, so it is inlined into the caller's query (the API's cached plan; the report's
 -- SECURITY DEFINER function).
 create or replace function app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to date)
