@@ -25,6 +25,7 @@ public final class Connection {
 
     /// Connects with a conninfo string or a `postgresql://` URI, parsed by libpq itself so
     /// multiple hosts, `target_session_attrs`, `sslmode` and `.pgpass` work unchanged.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     public init(_ conninfo: String) throws {
         let handle = PQconnectdb(conninfo)
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
@@ -79,6 +80,7 @@ public final class Connection {
 
     /// Runs one or more statements with the simple query protocol (no parameters), as
     /// migrations need. Returns the result of the last statement.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     @discardableResult
     public func execute(_ sql: String) throws -> QueryResult {
         let handle = try liveHandle()
@@ -86,6 +88,7 @@ public final class Connection {
     }
 
     /// Runs one parameterized statement; parameters are sent as text, `nil` as NULL.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
         let handle = try liveHandle()
@@ -97,6 +100,7 @@ public final class Connection {
 
     /// Like `query`, through a statement prepared once per connection: for a statement run
     /// over and over, where parsing and planning the same call every time is waste.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     @discardableResult
     public func queryPrepared(_ sql: String, _ parameters: [String?] = []) throws -> QueryResult {
         do {
@@ -149,6 +153,7 @@ public final class Connection {
     /// Each run of `readOnly` statements is sent between a `SET` of the session's default to
     /// read-only and its `SET` back, so each of them is a read-only transaction: one that
     /// tries to write is answered `readOnlySQLTransaction`, having changed nothing.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     public func queryPreparedPipelined(
         _ statements: [PreparedCall],
         answer: (_ index: Int, _ result: Result<QueryResult, any Error>) -> Void
@@ -303,6 +308,7 @@ public final class Connection {
 
     /// Streams rows into `COPY ... FROM STDIN`. `chunks` yields bytes in the COPY format the
     /// statement names (text or csv); rows may span chunks. Returns the number of rows copied.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     @discardableResult
     public func copyIn<Chunks: Sequence>(_ copyStatement: String, chunks: Chunks) throws -> Int
     where Chunks.Element == [UInt8] {
@@ -313,6 +319,7 @@ public final class Connection {
     /// Streams rows into `COPY ... FROM STDIN` from `nextChunk`, called until it returns nil.
     /// When it throws (a file that cannot be read to its end), the COPY is aborted, so the
     /// server keeps none of its rows, and the reading error is rethrown.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     @discardableResult
     public func copyIn(_ copyStatement: String, reading nextChunk: () throws -> [UInt8]?) throws -> Int {
         let handle = try liveHandle()
@@ -421,6 +428,7 @@ public final class Connection {
     }
 
     /// Runs `body` inside BEGIN … COMMIT, rolling back when it throws.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("begin")
         do {

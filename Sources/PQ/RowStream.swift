@@ -11,6 +11,7 @@ extension Connection {
     /// and dropped, leaving the connection ready for the next query; the error is rethrown.
     /// Throws the statement's error; a PL/pgSQL set-returning function materializes its rows
     /// before sending any, so its errors (a bad token included) come before the first row.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     public func streamRows(_ sql: String, _ parameters: [String?] = [], row: (String?) throws -> Void) throws {
         try inTransactionBlockIfNeeded { try streamRowsOfOneStatement(sql, parameters, row: row) }
     }
@@ -48,6 +49,7 @@ extension Connection {
 
     /// Writes the rows of one statement (the first column of each, in order) to `file` in
     /// writes of about 64 KiB: a result of any size passes through a small buffer.
+    @available(*, noasync, message: "blocks its thread on the server: call it from a thread of its own")
     public func writeRows(_ sql: String, _ parameters: [String?] = [], to file: FileHandle) throws {
         var pending: [UInt8] = []
         pending.reserveCapacity(2 * Self.rowWriteBytes)

@@ -58,15 +58,16 @@ struct ConnectionPoolTests {
             let before = Set([try await first, try await second])
             #expect(before.count == 2)
 
-            let admin = try TestDatabase.admin()
-            let killed = try admin.query(
+            let admin = try await AsyncConnection.open()
+            let killed = try await admin.query(
                 "select count(*) filter (where pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1",
                 [name]
             )
             #expect(killed.scalar == "2")
             // pg_terminate_backend only signals: wait until the backends are gone.
             for _ in 0..<100 {
-                if try admin.query("select count(*) from pg_stat_activity where application_name = $1", [name]).scalar
+                if try await admin.query("select count(*) from pg_stat_activity where application_name = $1", [name])
+                    .scalar
                     == "0"
                 {
                     break
@@ -87,11 +88,10 @@ struct ConnectionPoolTests {
         // this test passes 2: the first two connections die as a sweep of backends would
         // kill them, the third lives. The pool connects as the superuser, which may end
         // its own backend.
-        let admin = try TestDatabase.admin()
-        defer { admin.close() }
+        let admin = try await AsyncConnection.open()
         let sequence = "setup_kills_" + TestDatabase.uniqueSuffix()
-        try admin.execute("create sequence public.\(sequence)")
-        defer { _ = try? admin.execute("drop sequence public.\(sequence)") }
+        try await admin.execute("create sequence public.\(sequence)")
+        defer { admin.executeAfterwards("drop sequence public.\(sequence)") }
         let pool = ConnectionPool(
             .init(
                 conninfo: try TestDatabase.url(),
@@ -106,7 +106,7 @@ struct ConnectionPoolTests {
             let answer = try await pool.withConnection { try $0.query("select 'answered'").scalar }
             #expect(answer == "answered")
         }
-        #expect(try admin.query("select last_value from public.\(sequence)").scalar == "3")
+        #expect(try await admin.query("select last_value from public.\(sequence)").scalar == "3")
     }
 
     @Test("a caller that waits past the acquire timeout gets acquireTimeout")
@@ -256,9 +256,9 @@ struct ConnectionPoolTests {
     @Test("a caller in a pipeline goes on when its own answer is read, not when the pipeline ends")
     func pipelinedCallerGoesOnAtOnce() async throws {
         let (pool, _) = try makePool(size: 1)
-        let lockHolder = try TestDatabase.admin()
+        let lockHolder = try await AsyncConnection.open()
         let key = String(Int32.random(in: 1...Int32.max))
-        try lockHolder.query("select pg_advisory_lock($1::bigint)", [key])
+        try await lockHolder.query("select pg_advisory_lock($1::bigint)", [key])
         try await withRunningPool(pool) {
             let held = try await HeldWorker(pool)
             let quickAnswered = Latch()
@@ -274,7 +274,7 @@ struct ConnectionPoolTests {
             try await held.release()
             // Answered while the statement after it in its pipeline still waits.
             try await waitUntil { quickAnswered.isOpen }
-            try lockHolder.query("select pg_advisory_unlock($1::bigint)", [key])
+            try await lockHolder.query("select pg_advisory_unlock($1::bigint)", [key])
             #expect(try await quick.value == "1")
             _ = try await slow.value
             #expect(pool.statistics.pipelinedStatements == 2)
@@ -284,17 +284,17 @@ struct ConnectionPoolTests {
     @Test("a write blocked on a row lock holds up none of the 50 reads queued with it (pool of 3)")
     func blockedWriteHoldsUpNoRead() async throws {
         let (pool, name) = try makePool(size: 3)
-        let admin = try TestDatabase.admin()
+        let admin = try await AsyncConnection.open()
         let table = "held_\(TestDatabase.uniqueSuffix())"
-        try admin.execute(
+        try await admin.execute(
             "create table \(table) (id integer primary key, n integer); insert into \(table) values (1, 0); grant all on \(table) to liftbase_api"
         )
-        defer { _ = try? admin.execute("drop table \(table)") }
-        let lockHolder = try TestDatabase.admin()
-        try lockHolder.execute("begin; select from \(table) where id = 1 for update")
+        defer { admin.executeAfterwards("drop table \(table)") }
+        let lockHolder = try await AsyncConnection.open()
+        try await lockHolder.execute("begin; select from \(table) where id = 1 for update")
         try await withRunningPool(pool) {
             // Whatever the test finds, the write ends before the pool shuts down.
-            defer { _ = try? lockHolder.execute("rollback") }
+            defer { lockHolder.executeAfterwards("rollback") }
             let held = [try await HeldWorker(pool), try await HeldWorker(pool), try await HeldWorker(pool)]
             let writeAnswered = Latch()
             let write = Task {
@@ -317,10 +317,10 @@ struct ConnectionPoolTests {
             // The table is the coordinator's own on Citus too: its lock waits show locally.
             let waiting =
                 "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'"
-            try await waitUntil { (try? admin.query(waiting, [name]).scalar) == "1" }
+            try await waitUntilAsync { (try? await admin.query(waiting, [name]).scalar) == "1" }
             #expect(!writeAnswered.isOpen)
             #expect(pool.statistics.pipelinedStatements > 0, "the reads shared pipelines")
-            try lockHolder.execute("commit")
+            try await lockHolder.execute("commit")
             #expect(try await write.value == 1)
         }
     }
@@ -328,10 +328,10 @@ struct ConnectionPoolTests {
     @Test("reads in a pipeline run read-only; one that writes runs again read-write, once; a write ends the pipeline")
     func readsInPipelinesRunReadOnly() async throws {
         let (pool, _) = try makePool(size: 1)
-        let admin = try TestDatabase.admin()
+        let admin = try await AsyncConnection.open()
         let table = "written_\(TestDatabase.uniqueSuffix())"
-        try admin.execute("create table \(table) (id integer primary key); grant all on \(table) to liftbase_api")
-        defer { _ = try? admin.execute("drop table \(table)") }
+        try await admin.execute("create table \(table) (id integer primary key); grant all on \(table) to liftbase_api")
+        defer { admin.executeAfterwards("drop table \(table)") }
         try await withRunningPool(pool) {
             let held = try await HeldWorker(pool)
             let mode = "select current_setting('transaction_read_only')"
@@ -355,7 +355,7 @@ struct ConnectionPoolTests {
             #expect(try await write.value == "off")
             #expect(try await writingRead.value == "7")
             #expect(pool.statistics.readsRunAgain == 1)
-            #expect(try admin.query("select count(*) from \(table)").scalar == "1")
+            #expect(try await admin.query("select count(*) from \(table)").scalar == "1")
             // The session's default is back: a statement alone is read-write.
             #expect(try await pool.queryPrepared(mode, []).scalar == "off")
         }
@@ -364,16 +364,16 @@ struct ConnectionPoolTests {
     @Test("a read that writes, refused in a pipeline ending in a blocked write, runs again on another worker at once")
     func writingReadDoesNotWaitForTheWrite() async throws {
         let (pool, _) = try makePool(size: 2)
-        let admin = try TestDatabase.admin()
+        let admin = try await AsyncConnection.open()
         let table = "again_\(TestDatabase.uniqueSuffix())"
-        try admin.execute(
+        try await admin.execute(
             "create table \(table) (id integer primary key, n integer); insert into \(table) values (1, 0); grant all on \(table) to liftbase_api"
         )
-        defer { _ = try? admin.execute("drop table \(table)") }
-        let lockHolder = try TestDatabase.admin()
-        try lockHolder.execute("begin; select from \(table) where id = 1 for update")
+        defer { admin.executeAfterwards("drop table \(table)") }
+        let lockHolder = try await AsyncConnection.open()
+        try await lockHolder.execute("begin; select from \(table) where id = 1 for update")
         try await withRunningPool(pool) {
-            defer { _ = try? lockHolder.execute("rollback") }
+            defer { lockHolder.executeAfterwards("rollback") }
             let held = [try await HeldWorker(pool), try await HeldWorker(pool)]
             let write = Task { try await pool.queryPrepared("update \(table) set n = n + 1 where id = $1", ["1"]) }
             try await waitUntil { pool.statistics.waiting == 1 }
@@ -395,7 +395,7 @@ struct ConnectionPoolTests {
             try await waitUntil { answered.count == 2 }
             #expect(answered.all == ["2", "read"])
             #expect(pool.statistics.readsRunAgain == 1)
-            try lockHolder.execute("rollback")
+            try await lockHolder.execute("rollback")
             #expect(try await write.value.affectedRows == 1)
             // Counted when the pipeline ends, after its write.
             #expect(pool.statistics.pipelinedStatements == 2)

@@ -182,9 +182,8 @@ struct DeliveryTests {
             let listed = try runCLI(["outbox", "list", "--all", "--database-url", url])
             #expect(listed.stdout.contains("refused: 127.0.0.1 resolves to 127.0.0.1, a loopback address"))
 
-            let admin = try Connection(url)
-            defer { admin.close() }
-            try admin.execute("update auth.outbox set next_attempt_at = now()")
+            let admin = try await AsyncConnection.open(url)
+            try await admin.execute("update auth.outbox set next_attempt_at = now()")
             let run = try Self.deliver(url, environment: ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"])
             #expect(run.status == 0, "\(run.stderr)")
             let requests = try http.requests()
@@ -208,21 +207,22 @@ struct DeliveryTests {
             let http = try Sink("http")
             _ = try await Self.subscribedUser(url, sink: http, path: "/fail")
             let environment = ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on", "LIFTBASE_DELIVERY_MAX_ATTEMPTS": "2"]
-            let admin = try Connection(url)
-            defer { admin.close() }
+            let admin = try await AsyncConnection.open(url)
 
             #expect(try Self.deliver(url, environment: environment).status == 0)
-            let waiting = try admin.query(
+            let waiting = try await admin.query(
                 "select attempts, last_status, next_attempt_at > now() + interval '20 seconds', dead_at is null from auth.outbox"
             ).rows
             #expect(waiting == [["1", "500", "t", "t"]])
 
-            try admin.execute("update auth.outbox set next_attempt_at = now()")
+            try await admin.execute("update auth.outbox set next_attempt_at = now()")
             #expect(try Self.deliver(url, environment: environment).status == 0)
             #expect(try http.received().count == 2)
             let listed = try runCLI(["outbox", "list", "--dead", "--database-url", url])
             #expect(listed.stdout.contains("dead"))
-            let id = try #require(try admin.query("select id::text from auth.outbox where dead_at is not null").scalar)
+            let id = try #require(
+                try await admin.query("select id::text from auth.outbox where dead_at is not null").scalar
+            )
 
             #expect(try runCLI(["outbox", "retry", id, "--database-url", url]).status == 0)
             #expect(try Self.deliver(url, environment: environment).status == 0)
@@ -265,17 +265,16 @@ struct DeliveryTests {
             worker.waitUntilExit()
 
             try await Task.sleep(for: .seconds(3))  // the lease lapses
-            let admin = try Connection(url)
-            defer { admin.close() }
-            #expect(try admin.query("select delivered_at is null from auth.outbox").scalar == "t")
-            try admin.execute("update auth.outbox set next_attempt_at = now() where delivered_at is null")
+            let admin = try await AsyncConnection.open(url)
+            #expect(try await admin.query("select delivered_at is null from auth.outbox").scalar == "t")
+            try await admin.execute("update auth.outbox set next_attempt_at = now() where delivered_at is null")
             let again = try Self.deliver(url, environment: ["LIFTBASE_WEBHOOKS_ALLOW_PRIVATE": "on"])
             #expect(again.status == 0, "\(again.stderr)")
             let requests = try http.requests()
             try #require(requests.count == 2)
             let ids = requests.map { ($0["headers"] as? [String: String])?["webhook-id"] }
             #expect(ids[0] != nil && ids[0] == ids[1])
-            #expect(try admin.query("select delivered_at is not null from auth.outbox").scalar == "t")
+            #expect(try await admin.query("select delivered_at is not null from auth.outbox").scalar == "t")
         }
     }
 
@@ -299,9 +298,8 @@ struct DeliveryTests {
             let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(log.contains("gave back 1 claimed message(s) unsent"), "\(log)")
 
-            let admin = try Connection(url)
-            defer { admin.close() }
-            let row = try admin.query(
+            let admin = try await AsyncConnection.open(url)
+            let row = try await admin.query(
                 "select attempts, lease_until is null, locked_by is null, next_attempt_at <= now() from auth.outbox"
             ).rows
             #expect(row == [["0", "t", "t", "t"]], "due again at once for another worker, no try spent")
@@ -316,10 +314,9 @@ struct DeliveryTests {
                 _ = try await client.send(.post, "/auth/register", ["email": email, "password": "old password 1"])
                 _ = try await client.send(.post, "/auth/password/forgot", ["email": email])
             }
-            let admin = try Connection(url)
-            defer { admin.close() }
+            let admin = try await AsyncConnection.open(url)
             // What `Scripts/run`'s worker does a second after the message is queued.
-            try admin.query("select count(*) from auth.outbox_claim('run-worker', 20, interval '1 minute')")
+            try await admin.query("select count(*) from auth.outbox_claim('run-worker', 20, interval '1 minute')")
             let run = try Self.deliver(url, environment: ["LIFTBASE_SMTP_HOST": "127.0.0.1"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(
@@ -345,10 +342,9 @@ struct DeliveryTests {
             let problems = run.stderr.split(separator: "\n").filter { $0.contains("mail is not sent") }
             #expect(problems.count == 1, "\(run.stderr)")
             #expect(problems.first?.contains("does not offer STARTTLS: set LIFTBASE_SMTP_STARTTLS=off") == true)
-            let admin = try Connection(url)
-            defer { admin.close() }
+            let admin = try await AsyncConnection.open(url)
             let kept = "select attempts, dead_at is null from auth.outbox where channel = 'email'"
-            #expect(try admin.query(kept).rows == [["0", "t"]])
+            #expect(try await admin.query(kept).rows == [["0", "t"]])
 
             environment["LIFTBASE_SMTP_STARTTLS"] = "off"
             #expect(try Self.deliver(url, environment: environment).stdout.contains("delivered 1 message(s)"))

@@ -164,7 +164,7 @@ struct HTTPTests {
             )
 
             let resetToken = try #require(
-                try TestDatabase.admin().query(
+                try await TestDatabase.adminQuery(
                     "select payload ->> 'token' from auth.outbox where recipient = $1 and kind = 'password_reset'",
                     [email]
                 ).scalar
@@ -248,7 +248,7 @@ struct HTTPTests {
                     == .noContent
             )
 
-            let remaining = try TestDatabase.admin().query(
+            let remaining = try await TestDatabase.adminQuery(
                 """
                 select (select count(*) from auth.users where id = $1::uuid)
                      + (select count(*) from auth.sessions where user_id = $1::uuid)

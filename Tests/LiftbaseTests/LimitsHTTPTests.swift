@@ -119,13 +119,12 @@ struct LimitsHTTPTests {
         try await withTestClient { client in registered.value = try await registerUser(client, "timeout") }
         let token = try #require(registered.value)
         try await withTestClient(adjust: limits) { client in
-            let admin = try TestDatabase.admin()
-            defer { admin.close() }
+            let admin = try await AsyncConnection.open()
             // Hold the user's change counter: the diary write waits on it past the timeout.
-            try admin.execute("begin")
-            try lockChangeCounter(of: token, on: admin)
+            try await admin.execute("begin")
+            try await lockChangeCounter(of: token, on: admin)
             let answer = try await client.send(.post, "/nutrition/entries", Self.entry, token: token)
-            try admin.execute("rollback")
+            try await admin.execute("rollback")
             #expect(answer.status == .serviceUnavailable)
             #expect(answer["error", "code"] as? String == "request_timeout")
             let entries = try await client.send(.get, "/nutrition/entries?date=2026-03-02", token: token)
@@ -141,19 +140,15 @@ struct LimitsHTTPTests {
                 let token = try await registerUser(client, "lost")
                 // Two connections: one holds the lock, the other watches (pg_stat_activity is
                 // read once per transaction).
-                let locker = try Connection(url)
-                let admin = try Connection(url)
-                defer {
-                    locker.close()
-                    admin.close()
-                }
+                let locker = try await AsyncConnection.open(url)
+                let admin = try await AsyncConnection.open(url)
                 // Every request authenticates through auth.sessions: locked, it holds a
                 // request in flight until its backend is terminated.
                 for (method, path) in [(HTTPRequest.Method.get, "/me"), (.post, "/nutrition/entries")] {
-                    try locker.execute("begin; lock table auth.sessions in access exclusive mode")
+                    try await locker.execute("begin; lock table auth.sessions in access exclusive mode")
                     async let answer = client.send(method, path, method == .post ? Self.entry : nil, token: token)
                     try await terminateBlockedBackend(application: application, on: admin)
-                    try locker.execute("commit")
+                    try await locker.execute("commit")
                     let status = try await answer.status
                     if method == .get {
                         #expect(status == .ok, "the read ran again")
@@ -188,18 +183,14 @@ struct LimitsHTTPTests {
                 adjust: { $0.poolAcquireTimeout = .seconds(60) }
             ) { client in
                 let token = try await registerUser(client, "storm")
-                let locker = try Connection(url)
-                let admin = try Connection(url)
-                defer {
-                    locker.close()
-                    admin.close()
-                }
+                let locker = try await AsyncConnection.open(url)
+                let admin = try await AsyncConnection.open(url)
                 let swept = SharedCount()
                 var terminated = 0
                 // Each answer as its status and error code ("503 database_unavailable"), so a
                 // failure says which way the request was lost.
                 let statuses = try await withThrowingTaskGroup(of: [String].self) { group in
-                    try locker.execute("begin; lock table auth.sessions in access exclusive mode")
+                    try await locker.execute("begin; lock table auth.sessions in access exclusive mode")
                     // One reader more than the pool has connections: a request always waits.
                     for _ in 0...poolSize {
                         group.addTask {
@@ -217,7 +208,7 @@ struct LimitsHTTPTests {
                             try await waitUntilWaitingOnLock(backends: poolSize, application: application, on: admin)
                             // Waits (10 s at most) until each backend is gone: the next sweep
                             // must not count a dying backend as a try waiting on the lock.
-                            let ended = try admin.query(
+                            let ended = try await admin.query(
                                 """
                                 select count(*) filter (where pg_terminate_backend(pid, 10000))
                                   from pg_stat_activity where application_name = $1
@@ -228,10 +219,10 @@ struct LimitsHTTPTests {
                         }
                         // The tries after the last sweep wait on the lock too; then it goes.
                         try await waitUntilWaitingOnLock(backends: poolSize, application: application, on: admin)
-                        try locker.execute("commit")
+                        try await locker.execute("commit")
                     } catch {
                         // The readers stop, and their requests are let through, before the failure.
-                        _ = try? locker.execute("rollback")
+                        _ = try? await locker.execute("rollback")
                         swept.increment()
                         throw error
                     }
@@ -256,14 +247,10 @@ struct LimitsHTTPTests {
         try await withTestClient { client in registered.value = try await registerUser(client, "drain") }
         let token = try #require(registered.value)
 
-        let locker = try TestDatabase.admin()
-        let admin = try TestDatabase.admin()
-        defer {
-            locker.close()
-            admin.close()
-        }
-        try locker.execute("begin")
-        try lockChangeCounter(of: token, on: locker)
+        let locker = try await AsyncConnection.open()
+        let admin = try await AsyncConnection.open()
+        try await locker.execute("begin")
+        try await lockChangeCounter(of: token, on: locker)
         let inFlight = try await RawConnection.open(port: port)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
         try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
@@ -286,7 +273,7 @@ struct LimitsHTTPTests {
         #expect(try await refused.waitForClose(timeout: .seconds(5)))
         #expect(inFlight.received.isEmpty, "the request in flight is still waiting")
 
-        try locker.execute("rollback")
+        try await locker.execute("rollback")
         #expect(try await inFlight.waitForAnswers(1) == [201], "the request in flight finished")
         try await server.running.value
         await #expect(throws: (any Error).self, "the server no longer listens") {
@@ -332,15 +319,11 @@ struct LimitsHTTPTests {
         let registered = ClosureResult<String?>(nil)
         try await withTestClient { client in registered.value = try await registerUser(client, "cancel") }
         let token = try #require(registered.value)
-        let locker = try TestDatabase.admin()
-        let admin = try TestDatabase.admin()
-        defer {
-            _ = try? locker.execute("rollback")
-            locker.close()
-            admin.close()
-        }
-        try locker.execute("begin")
-        try lockChangeCounter(of: token, on: locker)
+        let locker = try await AsyncConnection.open()
+        let admin = try await AsyncConnection.open()
+        defer { locker.executeAfterwards("rollback") }
+        try await locker.execute("begin")
+        try await lockChangeCounter(of: token, on: locker)
         let inFlight = try await RawConnection.open(port: port)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry), as: UTF8.self)
         try await inFlight.send(method: "POST", path: apiBasePath + "/nutrition/entries", json: body, token: token)
@@ -354,8 +337,8 @@ struct LimitsHTTPTests {
         #expect(server.terminationStatus == 0)
         #expect(try await inFlight.waitForAnswers(1) == [503])
         #expect(inFlight.received.contains(#""code":"shutting_down""#))
-        try locker.execute("rollback")
-        let entries = try admin.query(
+        try await locker.execute("rollback")
+        let entries = try await admin.query(
             """
             select count(*) from app.food_entries as e join auth.sessions as s on s.user_id = e.user_id
              where s.token_hash = sha256(convert_to($1, 'UTF8'))
@@ -420,9 +403,9 @@ private func withLiveServer(
 }
 
 /// Waits until `backends` of the application's backends wait on a lock (30 s at most).
-private func waitUntilWaitingOnLock(backends: Int, application: String, on admin: Connection) async throws {
+private func waitUntilWaitingOnLock(backends: Int, application: String, on admin: AsyncConnection) async throws {
     let deadline = ContinuousClock.now + .seconds(30)
-    while try admin.query(
+    while try await admin.query(
         "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
         [application]
     ).scalar != String(backends) {
@@ -441,8 +424,8 @@ private final class SharedCount: @unchecked Sendable {
 
 /// Row-locks the change counter of the token's user in `admin`'s open transaction: that
 /// user's next write waits for it.
-private func lockChangeCounter(of token: String, on admin: Connection) throws {
-    try admin.query(
+private func lockChangeCounter(of token: String, on admin: AsyncConnection) async throws {
+    try await admin.query(
         """
         insert into app.sync_state as s (user_id, last_seq)
         select t.user_id, 0 from auth.sessions as t where t.token_hash = sha256(convert_to($1, 'UTF8'))
@@ -453,9 +436,9 @@ private func lockChangeCounter(of token: String, on admin: Connection) throws {
 }
 
 /// Terminates the backend of `application` that waits on a lock, once there is one.
-private func terminateBlockedBackend(application: String, on admin: Connection) async throws {
+private func terminateBlockedBackend(application: String, on admin: AsyncConnection) async throws {
     try await TestDatabase.waitForLockWait(application: application, on: admin)
-    try admin.query(
+    try await admin.query(
         """
         select pg_terminate_backend(pid) from pg_stat_activity
          where application_name = $1 and wait_event_type = 'Lock'

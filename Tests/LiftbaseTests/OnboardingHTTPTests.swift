@@ -124,14 +124,14 @@ struct OnboardingHTTPTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.sorted() == [201, 409, 409, 409, 409, 409])
-            let admin = try TestDatabase.admin()
-            let userID = try admin.query(
+            let admin = try await AsyncConnection.open()
+            let userID = try await admin.query(
                 "select user_id from auth.sessions where token_hash = sha256(convert_to($1, 'UTF8'))",
                 [token]
             ).scalar
             // The user's id as a value, not a join: Citus plans no subquery of its users'
             // tables correlated with a row of auth.sessions (a reference table).
-            let counts = try admin.query(
+            let counts = try await admin.query(
                 """
                 select (select count(*) from app.health_metrics where user_id = $1::uuid),
                        (select count(*) from app.body_metrics where user_id = $1::uuid)

@@ -27,8 +27,7 @@ struct ResponderTests {
 
     /// Creates the probe functions for the test and drops them afterwards.
     func withProbes(_ body: () async throws -> Void) async throws {
-        let admin = try TestDatabase.admin()
-        defer { admin.close() }
+        let admin = try await AsyncConnection.open()
         // One statement at a time: on Citus a SET ROLE inside a multi-statement query (an
         // implicit transaction block) is sent on to the workers, which refuse it.
         for statement in [
@@ -51,15 +50,15 @@ struct ResponderTests {
             """,
             "reset role",
         ] {
-            try admin.execute(statement)
+            try await admin.execute(statement)
         }
         do {
             try await body()
         } catch {
-            _ = try? admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
+            _ = try? await admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
             throw error
         }
-        try admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
+        try await admin.execute("drop function api.probe_no_row, api.probe_bad_headers, api.probe_failure")
     }
 
     @Test("a function that answers no row is a 500 with a request id, and the server goes on")

@@ -28,16 +28,12 @@ struct SyncConcurrencyTests {
             var cursor = try #require(start["next_cursor"] as? String)
 
             // A slow device's write: its change has taken its version; its transaction is open.
-            let slow = try TestDatabase.admin()
-            let watcher = try TestDatabase.admin()
-            defer {
-                slow.close()
-                watcher.close()
-            }
-            try slow.execute("begin; set local role liftbase_api")
+            let slow = try await AsyncConnection.open()
+            let watcher = try await AsyncConnection.open()
+            try await slow.execute("begin; set local role liftbase_api")
             let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry("Slow")), as: UTF8.self)
             let slowAnswer = try #require(
-                try slow.query(
+                try await slow.query(
                     "select r::text from api.entry_create($1, app.request_body($2), '{}'::jsonb) as r",
                     [token, body]
                 ).scalar
@@ -59,7 +55,7 @@ struct SyncConcurrencyTests {
             #expect((during["changes"] as? [Any])?.isEmpty == true)
             cursor = during["next_cursor"] as? String ?? cursor
 
-            try slow.execute("commit")
+            try await slow.execute("commit")
             let fastID = try #require(try await fast["id"] as? String)
             let after = try await client.send(.get, "/sync/changes?cursor=\(cursor)", token: token)
             let changes = try #require(after["changes"] as? [[String: Any]])

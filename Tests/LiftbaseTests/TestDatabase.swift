@@ -162,13 +162,13 @@ enum TestDatabase {
     /// is read once per transaction); records `otherwise` when none does within 5 s.
     static func waitForLockWait(
         application: String,
-        on watcher: Connection,
+        on watcher: AsyncConnection,
         otherwise: String = "no backend ever waited on the lock"
     ) async throws {
         // On Citus the lock is on a worker: the coordinator's backend waits for the worker's
         // answer, and citus_lock_waits names it by its global pid.
         let onCitus =
-            try watcher.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
+            try await watcher.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
         let waitingBackends =
             onCitus
             ? """
@@ -177,7 +177,7 @@ enum TestDatabase {
             """
             : "select count(*) from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'"
         for _ in 0..<500 {
-            let waiting = try watcher.query(waitingBackends, [application]).scalar
+            let waiting = try await watcher.query(waitingBackends, [application]).scalar
             if waiting != "0" { return }
             try await Task.sleep(for: .milliseconds(10))
         }
