@@ -769,7 +769,12 @@ ALTER FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) 
 CREATE FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['login_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', app.field_problem(p_body, 'email', 'text', false),
     'password', app.field_problem(p_body, 'password', 'text', false)));
@@ -808,8 +813,16 @@ ALTER FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args jsonb
 CREATE FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
+declare
+  v_limited jsonb;
 begin
   perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', true)));
+  v_limited := auth.spend_rate_budgets(array['forgot_per_address', 'forgot_per_email'],
+                                       array[auth.client_address_key(p_args),
+                                             lower(btrim(app.read_text(p_body, 'email')))]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
@@ -820,12 +833,16 @@ ALTER FUNCTION api.auth_password_forgot(p_token text, p_body jsonb, p_args jsonb
 CREATE FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['reset_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'token', app.field_problem(p_body, 'token', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
-  return null;
+  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
 end
 $$;
 
@@ -834,7 +851,12 @@ ALTER FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args jsonb)
 CREATE FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['register_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', coalesce(app.field_problem(p_body, 'email', 'text', false),
                       auth.email_problem(app.read_text(p_body, 'email'))),
@@ -11935,6 +11957,26 @@ $_$;
 
 ALTER FUNCTION auth.bcrypt_cost() OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.client_address_key(p_args jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_address inet;
+begin
+  begin
+    v_address := (p_args ->> 'client_address')::inet;
+  exception when invalid_text_representation then
+    return '';
+  end;
+  if v_address is null then
+    return '';
+  end if;
+  return case when family(v_address) = 6 then network(set_masklen(v_address, 64))::text else host(v_address) end;
+end
+$$;
+
+ALTER FUNCTION auth.client_address_key(p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) RETURNS auth.users
     LANGUAGE plpgsql
     AS $$
@@ -12499,7 +12541,7 @@ $$;
 
 ALTER FUNCTION auth.password_problem(p_password text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.password_reset(p_token text, p_new_password text) RETURNS void
+CREATE FUNCTION auth.password_reset(p_token text, p_new_password text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -12513,16 +12555,101 @@ begin
      and r.expires_at > now()
      for update;
   if v_reset.token_hash is null then
-    perform app.raise_error(400, 'invalid_or_expired_token', 'The reset token is invalid, used or expired.');
+    return app.error_response(400, 'invalid_or_expired_token', 'The reset token is invalid, used or expired.');
   end if;
   perform auth.set_password(v_reset.user_id, p_new_password);
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  return null;
 end
 $$;
 
 ALTER FUNCTION auth.password_reset(p_token text, p_new_password text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  v_setting text := coalesce(current_setting('liftbase.rate_limits', true), '');
+  v_entry text;
+  v_name text;
+  v_value text;
+  v_chosen text;
+  v_wildcard text;
+begin
+  select d.quota, d.window_length into quota, window_length
+    from (values ('register_per_address', 10, interval '1 hour'),
+                 ('login_per_address', 60, interval '15 minutes'),
+                 ('forgot_per_address', 10, interval '1 hour'),
+                 ('forgot_per_email', 3, interval '1 hour'),
+                 ('reset_per_address', 20, interval '1 hour')) as d (policy, quota, window_length)
+   where d.policy = p_policy;
+  if quota is null then
+    raise exception 'no rate-limit policy %', p_policy;
+  end if;
+  foreach v_entry in array regexp_split_to_array(btrim(v_setting), '\s*,\s*') loop
+    continue when v_entry = '';
+    v_name := btrim(split_part(v_entry, '=', 1));
+    v_value := btrim(substr(v_entry, length(split_part(v_entry, '=', 1)) + 2));
+    if v_entry !~ '^[a-z_]+\s*=\s*\d{1,9}\s*/\s*\S.*$'
+       or v_name not in ('all', 'register_per_address', 'login_per_address', 'forgot_per_address',
+                         'forgot_per_email', 'reset_per_address') then
+      raise exception using errcode = 'config_file_error',
+        message = format('liftbase.rate_limits = %s: each entry must be policy=quota/window, such as forgot_per_email=3/1 hour, '
+                         || 'with a policy of docs/security.md or all', v_setting);
+    end if;
+    if v_name = p_policy then
+      v_chosen := v_value;
+    elsif v_name = 'all' then
+      v_wildcard := v_value;
+    end if;
+  end loop;
+  v_chosen := coalesce(v_chosen, v_wildcard);
+  if v_chosen is not null then
+    quota := btrim(split_part(v_chosen, '/', 1))::integer;
+    window_length := auth.rate_limit_window(btrim(substr(v_chosen, strpos(v_chosen, '/') + 1)), v_setting);
+    if quota < 1 then
+      raise exception using errcode = 'config_file_error',
+        message = format('liftbase.rate_limits = %s: a quota must be at least 1', v_setting);
+    end if;
+  end if;
+end
+$_$;
+
+ALTER FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.rate_limit_window(p_text text, p_setting text) RETURNS interval
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_window interval;
+begin
+  begin
+    v_window := p_text::interval;
+  exception when invalid_datetime_format or datetime_field_overflow or interval_field_overflow then
+    v_window := null;
+  end;
+  if v_window is null or v_window < interval '1 second' or v_window > interval '7 days' then
+    raise exception using errcode = 'config_file_error',
+      message = format('liftbase.rate_limits = %s: a window must be an interval from 1 second to 7 days', p_setting);
+  end if;
+  return v_window;
+end
+$$;
+
+ALTER FUNCTION auth.rate_limit_window(p_text text, p_setting text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.rate_limits() RETURNS TABLE(policy text, quota integer, window_length interval)
+    LANGUAGE sql STABLE
+    AS $$
+  select p.policy, l.quota, l.window_length
+    from unnest(array['register_per_address', 'login_per_address', 'forgot_per_address', 'forgot_per_email',
+                      'reset_per_address']) as p (policy)
+   cross join lateral auth.rate_limit(p.policy) as l
+$$;
+
+ALTER FUNCTION auth.rate_limits() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.refuse_if_disabled(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
@@ -12554,8 +12681,15 @@ CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_user auth.users := auth.create_account(p_email, p_password, p_display_name);
+  v_user auth.users;
 begin
+  -- Answered, not raised: the request's rate-limit count stays (auth.spend_rate_budgets),
+  -- and no password is hashed for an address that is taken. Two sign-ups of one new
+  -- address at once: the second is raised 409 by auth.create_account.
+  if exists (select from auth.users as u where lower(u.email) = lower(btrim(p_email))) then
+    return app.error_response(409, 'email_taken', 'An account with this email already exists.');
+  end if;
+  v_user := auth.create_account(p_email, p_password, p_display_name);
   return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
 end
 $$;
@@ -12590,6 +12724,57 @@ end
 $$;
 
 ALTER FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_keep_token_hash bytea) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_now timestamptz := now();
+  v_policy text;
+  v_limit record;
+  v_hits integer;
+  v_window_start timestamptz;
+  v_reset integer;
+  v_policies text[] := '{}';
+  v_states text[] := '{}';
+  v_retry_after integer;
+begin
+  for i in 1 .. cardinality(p_policies) loop
+    v_policy := p_policies[i];
+    select l.quota, l.window_length into v_limit from auth.rate_limit(v_policy) as l;
+    -- A few lapsed rows of the policy go with each request: the table holds about what
+    -- the current windows count, with no job to run.
+    delete from auth.rate_counts as c
+     where (c.policy, c.key_hash) in (select o.policy, o.key_hash from auth.rate_counts as o
+                                        where o.policy = v_policy and o.window_start <= v_now - v_limit.window_length
+                                        order by o.window_start limit 4);
+    insert into auth.rate_counts as c (policy, key_hash, window_start, hits)
+    values (v_policy, sha256(convert_to(p_keys[i], 'UTF8')), v_now, 1)
+    on conflict (policy, key_hash) do update
+      set window_start = case when c.window_start <= excluded.window_start - v_limit.window_length
+                              then excluded.window_start else c.window_start end,
+          hits = case when c.window_start <= excluded.window_start - v_limit.window_length then 1 else c.hits + 1 end
+    returning c.hits, c.window_start into v_hits, v_window_start;
+    v_reset := greatest(1, ceil(extract(epoch from v_window_start + v_limit.window_length - v_now)))::integer;
+    v_policies := v_policies || format('"%s";q=%s;w=%s', v_policy, v_limit.quota,
+                                       extract(epoch from v_limit.window_length)::integer);
+    v_states := v_states || format('"%s";r=%s;t=%s', v_policy, greatest(v_limit.quota - v_hits, 0), v_reset);
+    if v_hits > v_limit.quota then
+      v_retry_after := greatest(coalesce(v_retry_after, 0), v_reset);
+    end if;
+  end loop;
+  perform app.set_response_header('RateLimit-Policy', array_to_string(v_policies, ', '));
+  perform app.set_response_header('RateLimit', array_to_string(v_states, ', '));
+  if v_retry_after is null then
+    return null;
+  end if;
+  perform app.set_response_header('Retry-After', v_retry_after::text);
+  return app.error_response(429, 'rate_limited', 'Too many requests. Try again later.');
+end
+$$;
+
+ALTER FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.start_session(p_user_id uuid) RETURNS text
     LANGUAGE plpgsql
@@ -13698,6 +13883,19 @@ CREATE TABLE auth.password_resets (
 
 ALTER TABLE auth.password_resets OWNER TO liftbase_owner;
 
+CREATE TABLE auth.rate_counts (
+    policy text NOT NULL,
+    key_hash bytea NOT NULL,
+    window_start timestamp with time zone NOT NULL,
+    hits integer NOT NULL,
+    CONSTRAINT rate_counts_hits_check CHECK ((hits > 0)),
+    CONSTRAINT rate_counts_key_hash_check CHECK ((length(key_hash) = 32))
+);
+
+ALTER TABLE auth.rate_counts OWNER TO liftbase_owner;
+
+COMMENT ON TABLE auth.rate_counts IS 'Requests counted per rate-limit policy and key hash in the current window; lapsed rows are swept as requests come.';
+
 CREATE TABLE auth.sessions (
     token_hash bytea NOT NULL,
     user_id uuid NOT NULL,
@@ -14079,6 +14277,9 @@ ALTER TABLE ONLY auth.outbox
 ALTER TABLE ONLY auth.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (token_hash);
 
+ALTER TABLE ONLY auth.rate_counts
+    ADD CONSTRAINT rate_counts_pkey PRIMARY KEY (policy, key_hash);
+
 ALTER TABLE ONLY auth.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (token_hash);
 
@@ -14192,6 +14393,8 @@ CREATE UNIQUE INDEX outbox_idempotency_key ON auth.outbox USING btree (idempoten
 CREATE INDEX outbox_subscription_idx ON auth.outbox USING btree (user_id, subscription_id, id DESC) WHERE (subscription_id IS NOT NULL);
 
 CREATE INDEX password_resets_user_idx ON auth.password_resets USING btree (user_id);
+
+CREATE INDEX rate_counts_window_idx ON auth.rate_counts USING btree (policy, window_start);
 
 CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
 
@@ -16171,6 +16374,9 @@ GRANT ALL ON FUNCTION auth.authenticate(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.bcrypt_cost() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.client_address_key(p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.client_address_key(p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.current_account() FROM PUBLIC;
@@ -16249,6 +16455,13 @@ GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.rate_limit_window(p_text text, p_setting text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.rate_limits() FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.rate_limits() TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.refuse_if_disabled(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.refuse_session_of_disabled_account() FROM PUBLIC;
@@ -16259,6 +16472,9 @@ GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_nam
 REVOKE ALL ON FUNCTION auth.session_lifetime() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_keep_token_hash bytea) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.start_session(p_user_id uuid) FROM PUBLIC;
 

@@ -28,6 +28,10 @@ public struct Configuration: Sendable {
     public var maximumConnections: Int
     public var statementTimeout: Duration
     public var drainTimeout: Duration
+    /// The proxies whose X-Forwarded-For names a request's client (LIFTBASE_TRUSTED_PROXIES,
+    /// addresses or networks, comma-separated; docs/security.md). Without them every request
+    /// is the socket's peer's: a header anyone can write never decides a rate limit.
+    public var trustedProxies: [IPNetwork]
 
     /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
     /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
@@ -81,6 +85,15 @@ public struct Configuration: Sendable {
         drainTimeout = try milliseconds("LIFTBASE_DRAIN_TIMEOUT_MS", default: 30_000)
         apiRole = try value("LIFTBASE_DB_ROLE") ?? "liftbase_api"
         sqlDirectory = try value("LIFTBASE_SQL_DIR") ?? Configuration.defaultSQLDirectory()
+        trustedProxies = try (value("LIFTBASE_TRUSTED_PROXIES") ?? "").split(separator: ",").map { entry in
+            let trimmed = entry.trimmingCharacters(in: .whitespaces)
+            guard let network = IPNetwork(trimmed) else {
+                throw ConfigurationError.invalid(
+                    "LIFTBASE_TRUSTED_PROXIES: \(trimmed) is no address or network (such as 10.0.0.0/8 or ::1)"
+                )
+            }
+            return network
+        }
         switch try value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
         case nil, "on": loadsBuiltinCatalogs = true
         case "off": loadsBuiltinCatalogs = false

@@ -12,6 +12,8 @@ extension APIResponder {
     static let maximumJSONDepth = 512
 
     /// The request headers SQL reads, by the argument name it reads them under.
+    static let clientAddressArgument = "client_address"
+
     static let conditionalHeaders: [(String, HTTPField.Name)] = [
         ("if_none_match", .ifNoneMatch), ("if_match", .ifMatch),
     ]
@@ -25,10 +27,15 @@ extension APIResponder {
     /// `If-Match` as `if_match`, verbatim): SQL owns versions, so it judges them too
     /// (docs/sync.md). A query parameter of one of those names is refused: a condition
     /// comes only from its header, never from a link someone crafted.
+    ///
+    /// So does the client's address (`client_address`), which the rate limits of the
+    /// sensitive routes count (sql/functions/auth_rate_limits.sql); a query parameter of that
+    /// name is refused as well.
     static func argumentsJSON(
         parameters: [String: String],
         query: Parameters,
-        headers: HTTPFields = [:]
+        headers: HTTPFields = [:],
+        clientAddress: String? = nil
     ) throws -> String {
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let conditions = conditionalHeaders.compactMap { name, field in
@@ -43,6 +50,13 @@ extension APIResponder {
                     message: "The query parameter \(name) is not taken: send the condition as a header."
                 )
             }
+            if name == clientAddressArgument {
+                throw APIError(
+                    status: .badRequest,
+                    code: "invalid_parameter",
+                    message: "The query parameter \(name) is not taken: the server knows where a request comes from."
+                )
+            }
             guard given.insert(String(name)).inserted else {
                 throw APIError(
                     status: .badRequest,
@@ -53,6 +67,7 @@ extension APIResponder {
             arguments.append((String(name), String(value)))
         }
         arguments += conditions
+        if let clientAddress { arguments.append((clientAddressArgument, clientAddress)) }
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
             throw APIError.invalidText
         }

@@ -25,7 +25,7 @@ enum EndpointAnswerError: Error, CustomStringConvertible {
 /// metrics, and the error shape. A class: Hummingbird hands the responder on by value for
 /// every request, and a struct of these references costs a retain and a release of each.
 final class APIResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = APIRequestContext
 
     /// Tries for one request when the transaction hits a serialization failure or deadlock.
     static let transactionAttempts = 3
@@ -39,6 +39,7 @@ final class APIResponder: HTTPResponder {
     let gate: RequestGate
     let connections: OpenConnections
     let openAPI: String
+    let clientAddresses: ClientAddressResolver
     let logger: Logger
 
     init(
@@ -49,6 +50,7 @@ final class APIResponder: HTTPResponder {
         gate: RequestGate,
         connections: OpenConnections,
         openAPI: String,
+        clientAddresses: ClientAddressResolver = ClientAddressResolver(trustedProxies: []),
         logger: Logger
     ) {
         self.pool = pool
@@ -58,6 +60,7 @@ final class APIResponder: HTTPResponder {
         self.gate = gate
         self.connections = connections
         self.openAPI = openAPI
+        self.clientAddresses = clientAddresses
         self.logger = logger
     }
 
@@ -74,7 +77,7 @@ final class APIResponder: HTTPResponder {
         do {
             guard gate.enter() else { throw APIError.shuttingDown }
             defer { gate.leave() }
-            response = try await dispatch(request, path: path, route: &route, logger: logger)
+            response = try await dispatch(request, context: context, path: path, route: &route, logger: logger)
         } catch let error as APIError {
             // Past the drain timeout, statements are cancelled and queued work failed.
             let shutdown = gate.hasGivenUp && error.status == .serviceUnavailable
@@ -101,6 +104,7 @@ final class APIResponder: HTTPResponder {
     /// it is known; throws `APIError` for error answers.
     private func dispatch(
         _ request: Request,
+        context: Context,
         path: String,
         route: inout String,
         logger: Logger
@@ -120,7 +124,7 @@ final class APIResponder: HTTPResponder {
             throw APIError.methodNotAllowed(allowed.map(\.rawValue))
         case .found(let endpoint, let parameters):
             route = endpoint.path
-            return try await call(endpoint, parameters: parameters, request: request, logger: logger)
+            return try await call(endpoint, parameters: parameters, request: request, context: context, logger: logger)
         }
     }
 
@@ -128,12 +132,17 @@ final class APIResponder: HTTPResponder {
         _ endpoint: Endpoint,
         parameters: [String: String],
         request: Request,
+        context: Context,
         logger: Logger
     ) async throws -> Response {
         let argumentsJSON = try Self.argumentsJSON(
             parameters: parameters,
             query: request.uri.queryParameters,
-            headers: request.headers
+            headers: request.headers,
+            clientAddress: clientAddresses.clientAddress(
+                peer: context.remoteAddress?.ipAddress,
+                forwardedFor: request.headers[values: .xForwardedFor]
+            )
         )
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }

@@ -90,6 +90,7 @@ public enum LiftbaseServer {
             gate: gate,
             connections: connections,
             openAPI: OpenAPIDocument.json(for: endpoints, contract: contract),
+            clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
             logger: logger
         )
         let application = Application(

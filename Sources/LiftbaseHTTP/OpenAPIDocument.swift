@@ -140,7 +140,7 @@ public enum OpenAPIDocument {
     static func transportErrors(of endpoint: Endpoint, takesBody: Bool) -> [Int: String] {
         var errors: [Int: String] = [
             400:
-                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)",
+                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)",
             422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
             500: "`internal_error`, with `request_id`",
             503: "`database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later",

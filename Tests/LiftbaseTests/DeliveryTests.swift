@@ -77,7 +77,7 @@ struct DeliveryTests {
                 guard migrated.status == 0 else { throw DeliveryTestFailure("liftbase migrate: \(migrated.stderr)") }
                 let connection = try Connection(url)
                 defer { connection.close() }
-                try TestDatabase.setBcryptCost(on: connection)
+                try TestDatabase.applyTestSettings(on: connection)
             },
             body
         )

@@ -141,13 +141,20 @@ enum TestDatabase {
         let migration = try Connection(url)
         defer { migration.close() }
         try Migrator(directory: sqlDirectory).migrate(on: migration)
-        try setBcryptCost(on: migration)
+        try applyTestSettings(on: migration)
     }
 
-    /// The cheapest bcrypt cost for the database `connection` is on, as the test cluster has.
-    static func setBcryptCost(on connection: Connection) throws {
+    /// What the test cluster's database has (Scripts/test), for the database `connection` is
+    /// on: the cheapest bcrypt cost, and rate limits that the suite, signing up and in from
+    /// one address, never reaches.
+    static func applyTestSettings(on connection: Connection) throws {
         try connection.execute(
-            "do $$ begin execute format('alter database %I set liftbase.bcrypt_cost = 4', current_database()); end $$"
+            """
+            do $$ begin
+              execute format('alter database %I set liftbase.bcrypt_cost = 4', current_database());
+              execute format('alter database %I set liftbase.rate_limits = %L', current_database(), 'all=1000000/1 hour');
+            end $$
+            """
         )
     }
 

@@ -9,11 +9,19 @@
 -- per statement, before a function called within that same statement could have set it
 -- (sql/tests/00_catalog.sql checks this).
 
+-- The sensitive routes count each request against their rate limits first
+-- (auth.spend_rate_budgets): a request over a limit is answered 429 with nothing else done,
+-- and a failure after the count is answered, never raised, so that the count stays.
 create or replace function api.auth_register(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['register_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', coalesce(app.field_problem(p_body, 'email', 'text', false),
                       auth.email_problem(app.read_text(p_body, 'email'))),
@@ -32,7 +40,12 @@ create or replace function api.auth_login(p_token text, p_body jsonb, p_args jso
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['login_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', app.field_problem(p_body, 'email', 'text', false),
     'password', app.field_problem(p_body, 'password', 'text', false)));
@@ -50,12 +63,22 @@ begin
 end
 $$;
 
+-- Counted per address and per email asked for, whether or not it has an account: the
+-- answer never tells which (at most forgot_per_email reset mails a window to one address).
 create or replace function api.auth_password_forgot(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_limited jsonb;
 begin
   perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text', true)));
+  v_limited := auth.spend_rate_budgets(array['forgot_per_address', 'forgot_per_email'],
+                                       array[auth.client_address_key(p_args),
+                                             lower(btrim(app.read_text(p_body, 'email')))]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform auth.password_forgot(app.read_text(p_body, 'email'));
   return null;
 end
@@ -65,12 +88,16 @@ create or replace function api.auth_password_reset(p_token text, p_body jsonb, p
 returns jsonb
 language plpgsql
 as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['reset_per_address'], array[auth.client_address_key(p_args)]);
 begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'token', app.field_problem(p_body, 'token', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
-  return null;
+  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
 end
 $$;
 

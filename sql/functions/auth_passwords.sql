@@ -52,8 +52,11 @@ end
 $$;
 
 -- Spends a reset token: sets the password and revokes every session of the account.
+-- Sets a new password with a reset token. A token that is unknown, used or expired is
+-- answered 400, not raised: the request's rate-limit count (auth.spend_rate_budgets) stays.
+-- Null on success.
 create or replace function auth.password_reset(p_token text, p_new_password text)
-returns void
+returns jsonb
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -68,12 +71,13 @@ begin
      and r.expires_at > now()
      for update;
   if v_reset.token_hash is null then
-    perform app.raise_error(400, 'invalid_or_expired_token', 'The reset token is invalid, used or expired.');
+    return app.error_response(400, 'invalid_or_expired_token', 'The reset token is invalid, used or expired.');
   end if;
   perform auth.set_password(v_reset.user_id, p_new_password);
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  return null;
 end
 $$;
 

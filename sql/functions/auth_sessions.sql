@@ -172,8 +172,15 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_user auth.users := auth.create_account(p_email, p_password, p_display_name);
+  v_user auth.users;
 begin
+  -- Answered, not raised: the request's rate-limit count stays (auth.spend_rate_budgets),
+  -- and no password is hashed for an address that is taken. Two sign-ups of one new
+  -- address at once: the second is raised 409 by auth.create_account.
+  if exists (select from auth.users as u where lower(u.email) = lower(btrim(p_email))) then
+    return app.error_response(409, 'email_taken', 'An account with this email already exists.');
+  end if;
+  v_user := auth.create_account(p_email, p_password, p_display_name);
   return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
 end
 $$;

@@ -17,5 +17,18 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
-    public enum Headers {}
+    public enum Headers {
+        /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit`.
+        public typealias RateLimit = Swift.String
+        /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit-Policy`.
+        public typealias RateLimitPolicy = Swift.String
+        /// Seconds until a request may succeed again.
+        ///
+        /// - Remark: Generated from `#/components/headers/Retry-After`.
+        public typealias RetryAfter = Swift.Int
+    }
 }

@@ -96,7 +96,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/expenditure/get(adaptive_expenditure)/responses/400`.
             ///
@@ -346,7 +346,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)/responses/400`.
             ///
@@ -768,7 +768,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/400`.
             ///
@@ -1149,7 +1149,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/e1rm/get(analytics_e1rm)/responses/400`.
             ///
@@ -1519,7 +1519,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/400`.
             ///
@@ -2093,7 +2093,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/400`.
             ///
@@ -2467,7 +2467,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/rpe-distribution/get(analytics_rpe_distribution)/responses/400`.
             ///
@@ -2790,7 +2790,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/timeline/get(analytics_timeline)/responses/400`.
             ///
@@ -3212,7 +3212,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/volume/get(analytics_volume)/responses/400`.
             ///
@@ -3540,7 +3540,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/weight/get(analytics_weight)/responses/400`.
             ///
@@ -3909,7 +3909,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)/responses/400`.
             ///
@@ -4057,7 +4057,7 @@ public enum Operations {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 with Retry-After).
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -4120,6 +4120,31 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/200/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/200/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthLogin.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/200/content/application\/json`.
@@ -4142,8 +4167,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.AuthLogin.Output.Ok.Body) {
+                public init(
+                    headers: Operations.AuthLogin.Output.Ok.Headers = .init(),
+                    body: Operations.AuthLogin.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -4170,7 +4200,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/400`.
             ///
@@ -4334,13 +4364,31 @@ public enum Operations {
             public struct TooManyRequests: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/429/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
                     /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/429/headers/Retry-After`.
-                    public var retryAfter: Swift.Int?
+                    public var retryAfter: Components.Headers.RetryAfter?
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - retryAfter:
-                    public init(retryAfter: Swift.Int? = nil) {
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
                         self.retryAfter = retryAfter
                     }
                 }
@@ -4378,7 +4426,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `too_many_attempts`, with Retry-After (seconds)
+            /// `too_many_attempts`: the email is locked; `rate_limited`: over `login_per_address` (docs/security.md). Both with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/429`.
             ///
@@ -4541,7 +4589,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/400`.
             ///
@@ -4807,7 +4855,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/400`.
             ///
@@ -5047,7 +5095,7 @@ public enum Operations {
     }
     /// Queue a password reset token
     ///
-    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts.
+    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts. Counted per client address (`forgot_per_address`) and per email asked for, with an account or not (`forgot_per_email`: at most a few reset mails an hour to one address, whoever asks); every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/forgot`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)`.
@@ -5102,8 +5150,38 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/202/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/202/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/202/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthPasswordForgot.Output.Accepted.Headers
                 /// Creates a new `Accepted`.
-                public init() {}
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AuthPasswordForgot.Output.Accepted.Headers = .init()) {
+                    self.headers = headers
+                }
             }
             /// Accepted
             ///
@@ -5111,14 +5189,6 @@ public enum Operations {
             ///
             /// HTTP response code: `202 accepted`.
             case accepted(Operations.AuthPasswordForgot.Output.Accepted)
-            /// Accepted
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/202`.
-            ///
-            /// HTTP response code: `202 accepted`.
-            public static var accepted: Self {
-                .accepted(.init())
-            }
             /// The associated value of the enum case if `self` is `.accepted`.
             ///
             /// - Throws: An error if `self` is not `.accepted`.
@@ -5136,7 +5206,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/400`.
             ///
@@ -5251,6 +5321,94 @@ public enum Operations {
                     }
                 }
             }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Components.Headers.RetryAfter?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthPasswordForgot.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthPasswordForgot.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthPasswordForgot.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.AuthPasswordForgot.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `rate_limited`: over `forgot_per_address` or `forgot_per_email` (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.AuthPasswordForgot.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.AuthPasswordForgot.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// `internal_error`, with `request_id`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/500`.
@@ -5330,7 +5488,7 @@ public enum Operations {
     }
     /// Set a new password with a reset token
     ///
-    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends.
+    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends. Counted against `reset_per_address`, a wrong token too; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/reset`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)`.
@@ -5393,8 +5551,38 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/204/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/204/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthPasswordReset.Output.NoContent.Headers
                 /// Creates a new `NoContent`.
-                public init() {}
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AuthPasswordReset.Output.NoContent.Headers = .init()) {
+                    self.headers = headers
+                }
             }
             /// The password is changed
             ///
@@ -5402,14 +5590,6 @@ public enum Operations {
             ///
             /// HTTP response code: `204 noContent`.
             case noContent(Operations.AuthPasswordReset.Output.NoContent)
-            /// The password is changed
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/204`.
-            ///
-            /// HTTP response code: `204 noContent`.
-            public static var noContent: Self {
-                .noContent(.init())
-            }
             /// The associated value of the enum case if `self` is `.noContent`.
             ///
             /// - Throws: An error if `self` is not `.noContent`.
@@ -5427,7 +5607,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/400`.
             ///
@@ -5542,6 +5722,94 @@ public enum Operations {
                     }
                 }
             }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Components.Headers.RetryAfter?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthPasswordReset.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthPasswordReset.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthPasswordReset.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.AuthPasswordReset.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `rate_limited`: over `reset_per_address` (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.AuthPasswordReset.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.AuthPasswordReset.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// `internal_error`, with `request_id`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/500`.
@@ -5621,7 +5889,7 @@ public enum Operations {
     }
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
@@ -5692,6 +5960,31 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthRegister.Output.Created.Headers
                 /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/content/application\/json`.
@@ -5714,8 +6007,13 @@ public enum Operations {
                 /// Creates a new `Created`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.AuthRegister.Output.Created.Body) {
+                public init(
+                    headers: Operations.AuthRegister.Output.Created.Headers = .init(),
+                    body: Operations.AuthRegister.Output.Created.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -5742,7 +6040,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/400`.
             ///
@@ -5852,6 +6150,94 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Components.Headers.RetryAfter?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthRegister.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthRegister.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthRegister.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.AuthRegister.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `rate_limited`: over `register_per_address` (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.AuthRegister.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.AuthRegister.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -6013,7 +6399,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/get(equipment_list)/responses/400`.
             ///
@@ -6266,7 +6652,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/400`.
             ///
@@ -6615,7 +7001,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/get(exercises_list)/responses/400`.
             ///
@@ -6978,7 +7364,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/400`.
             ///
@@ -7308,7 +7694,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/400`.
             ///
@@ -7710,7 +8096,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/400`.
             ///
@@ -8084,7 +8470,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)/responses/400`.
             ///
@@ -8585,7 +8971,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_goal`: goal; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_goal`: goal; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/400`.
             ///
@@ -8857,7 +9243,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/get(export_json)/responses/400`.
             ///
@@ -9082,7 +9468,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/body_metrics.csv/get(export_body_metrics_csv)/responses/400`.
             ///
@@ -9313,7 +9699,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/nutrition.csv/get(export_nutrition_csv)/responses/400`.
             ///
@@ -9544,7 +9930,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/workouts.csv/get(export_workouts_csv)/responses/400`.
             ///
@@ -9795,7 +10181,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/barcode/{code}/get(food_barcode)/responses/400`.
             ///
@@ -10107,7 +10493,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/400`.
             ///
@@ -10497,7 +10883,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/{id}/get(food_get)/responses/400`.
             ///
@@ -10776,7 +11162,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/search/get(food_search)/responses/400`.
             ///
@@ -11055,7 +11441,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/400`.
             ///
@@ -11431,7 +11817,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/400`.
             ///
@@ -11807,7 +12193,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/400`.
             ///
@@ -12167,7 +12553,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/400`.
             ///
@@ -12543,7 +12929,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/400`.
             ///
@@ -12919,7 +13305,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/400`.
             ///
@@ -13319,7 +13705,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/get(me)/responses/400`.
             ///
@@ -13587,7 +13973,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/400`.
             ///
@@ -13893,7 +14279,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/400`.
             ///
@@ -14239,7 +14625,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)/responses/400`.
             ///
@@ -14557,7 +14943,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/400`.
             ///
@@ -14912,7 +15298,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/400`.
             ///
@@ -15291,7 +15677,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/400`.
             ///
@@ -15642,7 +16028,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)/responses/400`.
             ///
@@ -15976,7 +16362,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/400`.
             ///
@@ -16281,7 +16667,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/400`.
             ///
@@ -16777,7 +17163,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/daily/get(nutrition_daily)/responses/400`.
             ///
@@ -17054,7 +17440,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date, from, to, limit, cursor; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: date, from, to, limit, cursor; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/400`.
             ///
@@ -17454,7 +17840,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/400`.
             ///
@@ -17853,7 +18239,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/400`.
             ///
@@ -18232,7 +18618,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/400`.
             ///
@@ -18695,7 +19081,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/400`.
             ///
@@ -19018,7 +19404,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)/responses/400`.
             ///
@@ -19427,7 +19813,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/400`.
             ///
@@ -19817,7 +20203,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/get(plan_get)/responses/400`.
             ///
@@ -20116,7 +20502,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/400`.
             ///
@@ -20495,7 +20881,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/400`.
             ///
@@ -20835,7 +21221,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/use/post(plan_use)/responses/400`.
             ///
@@ -21090,7 +21476,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/preferences/delete(preferences_delete)/responses/400`.
             ///
@@ -21397,7 +21783,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/400`.
             ///
@@ -21743,7 +22129,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/history/get(metrics_history)/responses/400`.
             ///
@@ -22026,7 +22412,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/today/get(metrics_today)/responses/400`.
             ///
@@ -22352,7 +22738,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/get(program_get)/responses/400`.
             ///
@@ -22709,7 +23095,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/400`.
             ///
@@ -23028,7 +23414,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/next/get(program_next)/responses/400`.
             ///
@@ -23334,7 +23720,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/400`.
             ///
@@ -23723,7 +24109,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/400`.
             ///
@@ -24118,7 +24504,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/get(settings_get)/responses/400`.
             ///
@@ -24506,7 +24892,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/400`.
             ///
@@ -24851,7 +25237,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/get(setup_get)/responses/400`.
             ///
@@ -25076,7 +25462,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/400`.
             ///
@@ -25507,7 +25893,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/400`.
             ///
@@ -25826,7 +26212,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/get(sessions_list)/responses/400`.
             ///
@@ -26113,7 +26499,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/400`.
             ///
@@ -26503,7 +26889,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/get(session_get)/responses/400`.
             ///
@@ -26830,7 +27216,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/400`.
             ///
@@ -27234,7 +27620,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/400`.
             ///
@@ -27613,7 +27999,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/400`.
             ///
@@ -27953,7 +28339,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/duplicate/post(session_duplicate)/responses/400`.
             ///
@@ -28202,7 +28588,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/in-progress/get(session_in_progress)/responses/400`.
             ///
@@ -28427,7 +28813,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/last/get(session_last)/responses/400`.
             ///
@@ -28823,7 +29209,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/summary/weekly/get(weekly_summary)/responses/400`.
             ///
@@ -29048,7 +29434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/get(templates_list)/responses/400`.
             ///
@@ -29293,7 +29679,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/{id}/get(template_get)/responses/400`.
             ///
@@ -29579,7 +29965,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/400`.
             ///
@@ -29927,7 +30313,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/get(goals_get)/responses/400`.
             ///
@@ -30187,7 +30573,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/400`.
             ///
@@ -30561,7 +30947,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/get(body_metrics_list)/responses/400`.
             ///
@@ -30925,7 +31311,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/400`.
             ///
@@ -31297,7 +31683,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/get(profile_get)/responses/400`.
             ///
@@ -31557,7 +31943,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/400`.
             ///
@@ -31980,7 +32366,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/get(targets_get)/responses/400`.
             ///
@@ -32285,7 +32671,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/400`.
             ///
@@ -32699,7 +33085,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/400`.
             ///
@@ -33021,7 +33407,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/400`.
             ///
@@ -33319,7 +33705,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/400`.
             ///
@@ -33819,7 +34205,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers)
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/400`.
             ///

@@ -90,7 +90,7 @@ public protocol APIProtocol: Sendable {
     func analyticsWorkouts(_ input: Operations.AnalyticsWorkouts.Input) async throws -> Operations.AnalyticsWorkouts.Output
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 with Retry-After).
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -107,21 +107,21 @@ public protocol APIProtocol: Sendable {
     func authPasswordChange(_ input: Operations.AuthPasswordChange.Input) async throws -> Operations.AuthPasswordChange.Output
     /// Queue a password reset token
     ///
-    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts.
+    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts. Counted per client address (`forgot_per_address`) and per email asked for, with an account or not (`forgot_per_email`: at most a few reset mails an hour to one address, whoever asks); every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/forgot`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)`.
     func authPasswordForgot(_ input: Operations.AuthPasswordForgot.Input) async throws -> Operations.AuthPasswordForgot.Output
     /// Set a new password with a reset token
     ///
-    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends.
+    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends. Counted against `reset_per_address`, a wrong token too; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/reset`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)`.
     func authPasswordReset(_ input: Operations.AuthPasswordReset.Input) async throws -> Operations.AuthPasswordReset.Output
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
@@ -768,7 +768,7 @@ extension APIProtocol {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 with Retry-After).
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -803,7 +803,7 @@ extension APIProtocol {
     }
     /// Queue a password reset token
     ///
-    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts.
+    /// Queues a reset token in the outbox (`liftbase outbox list`) when the email names an enabled account. The answer is 202 whatever the body names, so it tells nobody which emails have accounts. Counted per client address (`forgot_per_address`) and per email asked for, with an account or not (`forgot_per_email`: at most a few reset mails an hour to one address, whoever asks); every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/forgot`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)`.
@@ -818,7 +818,7 @@ extension APIProtocol {
     }
     /// Set a new password with a reset token
     ///
-    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends.
+    /// Sets a new password with a reset token (valid one hour, once); every session of the account ends. Counted against `reset_per_address`, a wrong token too; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/reset`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)`.
@@ -833,7 +833,7 @@ extension APIProtocol {
     }
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LiftbaseCore
+import Testing
+
+/// The rate limits of the sensitive routes over HTTP, from a real socket: the abuse they stop,
+/// their headers, and the address they count (the peer's, or X-Forwarded-For's only behind a
+/// trusted proxy). Each test has a database of its own with the default limits.
+@Suite("rate limits over HTTP", .timeLimit(.minutes(2)))
+struct RateLimitHTTPTests {
+    /// A fresh database with the default limits (the suite's databases have generous ones).
+    func withDefaultLimits(_ body: (String) async throws -> Void) async throws {
+        try await TestDatabase.withFreshMigratedDatabase { url in
+            let admin = try await AsyncConnection.open(url)
+            try await admin.execute(
+                "do $$ begin execute format('alter database %I reset liftbase.rate_limits', current_database()); end $$"
+            )
+            try await body(url)
+        }
+    }
+
+    @Test("60 forgot requests for one address queue 3 reset mails; the rest are 429 with RateLimit headers")
+    func forgotFlood() async throws {
+        try await withDefaultLimits { url in
+            let email = TestDatabase.uniqueEmail("flood")
+            let statuses = ClosureResult<[Int]>([])
+            let limited = ClosureResult<APIAnswer?>(nil)
+            try await withTestClient(databaseURL: url, mode: .live) { client in
+                _ = try await client.send(.post, "/auth/register", ["email": email, "password": "a good password"])
+                for _ in 0..<60 {
+                    let answer = try await client.send(.post, "/auth/password/forgot", ["email": email])
+                    statuses.value.append(Int(answer.status.code))
+                    if answer.status == .tooManyRequests && limited.value == nil { limited.value = answer }
+                }
+            }
+            // forgot_per_email (3 an hour) is the limit one address reaches first.
+            #expect(statuses.value == Array(repeating: 202, count: 3) + Array(repeating: 429, count: 57))
+            let outbox = try await AsyncConnection.open(url)
+            let mails = try await outbox.query(
+                "select count(*) from auth.outbox where recipient = $1 and kind = 'password_reset'",
+                [email]
+            )
+            #expect(mails.scalar == "3")
+            let answer = try #require(limited.value)
+            #expect(answer.errorCode == "rate_limited")
+            #expect(
+                answer.headers[HTTPField.Name("RateLimit-Policy")!]
+                    == #""forgot_per_address";q=10;w=3600, "forgot_per_email";q=3;w=3600"#
+            )
+            let state = try #require(answer.headers[HTTPField.Name("RateLimit")!])
+            #expect(
+                state.wholeMatch(of: #/"forgot_per_address";r=6;t=\d+, "forgot_per_email";r=0;t=\d+/#) != nil,
+                "\(state)"
+            )
+            let retryAfter = try #require(answer.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...3600).contains(retryAfter))
+        }
+    }
+
+    @Test("60 sign-ups from one address make 10 accounts")
+    func signUpFlood() async throws {
+        try await withDefaultLimits { url in
+            let statuses = ClosureResult<[Int]>([])
+            try await withTestClient(databaseURL: url, mode: .live) { client in
+                for _ in 0..<60 {
+                    let answer = try await client.send(
+                        .post,
+                        "/auth/register",
+                        ["email": TestDatabase.uniqueEmail("many"), "password": "a good password"]
+                    )
+                    statuses.value.append(Int(answer.status.code))
+                }
+            }
+            #expect(statuses.value == Array(repeating: 201, count: 10) + Array(repeating: 429, count: 50))
+            let accounts = try await AsyncConnection.open(url)
+            #expect(try await accounts.query("select count(*) from auth.users").scalar == "10")
+        }
+    }
+
+    @Test("X-Forwarded-For names the client only behind a trusted proxy")
+    func forwardedFor() async throws {
+        try await withDefaultLimits { url in
+            /// 12 forgot requests, each for its own email, each naming its own client.
+            func forgot(clients network: String, trusting proxies: [IPNetwork]) async throws -> [Int] {
+                let statuses = ClosureResult<[Int]>([])
+                try await withTestClient(databaseURL: url, mode: .live, adjust: { $0.trustedProxies = proxies }) {
+                    client in
+                    for host in 1...12 {
+                        let answer = try await client.send(
+                            .post,
+                            "/auth/password/forgot",
+                            ["email": TestDatabase.uniqueEmail("proxied")],
+                            headers: [.xForwardedForTest: "\(network).\(host)"]
+                        )
+                        statuses.value.append(Int(answer.status.code))
+                    }
+                }
+                return statuses.value
+            }
+            // Behind the trusted proxy (the test's own 127.0.0.1), each client is counted apart.
+            #expect(
+                try await forgot(clients: "203.0.113", trusting: [IPNetwork("127.0.0.0/8")!])
+                    == Array(repeating: 202, count: 12)
+            )
+            let counted = try await AsyncConnection.open(url)
+            #expect(
+                try await counted.query("select count(*) from auth.rate_counts where policy = 'forgot_per_address'")
+                    .scalar
+                    == "12"
+            )
+            // Trusting no proxy, the header is anyone's: every request is the peer's.
+            #expect(
+                try await forgot(clients: "198.51.100", trusting: [])
+                    == Array(repeating: 202, count: 10) + [429, 429]
+            )
+        }
+    }
+
+    @Test("a query parameter named client_address is refused: only the server says where a request comes from")
+    func clientAddressParameter() async throws {
+        try await withTestClient { client in
+            let answer = try await client.send(
+                .post,
+                "/auth/login?client_address=10.0.0.1",
+                ["email": "a", "password": "b"]
+            )
+            #expect(answer.status == .badRequest)
+            #expect(answer.errorCode == "invalid_parameter")
+        }
+    }
+}
+
+extension HTTPField.Name {
+    fileprivate static let xForwardedForTest = Self("X-Forwarded-For")!
+}
