@@ -1071,7 +1071,17 @@ begin
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
     'source', app.field_problem(v_body, 'source', 'app.entry_source'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
-    'name', app.field_problem(v_body, 'name', 'app.food_name', false));
+    'name', app.field_problem(v_body, 'name', 'app.food_name', false),
+    'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
+    'portion_id', app.field_problem(v_body, 'portion_id', 'integer', false));
+  -- A member the way of logging does not read is refused, never dropped: a portion is a
+  -- food's, and a favorite is logged as it was saved.
+  if v_body ->> 'food_item_id' is null and v_body ->> 'portion_id' is not null then
+    v_problems := v_problems || '{"portion_id": "is taken only with food_item_id"}';
+  end if;
+  if v_body ->> 'favorite_id' is not null and v_body ->> 'servings' is not null then
+    v_problems := v_problems || '{"servings": "is not taken with favorite_id: a favorite is logged as it was saved"}';
+  end if;
   v_entry.user_id := v_user_id;
 
   if v_body ->> 'favorite_id' is not null then
@@ -1124,6 +1134,8 @@ begin
   else
     v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
+      -- Kept as given: the values are what was eaten, servings says of how many.
+      v_entry.servings := app.read_number(v_body, 'servings');
       v_entry.calories := app.read_number(v_body, 'calories');
       v_entry.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
       v_entry.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);
@@ -4267,20 +4279,32 @@ CREATE FUNCTION app.exercise_reference_problems(p_user_id uuid, p_item jsonb, p_
     AS $$
 declare
   v_problem text;
+  v_kinds jsonb;
 begin
+  -- A name is checked whichever member names the exercise: one beside an id is never read,
+  -- but a bad one is refused all the same.
+  v_kinds := jsonb_build_object(p_path || '.exercise_name', app.field_problem(p_item, 'exercise_name', 'text', false),
+                                p_path || '.name', app.field_problem(p_item, 'name', 'text', false));
+  if p_item ? 'exercise_id' and p_item -> 'exercise_id' <> 'null' and jsonb_strip_nulls(v_kinds) = '{}' then
+    v_kinds := jsonb_build_object(
+      p_path || '.exercise_name', app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false),
+      p_path || '.name', app.field_problem(p_item, 'name', 'app.exercise_name', false));
+  end if;
   if p_item ? 'exercise_id' and p_item -> 'exercise_id' <> 'null' then
     v_problem := app.field_problem(p_item, 'exercise_id', 'app.uuid_value');
-    if v_problem is null and (app.resolve_exercise(p_user_id, p_item)).exercise_name is null then
+    if v_problem is null and jsonb_strip_nulls(v_kinds) = '{}'
+       and (app.resolve_exercise(p_user_id, p_item)).exercise_name is null then
       v_problem := 'is not a known exercise';
     end if;
-    return jsonb_build_object(p_path || '.exercise_id', v_problem);
+    return v_kinds || jsonb_build_object(p_path || '.exercise_id', v_problem);
+  end if;
+  if jsonb_strip_nulls(v_kinds) <> '{}' then
+    return v_kinds;
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false),
-             app.field_problem(p_item, 'name', 'text', false),
-             app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
-                                                                      app.read_text(p_item, 'name')))),
-                               'v', 'app.exercise_name')));
+    app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
+                                                             app.read_text(p_item, 'name')))),
+                      'v', 'app.exercise_name'));
 end
 $$;
 
@@ -9881,8 +9905,19 @@ ALTER FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) OWNER TO liftbase
 CREATE FUNCTION app.request_body(p_text text) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     AS $$
+begin
+  return app.request_body(p_text, null);
+end
+$$;
+
+ALTER FUNCTION app.request_body(p_text text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.request_body(p_text text, p_function text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
 declare
   v_body jsonb;
+  v_unknown text[];
 begin
   if p_text is null then
     return null;
@@ -9900,11 +9935,82 @@ begin
   if jsonb_typeof(v_body) <> 'object' then
     perform app.raise_error(400, 'body_must_be_object', 'The request body must be a JSON object.');
   end if;
+  v_unknown := app.unknown_members(v_body, app.request_members(p_function));
+  if v_unknown <> '{}' then
+    perform app.raise_error(422, 'unknown_field', 'The body has members this request does not take.',
+                            (select jsonb_object_agg(u, 'is not a member this request takes') from unnest(v_unknown) as u));
+  end if;
   return v_body;
 end
 $$;
 
-ALTER FUNCTION app.request_body(p_text text) OWNER TO liftbase_owner;
+ALTER FUNCTION app.request_body(p_text text, p_function text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_function
+    when 'auth_login' then array['email', 'password']
+    when 'auth_password_change' then array['current_password', 'new_password']
+    when 'auth_password_forgot' then array['email']
+    when 'auth_password_reset' then array['new_password', 'token']
+    when 'auth_register' then array['display_name', 'email', 'password']
+    when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
+    when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
+                                         'items[].food_item_id', 'items[].name', 'items[].portion_id',
+                                         'items[].protein_g', 'items[].servings', 'name']
+    when 'custom_meal_update' then array['items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
+                                         'items[].food_item_id', 'items[].name', 'items[].portion_id',
+                                         'items[].protein_g', 'items[].servings', 'name']
+    when 'entry_create' then array['barcode', 'calories', 'carbs_g', 'client_id', 'custom_meal_id', 'entry_date',
+                                   'fat_g', 'favorite_id', 'food_item_id', 'meal_type', 'name', 'portion_id',
+                                   'protein_g', 'servings', 'source']
+    when 'entry_update' then array['calories', 'carbs_g', 'entry_date', 'fat_g', 'meal_type', 'name', 'protein_g',
+                                   'servings']
+    when 'equipment_select' then array['equipment_ids']
+    when 'exclusions_put' then array['exercise_ids', 'muscles']
+    when 'exercise_create' then array['category', 'client_id', 'equipment', 'mechanic', 'name', 'primary_muscles',
+                                      'secondary_muscles', 'tracking_type']
+    when 'exercise_merge' then array['into_id']
+    when 'exercise_update' then array['category', 'equipment', 'mechanic', 'name', 'primary_muscles',
+                                      'secondary_muscles', 'tracking_type']
+    when 'favorite_create' then array['calories', 'carbs_g', 'client_id', 'entry_id', 'fat_g', 'food_item_id', 'name',
+                                      'protein_g', 'servings']
+    when 'food_create' then array['barcode', 'brand', 'calories', 'carbs_g', 'client_id', 'fat_g', 'fiber_g', 'name',
+                                  'protein_g', 'saturated_fat_g', 'serving_g', 'serving_label', 'sodium_mg',
+                                  'sugars_g']
+    when 'goals_put' then array['goal_rate_per_week', 'goal_type']
+    when 'me_delete' then array['password']
+    when 'me_update' then array['display_name']
+    when 'metrics_acknowledge' then array['metrics_computed_at', 'version']
+    when 'onboarding_complete' then array['activity_level', 'age_years', 'body_fat_pct', 'date_of_birth',
+                                          'display_name', 'goal_rate_per_week', 'goal_type', 'height_cm', 'sex',
+                                          'timezone', 'unit_system', 'weight_kg']
+    when 'plan_create' then array['client_id', 'exercises', 'exercises[].assistance_kg', 'exercises[].distance_m',
+                                  'exercises[].duration_seconds', 'exercises[].exercise_id',
+                                  'exercises[].exercise_name', 'exercises[].group', 'exercises[].group_rest_seconds',
+                                  'exercises[].name', 'exercises[].reps', 'exercises[].reps_max',
+                                  'exercises[].rest_seconds', 'exercises[].sets', 'exercises[].weight_kg', 'name']
+    when 'plan_rename' then array['name']
+    when 'profile_put' then array['activity_level', 'age_years', 'date_of_birth', 'display_name', 'height_cm', 'sex',
+                                  'timezone', 'unit_system']
+    when 'program_create' then array['client_id', 'days_per_week', 'goal', 'split', 'training_age']
+    when 'program_session_skip' then array['combine']
+    when 'session_update' then array['finished_at', 'name', 'notes', 'status']
+    when 'settings_update' then array['biometric_enabled', 'health_sync', 'health_sync.apple_health',
+                                      'health_sync.google_fit', 'reminders', 'reminders.meals',
+                                      'reminders.meals.enabled', 'reminders.meals.times', 'reminders.workouts',
+                                      'reminders.workouts.days', 'reminders.workouts.enabled',
+                                      'reminders.workouts.time', 'timezone', 'unit_system']
+    when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g']
+    when 'webhook_create' then array['client_id', 'events', 'url']
+    when 'sessions_create' then app.session_body_members()
+    when 'session_replace' then app.session_body_members()
+    when 'program_session_log' then app.session_body_members()
+  end
+$$;
+
+ALTER FUNCTION app.request_members(p_function text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) RETURNS record
     LANGUAGE plpgsql STABLE
@@ -9916,6 +10022,14 @@ declare
 begin
   tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
+    -- A name beside the id is not read, but is refused as any bad name would be (its writer
+    -- then names it: app.exercise_reference_problems).
+    if app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false) is not null
+       or app.field_problem(p_item, 'name', 'app.exercise_name', false) is not null then
+      perform app.raise_if_invalid(jsonb_build_object(
+        'exercise_name', app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false),
+        'name', app.field_problem(p_item, 'name', 'app.exercise_name', false)));
+    end if;
     v_id := app.read_uuid(p_item, 'exercise_id');
     select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type
       from app.exercises as e where e.id = v_id;
@@ -10336,6 +10450,19 @@ end
 $$;
 
 ALTER FUNCTION app.save_settings(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.session_body_members() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array['client_id', 'exercises', 'exercises[].exercise_id', 'exercises[].exercise_name', 'exercises[].group',
+               'exercises[].group_rest_seconds', 'exercises[].name', 'exercises[].notes', 'exercises[].sets',
+               'exercises[].sets[].assistance_kg', 'exercises[].sets[].distance_m', 'exercises[].sets[].duration_seconds',
+               'exercises[].sets[].reps', 'exercises[].sets[].rest_seconds', 'exercises[].sets[].rir', 'exercises[].sets[].rpe',
+               'exercises[].sets[].set_type', 'exercises[].sets[].tempo', 'exercises[].sets[].weight_kg', 'finished_at', 'name',
+               'notes', 'session_date', 'started_at', 'status']
+$$;
+
+ALTER FUNCTION app.session_body_members() OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) RETURNS boolean
     LANGUAGE plpgsql STABLE
@@ -11244,6 +11371,64 @@ CREATE FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_key
 $$;
 
 ALTER FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.unknown_members(p_body jsonb, p_members text[]) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+declare
+  v_containers text[];
+  v_object text;
+  v_unknown boolean := false;
+begin
+  -- First the keys of each object that holds members taken (the body, each exercise, each set),
+  -- by jsonpath: a body of members taken only, as nearly every one is, costs no walk.
+  foreach v_object in array array(select distinct regexp_replace(m.member, '\.[^.]*$', '')
+                                    from unnest(p_members) as m (member) where strpos(m.member, '.') > 0)
+                              || '{""}'::text[] loop
+    v_unknown := exists (
+      select from jsonb_path_query(p_body, ('$' || replace(case when v_object = '' then '' else '.' || v_object end,
+                                                            '[]', '[*]')
+                                            || ' ? (@.type() == "object").keyvalue().key')::jsonpath) as k (key)
+       where not (case when v_object = '' then '' else v_object || '.' end || (k.key #>> '{}')) = any (p_members));
+    exit when v_unknown;
+  end loop;
+  if not v_unknown then
+    return '{}';
+  end if;
+  -- Then where each one is: a walk of what holds members taken, naming a member by its path.
+  -- It goes into each member's prefixes before a `.` or a `[]` (`exercises[].sets[].reps`:
+  -- `exercises`, `exercises[]`, `exercises[].sets`, `exercises[].sets[]`).
+  v_containers := array(select distinct left(m.member, i - 1)
+                          from unnest(p_members) as m (member)
+                         cross join generate_series(2, length(m.member)) as i
+                         where substr(m.member, i, 1) = '.' or substr(m.member, i, 2) = '[]');
+  return (
+  with recursive walk (pattern, path, value, is_member, n) as (
+    select ''::text, ''::text, p_body, false, array[]::bigint[]
+    union all
+    select c.pattern, c.path, c.value, c.is_member, w.n || c.k
+      from walk as w
+     cross join lateral (
+           select case when w.pattern = '' then m.key else w.pattern || '.' || m.key end as pattern,
+                  case when w.path = '' then m.key else w.path || '.' || m.key end as path,
+                  m.value, true as is_member, m.k
+             from jsonb_each(case when jsonb_typeof(w.value) = 'object' then w.value else '{}' end)
+                  with ordinality as m (key, value, k)
+           union all
+           select w.pattern || '[]', w.path || format('[%s]', a.k - 1), a.value, false, a.k
+             from jsonb_array_elements(case when jsonb_typeof(w.value) = 'array' then w.value else '[]' end)
+                  with ordinality as a (value, k)) as c
+     -- Into what holds members taken only: the root, and an object or list whose members
+     -- or items' members are named (a member of another kind is its reader's to refuse).
+     where w.pattern = '' or w.pattern = any (v_containers)
+  )
+  select coalesce(array_agg(w.path order by w.n), '{}')
+    from walk as w
+   where w.is_member and not w.pattern = any (p_members));
+end
+$_$;
+
+ALTER FUNCTION app.unknown_members(p_body jsonb, p_members text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -16121,6 +16306,12 @@ GRANT ALL ON FUNCTION app.replayed_webhook(p_user_id uuid, p_id uuid) TO liftbas
 REVOKE ALL ON FUNCTION app.request_body(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.request_body(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.request_body(p_text text, p_function text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.request_body(p_text text, p_function text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.request_members(p_function text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.request_members(p_function text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.resolve_exercise(p_user_id uuid, p_item jsonb, OUT exercise_id uuid, OUT user_exercise_id uuid, OUT exercise_name text, OUT tracking_type text) TO liftbase_api;
 
@@ -16154,6 +16345,9 @@ GRANT ALL ON FUNCTION app.save_session(p_user_id uuid, p_session_id uuid, p_body
 
 REVOKE ALL ON FUNCTION app.save_settings(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.save_settings(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.session_body_members() FROM PUBLIC;
+GRANT ALL ON FUNCTION app.session_body_members() TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.session_is_complete(p_user_id uuid, p_session_id uuid) TO liftbase_api;
@@ -16283,6 +16477,9 @@ GRANT ALL ON FUNCTION app.trim_for_time(p_sets jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exercise_keys text[], p_tracking_types text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.unknown_members(p_body jsonb, p_members text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.unknown_members(p_body jsonb, p_members text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) TO liftbase_api;

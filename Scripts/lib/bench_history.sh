@@ -125,7 +125,7 @@ history_files=0
 history_sql() {
   history_files=$((history_files + 1))
   file="$work/history_$history_files.sql"
-  printf "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.%s(:token, app.request_body(null), '%s'::jsonb) as r;\n" "$1" "$2" > "$file"
+  printf "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.%s(:token, app.request_body(null, '%s'), '%s'::jsonb) as r;\n" "$1" "$1" "$2" > "$file"
 }
 
 printf "\nHistory: a five-year user (%s diary entries of %s foods, %s sessions, %s sets, %s weigh-ins)\n" \
@@ -174,7 +174,7 @@ printf "%-36s %11s %11s %11s %11s %7s\n" "search, 1 connection" "$old_p50" "$old
 food=$(psql -tAX -c "select id from app.foods where lower(name) like 'banana%' order by id limit 1")
 entry="{\"food_item_id\":\"$food\",\"servings\":1,\"meal_type\":\"snack\",\"source\":\"search\"}"
 cat > "$work/history_entry.sql" <<SQL
-select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.entry_create(:token, app.request_body('$entry'), '{}'::jsonb) as r;
+select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.entry_create(:token, app.request_body('$entry', 'entry_create'), '{}'::jsonb) as r;
 SQL
 read -r old_tps old_p50 old_p99 < <(pgbench_run "$work/history_entry.sql" history-veteran "$history_connections" "$history_seconds")
 read -r new_tps new_p50 new_p99 < <(pgbench_run "$work/history_entry.sql" history-new "$history_connections" "$history_seconds")

@@ -27,7 +27,7 @@ select api.onboarding_complete('ratios', '{"goal_type":"maintaining","goal_rate_
 SQL
 echo "select 1;" > "$work/ratio_select1.sql"
 echo "select auth.authenticate(:token);" > "$work/ratio_authenticate.sql"
-echo "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.me(:token, app.request_body(null), '{}'::jsonb) as r;" \
+echo "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.me(:token, app.request_body(null, 'me'), '{}'::jsonb) as r;" \
   > "$work/ratio_me.sql"
 rounds=5
 cores=$(nproc)

@@ -32,8 +32,8 @@ scale_reads=(
 scale_sql() {
   file="$work/scale_$1_$3.sql"
   printf '\\set n random(1, %s)\n' "$3" > "$file"
-  printf "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.%s('scale-' || :n, app.request_body(null), '%s'::jsonb) as r;\n" \
-    "$1" "$2" >> "$file"
+  printf "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.%s('scale-' || :n, app.request_body(null, '%s'), '%s'::jsonb) as r;\n" \
+    "$1" "$1" "$2" >> "$file"
 }
 # scale_measure USERS → one "p50 p99" per read, in the order of scale_reads
 declare -A scale_p50 scale_p99

@@ -63,7 +63,7 @@ print(json.dumps({"name": "Bench session", "session_date": "2026-06-01", "exerci
 PY
 )
 write_sql() { # write_sql NAME FUNCTION BODY: one file for user bw-1, one for bw-N on connection N
-  echo "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.$2('bw-1', app.request_body('$3'), '{}'::jsonb) as r;" > "$work/$1.sql"
+  echo "select r::text, current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true) from api.$2('bw-1', app.request_body('$3', '$2'), '{}'::jsonb) as r;" > "$work/$1.sql"
   sed -e "s/('bw-1',/('bw-' || :client_id + 1,/" "$work/$1.sql" > "$work/$1_users.sql"
 }
 write_sql entry entry_create "$entry"

@@ -59,12 +59,12 @@ public struct Endpoint: Sendable, Equatable {
     /// text, and the status and headers it may have set for this transaction.
     public var statement: String {
         if streamedContentType != nil {
-            return "select chunk from api.\(function)($1, app.request_body($2), $3::jsonb) as chunk"
+            return "select chunk from api.\(function)($1, app.request_body($2, '\(function)'), $3::jsonb) as chunk"
         }
         return """
             select r::text, current_setting('liftbase.response_status', true), \
             current_setting('liftbase.response_headers', true) \
-            from api.\(function)($1, app.request_body($2), $3::jsonb) as r
+            from api.\(function)($1, app.request_body($2, '\(function)'), $3::jsonb) as r
             """
     }
 }

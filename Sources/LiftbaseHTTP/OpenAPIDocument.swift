@@ -104,7 +104,8 @@ public enum OpenAPIDocument {
         for endpoint in endpoints {
             paths[apiBasePath + endpoint.path, default: [:]][endpoint.method.rawValue.lowercased()] = operation(
                 endpoint,
-                contract.operations[endpoint.function]
+                contract.operations[endpoint.function],
+                schemas: contract.components["schemas"] as? [String: Any] ?? [:]
             )
         }
         for (path, operation) in operationalPaths { paths[path] = ["get": operation] }
@@ -137,7 +138,7 @@ public enum OpenAPIDocument {
 
     /// Errors the transport answers for any operation, before or around SQL
     /// (APIResponder+Input.swift, APIError+PostgresError.swift).
-    static func transportErrors(of endpoint: Endpoint, takesBody: Bool) -> [Int: String] {
+    static func transportErrors(of endpoint: Endpoint, takesBody: Bool, strictBody: Bool = false) -> [Int: String] {
         var errors: [Int: String] = [
             400:
                 "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)",
@@ -155,10 +156,23 @@ public enum OpenAPIDocument {
                 endpoint.body == .csv
                 ? "; `malformed_csv`: a stray or unclosed quote"
                 : "; `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels"
+            if strictBody {
+                errors[422]! += "; `unknown_field`: a body member the operation does not take, named in `fields`"
+            }
             errors[413] = "`body_too_large`: over \(endpoint.maximumBodySize >> 20) MiB"
             errors[415] = "`unsupported_media_type`: the body must be \(mediaType(ofBody: endpoint))"
         }
         return errors
+    }
+
+    /// Whether a request schema (or the component it names) takes no member it does not
+    /// list: SQL answers such a member 422 `unknown_field` (app.request_members).
+    static func isStrict(_ schema: Any, schemas: [String: Any]) -> Bool {
+        var schema = schema as? [String: Any] ?? [:]
+        if let reference = schema["$ref"] as? String {
+            schema = schemas[String(reference.split(separator: "/").last ?? "")] as? [String: Any] ?? [:]
+        }
+        return schema["additionalProperties"] as? Bool == false
     }
 
     static func mediaType(ofBody endpoint: Endpoint) -> String {
@@ -189,7 +203,11 @@ public enum OpenAPIDocument {
         )
     }
 
-    static func operation(_ endpoint: Endpoint, _ described: APIContract.Operation?) -> [String: Any] {
+    static func operation(
+        _ endpoint: Endpoint,
+        _ described: APIContract.Operation?,
+        schemas: [String: Any] = [:]
+    ) -> [String: Any] {
         let contract = described?.object ?? [:]
         var operation: [String: Any] = ["operationId": endpoint.function, "summary": endpoint.summary]
         if let description = contract["description"] as? String { operation["description"] = description }
@@ -217,9 +235,11 @@ public enum OpenAPIDocument {
         if !parameters.isEmpty { operation["parameters"] = parameters }
 
         var takesBody = false
+        var strictBody = false
         if var body = contract["requestBody"] as? [String: Any] {
             takesBody = true
             if let schema = body.removeValue(forKey: "schema") {
+                strictBody = isStrict(schema, schemas: schemas)
                 var media: [String: Any] = ["schema": schema]
                 if let examples = body.removeValue(forKey: "examples") { media["examples"] = examples }
                 body["content"] = [mediaType(ofBody: endpoint): media]
@@ -258,7 +278,7 @@ public enum OpenAPIDocument {
         if responses.isEmpty {
             responses[String(endpoint.status)] = ["description": "Undescribed: sql/contract has no operation for it"]
         }
-        for (code, text) in transportErrors(of: endpoint, takesBody: takesBody) {
+        for (code, text) in transportErrors(of: endpoint, takesBody: takesBody, strictBody: strictBody) {
             var response =
                 responses[String(code)] as? [String: Any]
                 ?? ["$ref": "#/components/responses/" + errorResponseNames[code]!]

@@ -112,6 +112,74 @@ struct ContractTests {
         }
     }
 
+    /// The member paths of a request schema as `app.request_members` writes them (`items[].name`),
+    /// and whether every object on the way refuses other members.
+    static func memberPaths(
+        _ schema: Any?,
+        prefix: String = "",
+        in document: [String: Any]
+    ) -> (paths: Set<String>, strict: Bool) {
+        guard let schema = resolved(schema, in: document) else { return ([], true) }
+        var paths: Set<String> = []
+        var strict = true
+        for alternative in (schema["anyOf"] ?? schema["oneOf"]) as? [Any] ?? [] {
+            let inner = memberPaths(alternative, prefix: prefix, in: document)
+            paths.formUnion(inner.paths)
+            strict = strict && inner.strict
+        }
+        if let properties = schema["properties"] as? [String: Any] {
+            strict = strict && schema["additionalProperties"] as? Bool == false
+            for (name, member) in properties {
+                let path = prefix.isEmpty ? name : prefix + "." + name
+                paths.insert(path)
+                let inner = memberPaths(member, prefix: path, in: document)
+                paths.formUnion(inner.paths)
+                strict = strict && inner.strict
+            }
+        }
+        if let items = schema["items"] {
+            let inner = memberPaths(items, prefix: prefix + "[]", in: document)
+            paths.formUnion(inner.paths)
+            strict = strict && inner.strict
+        }
+        return (paths, strict)
+    }
+
+    @Test(
+        "every JSON request body refuses members it does not list, and SQL takes exactly the members the contract lists"
+    )
+    func requestMembersMatchSQL() throws {
+        let connection = try TestDatabase.admin()
+        defer { connection.close() }
+        let document = Conformance.document
+        var checked = 0
+        for endpoint in LiftbaseCore.endpoints {
+            let operation = try #require(
+                (document["paths"] as? [String: Any])?[apiBasePath + endpoint.path]
+                    .flatMap { ($0 as? [String: Any])?[endpoint.method.rawValue.lowercased()] } as? [String: Any]
+            )
+            let inSQL = try connection.query("select array_to_json(app.request_members($1))", [endpoint.function])
+                .scalar.map { Set((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String] ?? []) }
+            let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any]
+            guard let schema = (content?["application/json"] as? [String: Any])?["schema"],
+                endpoint.function != "import_liftbase"
+            else {
+                // The CSV imports and the Liftbase import document are read leniently; a
+                // route without a body has no members to check.
+                #expect(inSQL == nil, "\(endpoint.function) takes no checked JSON body, but SQL lists members")
+                continue
+            }
+            let described = Self.memberPaths(schema, in: document)
+            #expect(
+                described.strict,
+                "\(endpoint.function): every object of its request schema says additionalProperties: false"
+            )
+            #expect(inSQL == described.paths, "\(endpoint.function): app.request_members and the contract differ")
+            checked += 1
+        }
+        #expect(checked > 30, "the JSON bodies are checked")
+    }
+
     @Test("a created row's answer links to the operations that take its id")
     func createsLink() throws {
         let document = Conformance.document

@@ -83,6 +83,38 @@ struct InputHTTPTests {
         }
     }
 
+    @Test("a body member the route does not take is 422 unknown_field naming it by its path, and nothing is written")
+    func unknownMembers() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "unknown")
+            let entry: [String: Any] = [
+                "name": "Toast", "calories": 120, "entry_date": "2026-03-02", "meal_type": "breakfast",
+                "unknown_member": 5,
+            ]
+            let refused = try await client.send(.post, "/nutrition/entries", entry, token: token)
+            #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_field")
+            #expect(
+                refused["error", "fields"] as? [String: String] == [
+                    "unknown_member": "is not a member this request takes"
+                ]
+            )
+            let entries = try await client.send(.get, "/nutrition/entries?date=2026-03-02", token: token)
+            #expect((entries["items"] as? [Any])?.isEmpty == true, "nothing of the refused entry was saved")
+
+            let session: [String: Any] = [
+                "status": "completed",
+                "exercises": [["exercise_name": "Squat", "sets": [["reps": 5, "weight": 100]]]],
+            ]
+            let nested = try await client.send(.post, "/training/sessions", session, token: token)
+            #expect(nested.status == .unprocessableContent && nested.errorCode == "unknown_field")
+            #expect(
+                nested["error", "fields"] as? [String: String] == [
+                    "exercises[0].sets[0].weight": "is not a member this request takes"
+                ]
+            )
+        }
+    }
+
     @Test("a NUL in a body, raw or escaped as \\u0000, is 400 invalid_text and writes nothing")
     func nulInBody() async throws {
         try await withTestClient { client in

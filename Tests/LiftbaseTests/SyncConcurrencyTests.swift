@@ -34,7 +34,7 @@ struct SyncConcurrencyTests {
             let body = String(decoding: try JSONSerialization.data(withJSONObject: Self.entry("Slow")), as: UTF8.self)
             let slowAnswer = try #require(
                 try await slow.query(
-                    "select r::text from api.entry_create($1, app.request_body($2), '{}'::jsonb) as r",
+                    "select r::text from api.entry_create($1, app.request_body($2, 'entry_create'), '{}'::jsonb) as r",
                     [token, body]
                 ).scalar
             )

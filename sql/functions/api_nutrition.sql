@@ -26,7 +26,17 @@ begin
     'meal_type', app.field_problem(v_body, 'meal_type', 'app.meal_type', false),
     'source', app.field_problem(v_body, 'source', 'app.entry_source'),
     'barcode', app.field_problem(v_body, 'barcode', 'app.barcode', false),
-    'name', app.field_problem(v_body, 'name', 'app.food_name', false));
+    'name', app.field_problem(v_body, 'name', 'app.food_name', false),
+    'servings', app.field_problem(v_body, 'servings', 'app.servings', false),
+    'portion_id', app.field_problem(v_body, 'portion_id', 'integer', false));
+  -- A member the way of logging does not read is refused, never dropped: a portion is a
+  -- food's, and a favorite is logged as it was saved.
+  if v_body ->> 'food_item_id' is null and v_body ->> 'portion_id' is not null then
+    v_problems := v_problems || '{"portion_id": "is taken only with food_item_id"}';
+  end if;
+  if v_body ->> 'favorite_id' is not null and v_body ->> 'servings' is not null then
+    v_problems := v_problems || '{"servings": "is not taken with favorite_id: a favorite is logged as it was saved"}';
+  end if;
   v_entry.user_id := v_user_id;
 
   if v_body ->> 'favorite_id' is not null then
@@ -79,6 +89,8 @@ begin
   else
     v_problems := v_problems || app.food_values_problems(v_body, '', false);
     if jsonb_strip_nulls(v_problems) = '{}' then
+      -- Kept as given: the values are what was eaten, servings says of how many.
+      v_entry.servings := app.read_number(v_body, 'servings');
       v_entry.calories := app.read_number(v_body, 'calories');
       v_entry.protein_g := coalesce(app.read_number(v_body, 'protein_g'), 0);
       v_entry.carbs_g := coalesce(app.read_number(v_body, 'carbs_g'), 0);

@@ -56,6 +56,14 @@ declare
 begin
   tracking_type := 'weight_reps';
   if p_item ->> 'exercise_id' is not null then
+    -- A name beside the id is not read, but is refused as any bad name would be (its writer
+    -- then names it: app.exercise_reference_problems).
+    if app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false) is not null
+       or app.field_problem(p_item, 'name', 'app.exercise_name', false) is not null then
+      perform app.raise_if_invalid(jsonb_build_object(
+        'exercise_name', app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false),
+        'name', app.field_problem(p_item, 'name', 'app.exercise_name', false)));
+    end if;
     v_id := app.read_uuid(p_item, 'exercise_id');
     select e.id, e.name, e.tracking_type into exercise_id, exercise_name, v_type
       from app.exercises as e where e.id = v_id;
@@ -93,20 +101,32 @@ stable
 as $$
 declare
   v_problem text;
+  v_kinds jsonb;
 begin
+  -- A name is checked whichever member names the exercise: one beside an id is never read,
+  -- but a bad one is refused all the same.
+  v_kinds := jsonb_build_object(p_path || '.exercise_name', app.field_problem(p_item, 'exercise_name', 'text', false),
+                                p_path || '.name', app.field_problem(p_item, 'name', 'text', false));
+  if p_item ? 'exercise_id' and p_item -> 'exercise_id' <> 'null' and jsonb_strip_nulls(v_kinds) = '{}' then
+    v_kinds := jsonb_build_object(
+      p_path || '.exercise_name', app.field_problem(p_item, 'exercise_name', 'app.exercise_name', false),
+      p_path || '.name', app.field_problem(p_item, 'name', 'app.exercise_name', false));
+  end if;
   if p_item ? 'exercise_id' and p_item -> 'exercise_id' <> 'null' then
     v_problem := app.field_problem(p_item, 'exercise_id', 'app.uuid_value');
-    if v_problem is null and (app.resolve_exercise(p_user_id, p_item)).exercise_name is null then
+    if v_problem is null and jsonb_strip_nulls(v_kinds) = '{}'
+       and (app.resolve_exercise(p_user_id, p_item)).exercise_name is null then
       v_problem := 'is not a known exercise';
     end if;
-    return jsonb_build_object(p_path || '.exercise_id', v_problem);
+    return v_kinds || jsonb_build_object(p_path || '.exercise_id', v_problem);
+  end if;
+  if jsonb_strip_nulls(v_kinds) <> '{}' then
+    return v_kinds;
   end if;
   return jsonb_build_object(p_path || '.exercise_name',
-    coalesce(app.field_problem(p_item, 'exercise_name', 'text', false),
-             app.field_problem(p_item, 'name', 'text', false),
-             app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
-                                                                      app.read_text(p_item, 'name')))),
-                               'v', 'app.exercise_name')));
+    app.field_problem(jsonb_build_object('v', btrim(coalesce(app.read_text(p_item, 'exercise_name'),
+                                                             app.read_text(p_item, 'name')))),
+                      'v', 'app.exercise_name'));
 end
 $$;
 

@@ -6,7 +6,7 @@
 --   4. logging from a favorite reproduces the snapshot exactly.
 begin;
 \ir support/helpers.psql
-select plan(6);
+select plan(7);
 select setseed(0.0451);
 
 -- Fixture foods with portions (the catalog is reference data, written by importers).
@@ -73,9 +73,14 @@ select is((select count(*)::integer from favorites
 reset role;
 update app.foods set energy_kcal = energy_kcal + 100, protein_g = protein_g + 1 where source_id like 'fixture-%';
 set local role liftbase_api;
+-- A favorite is logged as it was saved: servings beside it are refused, not ignored.
+select throws_ok(format('select api.entry_create(%L, %L, ''{}'')', (select token from tokens),
+                        jsonb_build_object('favorite_id', (select favorite ->> 'id' from favorites where n = 1),
+                                           'source', 'favorite', 'servings', 3)),
+  'LB422', 'Some fields are invalid.', 'servings beside a favorite are refused: it is logged as it was saved');
 create temporary table from_favorites as
 select n, favorite, api.entry_create((select token from tokens),
-         jsonb_build_object('favorite_id', favorite ->> 'id', 'source', 'favorite', 'servings', 3), '{}') as entry
+         jsonb_build_object('favorite_id', favorite ->> 'id', 'source', 'favorite'), '{}') as entry
   from favorites;
 select is((select count(*)::integer from from_favorites
             where entry ->> 'name' <> favorite ->> 'name'

@@ -263,6 +263,26 @@ extension Components {
                 case portionId = "portion_id"
                 case servings
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.foodItemId = try container.decode(
+                    Swift.String.self,
+                    forKey: .foodItemId
+                )
+                self.portionId = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .portionId
+                )
+                self.servings = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .servings
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "food_item_id",
+                    "portion_id",
+                    "servings"
+                ])
+            }
         }
         /// From a food, or free values.
         ///
@@ -352,6 +372,36 @@ extension Components {
                 case fatG = "fat_g"
                 case name
                 case proteinG = "protein_g"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.calories = try container.decode(
+                    Swift.Double.self,
+                    forKey: .calories
+                )
+                self.carbsG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .carbsG
+                )
+                self.fatG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .fatG
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.proteinG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .proteinG
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "calories",
+                    "carbs_g",
+                    "fat_g",
+                    "name",
+                    "protein_g"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/CustomMealList`.
@@ -976,6 +1026,46 @@ extension Components {
                 case secondaryMuscles = "secondary_muscles"
                 case trackingType = "tracking_type"
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.category = try container.decodeIfPresent(
+                    Components.Schemas.ExerciseInput.CategoryPayload.self,
+                    forKey: .category
+                )
+                self.equipment = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .equipment
+                )
+                self.mechanic = try container.decodeIfPresent(
+                    Components.Schemas.ExerciseInput.MechanicPayload.self,
+                    forKey: .mechanic
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.primaryMuscles = try container.decodeIfPresent(
+                    [Components.Schemas.Muscle].self,
+                    forKey: .primaryMuscles
+                )
+                self.secondaryMuscles = try container.decodeIfPresent(
+                    [Components.Schemas.Muscle].self,
+                    forKey: .secondaryMuscles
+                )
+                self.trackingType = try container.decodeIfPresent(
+                    Components.Schemas.ExerciseInput.TrackingTypePayload.self,
+                    forKey: .trackingType
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "category",
+                    "equipment",
+                    "mechanic",
+                    "name",
+                    "primary_muscles",
+                    "secondary_muscles",
+                    "tracking_type"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/ExerciseMerge`.
         public struct ExerciseMerge: Codable, Hashable, Sendable {
@@ -1074,6 +1164,16 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case intoId = "into_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.intoId = try container.decode(
+                    Swift.String.self,
+                    forKey: .intoId
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "into_id"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/ExercisePage`.
@@ -1433,6 +1533,21 @@ extension Components {
                 case clientId = "client_id"
                 case entryId = "entry_id"
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.clientId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientId
+                )
+                self.entryId = try container.decode(
+                    Swift.String.self,
+                    forKey: .entryId
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "client_id",
+                    "entry_id"
+                ])
+            }
         }
         /// Values, optionally naming the food they came from.
         ///
@@ -1495,6 +1610,51 @@ extension Components {
                 case name
                 case proteinG = "protein_g"
                 case servings
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.calories = try container.decode(
+                    Swift.Double.self,
+                    forKey: .calories
+                )
+                self.carbsG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .carbsG
+                )
+                self.clientId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientId
+                )
+                self.fatG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .fatG
+                )
+                self.foodItemId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .foodItemId
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.proteinG = try container.decode(
+                    Swift.Double.self,
+                    forKey: .proteinG
+                )
+                self.servings = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .servings
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "calories",
+                    "carbs_g",
+                    "client_id",
+                    "fat_g",
+                    "food_item_id",
+                    "name",
+                    "protein_g",
+                    "servings"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/FavoriteList`.
@@ -1727,6 +1887,81 @@ extension Components {
                 case sodiumMg = "sodium_mg"
                 case sugarsG = "sugars_g"
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.barcode = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .barcode
+                )
+                self.brand = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .brand
+                )
+                self.calories = try container.decode(
+                    Swift.Double.self,
+                    forKey: .calories
+                )
+                self.carbsG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .carbsG
+                )
+                self.clientId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientId
+                )
+                self.fatG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .fatG
+                )
+                self.fiberG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .fiberG
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.proteinG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .proteinG
+                )
+                self.saturatedFatG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .saturatedFatG
+                )
+                self.servingG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .servingG
+                )
+                self.servingLabel = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .servingLabel
+                )
+                self.sodiumMg = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .sodiumMg
+                )
+                self.sugarsG = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .sugarsG
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "barcode",
+                    "brand",
+                    "calories",
+                    "carbs_g",
+                    "client_id",
+                    "fat_g",
+                    "fiber_g",
+                    "name",
+                    "protein_g",
+                    "saturated_fat_g",
+                    "serving_g",
+                    "serving_label",
+                    "sodium_mg",
+                    "sugars_g"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/FoodPage`.
         public struct FoodPage: Codable, Hashable, Sendable {
@@ -1774,6 +2009,21 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case goalRatePerWeek = "goal_rate_per_week"
                 case goalType = "goal_type"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.goalRatePerWeek = try container.decode(
+                    Swift.Double.self,
+                    forKey: .goalRatePerWeek
+                )
+                self.goalType = try container.decode(
+                    Components.Schemas.GoalType.self,
+                    forKey: .goalType
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "goal_rate_per_week",
+                    "goal_type"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Goals`.
@@ -3031,6 +3281,51 @@ extension Components {
                 case timezone
                 case unitSystem = "unit_system"
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.activityLevel = try container.decode(
+                    Components.Schemas.ActivityLevel.self,
+                    forKey: .activityLevel
+                )
+                self.ageYears = try container.decode(
+                    Swift.Int.self,
+                    forKey: .ageYears
+                )
+                self.dateOfBirth = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .dateOfBirth
+                )
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.heightCm = try container.decode(
+                    Swift.Double.self,
+                    forKey: .heightCm
+                )
+                self.sex = try container.decode(
+                    Components.Schemas.Sex.self,
+                    forKey: .sex
+                )
+                self.timezone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timezone
+                )
+                self.unitSystem = try container.decodeIfPresent(
+                    Components.Schemas.ProfileInput.UnitSystemPayload.self,
+                    forKey: .unitSystem
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "activity_level",
+                    "age_years",
+                    "date_of_birth",
+                    "display_name",
+                    "height_cm",
+                    "sex",
+                    "timezone",
+                    "unit_system"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/Program`.
         public struct Program: Codable, Hashable, Sendable {
@@ -3731,6 +4026,10 @@ extension Components {
             public var group: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/group_rest_seconds`.
             public var groupRestSeconds: Swift.Int?
+            /// Read as `exercise_name` when that is absent.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/name`.
+            public var name: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/notes`.
             public var notes: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionExerciseInput/sets`.
@@ -3742,6 +4041,7 @@ extension Components {
             ///   - exerciseName:
             ///   - group:
             ///   - groupRestSeconds:
+            ///   - name: Read as `exercise_name` when that is absent.
             ///   - notes:
             ///   - sets:
             public init(
@@ -3749,6 +4049,7 @@ extension Components {
                 exerciseName: Swift.String? = nil,
                 group: Swift.Int? = nil,
                 groupRestSeconds: Swift.Int? = nil,
+                name: Swift.String? = nil,
                 notes: Swift.String? = nil,
                 sets: [Components.Schemas.SetInput]? = nil
             ) {
@@ -3756,6 +4057,7 @@ extension Components {
                 self.exerciseName = exerciseName
                 self.group = group
                 self.groupRestSeconds = groupRestSeconds
+                self.name = name
                 self.notes = notes
                 self.sets = sets
             }
@@ -3764,8 +4066,49 @@ extension Components {
                 case exerciseName = "exercise_name"
                 case group
                 case groupRestSeconds = "group_rest_seconds"
+                case name
                 case notes
                 case sets
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.exerciseId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .exerciseId
+                )
+                self.exerciseName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .exerciseName
+                )
+                self.group = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .group
+                )
+                self.groupRestSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .groupRestSeconds
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.sets = try container.decodeIfPresent(
+                    [Components.Schemas.SetInput].self,
+                    forKey: .sets
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "exercise_id",
+                    "exercise_name",
+                    "group",
+                    "group_rest_seconds",
+                    "name",
+                    "notes",
+                    "sets"
+                ])
             }
         }
         /// A session. A completed one (the default) needs at least one exercise, each with at least one set; one in progress may be empty. Without `session_date`, the date of `started_at` in the user's zone, else today.
@@ -3839,6 +4182,51 @@ extension Components {
                 case sessionDate = "session_date"
                 case startedAt = "started_at"
                 case status
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.clientId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientId
+                )
+                self.exercises = try container.decodeIfPresent(
+                    [Components.Schemas.SessionExerciseInput].self,
+                    forKey: .exercises
+                )
+                self.finishedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .finishedAt
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.sessionDate = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .sessionDate
+                )
+                self.startedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .startedAt
+                )
+                self.status = try container.decodeIfPresent(
+                    Components.Schemas.SessionInput.StatusPayload.self,
+                    forKey: .status
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "client_id",
+                    "exercises",
+                    "finished_at",
+                    "name",
+                    "notes",
+                    "session_date",
+                    "started_at",
+                    "status"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionStatus`.
@@ -4102,6 +4490,61 @@ extension Components {
                 case setType = "set_type"
                 case tempo
                 case weightKg = "weight_kg"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.assistanceKg = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .assistanceKg
+                )
+                self.distanceM = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .distanceM
+                )
+                self.durationSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationSeconds
+                )
+                self.reps = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .reps
+                )
+                self.restSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .restSeconds
+                )
+                self.rir = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .rir
+                )
+                self.rpe = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .rpe
+                )
+                self.setType = try container.decodeIfPresent(
+                    Components.Schemas.SetInput.SetTypePayload.self,
+                    forKey: .setType
+                )
+                self.tempo = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .tempo
+                )
+                self.weightKg = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .weightKg
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "assistance_kg",
+                    "distance_m",
+                    "duration_seconds",
+                    "reps",
+                    "rest_seconds",
+                    "rir",
+                    "rpe",
+                    "set_type",
+                    "tempo",
+                    "weight_kg"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Settings`.

@@ -4100,6 +4100,21 @@ public enum Operations {
                         case email
                         case password
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.email = try container.decode(
+                            Swift.String.self,
+                            forKey: .email
+                        )
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "email",
+                            "password"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/requestBody/content/application\/json`.
                 case json(Operations.AuthLogin.Input.Body.JsonPayload)
@@ -4338,7 +4353,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/422`.
             ///
@@ -4801,6 +4816,21 @@ public enum Operations {
                         case currentPassword = "current_password"
                         case newPassword = "new_password"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.currentPassword = try container.decode(
+                            Swift.String.self,
+                            forKey: .currentPassword
+                        )
+                        self.newPassword = try container.decode(
+                            Swift.String.self,
+                            forKey: .newPassword
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "current_password",
+                            "new_password"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/auth/password/change/POST/requestBody/content/application\/json`.
                 case json(Operations.AuthPasswordChange.Input.Body.JsonPayload)
@@ -4993,7 +5023,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `new_password`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `new_password`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/422`.
             ///
@@ -5129,6 +5159,16 @@ public enum Operations {
                     }
                     public enum CodingKeys: String, CodingKey {
                         case email
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.email = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .email
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "email"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/auth/password/forgot/POST/requestBody/content/application\/json`.
@@ -5298,7 +5338,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/422`.
             ///
@@ -5531,6 +5571,21 @@ public enum Operations {
                         case newPassword = "new_password"
                         case token
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.newPassword = try container.decode(
+                            Swift.String.self,
+                            forKey: .newPassword
+                        )
+                        self.token = try container.decode(
+                            Swift.String.self,
+                            forKey: .token
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "new_password",
+                            "token"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/auth/password/reset/POST/requestBody/content/application\/json`.
                 case json(Operations.AuthPasswordReset.Input.Body.JsonPayload)
@@ -5699,7 +5754,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `new_password`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `new_password`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/422`.
             ///
@@ -5940,6 +5995,26 @@ public enum Operations {
                         case email
                         case password
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.displayName = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .displayName
+                        )
+                        self.email = try container.decode(
+                            Swift.String.self,
+                            forKey: .email
+                        )
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "display_name",
+                            "email",
+                            "password"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/content/application\/json`.
                 case json(Operations.AuthRegister.Input.Body.JsonPayload)
@@ -6132,7 +6207,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `email`, `password`, `display_name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `email`, `password`, `display_name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/422`.
             ///
@@ -6582,6 +6657,16 @@ public enum Operations {
                     public enum CodingKeys: String, CodingKey {
                         case equipmentIds = "equipment_ids"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.equipmentIds = try container.decode(
+                            [Swift.String].self,
+                            forKey: .equipmentIds
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "equipment_ids"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/equipment/selection/PUT/requestBody/content/application\/json`.
                 case json(Operations.EquipmentSelect.Input.Body.JsonPayload)
@@ -6767,7 +6852,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `equipment_ids` (unknown ids named); `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `equipment_ids` (unknown ids named); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/422`.
             ///
@@ -7207,6 +7292,24 @@ public enum Operations {
                     public var primaryMuscles: [Components.Schemas.Muscle]
                     /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/secondary_muscles`.
                     public var secondaryMuscles: [Components.Schemas.Muscle]?
+                    /// Default: derived from the category and equipment (docs/training.md).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/tracking_type`.
+                    @frozen public enum TrackingTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case weightReps = "weight_reps"
+                        case repsOnly = "reps_only"
+                        case bodyweightReps = "bodyweight_reps"
+                        case assistedBodyweight = "assisted_bodyweight"
+                        case duration = "duration"
+                        case weightDuration = "weight_duration"
+                        case distanceDuration = "distance_duration"
+                        case weightDistance = "weight_distance"
+                        case _empty_ = ""
+                    }
+                    /// Default: derived from the category and equipment (docs/training.md).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/json/tracking_type`.
+                    public var trackingType: Operations.ExerciseCreate.Input.Body.JsonPayload.TrackingTypePayload?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
@@ -7217,6 +7320,7 @@ public enum Operations {
                     ///   - name: Unique among the catalog and the user's exercises (case-insensitive); trimmed.
                     ///   - primaryMuscles:
                     ///   - secondaryMuscles:
+                    ///   - trackingType: Default: derived from the category and equipment (docs/training.md).
                     public init(
                         category: Operations.ExerciseCreate.Input.Body.JsonPayload.CategoryPayload? = nil,
                         clientId: Swift.String? = nil,
@@ -7224,7 +7328,8 @@ public enum Operations {
                         mechanic: Operations.ExerciseCreate.Input.Body.JsonPayload.MechanicPayload? = nil,
                         name: Swift.String,
                         primaryMuscles: [Components.Schemas.Muscle],
-                        secondaryMuscles: [Components.Schemas.Muscle]? = nil
+                        secondaryMuscles: [Components.Schemas.Muscle]? = nil,
+                        trackingType: Operations.ExerciseCreate.Input.Body.JsonPayload.TrackingTypePayload? = nil
                     ) {
                         self.category = category
                         self.clientId = clientId
@@ -7233,6 +7338,7 @@ public enum Operations {
                         self.name = name
                         self.primaryMuscles = primaryMuscles
                         self.secondaryMuscles = secondaryMuscles
+                        self.trackingType = trackingType
                     }
                     public enum CodingKeys: String, CodingKey {
                         case category
@@ -7242,6 +7348,52 @@ public enum Operations {
                         case name
                         case primaryMuscles = "primary_muscles"
                         case secondaryMuscles = "secondary_muscles"
+                        case trackingType = "tracking_type"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.category = try container.decodeIfPresent(
+                            Operations.ExerciseCreate.Input.Body.JsonPayload.CategoryPayload.self,
+                            forKey: .category
+                        )
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.equipment = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .equipment
+                        )
+                        self.mechanic = try container.decodeIfPresent(
+                            Operations.ExerciseCreate.Input.Body.JsonPayload.MechanicPayload.self,
+                            forKey: .mechanic
+                        )
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.primaryMuscles = try container.decode(
+                            [Components.Schemas.Muscle].self,
+                            forKey: .primaryMuscles
+                        )
+                        self.secondaryMuscles = try container.decodeIfPresent(
+                            [Components.Schemas.Muscle].self,
+                            forKey: .secondaryMuscles
+                        )
+                        self.trackingType = try container.decodeIfPresent(
+                            Operations.ExerciseCreate.Input.Body.JsonPayload.TrackingTypePayload.self,
+                            forKey: .trackingType
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "category",
+                            "client_id",
+                            "equipment",
+                            "mechanic",
+                            "name",
+                            "primary_muscles",
+                            "secondary_muscles",
+                            "tracking_type"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/exercises/POST/requestBody/content/application\/json`.
@@ -7479,7 +7631,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`, `category`, `mechanic`, `equipment`, `primary_muscles`, `secondary_muscles`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `name`, `category`, `mechanic`, `equipment`, `primary_muscles`, `secondary_muscles`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/422`.
             ///
@@ -7906,7 +8058,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/422`.
             ///
@@ -8608,7 +8760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: into_id missing, not a UUID, not a known exercise, or {id} itself; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: into_id missing, not a UUID, not a known exercise, or {id} itself; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)/responses/422`.
             ///
@@ -10608,7 +10760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`, `barcode`, `calories`, the macros, `serving_g`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `name`, `barcode`, `calories`, the macros, `serving_g`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/422`.
             ///
@@ -12438,7 +12590,7 @@ public enum Operations {
     }
     /// Import a Liftbase export document (JSON)
     ///
-    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped.
+    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped. Unlike every other body, members it does not know are not refused: it reads what it knows of an export of a newer version and leaves the rest (docs/export-format.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/liftbase`.
     /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)`.
@@ -13888,6 +14040,16 @@ public enum Operations {
                     public enum CodingKeys: String, CodingKey {
                         case displayName = "display_name"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.displayName = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .displayName
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "display_name"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/me/PATCH/requestBody/content/application\/json`.
                 case json(Operations.MeUpdate.Input.Body.JsonPayload)
@@ -14088,7 +14250,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `display_name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `display_name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/422`.
             ///
@@ -14224,6 +14386,16 @@ public enum Operations {
                     }
                     public enum CodingKeys: String, CodingKey {
                         case password
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "password"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/me/DELETE/requestBody/content/application\/json`.
@@ -14417,7 +14589,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `password` (is required); `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `password` (is required); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/422`.
             ///
@@ -14822,6 +14994,26 @@ public enum Operations {
                         case items
                         case name
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.items = try container.decode(
+                            [Components.Schemas.CustomMealItemInput].self,
+                            forKey: .items
+                        )
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "items",
+                            "name"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/meals/custom/POST/requestBody/content/application\/json`.
                 case json(Operations.CustomMealCreate.Input.Body.JsonPayload)
@@ -15058,7 +15250,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`, `items`, `items[i].*`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `name`, `items`, `items[i].*`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/422`.
             ///
@@ -15224,6 +15416,21 @@ public enum Operations {
                     public enum CodingKeys: String, CodingKey {
                         case items
                         case name
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.items = try container.decodeIfPresent(
+                            [Components.Schemas.CustomMealItemInput].self,
+                            forKey: .items
+                        )
+                        self.name = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "items",
+                            "name"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/meals/custom/{id}/PATCH/requestBody/content/application\/json`.
@@ -15487,7 +15694,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/422`.
             ///
@@ -17588,7 +17795,7 @@ public enum Operations {
     }
     /// Log food: from a food, favorite, meal or values
     ///
-    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros). A repeated `client_id` answers the first entry (200).
+    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot, so `servings` beside it is refused), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros, and `servings` kept as given). `portion_id` is taken only with a food. A repeated `client_id` answers the first entry (200).
     ///
     /// - Remark: HTTP `POST /api/v1/nutrition/entries`.
     /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)`.
@@ -17718,6 +17925,86 @@ public enum Operations {
                         case proteinG = "protein_g"
                         case servings
                         case source
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.barcode = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .barcode
+                        )
+                        self.calories = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .calories
+                        )
+                        self.carbsG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .carbsG
+                        )
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.customMealId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .customMealId
+                        )
+                        self.entryDate = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .entryDate
+                        )
+                        self.fatG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .fatG
+                        )
+                        self.favoriteId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .favoriteId
+                        )
+                        self.foodItemId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .foodItemId
+                        )
+                        self.mealType = try container.decodeIfPresent(
+                            Operations.EntryCreate.Input.Body.JsonPayload.MealTypePayload.self,
+                            forKey: .mealType
+                        )
+                        self.name = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.portionId = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .portionId
+                        )
+                        self.proteinG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .proteinG
+                        )
+                        self.servings = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .servings
+                        )
+                        self.source = try container.decode(
+                            Components.Schemas.EntrySource.self,
+                            forKey: .source
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "barcode",
+                            "calories",
+                            "carbs_g",
+                            "client_id",
+                            "custom_meal_id",
+                            "entry_date",
+                            "fat_g",
+                            "favorite_id",
+                            "food_item_id",
+                            "meal_type",
+                            "name",
+                            "portion_id",
+                            "protein_g",
+                            "servings",
+                            "source"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/POST/requestBody/content/application\/json`.
@@ -17955,7 +18242,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad field; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad field; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/422`.
             ///
@@ -18165,6 +18452,51 @@ public enum Operations {
                         case name
                         case proteinG = "protein_g"
                         case servings
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.calories = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .calories
+                        )
+                        self.carbsG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .carbsG
+                        )
+                        self.entryDate = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .entryDate
+                        )
+                        self.fatG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .fatG
+                        )
+                        self.mealType = try container.decodeIfPresent(
+                            Operations.EntryUpdate.Input.Body.JsonPayload.MealTypePayload.self,
+                            forKey: .mealType
+                        )
+                        self.name = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.proteinG = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .proteinG
+                        )
+                        self.servings = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .servings
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "calories",
+                            "carbs_g",
+                            "entry_date",
+                            "fat_g",
+                            "meal_type",
+                            "name",
+                            "protein_g",
+                            "servings"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/entries/{id}/PATCH/requestBody/content/application\/json`.
@@ -18428,7 +18760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/422`.
             ///
@@ -18976,6 +19308,71 @@ public enum Operations {
                         case unitSystem = "unit_system"
                         case weightKg = "weight_kg"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.activityLevel = try container.decode(
+                            Components.Schemas.ActivityLevel.self,
+                            forKey: .activityLevel
+                        )
+                        self.ageYears = try container.decode(
+                            Swift.Int.self,
+                            forKey: .ageYears
+                        )
+                        self.bodyFatPct = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .bodyFatPct
+                        )
+                        self.dateOfBirth = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .dateOfBirth
+                        )
+                        self.displayName = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .displayName
+                        )
+                        self.goalRatePerWeek = try container.decode(
+                            Swift.Double.self,
+                            forKey: .goalRatePerWeek
+                        )
+                        self.goalType = try container.decode(
+                            Components.Schemas.GoalType.self,
+                            forKey: .goalType
+                        )
+                        self.heightCm = try container.decode(
+                            Swift.Double.self,
+                            forKey: .heightCm
+                        )
+                        self.sex = try container.decode(
+                            Components.Schemas.Sex.self,
+                            forKey: .sex
+                        )
+                        self.timezone = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .timezone
+                        )
+                        self.unitSystem = try container.decodeIfPresent(
+                            Operations.OnboardingComplete.Input.Body.JsonPayload.UnitSystemPayload.self,
+                            forKey: .unitSystem
+                        )
+                        self.weightKg = try container.decode(
+                            Swift.Double.self,
+                            forKey: .weightKg
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "activity_level",
+                            "age_years",
+                            "body_fat_pct",
+                            "date_of_birth",
+                            "display_name",
+                            "goal_rate_per_week",
+                            "goal_type",
+                            "height_cm",
+                            "sex",
+                            "timezone",
+                            "unit_system",
+                            "weight_kg"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/onboarding/complete/POST/requestBody/content/application\/json`.
                 case json(Operations.OnboardingComplete.Input.Body.JsonPayload)
@@ -19196,7 +19593,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad field of profile, goal and body stats; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad field of profile, goal and body stats; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/422`.
             ///
@@ -19595,6 +19992,10 @@ public enum Operations {
                         public var group: Swift.Int?
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/group_rest_seconds`.
                         public var groupRestSeconds: Swift.Int?
+                        /// Read as `exercise_name` when that is absent.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/name`.
+                        public var name: Swift.String?
                         /// Target reps, or the bottom of a rep range.
                         ///
                         /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/ExercisesPayload/reps`.
@@ -19619,6 +20020,7 @@ public enum Operations {
                         ///   - exerciseName:
                         ///   - group:
                         ///   - groupRestSeconds:
+                        ///   - name: Read as `exercise_name` when that is absent.
                         ///   - reps: Target reps, or the bottom of a rep range.
                         ///   - repsMax: The top of the rep range; not below reps.
                         ///   - restSeconds:
@@ -19632,6 +20034,7 @@ public enum Operations {
                             exerciseName: Swift.String? = nil,
                             group: Swift.Int? = nil,
                             groupRestSeconds: Swift.Int? = nil,
+                            name: Swift.String? = nil,
                             reps: Swift.Int? = nil,
                             repsMax: Swift.Int? = nil,
                             restSeconds: Swift.Int? = nil,
@@ -19645,6 +20048,7 @@ public enum Operations {
                             self.exerciseName = exerciseName
                             self.group = group
                             self.groupRestSeconds = groupRestSeconds
+                            self.name = name
                             self.reps = reps
                             self.repsMax = repsMax
                             self.restSeconds = restSeconds
@@ -19659,11 +20063,82 @@ public enum Operations {
                             case exerciseName = "exercise_name"
                             case group
                             case groupRestSeconds = "group_rest_seconds"
+                            case name
                             case reps
                             case repsMax = "reps_max"
                             case restSeconds = "rest_seconds"
                             case sets
                             case weightKg = "weight_kg"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.assistanceKg = try container.decodeIfPresent(
+                                Swift.Double.self,
+                                forKey: .assistanceKg
+                            )
+                            self.distanceM = try container.decodeIfPresent(
+                                Swift.Double.self,
+                                forKey: .distanceM
+                            )
+                            self.durationSeconds = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .durationSeconds
+                            )
+                            self.exerciseId = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .exerciseId
+                            )
+                            self.exerciseName = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .exerciseName
+                            )
+                            self.group = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .group
+                            )
+                            self.groupRestSeconds = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .groupRestSeconds
+                            )
+                            self.name = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .name
+                            )
+                            self.reps = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .reps
+                            )
+                            self.repsMax = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .repsMax
+                            )
+                            self.restSeconds = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .restSeconds
+                            )
+                            self.sets = try container.decode(
+                                Swift.Int.self,
+                                forKey: .sets
+                            )
+                            self.weightKg = try container.decodeIfPresent(
+                                Swift.Double.self,
+                                forKey: .weightKg
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "assistance_kg",
+                                "distance_m",
+                                "duration_seconds",
+                                "exercise_id",
+                                "exercise_name",
+                                "group",
+                                "group_rest_seconds",
+                                "name",
+                                "reps",
+                                "reps_max",
+                                "rest_seconds",
+                                "sets",
+                                "weight_kg"
+                            ])
                         }
                     }
                     /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/json/exercises`.
@@ -19691,6 +20166,26 @@ public enum Operations {
                         case clientId = "client_id"
                         case exercises
                         case name
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.exercises = try container.decode(
+                            Operations.PlanCreate.Input.Body.JsonPayload.ExercisesPayload.self,
+                            forKey: .exercises
+                        )
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "exercises",
+                            "name"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/plans/POST/requestBody/content/application\/json`.
@@ -19928,7 +20423,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`, `exercises`, `exercises[i].*`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `name`, `exercises`, `exercises[i].*`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/422`.
             ///
@@ -20429,6 +20924,16 @@ public enum Operations {
                     public enum CodingKeys: String, CodingKey {
                         case name
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "name"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/plans/{id}/PATCH/requestBody/content/application\/json`.
                 case json(Operations.PlanRename.Input.Body.JsonPayload)
@@ -20691,7 +21196,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `name`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/422`.
             ///
@@ -21690,6 +22195,21 @@ public enum Operations {
                         case metricsComputedAt = "metrics_computed_at"
                         case version
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.metricsComputedAt = try container.decode(
+                            Foundation.Date.self,
+                            forKey: .metricsComputedAt
+                        )
+                        self.version = try container.decode(
+                            Swift.Int.self,
+                            forKey: .version
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "metrics_computed_at",
+                            "version"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/profile/metrics/acknowledge/POST/requestBody/content/application\/json`.
                 case json(Operations.MetricsAcknowledge.Input.Body.JsonPayload)
@@ -21921,7 +22441,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `version`, `metrics_computed_at`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `version`, `metrics_computed_at`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/422`.
             ///
@@ -22974,6 +23494,36 @@ public enum Operations {
                         case split
                         case trainingAge = "training_age"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.daysPerWeek = try container.decode(
+                            Swift.Int.self,
+                            forKey: .daysPerWeek
+                        )
+                        self.goal = try container.decode(
+                            Components.Schemas.ProgramGoal.self,
+                            forKey: .goal
+                        )
+                        self.split = try container.decodeIfPresent(
+                            [Components.Schemas.TemplateId].self,
+                            forKey: .split
+                        )
+                        self.trainingAge = try container.decode(
+                            Components.Schemas.TrainingAge.self,
+                            forKey: .trainingAge
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "days_per_week",
+                            "goal",
+                            "split",
+                            "training_age"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/program/POST/requestBody/content/application\/json`.
                 case json(Operations.ProgramCreate.Input.Body.JsonPayload)
@@ -23210,7 +23760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `goal`, `training_age`, `days_per_week`, `split`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `goal`, `training_age`, `days_per_week`, `split`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/422`.
             ///
@@ -23858,7 +24408,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/422`.
             ///
@@ -24007,6 +24557,16 @@ public enum Operations {
                     }
                     public enum CodingKeys: String, CodingKey {
                         case combine
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.combine = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .combine
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "combine"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/program/sessions/{id}/skip/POST/requestBody/content/application\/json`.
@@ -24247,7 +24807,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `combine`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `combine`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/422`.
             ///
@@ -24708,6 +25268,21 @@ public enum Operations {
                             case appleHealth = "apple_health"
                             case googleFit = "google_fit"
                         }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.appleHealth = try container.decodeIfPresent(
+                                Swift.Bool.self,
+                                forKey: .appleHealth
+                            )
+                            self.googleFit = try container.decodeIfPresent(
+                                Swift.Bool.self,
+                                forKey: .googleFit
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "apple_health",
+                                "google_fit"
+                            ])
+                        }
                     }
                     /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/health_sync`.
                     public var healthSync: Operations.SettingsUpdate.Input.Body.JsonPayload.HealthSyncPayload?
@@ -24734,6 +25309,21 @@ public enum Operations {
                             public enum CodingKeys: String, CodingKey {
                                 case enabled
                                 case times
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.enabled = try container.decodeIfPresent(
+                                    Swift.Bool.self,
+                                    forKey: .enabled
+                                )
+                                self.times = try container.decodeIfPresent(
+                                    [Components.Schemas.ClockTime].self,
+                                    forKey: .times
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "enabled",
+                                    "times"
+                                ])
                             }
                         }
                         /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/reminders/meals`.
@@ -24766,6 +25356,26 @@ public enum Operations {
                                 case enabled
                                 case time
                             }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.days = try container.decodeIfPresent(
+                                    [Components.Schemas.Weekday].self,
+                                    forKey: .days
+                                )
+                                self.enabled = try container.decodeIfPresent(
+                                    Swift.Bool.self,
+                                    forKey: .enabled
+                                )
+                                self.time = try container.decodeIfPresent(
+                                    Swift.String.self,
+                                    forKey: .time
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "days",
+                                    "enabled",
+                                    "time"
+                                ])
+                            }
                         }
                         /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/reminders/workouts`.
                         public var workouts: Operations.SettingsUpdate.Input.Body.JsonPayload.RemindersPayload.WorkoutsPayload?
@@ -24784,6 +25394,21 @@ public enum Operations {
                         public enum CodingKeys: String, CodingKey {
                             case meals
                             case workouts
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.meals = try container.decodeIfPresent(
+                                Operations.SettingsUpdate.Input.Body.JsonPayload.RemindersPayload.MealsPayload.self,
+                                forKey: .meals
+                            )
+                            self.workouts = try container.decodeIfPresent(
+                                Operations.SettingsUpdate.Input.Body.JsonPayload.RemindersPayload.WorkoutsPayload.self,
+                                forKey: .workouts
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "meals",
+                                "workouts"
+                            ])
                         }
                     }
                     /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/reminders`.
@@ -24821,6 +25446,36 @@ public enum Operations {
                         case reminders
                         case timezone
                         case unitSystem = "unit_system"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.biometricEnabled = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .biometricEnabled
+                        )
+                        self.healthSync = try container.decodeIfPresent(
+                            Operations.SettingsUpdate.Input.Body.JsonPayload.HealthSyncPayload.self,
+                            forKey: .healthSync
+                        )
+                        self.reminders = try container.decodeIfPresent(
+                            Operations.SettingsUpdate.Input.Body.JsonPayload.RemindersPayload.self,
+                            forKey: .reminders
+                        )
+                        self.timezone = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .timezone
+                        )
+                        self.unitSystem = try container.decodeIfPresent(
+                            Components.Schemas.UnitSystem.self,
+                            forKey: .unitSystem
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "biometric_enabled",
+                            "health_sync",
+                            "reminders",
+                            "timezone",
+                            "unit_system"
+                        ])
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/content/application\/json`.
@@ -25058,7 +25713,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: members by dotted path, e.g. `reminders.meals.times`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: members by dotted path, e.g. `reminders.meals.times`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/422`.
             ///
@@ -26614,7 +27269,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad field by its path, e.g. `exercises[0].sets[1].rpe`; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad field by its path, e.g. `exercises[0].sets[1].rpe`; a `client_id` that is no UUID is named alone, before the rest of the body is read; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/422`.
             ///
@@ -27143,6 +27798,31 @@ public enum Operations {
                         case notes
                         case status
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.finishedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .finishedAt
+                        )
+                        self.name = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.notes = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .notes
+                        )
+                        self.status = try container.decodeIfPresent(
+                            Operations.SessionUpdate.Input.Body.JsonPayload.StatusPayload.self,
+                            forKey: .status
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "finished_at",
+                            "name",
+                            "notes",
+                            "status"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/training/sessions/{id}/PATCH/requestBody/content/application\/json`.
                 case json(Operations.SessionUpdate.Input.Body.JsonPayload)
@@ -27405,7 +28085,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/422`.
             ///
@@ -27809,7 +28489,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/422`.
             ///
@@ -29895,6 +30575,21 @@ public enum Operations {
                         case exerciseIds = "exercise_ids"
                         case muscles
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.exerciseIds = try container.decodeIfPresent(
+                            [Swift.String].self,
+                            forKey: .exerciseIds
+                        )
+                        self.muscles = try container.decodeIfPresent(
+                            [Components.Schemas.Muscle].self,
+                            forKey: .muscles
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "exercise_ids",
+                            "muscles"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/user/exclusions/PUT/requestBody/content/application\/json`.
                 case json(Operations.ExclusionsPut.Input.Body.JsonPayload)
@@ -30080,7 +30775,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `exercise_ids`, `muscles`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `exercise_ids`, `muscles`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/422`.
             ///
@@ -30739,7 +31434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `goal_type`, `goal_rate_per_week` (its sign must fit the goal); `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `goal_type`, `goal_rate_per_week` (its sign must fit the goal); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/422`.
             ///
@@ -31160,6 +31855,36 @@ public enum Operations {
                         case recordedAt = "recorded_at"
                         case weightKg = "weight_kg"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.bodyFatPct = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .bodyFatPct
+                        )
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.heightCm = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .heightCm
+                        )
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.weightKg = try container.decode(
+                            Swift.Double.self,
+                            forKey: .weightKg
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "body_fat_pct",
+                            "client_id",
+                            "height_cm",
+                            "recorded_at",
+                            "weight_kg"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/content/application\/json`.
                 case json(Operations.BodyMetricsAdd.Input.Body.JsonPayload)
@@ -31426,7 +32151,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `weight_kg`, `body_fat_pct`, `height_cm`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `weight_kg`, `body_fat_pct`, `height_cm`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/422`.
             ///
@@ -32109,7 +32834,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: every bad profile field; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: every bad profile field; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/422`.
             ///
@@ -32601,6 +33326,31 @@ public enum Operations {
                         case fatG = "fat_g"
                         case proteinG = "protein_g"
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.calories = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .calories
+                        )
+                        self.carbsG = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .carbsG
+                        )
+                        self.fatG = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .fatG
+                        )
+                        self.proteinG = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .proteinG
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "calories",
+                            "carbs_g",
+                            "fat_g",
+                            "protein_g"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/requestBody/content/application\/json`.
                 case json(Operations.TargetsPut.Input.Body.JsonPayload)
@@ -32837,7 +33587,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `calories`, `protein_g`, `carbs_g`, `fat_g`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `calories`, `protein_g`, `carbs_g`, `fat_g`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/422`.
             ///
@@ -33286,6 +34036,26 @@ public enum Operations {
                         case events
                         case url
                     }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.events = try container.decode(
+                            [Components.Schemas.WebhookEvent].self,
+                            forKey: .events
+                        )
+                        self.url = try container.decode(
+                            Swift.String.self,
+                            forKey: .url
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "events",
+                            "url"
+                        ])
+                    }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/webhooks/POST/requestBody/content/application\/json`.
                 case json(Operations.WebhookCreate.Input.Body.JsonPayload)
@@ -33522,7 +34292,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `url` (not http or https, or longer than 2,048 bytes) or `events`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `validation_failed`: `url` (not http or https, or longer than 2,048 bytes) or `events`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/422`.
             ///

@@ -235,7 +235,7 @@ public protocol APIProtocol: Sendable {
     func importHevy(_ input: Operations.ImportHevy.Input) async throws -> Operations.ImportHevy.Output
     /// Import a Liftbase export document (JSON)
     ///
-    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped.
+    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped. Unlike every other body, members it does not know are not refused: it reads what it knows of an export of a newer version and leaves the rest (docs/export-format.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/liftbase`.
     /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)`.
@@ -322,7 +322,7 @@ public protocol APIProtocol: Sendable {
     func entriesList(_ input: Operations.EntriesList.Input) async throws -> Operations.EntriesList.Output
     /// Log food: from a food, favorite, meal or values
     ///
-    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros). A repeated `client_id` answers the first entry (200).
+    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot, so `servings` beside it is refused), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros, and `servings` kept as given). `portion_id` is taken only with a food. A repeated `client_id` answers the first entry (200).
     ///
     /// - Remark: HTTP `POST /api/v1/nutrition/entries`.
     /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)`.
@@ -1095,7 +1095,7 @@ extension APIProtocol {
     }
     /// Import a Liftbase export document (JSON)
     ///
-    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped.
+    /// A Liftbase export document (the JSON of GET /export, not CSV), up to 64 MiB. Ids are kept; rows the account holds already are skipped. Unlike every other body, members it does not know are not refused: it reads what it knows of an export of a newer version and leaves the rest (docs/export-format.md).
     ///
     /// - Remark: HTTP `POST /api/v1/import/liftbase`.
     /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)`.
@@ -1304,7 +1304,7 @@ extension APIProtocol {
     }
     /// Log food: from a food, favorite, meal or values
     ///
-    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros). A repeated `client_id` answers the first entry (200).
+    /// Log food from one of: a food (`food_item_id`, optional `portion_id`, `servings`: per-serving × servings), a favorite (`favorite_id`: exactly its snapshot, so `servings` beside it is refused), a custom meal (`custom_meal_id`, `servings`: its totals × servings), or values (`name`, `calories`, optional macros, and `servings` kept as given). `portion_id` is taken only with a food. A repeated `client_id` answers the first entry (200).
     ///
     /// - Remark: HTTP `POST /api/v1/nutrition/entries`.
     /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)`.
