@@ -766,6 +766,42 @@ $$;
 
 ALTER FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_limited jsonb;
+begin
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text')));
+  v_limited := auth.spend_rate_budgets(array['verification_mail_per_address', 'verification_mail_per_email'],
+                                       array[auth.client_address_key(p_args),
+                                             lower(btrim(app.read_text(p_body, 'email')))]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform auth.resend_email_verification(app.read_text(p_body, 'email'));
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.auth_email_verify(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['verify_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object('token', app.field_problem(p_body, 'token', 'text')));
+  return auth.verify_email(app.read_text(p_body, 'token'));
+end
+$$;
+
+ALTER FUNCTION api.auth_email_verify(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -863,9 +899,10 @@ begin
     'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
-                             auth.display_name_problem(app.read_text(p_body, 'display_name')))));
+                             auth.display_name_problem(app.read_text(p_body, 'display_name'))),
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
   return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
-                       app.read_text(p_body, 'display_name'));
+                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'));
 end
 $$;
 
@@ -1604,6 +1641,11 @@ begin
              where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
+    -- A favorite of an entry is the entry's snapshot: values beside it are refused, not dropped.
+    perform app.raise_if_invalid(coalesce(
+      (select jsonb_object_agg(k.key, 'is not taken with entry_id: the favorite is the entry''s snapshot')
+         from jsonb_each(v_body) as k
+        where k.key not in ('entry_id', 'client_id') and k.value <> 'null'), '{}'));
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
       select e.* into v_entry from app.food_entries as e
        where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');
@@ -9954,7 +9996,9 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
-    when 'auth_register' then array['display_name', 'email', 'password']
+    when 'auth_email_verification' then array['email']
+    when 'auth_email_verify' then array['token']
+    when 'auth_register' then array['display_name', 'email', 'invitation', 'password']
     when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
     when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
                                          'items[].food_item_id', 'items[].name', 'items[].portion_id',
@@ -11956,8 +12000,15 @@ $$;
 ALTER FUNCTION auth.act_as(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.admin_create_user(p_email text, p_password text, p_display_name text) RETURNS jsonb
-    LANGUAGE sql
-    AS $$ select auth.user_json(auth.create_account(p_email, p_password, p_display_name)) $$;
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user auth.users := auth.create_account(p_email, p_password, p_display_name);
+begin
+  update auth.users set email_verified_at = now() where id = v_user.id returning * into v_user;
+  return auth.user_json(v_user);
+end
+$$;
 
 ALTER FUNCTION auth.admin_create_user(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
 
@@ -11989,6 +12040,7 @@ CREATE TABLE auth.users (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     disabled_at timestamp with time zone,
+    email_verified_at timestamp with time zone,
     CONSTRAINT users_display_name_check CHECK (((length(display_name) >= 1) AND (length(display_name) <= 100))),
     CONSTRAINT users_email_check CHECK (((email = btrim(email)) AND ((length(email) >= 3) AND (length(email) <= 254))))
 );
@@ -12187,6 +12239,29 @@ $$;
 
 ALTER FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.create_invitation(p_email text, p_days integer) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_email text := btrim(coalesce(p_email, ''));
+  v_token text := auth.new_token();
+  v_expires_at timestamptz := now() + make_interval(days => p_days);
+begin
+  perform app.raise_if_invalid(jsonb_build_object('email', auth.email_problem(v_email)));
+  if exists (select from auth.users as u where lower(u.email) = lower(v_email)) then
+    perform app.raise_error(409, 'email_taken', 'An account with this email already exists.');
+  end if;
+  update auth.invitations set revoked_at = now()
+   where lower(email) = lower(v_email) and used_at is null and revoked_at is null;
+  insert into auth.invitations (token_hash, email, expires_at) values (auth.token_hash(v_token), v_email, v_expires_at);
+  insert into auth.outbox (kind, recipient, payload)
+  values ('invitation', v_email, jsonb_build_object('token', v_token, 'expires_at', v_expires_at));
+  return jsonb_build_object('email', v_email, 'token', v_token, 'expires_at', v_expires_at);
+end
+$$;
+
+ALTER FUNCTION auth.create_invitation(p_email text, p_days integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.current_account() RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -12330,6 +12405,10 @@ begin
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
+  if v_user.email_verified_at is null and auth.requires_verified_email() then
+    return app.error_response(403, 'email_not_verified',
+                              'Verify this account''s email address first: follow the link of the mail sent to it.');
+  end if;
 
   delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
@@ -12377,6 +12456,30 @@ end
 $$;
 
 ALTER FUNCTION auth.note_display_name_change(p_changes jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE auth.invitations (
+    token_hash bytea NOT NULL,
+    email text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    CONSTRAINT invitations_email_check CHECK (((email = btrim(email)) AND ((length(email) >= 3) AND (length(email) <= 254)))),
+    CONSTRAINT invitations_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE auth.invitations OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.open_invitation(p_token text, p_email text) RETURNS auth.invitations
+    LANGUAGE sql STABLE
+    AS $$
+  select i.* from auth.invitations as i
+   where i.token_hash = auth.token_hash(coalesce(p_token, ''))
+     and lower(i.email) = lower(btrim(coalesce(p_email, '')))
+     and i.used_at is null and i.revoked_at is null and i.expires_at > now()
+$$;
+
+ALTER FUNCTION auth.open_invitation(p_token text, p_email text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_ack(p_id bigint) RETURNS boolean
     LANGUAGE plpgsql
@@ -12696,6 +12799,11 @@ begin
   if v_user.id is null then
     return;
   end if;
+  -- An address not verified yet gets one reset mail, not a stream of them.
+  if v_user.email_verified_at is null
+     and exists (select from auth.password_resets as r where r.user_id = v_user.id) then
+    return;
+  end if;
   v_token := auth.new_token();
   insert into auth.password_resets (token_hash, user_id, expires_at)
   values (auth.token_hash(v_token), v_user.id, v_expires_at);
@@ -12752,6 +12860,35 @@ $$;
 
 ALTER FUNCTION auth.password_reset(p_token text, p_new_password text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.pending_invitations() RETURNS TABLE(email text, created_at timestamp with time zone, expires_at timestamp with time zone, state text)
+    LANGUAGE sql STABLE
+    AS $$
+  select i.email, i.created_at, i.expires_at,
+         case when i.revoked_at is not null then 'revoked' when i.expires_at <= now() then 'expired' else 'open' end
+    from auth.invitations as i
+   where i.used_at is null
+   order by i.created_at desc, i.email
+$$;
+
+ALTER FUNCTION auth.pending_invitations() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.queue_email_verification(p_user auth.users) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_token text := auth.new_token();
+  v_expires_at timestamptz := now() + interval '1 day';
+begin
+  insert into auth.email_verifications (token_hash, user_id, expires_at)
+  values (auth.token_hash(v_token), p_user.id, v_expires_at);
+  insert into auth.outbox (user_id, kind, recipient, payload)
+  values (p_user.id, 'email_verification', p_user.email,
+          jsonb_build_object('token', v_token, 'expires_at', v_expires_at));
+end
+$$;
+
+ALTER FUNCTION auth.queue_email_verification(p_user auth.users) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $_$
@@ -12764,11 +12901,7 @@ declare
   v_wildcard text;
 begin
   select d.quota, d.window_length into quota, window_length
-    from (values ('register_per_address', 10, interval '1 hour'),
-                 ('login_per_address', 60, interval '15 minutes'),
-                 ('forgot_per_address', 10, interval '1 hour'),
-                 ('forgot_per_email', 3, interval '1 hour'),
-                 ('reset_per_address', 20, interval '1 hour')) as d (policy, quota, window_length)
+    from auth.rate_limit_defaults() as d
    where d.policy = p_policy;
   if quota is null then
     raise exception 'no rate-limit policy %', p_policy;
@@ -12778,8 +12911,7 @@ begin
     v_name := btrim(split_part(v_entry, '=', 1));
     v_value := btrim(substr(v_entry, length(split_part(v_entry, '=', 1)) + 2));
     if v_entry !~ '^[a-z_]+\s*=\s*\d{1,9}\s*/\s*\S.*$'
-       or v_name not in ('all', 'register_per_address', 'login_per_address', 'forgot_per_address',
-                         'forgot_per_email', 'reset_per_address') then
+       or not (v_name = 'all' or exists (select from auth.rate_limit_defaults() as d where d.policy = v_name)) then
       raise exception using errcode = 'config_file_error',
         message = format('liftbase.rate_limits = %s: each entry must be policy=quota/window, such as forgot_per_email=3/1 hour, '
                          || 'with a policy of docs/security.md or all', v_setting);
@@ -12803,6 +12935,21 @@ end
 $_$;
 
 ALTER FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.rate_limit_defaults() RETURNS TABLE(policy text, quota integer, window_length interval)
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  values ('register_per_address', 10, interval '1 hour'),
+         ('login_per_address', 60, interval '15 minutes'),
+         ('forgot_per_address', 10, interval '1 hour'),
+         ('forgot_per_email', 3, interval '1 hour'),
+         ('reset_per_address', 20, interval '1 hour'),
+         ('verify_per_address', 20, interval '1 hour'),
+         ('verification_mail_per_address', 10, interval '1 hour'),
+         ('verification_mail_per_email', 3, interval '1 hour')
+$$;
+
+ALTER FUNCTION auth.rate_limit_defaults() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.rate_limit_window(p_text text, p_setting text) RETURNS interval
     LANGUAGE plpgsql STABLE
@@ -12828,10 +12975,10 @@ ALTER FUNCTION auth.rate_limit_window(p_text text, p_setting text) OWNER TO lift
 CREATE FUNCTION auth.rate_limits() RETURNS TABLE(policy text, quota integer, window_length interval)
     LANGUAGE sql STABLE
     AS $$
-  select p.policy, l.quota, l.window_length
-    from unnest(array['register_per_address', 'login_per_address', 'forgot_per_address', 'forgot_per_email',
-                      'reset_per_address']) as p (policy)
-   cross join lateral auth.rate_limit(p.policy) as l
+  select d.policy, l.quota, l.window_length
+    from auth.rate_limit_defaults() as d
+   cross join lateral auth.rate_limit(d.policy) as l
+   order by d.policy
 $$;
 
 ALTER FUNCTION auth.rate_limits() OWNER TO liftbase_owner;
@@ -12861,13 +13008,18 @@ $$;
 
 ALTER FUNCTION auth.refuse_session_of_disabled_account() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text) RETURNS jsonb
+CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_user auth.users;
+  v_invitation_hash bytea;
+  v_refusal jsonb := auth.registration_refusal(p_email, p_invitation);
 begin
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   -- Answered, not raised: the request's rate-limit count stays (auth.spend_rate_budgets),
   -- and no password is hashed for an address that is taken. Two sign-ups of one new
   -- address at once: the second is raised 409 by auth.create_account.
@@ -12875,11 +13027,113 @@ begin
     return app.error_response(409, 'email_taken', 'An account with this email already exists.');
   end if;
   v_user := auth.create_account(p_email, p_password, p_display_name);
+  -- An invitation for the address is spent by the sign-up, and shows the address to be its
+  -- owner's (it was mailed there); any other account is sent a verification mail.
+  v_invitation_hash := auth.token_hash(coalesce(p_invitation, ''));
+  update auth.invitations set used_at = now()
+   where token_hash = v_invitation_hash and lower(email) = lower(v_user.email)
+     and used_at is null and revoked_at is null and expires_at > now();
+  if found then
+    update auth.users set email_verified_at = now() where id = v_user.id returning * into v_user;
+  else
+    perform auth.queue_email_verification(v_user);
+  end if;
+  if auth.requires_verified_email() and v_user.email_verified_at is null then
+    return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
+  end if;
   return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
 end
 $$;
 
-ALTER FUNCTION auth.register(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.registration_mode() RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_value text := coalesce(nullif(btrim(current_setting('liftbase.registration', true)), ''), 'open');
+begin
+  if v_value not in ('open', 'invite_only', 'closed') then
+    raise exception using errcode = 'config_file_error',
+      message = format('liftbase.registration = %s: must be open, invite_only or closed', v_value);
+  end if;
+  return v_value;
+end
+$$;
+
+ALTER FUNCTION auth.registration_mode() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.registration_refusal(p_email text, p_invitation text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  case auth.registration_mode()
+    when 'closed' then
+      return app.error_response(403, 'registration_closed', 'This server takes no new accounts.');
+    when 'invite_only' then
+      if p_invitation is null then
+        return app.error_response(403, 'invitation_required', 'This server takes new accounts by invitation only.');
+      end if;
+      if (auth.open_invitation(p_invitation, p_email)).token_hash is null then
+        return app.error_response(403, 'invalid_invitation',
+                                  'The invitation is unknown, used, revoked, expired or for another address.');
+      end if;
+    else
+      null;
+  end case;
+  return null;
+end
+$$;
+
+ALTER FUNCTION auth.registration_refusal(p_email text, p_invitation text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.requires_verified_email() RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_value text := coalesce(nullif(btrim(current_setting('liftbase.require_verified_email', true)), ''), 'off');
+begin
+  if v_value not in ('on', 'off') then
+    raise exception using errcode = 'config_file_error',
+      message = format('liftbase.require_verified_email = %s: must be on or off', v_value);
+  end if;
+  return v_value = 'on';
+end
+$$;
+
+ALTER FUNCTION auth.requires_verified_email() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.resend_email_verification(p_email text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_user auth.users;
+begin
+  select u.* into v_user from auth.users as u
+   where lower(u.email) = lower(btrim(coalesce(p_email, ''))) and u.disabled_at is null and u.email_verified_at is null;
+  if v_user.id is not null then
+    perform auth.queue_email_verification(v_user);
+  end if;
+end
+$$;
+
+ALTER FUNCTION auth.resend_email_verification(p_email text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.revoke_invitations(p_email text) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_count integer;
+begin
+  update auth.invitations set revoked_at = now()
+   where lower(email) = lower(btrim(coalesce(p_email, ''))) and used_at is null and revoked_at is null;
+  get diagnostics v_count = row_count;
+  return v_count;
+end
+$$;
+
+ALTER FUNCTION auth.revoke_invitations(p_email text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.session_lifetime() RETURNS interval
     LANGUAGE sql IMMUTABLE
@@ -13018,7 +13272,8 @@ CREATE FUNCTION auth.user_json(p_user auth.users) RETURNS jsonb
     'email', p_user.email,
     'display_name', p_user.display_name,
     'created_at', p_user.created_at,
-    'disabled', p_user.disabled_at is not null)
+    'disabled', p_user.disabled_at is not null,
+    'email_verified', p_user.email_verified_at is not null)
 $$;
 
 ALTER FUNCTION auth.user_json(p_user auth.users) OWNER TO liftbase_owner;
@@ -13033,6 +13288,29 @@ end
 $$;
 
 ALTER FUNCTION auth.user_json_shape() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.verify_email(p_token text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_verification auth.email_verifications;
+begin
+  select v.* into v_verification
+    from auth.email_verifications as v
+   where v.token_hash = auth.token_hash(coalesce(p_token, '')) and v.used_at is null and v.expires_at > now()
+     for update;
+  if v_verification.token_hash is null then
+    return app.error_response(400, 'invalid_or_expired_token', 'The verification token is invalid, used or expired.');
+  end if;
+  update auth.email_verifications set used_at = now() where user_id = v_verification.user_id and used_at is null;
+  update auth.users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+   where id = v_verification.user_id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION auth.verify_email(p_token text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -13091,7 +13369,8 @@ declare
   -- on the coordinator, where one indexed read answers, as Citus-managed local tables (so
   -- that their foreign keys to auth.users still hold).
   coordinator_tables constant text[] := array[
-    'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures'];
+    'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
+    'auth.email_verifications'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and
@@ -14003,6 +14282,17 @@ ALTER TABLE app.webhook_queue OWNER TO liftbase_owner;
 
 COMMENT ON TABLE app.webhook_queue IS 'On Citus: webhook events waiting for the delivery worker to move them to auth.outbox (docs/scaling.md)';
 
+CREATE TABLE auth.email_verifications (
+    token_hash bytea NOT NULL,
+    user_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT email_verifications_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE auth.email_verifications OWNER TO liftbase_owner;
+
 CREATE TABLE auth.login_failures (
     id bigint NOT NULL,
     email_key text NOT NULL,
@@ -14453,6 +14743,12 @@ ALTER TABLE ONLY app.webhook_queue
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (user_id, id);
 
+ALTER TABLE ONLY auth.email_verifications
+    ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (token_hash);
+
+ALTER TABLE ONLY auth.invitations
+    ADD CONSTRAINT invitations_pkey PRIMARY KEY (token_hash);
+
 ALTER TABLE ONLY auth.login_failures
     ADD CONSTRAINT login_failures_pkey PRIMARY KEY (id);
 
@@ -14566,6 +14862,10 @@ CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name):
 CREATE UNIQUE INDEX webhook_queue_event_key ON app.webhook_queue USING btree (user_id, subscription_id, event_key);
 
 CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscriptions USING btree (user_id, client_id);
+
+CREATE INDEX email_verifications_user_idx ON auth.email_verifications USING btree (user_id);
+
+CREATE INDEX invitations_email_idx ON auth.invitations USING btree (lower(email));
 
 CREATE INDEX login_failures_email_idx ON auth.login_failures USING btree (email_key, failed_at DESC);
 
@@ -14985,6 +15285,9 @@ ALTER TABLE ONLY app.webhook_queue
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY auth.email_verifications
+    ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.outbox
     ADD CONSTRAINT outbox_subscription_fkey FOREIGN KEY (user_id, subscription_id) REFERENCES app.webhook_subscriptions(user_id, id) ON DELETE CASCADE;
 
@@ -15223,6 +15526,12 @@ GRANT ALL ON FUNCTION api.analytics_weight(p_token text, p_body jsonb, p_args js
 
 REVOKE ALL ON FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.auth_email_verify(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_email_verify(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -16576,6 +16885,8 @@ GRANT ALL ON FUNCTION auth.client_address_key(p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.create_invitation(p_email text, p_days integer) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.current_account() FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.current_account() TO liftbase_api;
 
@@ -16612,6 +16923,8 @@ REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.open_invitation(p_token text, p_email text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_ack(p_id bigint) FROM PUBLIC;
 
@@ -16652,7 +16965,13 @@ GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.pending_invitations() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.queue_email_verification(p_user auth.users) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.rate_limit(p_policy text, OUT quota integer, OUT window_length interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.rate_limit_defaults() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.rate_limit_window(p_text text, p_setting text) FROM PUBLIC;
 
@@ -16663,8 +16982,19 @@ REVOKE ALL ON FUNCTION auth.refuse_if_disabled(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.refuse_session_of_disabled_account() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text) FROM PUBLIC;
-GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text) TO liftbase_api;
+REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.registration_mode() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.registration_refusal(p_email text, p_invitation text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.requires_verified_email() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.resend_email_verification(p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.resend_email_verification(p_email text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.revoke_invitations(p_email text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.session_lifetime() FROM PUBLIC;
 
@@ -16684,6 +17014,9 @@ REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.user_json_shape() FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.user_json_shape() TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.verify_email(p_token text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.verify_email(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
 

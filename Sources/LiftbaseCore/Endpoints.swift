@@ -15,6 +15,22 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/auth/logout", function: "auth_logout", status: 204, summary: "Revoke this session's token"),
     Endpoint(
         .POST,
+        "/auth/email/verify",
+        function: "auth_email_verify",
+        status: 204,
+        auth: false,
+        summary: "Verify an account's email address"
+    ),
+    Endpoint(
+        .POST,
+        "/auth/email/verification",
+        function: "auth_email_verification",
+        status: 202,
+        auth: false,
+        summary: "Send another verification mail"
+    ),
+    Endpoint(
+        .POST,
         "/auth/password/forgot",
         function: "auth_password_forgot",
         status: 202,

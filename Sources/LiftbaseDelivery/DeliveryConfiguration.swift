@@ -15,9 +15,9 @@ public struct DeliveryConfiguration: Sendable {
     public var smtpPassword: String?
     public var mailFrom: String
     /// The base of the links in mails, e.g. https://app.example.com: a reset link is
-    /// <base>/reset-password?token=....
+    /// <base>/reset-password?token=... (docs/webhooks.md lists each mail's page).
     public var publicURL: String
-    /// A folder whose password_reset.txt / password_reset.html replace the built-in templates.
+    /// A folder whose <template>.txt / <template>.html replace the built-in templates.
     public var mailTemplates: String?
     /// The sendmail-compatible program that speaks SMTP (msmtp's command line).
     public var sendmailProgram: String

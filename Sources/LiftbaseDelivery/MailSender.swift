@@ -23,7 +23,7 @@ public struct MailSender: Sendable {
                 configuration.publicURL.hasSuffix("/")
                 ? String(configuration.publicURL.dropLast()) : configuration.publicURL
             let escaped = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
-            variables["link"] = "\(base)/reset-password?token=\(escaped)"
+            variables["link"] = "\(base)/\(Self.linkPath(template: name))?token=\(escaped)"
         }
         let mail = template.rendered(variables)
         let boundary = "liftbase-" + message.idempotencyKey.filter { $0.isLetter || $0.isNumber || $0 == "-" }
@@ -45,6 +45,15 @@ public struct MailSender: Sendable {
         let mime = (headers + [""] + parts).joined(separator: "\n").replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\n", with: "\r\n")
         return (recipient, mime)
+    }
+
+    /// Where a mail's link leads on the app's site (LIFTBASE_PUBLIC_URL), with its token.
+    static func linkPath(template: String) -> String {
+        switch template {
+        case "email_verification": return "verify-email"
+        case "invitation": return "sign-up"
+        default: return "reset-password"
+        }
     }
 
     /// Sends one claimed mail (blocking: run on the worker's own thread).

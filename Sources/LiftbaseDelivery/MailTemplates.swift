@@ -30,7 +30,47 @@ public struct MailTemplate: Sendable, Equatable {
                 ignore this mail: your password stays as it is.</p>
                 </body></html>
                 """
-        )
+        ),
+        "email_verification": MailTemplate(
+            subject: "Verify your address for Liftbase",
+            text: """
+                Someone, we hope you, made a Liftbase account with {{email}}.
+
+                Verify this address here:
+                {{link}}
+
+                The link works until {{expires_at}} and only once. If you made no account, \
+                ignore this mail.
+                """,
+            html: """
+                <!doctype html>
+                <html><body>
+                <p>Someone, we hope you, made a Liftbase account with {{email}}.</p>
+                <p><a href="{{link}}">Verify this address</a></p>
+                <p>The link works until {{expires_at}} and only once. If you made no account, \
+                ignore this mail.</p>
+                </body></html>
+                """
+        ),
+        "invitation": MailTemplate(
+            subject: "You are invited to Liftbase",
+            text: """
+                You are invited to make a Liftbase account with {{email}}.
+
+                Sign up here:
+                {{link}}
+
+                The invitation works until {{expires_at}} and only once.
+                """,
+            html: """
+                <!doctype html>
+                <html><body>
+                <p>You are invited to make a Liftbase account with {{email}}.</p>
+                <p><a href="{{link}}">Sign up</a></p>
+                <p>The invitation works until {{expires_at}} and only once.</p>
+                </body></html>
+                """
+        ),
     ]
 
     /// The template `name`: the operator's files when a folder is configured and holds them,

@@ -8,7 +8,8 @@ struct Liftbase: AsyncParsableCommand {
         commandName: "liftbase",
         abstract: "Liftbase: the backend for strength-training and nutrition apps.",
         subcommands: [
-            Serve.self, Migrate.self, UserCommand.self, OutboxCommand.self, DeliverCommand.self, MetricsCommand.self,
+            Serve.self, Migrate.self, UserCommand.self, InviteCommand.self, OutboxCommand.self, DeliverCommand.self,
+            MetricsCommand.self,
             ImportCommand.self,
             ExportCommand.self, ReportCommand.self, SummariesCommand.self, SyncCommand.self, OpenAPICommand.self,
         ],

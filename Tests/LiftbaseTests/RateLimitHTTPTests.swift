@@ -28,6 +28,9 @@ struct RateLimitHTTPTests {
             let limited = ClosureResult<APIAnswer?>(nil)
             try await withTestClient(databaseURL: url, mode: .live) { client in
                 _ = try await client.send(.post, "/auth/register", ["email": email, "password": "a good password"])
+                // Verified: an address that is not yet gets one reset mail (docs/security.md).
+                let users = try await AsyncConnection.open(url)
+                try await users.execute("update auth.users set email_verified_at = now()")
                 for _ in 0..<60 {
                     let answer = try await client.send(.post, "/auth/password/forgot", ["email": email])
                     statuses.value.append(Int(answer.status.code))

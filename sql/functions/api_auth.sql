@@ -28,9 +28,10 @@ begin
     'password', coalesce(app.field_problem(p_body, 'password', 'text', false),
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
-                             auth.display_name_problem(app.read_text(p_body, 'display_name')))));
+                             auth.display_name_problem(app.read_text(p_body, 'display_name'))),
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
   return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
-                       app.read_text(p_body, 'display_name'));
+                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'));
 end
 $$;
 
@@ -111,6 +112,44 @@ begin
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
   perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
                                app.read_text(p_body, 'new_password'));
+  return null;
+end
+$$;
+
+-- POST /auth/email/verify: the token of a verification mail; a wrong one is counted as a
+-- reset token is.
+create or replace function api.auth_email_verify(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['verify_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object('token', app.field_problem(p_body, 'token', 'text')));
+  return auth.verify_email(app.read_text(p_body, 'token'));
+end
+$$;
+
+-- POST /auth/email/verification: another verification mail, counted per address and per
+-- email asked for as a reset mail is; 202 whatever the email names.
+create or replace function api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_limited jsonb;
+begin
+  perform app.raise_if_invalid(jsonb_build_object('email', app.field_problem(p_body, 'email', 'text')));
+  v_limited := auth.spend_rate_budgets(array['verification_mail_per_address', 'verification_mail_per_email'],
+                                       array[auth.client_address_key(p_args),
+                                             lower(btrim(app.read_text(p_body, 'email')))]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform auth.resend_email_verification(app.read_text(p_body, 'email'));
   return null;
 end
 $$;

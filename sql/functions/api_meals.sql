@@ -46,6 +46,11 @@ begin
              where f.user_id = v_user_id and f.id = v_replayed::uuid);
   end if;
   if v_body ? 'entry_id' then
+    -- A favorite of an entry is the entry's snapshot: values beside it are refused, not dropped.
+    perform app.raise_if_invalid(coalesce(
+      (select jsonb_object_agg(k.key, 'is not taken with entry_id: the favorite is the entry''s snapshot')
+         from jsonb_each(v_body) as k
+        where k.key not in ('entry_id', 'client_id') and k.value <> 'null'), '{}'));
     if app.input_problem(v_body -> 'entry_id', 'uuid') is null then
       select e.* into v_entry from app.food_entries as e
        where e.user_id = v_user_id and e.id = app.read_uuid(v_body, 'entry_id');

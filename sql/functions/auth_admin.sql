@@ -18,10 +18,18 @@ begin
 end
 $$;
 
+-- `liftbase user create`: the operator vouches for the address, which is taken as verified.
 create or replace function auth.admin_create_user(p_email text, p_password text, p_display_name text)
 returns jsonb
-language sql
-as $$ select auth.user_json(auth.create_account(p_email, p_password, p_display_name)) $$;
+language plpgsql
+as $$
+declare
+  v_user auth.users := auth.create_account(p_email, p_password, p_display_name);
+begin
+  update auth.users set email_verified_at = now() where id = v_user.id returning * into v_user;
+  return auth.user_json(v_user);
+end
+$$;
 
 create or replace function auth.admin_users()
 returns table (id uuid, email text, display_name text, created_at timestamptz,

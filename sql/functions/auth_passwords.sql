@@ -1,7 +1,8 @@
 -- Password forgot / reset / change.
 
--- Queues a single-use reset token (valid one hour) in the outbox when the account exists.
--- Answers the same either way, so the endpoint does not reveal which emails have accounts.
+-- Queues a single-use reset token (valid one hour) in the outbox when the account exists
+-- (only its first while its address is not verified). Answers the same either way, so the
+-- endpoint does not reveal which emails have accounts.
 create or replace function auth.password_forgot(p_email text)
 returns void
 language plpgsql
@@ -17,6 +18,11 @@ begin
     from auth.users as u
    where lower(u.email) = lower(btrim(coalesce(p_email, ''))) and u.disabled_at is null;
   if v_user.id is null then
+    return;
+  end if;
+  -- An address not verified yet gets one reset mail, not a stream of them.
+  if v_user.email_verified_at is null
+     and exists (select from auth.password_resets as r where r.user_id = v_user.id) then
     return;
   end if;
   v_token := auth.new_token();

@@ -2,8 +2,24 @@
 -- (auth.rate_counts) that every server of a deployment shares. docs/security.md says what
 -- each policy protects and how an operator changes it.
 
--- A policy's quota per window: its default below, or the operator's value in the setting
--- liftbase.rate_limits, a list such as 'forgot_per_email=5/1 hour, login_per_address=100/15
+-- Every policy with its default quota and window (docs/security.md says what each protects).
+create or replace function auth.rate_limit_defaults()
+returns table (policy text, quota integer, window_length interval)
+language sql
+immutable
+as $$
+  values ('register_per_address', 10, interval '1 hour'),
+         ('login_per_address', 60, interval '15 minutes'),
+         ('forgot_per_address', 10, interval '1 hour'),
+         ('forgot_per_email', 3, interval '1 hour'),
+         ('reset_per_address', 20, interval '1 hour'),
+         ('verify_per_address', 20, interval '1 hour'),
+         ('verification_mail_per_address', 10, interval '1 hour'),
+         ('verification_mail_per_email', 3, interval '1 hour')
+$$;
+
+-- A policy's quota per window: its default (auth.rate_limit_defaults), or the operator's value
+-- in the setting liftbase.rate_limits, a list such as 'forgot_per_email=5/1 hour, login_per_address=100/15
 -- minutes' ('all=…' sets every policy the list does not name). A value that is not such a
 -- list is an operator's mistake: refused (the server will not start on it), never quietly
 -- replaced by the default.
@@ -20,11 +36,7 @@ declare
   v_wildcard text;
 begin
   select d.quota, d.window_length into quota, window_length
-    from (values ('register_per_address', 10, interval '1 hour'),
-                 ('login_per_address', 60, interval '15 minutes'),
-                 ('forgot_per_address', 10, interval '1 hour'),
-                 ('forgot_per_email', 3, interval '1 hour'),
-                 ('reset_per_address', 20, interval '1 hour')) as d (policy, quota, window_length)
+    from auth.rate_limit_defaults() as d
    where d.policy = p_policy;
   if quota is null then
     raise exception 'no rate-limit policy %', p_policy;
@@ -34,8 +46,7 @@ begin
     v_name := btrim(split_part(v_entry, '=', 1));
     v_value := btrim(substr(v_entry, length(split_part(v_entry, '=', 1)) + 2));
     if v_entry !~ '^[a-z_]+\s*=\s*\d{1,9}\s*/\s*\S.*$'
-       or v_name not in ('all', 'register_per_address', 'login_per_address', 'forgot_per_address',
-                         'forgot_per_email', 'reset_per_address') then
+       or not (v_name = 'all' or exists (select from auth.rate_limit_defaults() as d where d.policy = v_name)) then
       raise exception using errcode = 'config_file_error',
         message = format('liftbase.rate_limits = %s: each entry must be policy=quota/window, such as forgot_per_email=3/1 hour, '
                          || 'with a policy of docs/security.md or all', v_setting);
@@ -87,10 +98,10 @@ returns table (policy text, quota integer, window_length interval)
 language sql
 stable
 as $$
-  select p.policy, l.quota, l.window_length
-    from unnest(array['register_per_address', 'login_per_address', 'forgot_per_address', 'forgot_per_email',
-                      'reset_per_address']) as p (policy)
-   cross join lateral auth.rate_limit(p.policy) as l
+  select d.policy, l.quota, l.window_length
+    from auth.rate_limit_defaults() as d
+   cross join lateral auth.rate_limit(d.policy) as l
+   order by d.policy
 $$;
 
 -- The client's address as the HTTP layer gave it (p_args' client_address: the socket's

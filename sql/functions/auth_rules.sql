@@ -122,7 +122,8 @@ as $$
     'email', p_user.email,
     'display_name', p_user.display_name,
     'created_at', p_user.created_at,
-    'disabled', p_user.disabled_at is not null)
+    'disabled', p_user.disabled_at is not null,
+    'email_verified', p_user.email_verified_at is not null)
 $$;
 
 -- The fingerprint of auth.user_json's definition: GET /me's kept answer holds an account

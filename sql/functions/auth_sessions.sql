@@ -165,7 +165,8 @@ begin
 end
 $$;
 
-create or replace function auth.register(p_email text, p_password text, p_display_name text)
+create or replace function auth.register(p_email text, p_password text, p_display_name text,
+                                         p_invitation text default null)
 returns jsonb
 language plpgsql
 security definer
@@ -173,7 +174,12 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_user auth.users;
+  v_invitation_hash bytea;
+  v_refusal jsonb := auth.registration_refusal(p_email, p_invitation);
 begin
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   -- Answered, not raised: the request's rate-limit count stays (auth.spend_rate_budgets),
   -- and no password is hashed for an address that is taken. Two sign-ups of one new
   -- address at once: the second is raised 409 by auth.create_account.
@@ -181,6 +187,20 @@ begin
     return app.error_response(409, 'email_taken', 'An account with this email already exists.');
   end if;
   v_user := auth.create_account(p_email, p_password, p_display_name);
+  -- An invitation for the address is spent by the sign-up, and shows the address to be its
+  -- owner's (it was mailed there); any other account is sent a verification mail.
+  v_invitation_hash := auth.token_hash(coalesce(p_invitation, ''));
+  update auth.invitations set used_at = now()
+   where token_hash = v_invitation_hash and lower(email) = lower(v_user.email)
+     and used_at is null and revoked_at is null and expires_at > now();
+  if found then
+    update auth.users set email_verified_at = now() where id = v_user.id returning * into v_user;
+  else
+    perform auth.queue_email_verification(v_user);
+  end if;
+  if auth.requires_verified_email() and v_user.email_verified_at is null then
+    return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
+  end if;
   return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
 end
 $$;
@@ -225,6 +245,10 @@ begin
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
+  if v_user.email_verified_at is null and auth.requires_verified_email() then
+    return app.error_response(403, 'email_not_verified',
+                              'Verify this account''s email address first: follow the link of the mail sent to it.');
+  end if;
 
   delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
@@ -247,7 +271,7 @@ $$;
 
 grant execute on function
   auth.authenticate(text),
-  auth.register(text, text, text),
+  auth.register(text, text, text, text),
   auth.login(text, text),
   auth.logout(text)
 to liftbase_api;

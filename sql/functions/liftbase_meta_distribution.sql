@@ -58,7 +58,8 @@ declare
   -- on the coordinator, where one indexed read answers, as Citus-managed local tables (so
   -- that their foreign keys to auth.users still hold).
   coordinator_tables constant text[] := array[
-    'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures'];
+    'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
+    'auth.email_verifications'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and

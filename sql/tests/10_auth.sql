@@ -86,7 +86,7 @@ select ok(auth.login('ann@example.com', 'correct horse') ? 'token',
 
 -- Password reset ------------------------------------------------------------------------------
 select lives_ok($$select auth.password_forgot('nobody@example.com')$$, 'forgot for an unknown email says nothing');
-select is((select count(*)::integer from auth.outbox), 0, 'and queues nothing');
+select is((select count(*)::integer from auth.outbox where kind = 'password_reset'), 0, 'and queues nothing');
 select auth.password_forgot('ANN@example.com');
 insert into t select 'reset', payload ->> 'token' from auth.outbox where kind = 'password_reset';
 select is(auth.password_reset('wrong', 'new password 1'), '{"error": {"code": "invalid_or_expired_token", "message": "The reset token is invalid, used or expired."}}'::jsonb,

@@ -21,6 +21,8 @@ create temporary table answers (n integer, email text, status text, body jsonb, 
 
 -- Password reset mails -----------------------------------------------------------------------
 select pg_temp.sign_up('ann', 'ann@example.com', 'a long password');
+-- Verified: an address that is not yet gets one reset mail, whatever the limits.
+update auth.users set email_verified_at = now() where email = 'ann@example.com';
 insert into answers
 select n, e, pg_temp.status(), r, pg_temp.headers()
   from generate_series(1, 60) as n
@@ -124,7 +126,9 @@ select is(auth.client_address_key('{}'), '', 'no address (a statement the HTTP l
 set local liftbase.rate_limits = 'all = 1000/1 minute, forgot_per_email=5/1 day';
 select is(array(select format('%s %s %s', policy, quota, window_length) from auth.rate_limits() order by policy),
   array['forgot_per_address 1000 00:01:00', 'forgot_per_email 5 1 day', 'login_per_address 1000 00:01:00',
-        'register_per_address 1000 00:01:00', 'reset_per_address 1000 00:01:00'],
+        'register_per_address 1000 00:01:00', 'reset_per_address 1000 00:01:00',
+        'verification_mail_per_address 1000 00:01:00', 'verification_mail_per_email 1000 00:01:00',
+        'verify_per_address 1000 00:01:00'],
   'liftbase.rate_limits sets a policy by name, and all the others with all');
 set local liftbase.rate_limits = 'forgot_per_mail=5/1 hour';
 select throws_like('select * from auth.rate_limits()', 'liftbase.rate_limits = forgot_per_mail=5/1 hour: each entry%',

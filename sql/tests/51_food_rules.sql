@@ -2,7 +2,7 @@
 -- entries, daily totals and custom meals, as the API role, on fixture foods.
 begin;
 \ir support/helpers.psql
-select plan(30);
+select plan(31);
 
 insert into app.foods (id, source, source_id, name, food_group, barcode, energy_kcal, protein_g, fat_g, carbs_g, serving_label, serving_g)
 values
@@ -100,6 +100,10 @@ select is(pg_temp.error_of('favorite_delete', 'b', null, jsonb_build_object('id'
   'favorite_not_found', 'nor deletable (404)');
 select is(pg_temp.error_of('entry_create', 'b', jsonb_build_object('favorite_id', (select favorite ->> 'id' from favs), 'source', 'favorite')) -> 'fields',
   '{"favorite_id": "is not one of your favorites"}', 'nor loggable');
+select is(pg_temp.error_of('favorite_create', 'a', '{"entry_id": "00000000-0000-4000-8000-000000000000", "calories": 40}')
+            -> 'fields',
+  '{"calories": "is not taken with entry_id: the favorite is the entry''s snapshot"}',
+  'values beside an entry_id are refused, not dropped');
 
 select * from finish();
 rollback;

@@ -53,6 +53,7 @@ insert into export_paths values
   ('app.exercise_name_aliases', null, 'names merged into another exercise: the merge moved their rows, which the export holds under the exercise kept; the names only steer this server''s later imports'),
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
+  ('auth.email_verifications', null, 'verification tokens are credentials of this server, not user data'),
   ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');
@@ -143,7 +144,7 @@ select is((select array_agg(k order by n) from documents as d, json_object_keys(
         'training_sessions', 'food_entries'],
   'members come in the documented order, the long arrays last');
 select is((select pg_temp.member_names(body::json -> 'user') from documents where name = 'a'),
-  array['id', 'email', 'created_at', 'display_name'],
+  array['id', 'email', 'created_at', 'display_name', 'email_verified'],
   'the user''s members come in the documented order');
 select is((select pg_temp.member_names(body::json -> 'settings') from documents where name = 'a'),
   array['timezone', 'reminders', 'reminders.meals', 'reminders.meals.times', 'reminders.meals.enabled',

@@ -3884,6 +3884,31 @@ extension Components {
                 case week
             }
         }
+        /// The new account and its first bearer token; the token is null when the server requires a verified address before sign-in (a verification mail is on its way).
+        ///
+        /// - Remark: Generated from `#/components/schemas/Registered`.
+        public struct Registered: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Registered/token`.
+            public var token: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Registered/user`.
+            public var user: Components.Schemas.User
+            /// Creates a new `Registered`.
+            ///
+            /// - Parameters:
+            ///   - token:
+            ///   - user:
+            public init(
+                token: Swift.String? = nil,
+                user: Components.Schemas.User
+            ) {
+                self.token = token
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+                case user
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Session`.
         public struct Session: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Session/client_id`.
@@ -5241,6 +5266,10 @@ extension Components {
             public var displayName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/User/email`.
             public var email: Swift.String
+            /// Whether the address was shown to be the account's (a verification mail's link, an invitation, or the operator). Accounts made before verification existed count as verified.
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/email_verified`.
+            public var emailVerified: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/User/id`.
             public var id: Swift.String
             /// Creates a new `User`.
@@ -5250,18 +5279,21 @@ extension Components {
             ///   - disabled:
             ///   - displayName:
             ///   - email:
+            ///   - emailVerified: Whether the address was shown to be the account's (a verification mail's link, an invitation, or the operator). Accounts made before verification existed count as verified.
             ///   - id:
             public init(
                 createdAt: Foundation.Date,
                 disabled: Swift.Bool,
                 displayName: Swift.String? = nil,
                 email: Swift.String,
+                emailVerified: Swift.Bool,
                 id: Swift.String
             ) {
                 self.createdAt = createdAt
                 self.disabled = disabled
                 self.displayName = displayName
                 self.email = email
+                self.emailVerified = emailVerified
                 self.id = id
             }
             public enum CodingKeys: String, CodingKey {
@@ -5269,6 +5301,7 @@ extension Components {
                 case disabled
                 case displayName = "display_name"
                 case email
+                case emailVerified = "email_verified"
                 case id
             }
         }

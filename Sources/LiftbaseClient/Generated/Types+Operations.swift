@@ -4055,6 +4055,812 @@ public enum Operations {
             }
         }
     }
+    /// Send another verification mail
+    ///
+    /// Queues another verification mail when the email names an enabled account whose address is not verified yet. The answer is 202 whatever the body names. Counted per client address (`verification_mail_per_address`) and per email asked for (`verification_mail_per_email`); every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verification`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)`.
+    public enum AuthEmailVerification {
+        public static let id: Swift.String = "auth_email_verification"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthEmailVerification.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthEmailVerification.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AuthEmailVerification.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/requestBody/json/email`.
+                    public var email: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - email:
+                    public init(email: Swift.String) {
+                        self.email = email
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case email
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.email = try container.decode(
+                            Swift.String.self,
+                            forKey: .email
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "email"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/requestBody/content/application\/json`.
+                case json(Operations.AuthEmailVerification.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AuthEmailVerification.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.AuthEmailVerification.Input.Headers = .init(),
+                body: Operations.AuthEmailVerification.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/202/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/202/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/202/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthEmailVerification.Output.Accepted.Headers
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AuthEmailVerification.Output.Accepted.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Accepted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.AuthEmailVerification.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.AuthEmailVerification.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `email`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Components.Headers.RetryAfter?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthEmailVerification.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verification/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthEmailVerification.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthEmailVerification.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.AuthEmailVerification.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `rate_limited`: over `verification_mail_per_address` or `verification_mail_per_email` (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.AuthEmailVerification.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.AuthEmailVerification.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Verify an account's email address
+    ///
+    /// Marks the account's address verified with the token of its verification mail (valid a day, once). Counted against `verify_per_address`, a wrong token too; every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verify`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)`.
+    public enum AuthEmailVerify {
+        public static let id: Swift.String = "auth_email_verify"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthEmailVerify.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthEmailVerify.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AuthEmailVerify.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    public init(token: Swift.String) {
+                        self.token = token
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.token = try container.decode(
+                            Swift.String.self,
+                            forKey: .token
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "token"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/requestBody/content/application\/json`.
+                case json(Operations.AuthEmailVerify.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AuthEmailVerify.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.AuthEmailVerify.Input.Headers = .init(),
+                body: Operations.AuthEmailVerify.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/204/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/204/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthEmailVerify.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AuthEmailVerify.Output.NoContent.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// The address is verified
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.AuthEmailVerify.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.AuthEmailVerify.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `token`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Seconds until a request may succeed again.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Components.Headers.RetryAfter?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///   - retryAfter: Seconds until a request may succeed again.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                        retryAfter: Components.Headers.RetryAfter? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthEmailVerify.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email/verify/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthEmailVerify.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthEmailVerify.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.AuthEmailVerify.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `rate_limited`: over `verify_per_address` (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.AuthEmailVerify.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.AuthEmailVerify.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Start a session
     ///
     /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
@@ -4261,7 +5067,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `account_disabled`
+            /// `account_disabled`; `email_not_verified`: the server requires a verified address and this one is not yet
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/403`.
             ///
@@ -5944,7 +6750,7 @@ public enum Operations {
     }
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Whether anyone may sign up is the operator's choice (docs/security.md): open, by invitation only (`invitation`: the token of `liftbase invite create`, for this address), or closed. The account is sent a verification mail (POST /auth/email/verify) unless its invitation already showed the address to be its owner's; when the server requires a verified address, the answer holds no token. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
@@ -5971,6 +6777,10 @@ public enum Operations {
                     public var displayName: Swift.String?
                     /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/json/email`.
                     public var email: Swift.String
+                    /// The token of an invitation for this email: required when registration is by invitation only.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/json/invitation`.
+                    public var invitation: Swift.String?
                     /// 8 characters to 72 bytes.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/json/password`.
@@ -5980,19 +6790,23 @@ public enum Operations {
                     /// - Parameters:
                     ///   - displayName:
                     ///   - email:
+                    ///   - invitation: The token of an invitation for this email: required when registration is by invitation only.
                     ///   - password: 8 characters to 72 bytes.
                     public init(
                         displayName: Swift.String? = nil,
                         email: Swift.String,
+                        invitation: Swift.String? = nil,
                         password: Swift.String
                     ) {
                         self.displayName = displayName
                         self.email = email
+                        self.invitation = invitation
                         self.password = password
                     }
                     public enum CodingKeys: String, CodingKey {
                         case displayName = "display_name"
                         case email
+                        case invitation
                         case password
                     }
                     public init(from decoder: any Swift.Decoder) throws {
@@ -6005,6 +6819,10 @@ public enum Operations {
                             Swift.String.self,
                             forKey: .email
                         )
+                        self.invitation = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .invitation
+                        )
                         self.password = try container.decode(
                             Swift.String.self,
                             forKey: .password
@@ -6012,6 +6830,7 @@ public enum Operations {
                         try decoder.ensureNoAdditionalProperties(knownKeys: [
                             "display_name",
                             "email",
+                            "invitation",
                             "password"
                         ])
                     }
@@ -6063,12 +6882,12 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/201/content/application\/json`.
-                    case json(Components.Schemas.SignedIn)
+                    case json(Components.Schemas.Registered)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.SignedIn {
+                    public var json: Components.Schemas.Registered {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6133,6 +6952,87 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/403/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/403/headers/RateLimit`.
+                    public var rateLimit: Components.Headers.RateLimit?
+                    /// The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/403/headers/RateLimit-Policy`.
+                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - rateLimit: What is left of each policy: `"forgot_per_email";r=2;t=1800` (requests remaining, seconds until the window resets).
+                    ///   - rateLimitPolicy: The rate-limit policies this request counts against, as the IETF httpapi RateLimit draft writes them: `"forgot_per_email";q=3;w=3600` (quota per window of seconds). docs/security.md lists them.
+                    public init(
+                        rateLimit: Components.Headers.RateLimit? = nil,
+                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil
+                    ) {
+                        self.rateLimit = rateLimit
+                        self.rateLimitPolicy = rateLimitPolicy
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AuthRegister.Output.Forbidden.Headers
+                /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthRegister.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.AuthRegister.Output.Forbidden.Headers = .init(),
+                    body: Operations.AuthRegister.Output.Forbidden.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `registration_closed`; `invitation_required`, `invalid_invitation` (registration by invitation only)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.AuthRegister.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.AuthRegister.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -16383,7 +17283,7 @@ public enum Operations {
     }
     /// Save a favorite from an entry or values
     ///
-    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`). A favorite is a snapshot: later edits of the food never change it.
+    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`), never both: values beside an `entry_id` are refused. A favorite is a snapshot: later edits of the food never change it.
     ///
     /// - Remark: HTTP `POST /api/v1/meals/favorites`.
     /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)`.

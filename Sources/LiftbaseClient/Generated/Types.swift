@@ -88,6 +88,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/analytics/workouts`.
     /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)`.
     func analyticsWorkouts(_ input: Operations.AnalyticsWorkouts.Input) async throws -> Operations.AnalyticsWorkouts.Output
+    /// Send another verification mail
+    ///
+    /// Queues another verification mail when the email names an enabled account whose address is not verified yet. The answer is 202 whatever the body names. Counted per client address (`verification_mail_per_address`) and per email asked for (`verification_mail_per_email`); every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verification`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)`.
+    func authEmailVerification(_ input: Operations.AuthEmailVerification.Input) async throws -> Operations.AuthEmailVerification.Output
+    /// Verify an account's email address
+    ///
+    /// Marks the account's address verified with the token of its verification mail (valid a day, once). Counted against `verify_per_address`, a wrong token too; every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verify`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)`.
+    func authEmailVerify(_ input: Operations.AuthEmailVerify.Input) async throws -> Operations.AuthEmailVerify.Output
     /// Start a session
     ///
     /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
@@ -121,7 +135,7 @@ public protocol APIProtocol: Sendable {
     func authPasswordReset(_ input: Operations.AuthPasswordReset.Input) async throws -> Operations.AuthPasswordReset.Output
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Whether anyone may sign up is the operator's choice (docs/security.md): open, by invitation only (`invitation`: the token of `liftbase invite create`, for this address), or closed. The account is sent a verification mail (POST /auth/email/verify) unless its invitation already showed the address to be its owner's; when the server requires a verified address, the answer holds no token. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
@@ -298,7 +312,7 @@ public protocol APIProtocol: Sendable {
     func favoritesList(_ input: Operations.FavoritesList.Input) async throws -> Operations.FavoritesList.Output
     /// Save a favorite from an entry or values
     ///
-    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`). A favorite is a snapshot: later edits of the food never change it.
+    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`), never both: values beside an `entry_id` are refused. A favorite is a snapshot: later edits of the food never change it.
     ///
     /// - Remark: HTTP `POST /api/v1/meals/favorites`.
     /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)`.
@@ -766,6 +780,36 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Send another verification mail
+    ///
+    /// Queues another verification mail when the email names an enabled account whose address is not verified yet. The answer is 202 whatever the body names. Counted per client address (`verification_mail_per_address`) and per email asked for (`verification_mail_per_email`); every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verification`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)`.
+    public func authEmailVerification(
+        headers: Operations.AuthEmailVerification.Input.Headers = .init(),
+        body: Operations.AuthEmailVerification.Input.Body
+    ) async throws -> Operations.AuthEmailVerification.Output {
+        try await authEmailVerification(Operations.AuthEmailVerification.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Verify an account's email address
+    ///
+    /// Marks the account's address verified with the token of its verification mail (valid a day, once). Counted against `verify_per_address`, a wrong token too; every answer carries the RateLimit headers.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email/verify`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)`.
+    public func authEmailVerify(
+        headers: Operations.AuthEmailVerify.Input.Headers = .init(),
+        body: Operations.AuthEmailVerify.Input.Body
+    ) async throws -> Operations.AuthEmailVerify.Output {
+        try await authEmailVerify(Operations.AuthEmailVerify.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// Start a session
     ///
     /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
@@ -833,7 +877,7 @@ extension APIProtocol {
     }
     /// Create an account and a session
     ///
-    /// Creates an account and signs it in. The email is unique case-insensitively. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
+    /// Creates an account and signs it in. The email is unique case-insensitively. Whether anyone may sign up is the operator's choice (docs/security.md): open, by invitation only (`invitation`: the token of `liftbase invite create`, for this address), or closed. The account is sent a verification mail (POST /auth/email/verify) unless its invitation already showed the address to be its owner's; when the server requires a verified address, the answer holds no token. Counted against the rate limit `register_per_address`; every answer carries the RateLimit headers.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
@@ -1248,7 +1292,7 @@ extension APIProtocol {
     }
     /// Save a favorite from an entry or values
     ///
-    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`). A favorite is a snapshot: later edits of the food never change it.
+    /// From a diary entry (`entry_id`), or from values (`name`, `calories`, `protein_g`, `carbs_g`, `fat_g`, optional `food_item_id` and `servings`), never both: values beside an `entry_id` are refused. A favorite is a snapshot: later edits of the food never change it.
     ///
     /// - Remark: HTTP `POST /api/v1/meals/favorites`.
     /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)`.
