@@ -40,17 +40,21 @@ begin
 end
 $$;
 
--- The invitation for p_email that p_token is, unused, unrevoked and unexpired; null when
--- there is none.
-create or replace function auth.open_invitation(p_token text, p_email text)
-returns auth.invitations
-language sql
+-- Whether p_token is an invitation for p_email, unused, unrevoked and unexpired.
+-- PL/pgSQL, and a boolean rather than the row: on Citus a SQL function's statement on a
+-- coordinator table is not planned, and a function whose type is such a table's row is not
+-- propagated to the workers.
+create or replace function auth.invitation_is_open(p_token text, p_email text)
+returns boolean
+language plpgsql
 stable
 as $$
-  select i.* from auth.invitations as i
-   where i.token_hash = auth.token_hash(coalesce(p_token, ''))
-     and lower(i.email) = lower(btrim(coalesce(p_email, '')))
-     and i.used_at is null and i.revoked_at is null and i.expires_at > now()
+begin
+  return exists (select from auth.invitations as i
+                  where i.token_hash = auth.token_hash(coalesce(p_token, ''))
+                    and lower(i.email) = lower(btrim(coalesce(p_email, '')))
+                    and i.used_at is null and i.revoked_at is null and i.expires_at > now());
+end
 $$;
 
 -- Whether registration lets p_email sign up with p_invitation: null when it does, else the
@@ -68,7 +72,7 @@ begin
       if p_invitation is null then
         return app.error_response(403, 'invitation_required', 'This server takes new accounts by invitation only.');
       end if;
-      if (auth.open_invitation(p_invitation, p_email)).token_hash is null then
+      if not auth.invitation_is_open(p_invitation, p_email) then
         return app.error_response(403, 'invalid_invitation',
                                   'The invitation is unknown, used, revoked, expired or for another address.');
       end if;
@@ -107,6 +111,8 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_verification auth.email_verifications;
+  -- Worked out before the write: Citus takes no stable call in a write of a reference table.
+  v_now timestamptz := now();
 begin
   select v.* into v_verification
     from auth.email_verifications as v
@@ -115,8 +121,8 @@ begin
   if v_verification.token_hash is null then
     return app.error_response(400, 'invalid_or_expired_token', 'The verification token is invalid, used or expired.');
   end if;
-  update auth.email_verifications set used_at = now() where user_id = v_verification.user_id and used_at is null;
-  update auth.users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+  update auth.email_verifications set used_at = v_now where user_id = v_verification.user_id and used_at is null;
+  update auth.users set email_verified_at = coalesce(email_verified_at, v_now), updated_at = v_now
    where id = v_verification.user_id;
   return null;
 end
@@ -168,16 +174,20 @@ end
 $$;
 
 -- `liftbase invite list`: the invitations not used yet, newest first, with their state.
+-- PL/pgSQL: on Citus a SQL function's statement on a coordinator table is not planned.
 create or replace function auth.pending_invitations()
 returns table (email text, created_at timestamptz, expires_at timestamptz, state text)
-language sql
+language plpgsql
 stable
 as $$
+begin
+  return query
   select i.email, i.created_at, i.expires_at,
          case when i.revoked_at is not null then 'revoked' when i.expires_at <= now() then 'expired' else 'open' end
     from auth.invitations as i
    where i.used_at is null
-   order by i.created_at desc, i.email
+   order by i.created_at desc, i.email;
+end
 $$;
 
 -- `liftbase invite revoke EMAIL`: every open invitation of the address stops working.

@@ -194,7 +194,8 @@ begin
    where token_hash = v_invitation_hash and lower(email) = lower(v_user.email)
      and used_at is null and revoked_at is null and expires_at > now();
   if found then
-    update auth.users set email_verified_at = now() where id = v_user.id returning * into v_user;
+    v_user.email_verified_at := now();
+    update auth.users set email_verified_at = v_user.email_verified_at where id = v_user.id;
   else
     perform auth.queue_email_verification(v_user);
   end if;
