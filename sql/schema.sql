@@ -13059,7 +13059,7 @@ $$;
 ALTER FUNCTION auth.registration_mode() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.registration_refusal(p_email text, p_invitation text) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     AS $$
 begin
   case auth.registration_mode()

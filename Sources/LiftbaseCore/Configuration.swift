@@ -32,6 +32,11 @@ public struct Configuration: Sendable {
     /// addresses or networks, comma-separated; docs/security.md). Without them every request
     /// is the socket's peer's: a header anyone can write never decides a rate limit.
     public var trustedProxies: [IPNetwork]
+    /// The in-memory budgets of every API request (docs/security.md): per bearer token
+    /// (LIFTBASE_RATE_LIMIT_PER_TOKEN) and per client address (LIFTBASE_RATE_LIMIT_PER_ADDRESS),
+    /// `quota/seconds` or `off`; nil when off.
+    public var tokenBudget: RequestBudget.Policy?
+    public var addressBudget: RequestBudget.Policy?
 
     /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
     /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
@@ -94,6 +99,16 @@ public struct Configuration: Sendable {
             }
             return network
         }
+        tokenBudget = try RequestBudget.Policy.parse(
+            value("LIFTBASE_RATE_LIMIT_PER_TOKEN") ?? "1200/60",
+            name: "per_token",
+            setting: "LIFTBASE_RATE_LIMIT_PER_TOKEN"
+        )
+        addressBudget = try RequestBudget.Policy.parse(
+            value("LIFTBASE_RATE_LIMIT_PER_ADDRESS") ?? "3000/60",
+            name: "per_address",
+            setting: "LIFTBASE_RATE_LIMIT_PER_ADDRESS"
+        )
         switch try value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
         case nil, "on": loadsBuiltinCatalogs = true
         case "off": loadsBuiltinCatalogs = false

@@ -89,6 +89,13 @@ public struct ClientAddressResolver: Sendable {
         trustedProxies.contains { $0.contains(address) }
     }
 
+    /// What a limit counts of an address, as auth.client_address_key does in SQL: an IPv4
+    /// address itself, an IPv6 address by its /64 network (one host is given a whole /64).
+    public static func limitKey(_ address: String) -> String {
+        guard let bytes = IPNetwork.addressBytes(address), bytes.count == 16 else { return plain(address) }
+        return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
+
     /// An IPv4-mapped IPv6 address as its IPv4 address; any other as it came.
     static func plain(_ address: String) -> String {
         guard let bytes = IPNetwork.addressBytes(address), bytes.count == 4, address.contains(":") else {

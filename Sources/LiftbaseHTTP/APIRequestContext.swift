@@ -17,4 +17,7 @@ struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
 extension HTTPField.Name {
     /// Where a trusted proxy names the client it serves (ClientAddressResolver).
     static let xForwardedFor = Self("X-Forwarded-For")!
+    /// The IETF httpapi RateLimit fields (docs/security.md).
+    static let rateLimitPolicy = Self("RateLimit-Policy")!
+    static let rateLimit = Self("RateLimit")!
 }

@@ -40,6 +40,8 @@ final class APIResponder: HTTPResponder {
     let connections: OpenConnections
     let openAPI: String
     let clientAddresses: ClientAddressResolver
+    let tokenBudget: RequestBudget?
+    let addressBudget: RequestBudget?
     let logger: Logger
 
     init(
@@ -51,6 +53,8 @@ final class APIResponder: HTTPResponder {
         connections: OpenConnections,
         openAPI: String,
         clientAddresses: ClientAddressResolver = ClientAddressResolver(trustedProxies: []),
+        tokenBudget: RequestBudget? = nil,
+        addressBudget: RequestBudget? = nil,
         logger: Logger
     ) {
         self.pool = pool
@@ -61,6 +65,8 @@ final class APIResponder: HTTPResponder {
         self.connections = connections
         self.openAPI = openAPI
         self.clientAddresses = clientAddresses
+        self.tokenBudget = tokenBudget
+        self.addressBudget = addressBudget
         self.logger = logger
     }
 
@@ -135,26 +141,30 @@ final class APIResponder: HTTPResponder {
         context: Context,
         logger: Logger
     ) async throws -> Response {
+        let clientAddress = clientAddresses.clientAddress(
+            peer: context.remoteAddress?.ipAddress,
+            forwardedFor: request.headers[values: .xForwardedFor]
+        )
         let argumentsJSON = try Self.argumentsJSON(
             parameters: parameters,
             query: request.uri.queryParameters,
             headers: request.headers,
-            clientAddress: clientAddresses.clientAddress(
-                peer: context.remoteAddress?.ipAddress,
-                forwardedFor: request.headers[values: .xForwardedFor]
-            )
+            clientAddress: clientAddress
         )
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
+        let budgetHeaders = try spendBudgets(token: token, address: clientAddress)
         let body = try await Self.bodyText(request, for: endpoint)
         if let contentType = endpoint.streamedContentType {
-            return try await stream(
+            var response = try await stream(
                 endpoint,
                 contentType: contentType,
                 parameters: [token, body, argumentsJSON],
                 retryingLostConnection: Self.isRead(request),
                 logger: logger
             )
+            response.headers.append(contentsOf: budgetHeaders)
+            return response
         }
 
         let rows = try await statement(
@@ -172,11 +182,41 @@ final class APIResponder: HTTPResponder {
             answer[1].flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) }
             ?? HTTPResponse.Status(code: endpoint.status)
         var headers = try Self.responseHeaders(answer[2], function: endpoint.function)
+        // The sensitive routes' limits are SQL's (their RateLimit fields); these are the server's.
+        headers.append(contentsOf: budgetHeaders)
         guard let json = answer[0], status != .noContent else {
             return Response(status: status, headers: headers)
         }
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// Spends the request from this server's budgets (RequestBudget, docs/security.md): per
+    /// bearer token and per client address. Answers their RateLimit headers, or throws the
+    /// 429 `rate_limited` with them and Retry-After.
+    func spendBudgets(token: String?, address: String?) throws -> HTTPFields {
+        var spent: [(policy: RequestBudget.Policy, answer: RequestBudget.Answer)] = []
+        // The token's hash, not the token: the table holds no credential.
+        if let budget = tokenBudget, let token { spent.append((budget.policy, budget.spend("t\(token.hashValue)"))) }
+        if let budget = addressBudget, let address {
+            spent.append((budget.policy, budget.spend(ClientAddressResolver.limitKey(address))))
+        }
+        guard !spent.isEmpty else { return [:] }
+        var headers: HTTPFields = [:]
+        headers[.rateLimitPolicy] = spent.map(\.policy.description).joined(separator: ", ")
+        headers[.rateLimit] = spent.map { "\"\($0.policy.name)\";r=\($0.answer.remaining);t=\($0.answer.reset)" }
+            .joined(separator: ", ")
+        let refused = spent.filter { !$0.answer.allowed }
+        guard refused.isEmpty else {
+            headers[.retryAfter] = String(refused.map(\.answer.retryAfter).max() ?? 1)
+            throw APIError(
+                status: .tooManyRequests,
+                code: "rate_limited",
+                message: "Too many requests. Try again later.",
+                headers: headers
+            )
+        }
+        return headers
     }
 
     /// The headers a function set in `liftbase.response_headers`: a JSON object of names to

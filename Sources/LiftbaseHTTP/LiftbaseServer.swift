@@ -91,6 +91,8 @@ public enum LiftbaseServer {
             connections: connections,
             openAPI: OpenAPIDocument.json(for: endpoints, contract: contract),
             clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+            tokenBudget: configuration.tokenBudget.map(RequestBudget.init),
+            addressBudget: configuration.addressBudget.map(RequestBudget.init),
             logger: logger
         )
         let application = Application(

@@ -143,6 +143,8 @@ public enum OpenAPIDocument {
             400:
                 "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)",
             422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
+            429:
+                "`rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After",
             500: "`internal_error`, with `request_id`",
             503: "`database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later",
         ]

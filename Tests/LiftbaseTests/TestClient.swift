@@ -30,6 +30,9 @@ func withTestClient(
     configuration.databaseURL = try databaseURL ?? TestDatabase.url()
     configuration.sqlDirectory = TestDatabase.sqlDirectory
     configuration.poolSize = poolSize
+    // Budgets the suite never reaches; the tests of the budgets set their own.
+    configuration.tokenBudget = .init(name: "per_token", quota: 1_000_000, window: .seconds(1))
+    configuration.addressBudget = .init(name: "per_address", quota: 1_000_000, window: .seconds(1))
     adjust(&configuration)
     let logger =
         logger

@@ -62,7 +62,6 @@ $$;
 create or replace function auth.registration_refusal(p_email text, p_invitation text)
 returns jsonb
 language plpgsql
-stable
 as $$
 begin
   case auth.registration_mode()
