@@ -32,6 +32,17 @@ struct RequestBudgetTests {
         #expect(budget.keyCount == 1, "only the key spent after the sweep is held")
     }
 
+    @Test("an address counts as itself, an IPv6 address by its /64, as auth.client_address_key counts it in SQL")
+    func addressKeys() {
+        #expect(ClientAddressResolver.limitKey("198.51.100.7") == "198.51.100.7")
+        #expect(ClientAddressResolver.limitKey("::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(
+            ClientAddressResolver.limitKey("2001:db8:1:2:aaaa::1")
+                == ClientAddressResolver.limitKey("2001:db8:1:2::ffff")
+        )
+        #expect(ClientAddressResolver.limitKey("2001:db8:1:2::1") != ClientAddressResolver.limitKey("2001:db8:1:3::1"))
+    }
+
     @Test("LIFTBASE_RATE_LIMIT_PER_* read as quota/seconds or off; anything else stops the start")
     func settings() throws {
         let configuration = try Configuration(environment: [
