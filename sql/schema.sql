@@ -766,6 +766,46 @@ $$;
 
 ALTER FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.api_key_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return auth.create_api_key(v_user_id, p_body, auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.api_key_create(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.api_key_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  perform auth.revoke_api_key(v_user_id, app.id_parameter(p_args), auth.client_of(p_args));
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.api_key_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.api_keys_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return app.page_of_list(auth.api_keys_of(v_user_id), p_args);
+end
+$$;
+
+ALTER FUNCTION api.api_keys_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -813,8 +853,10 @@ begin
   end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', app.field_problem(p_body, 'email', 'text', false),
-    'password', app.field_problem(p_body, 'password', 'text', false)));
-  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'));
+    'password', app.field_problem(p_body, 'password', 'text', false),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false)));
+  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'), auth.client_of(p_args),
+                    app.read_boolean(p_body, 'refreshable'));
 end
 $$;
 
@@ -839,7 +881,7 @@ begin
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
   perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
-                               app.read_text(p_body, 'new_password'));
+                               app.read_text(p_body, 'new_password'), auth.client_of(p_args));
   return null;
 end
 $$;
@@ -878,7 +920,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'token', app.field_problem(p_body, 'token', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
+  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'),
+                             auth.client_of(p_args));
 end
 $$;
 
@@ -900,13 +943,27 @@ begin
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
                              auth.display_name_problem(app.read_text(p_body, 'display_name'))),
-    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false)));
   return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
-                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'));
+                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'),
+                       auth.client_of(p_args), app.read_boolean(p_body, 'refreshable'));
 end
 $$;
 
 ALTER FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'refresh_token', app.field_problem(p_body, 'refresh_token', 'text')));
+  return auth.refresh_session(app.read_text(p_body, 'refresh_token'), auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -2033,6 +2090,7 @@ CREATE FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS 
     AS $$
 begin
   perform auth.authenticate(p_token);
+  perform auth.refuse_api_key(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
     'password', app.field_problem(p_body, 'password', 'text')));
   perform auth.delete_current_account(app.read_text(p_body, 'password'));
@@ -2557,6 +2615,20 @@ end
 $$;
 
 ALTER FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+begin
+  perform auth.refuse_api_key(p_token);
+  return app.page(auth.security_events_page(v_user_id, v_page.cursor_number, v_page.page_size), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.session_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -9992,13 +10064,15 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
   select case p_function
-    when 'auth_login' then array['email', 'password']
+    when 'api_key_create' then array['expires_at', 'name', 'scope']
+    when 'auth_login' then array['email', 'password', 'refreshable']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
     when 'auth_email_verification' then array['email']
     when 'auth_email_verify' then array['token']
-    when 'auth_register' then array['display_name', 'email', 'invitation', 'password']
+    when 'auth_register' then array['display_name', 'email', 'invitation', 'password', 'refreshable']
+    when 'auth_token' then array['refresh_token']
     when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
     when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
                                          'items[].food_item_id', 'items[].name', 'items[].portion_id',
@@ -11986,6 +12060,13 @@ $$;
 
 ALTER FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.access_token_lifetime() RETURNS interval
+    LANGUAGE sql STABLE
+    AS $$ select auth.interval_setting('liftbase.access_token_lifetime', interval '15 minutes', interval '1 minute',
+                                   interval '1 day') $$;
+
+ALTER FUNCTION auth.access_token_lifetime() OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.act_as(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -12086,7 +12167,7 @@ begin
   -- On Citus the triggers on auth.users that do this are dropped (app.on_citus).
   if app.on_citus() then
     if v_user.disabled_at is not null then
-      delete from auth.sessions where user_id = v_user.id;
+      perform auth.end_sessions(v_user.id);
     end if;
     perform app.refresh_me_document(v_user.id);
   end if;
@@ -12132,6 +12213,53 @@ $$;
 
 ALTER FUNCTION auth.admin_users() OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.api_key_json(p_key jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$ select p_key - 'user_id' - 'token_hash' $$;
+
+ALTER FUNCTION auth.api_key_json(p_key jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.api_key_limit() RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$ select 50 $$;
+
+ALTER FUNCTION auth.api_key_limit() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.api_key_problems(p_body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_name text := app.field_problem(p_body, 'name', 'text');
+  v_scope text := app.field_problem(p_body, 'scope', 'text');
+  v_expires_at text := app.field_problem(p_body, 'expires_at', 'app.timestamp_value', false);
+begin
+  if v_name is null and length(btrim(p_body ->> 'name')) not between 1 and 100 then
+    v_name := 'must be 1 to 100 characters';
+  end if;
+  if v_scope is null and p_body ->> 'scope' not in ('read', 'read_write') then
+    v_scope := 'must be read or read_write';
+  end if;
+  if v_expires_at is null and (p_body ->> 'expires_at')::timestamptz <= now() then
+    v_expires_at := 'must be in the future';
+  end if;
+  return jsonb_build_object('name', v_name, 'scope', v_scope, 'expires_at', v_expires_at);
+end
+$$;
+
+ALTER FUNCTION auth.api_key_problems(p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.api_keys_of(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  return (select coalesce(jsonb_agg(auth.api_key_json(to_jsonb(k)) order by k.created_at desc, k.id), '[]')
+            from auth.api_keys as k where k.user_id = p_user_id);
+end
+$$;
+
+ALTER FUNCTION auth.api_keys_of(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.authenticate(p_token text) RETURNS uuid
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -12152,6 +12280,10 @@ begin
     if p_token is null or p_token = '' then
       perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
     end if;
+    -- A personal API key is looked up only when no session has the token.
+    if p_token like 'lbk\_%' then
+      return auth.authenticate_api_key(p_token);
+    end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
   if v_on_citus then
@@ -12163,8 +12295,11 @@ begin
     perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then
+    -- A session token's expiry slides with use; an access token of a refresh-token family
+    -- keeps its own (auth_refresh_tokens.sql).
     update auth.sessions
-       set last_seen_at = now(), expires_at = now() + auth.session_lifetime()
+       set last_seen_at = now(),
+           expires_at = case when family_id is null then now() + auth.session_lifetime() else expires_at end
      where token_hash = auth.token_hash(p_token);
   end if;
   return v_user_id;
@@ -12172,6 +12307,33 @@ end
 $$;
 
 ALTER FUNCTION auth.authenticate(p_token text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.authenticate_api_key(p_token text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_user_id uuid;
+  v_stale boolean;
+begin
+  select k.user_id, coalesce(k.last_used_at < now() - interval '1 minute', true) into v_user_id, v_stale
+    from auth.api_keys as k
+    join auth.users as u on u.id = k.user_id
+   where k.token_hash = auth.token_hash(p_token)
+     and (k.expires_at is null or k.expires_at > now())
+     and u.disabled_at is null;
+  if v_user_id is null then
+    perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
+  end if;
+  perform auth.act_as(v_user_id);
+  if v_stale then
+    update auth.api_keys set last_used_at = now() where token_hash = auth.token_hash(p_token);
+  end if;
+  return v_user_id;
+end
+$$;
+
+ALTER FUNCTION auth.authenticate_api_key(p_token text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.bcrypt_cost() RETURNS integer
     LANGUAGE plpgsql STABLE
@@ -12216,6 +12378,15 @@ $$;
 
 ALTER FUNCTION auth.client_address_key(p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.client_of(p_args jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select jsonb_build_object('client_address', p_args ->> 'client_address',
+                            'user_agent', left(p_args ->> 'user_agent', 200))
+$$;
+
+ALTER FUNCTION auth.client_of(p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) RETURNS auth.users
     LANGUAGE plpgsql
     AS $$
@@ -12240,6 +12411,33 @@ end
 $$;
 
 ALTER FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_token text := 'lbk_' || auth.new_token();
+  v_key auth.api_keys;
+begin
+  perform app.raise_if_invalid(auth.api_key_problems(p_body));
+  -- One account's keys are made one at a time, so that two at once cannot pass the limit.
+  perform from auth.users as u where u.id = p_user_id for update;
+  if (select count(*) from auth.api_keys as k where k.user_id = p_user_id) >= auth.api_key_limit() then
+    perform app.raise_error(409, 'too_many_api_keys',
+                            format('An account has at most %s API keys: revoke one first.', auth.api_key_limit()));
+  end if;
+  insert into auth.api_keys (user_id, name, token_hash, scope, expires_at)
+  values (p_user_id, btrim(app.read_text(p_body, 'name')), auth.token_hash(v_token), app.read_text(p_body, 'scope'),
+          app.read_text(p_body, 'expires_at')::timestamptz)
+  returning * into v_key;
+  perform auth.log_security_event(p_user_id, 'api_key_created', p_client,
+                                  jsonb_build_object('api_key_id', v_key.id, 'name', v_key.name, 'scope', v_key.scope));
+  return auth.api_key_json(to_jsonb(v_key)) || jsonb_build_object('key', v_token);
+end
+$$;
+
+ALTER FUNCTION auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.create_invitation(p_email text, p_days integer) RETURNS jsonb
     LANGUAGE plpgsql
@@ -12342,11 +12540,24 @@ $_$;
 
 ALTER FUNCTION auth.email_problem(p_email text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.end_sessions(p_user_id uuid, p_keep_token_hash bytea DEFAULT NULL::bytea) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_kept_family uuid := (select s.family_id from auth.sessions as s where s.token_hash = p_keep_token_hash);
+begin
+  delete from auth.token_families where user_id = p_user_id and id is distinct from v_kept_family;
+  delete from auth.sessions where user_id = p_user_id and token_hash is distinct from p_keep_token_hash;
+end
+$$;
+
+ALTER FUNCTION auth.end_sessions(p_user_id uuid, p_keep_token_hash bytea) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.end_sessions_of_disabled_account() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 begin
-  delete from auth.sessions where user_id = new.id;
+  perform auth.end_sessions(new.id);
   return null;
 end
 $$;
@@ -12358,6 +12569,31 @@ CREATE FUNCTION auth.hash_password(p_password text) RETURNS text
     AS $$ select public.crypt(p_password, public.gen_salt('bf', auth.bcrypt_cost())) $$;
 
 ALTER FUNCTION auth.hash_password(p_password text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.interval_setting(p_name text, p_default interval, p_least interval, p_most interval) RETURNS interval
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_value text := nullif(btrim(current_setting(p_name, true)), '');
+  v_interval interval;
+begin
+  if v_value is null then
+    return p_default;
+  end if;
+  begin
+    v_interval := v_value::interval;
+  exception when others then
+    v_interval := null;
+  end;
+  if v_interval is null or v_interval < p_least or v_interval > p_most then
+    raise exception using errcode = 'config_file_error',
+      message = format('%s = %s: must be a length of time from %s to %s', p_name, v_value, p_least, p_most);
+  end if;
+  return v_interval;
+end
+$$;
+
+ALTER FUNCTION auth.interval_setting(p_name text, p_default interval, p_least interval, p_most interval) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.invitation_is_open(p_token text, p_email text) RETURNS boolean
     LANGUAGE plpgsql STABLE
@@ -12384,7 +12620,46 @@ CREATE FUNCTION auth.lockout_window() RETURNS interval
 
 ALTER FUNCTION auth.lockout_window() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.login(p_email text, p_password text) RETURNS jsonb
+CREATE FUNCTION auth.log_security_event(p_user_id uuid, p_kind text, p_client jsonb, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_cutoff timestamptz := now() - auth.security_log_retention();
+begin
+  if not p_kind = any (auth.security_event_kinds()) then
+    raise exception 'no security event kind %', p_kind;
+  end if;
+  delete from auth.security_events as e
+   where e.user_id = p_user_id
+     and e.id in (select o.id from auth.security_events as o
+                   where o.user_id = p_user_id and o.occurred_at < v_cutoff
+                   order by o.occurred_at limit 16);
+  insert into auth.security_events (user_id, kind, client_address, user_agent, detail)
+  values (p_user_id, p_kind, p_client ->> 'client_address', p_client ->> 'user_agent', coalesce(p_detail, '{}'));
+end
+$$;
+
+ALTER FUNCTION auth.log_security_event(p_user_id uuid, p_kind text, p_client jsonb, p_detail jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.log_sign_in(p_user_id uuid, p_client jsonb, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  if exists (select from auth.security_events as e where e.user_id = p_user_id and e.kind = 'sign_in')
+     and not exists (select from auth.security_events as e
+                      where e.user_id = p_user_id and e.kind = 'sign_in'
+                        and e.user_agent is not distinct from p_client ->> 'user_agent') then
+    perform auth.log_security_event(p_user_id, 'new_device', p_client);
+  end if;
+  perform auth.log_security_event(p_user_id, 'sign_in', p_client, p_detail);
+end
+$$;
+
+ALTER FUNCTION auth.log_sign_in(p_user_id uuid, p_client jsonb, p_detail jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.login(p_email text, p_password text, p_client jsonb DEFAULT '{}'::jsonb, p_refreshable boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -12415,6 +12690,9 @@ begin
   end if;
   if v_user.id is null or not auth.password_matches(p_password, v_user.password_hash) then
     insert into auth.login_failures (email_key) values (v_email_key);
+    if v_user.id is not null then
+      perform auth.log_security_event(v_user.id, 'sign_in_failed', p_client);
+    end if;
     return app.error_response(401, 'invalid_credentials', 'The email or password is incorrect.');
   end if;
   if v_user.disabled_at is not null then
@@ -12427,11 +12705,12 @@ begin
 
   delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
-  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+  perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
+  return auth.session_answer(v_user, p_refreshable);
 end
 $$;
 
-ALTER FUNCTION auth.login(p_email text, p_password text) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.logout(p_token text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -12439,6 +12718,9 @@ CREATE FUNCTION auth.logout(p_token text) RETURNS void
     AS $$
 begin
   perform auth.authenticate(p_token);
+  perform auth.refuse_api_key(p_token);
+  delete from auth.token_families
+   where id = (select s.family_id from auth.sessions as s where s.token_hash = auth.token_hash(p_token));
   delete from auth.sessions where token_hash = auth.token_hash(p_token);
 end
 $$;
@@ -12456,6 +12738,27 @@ CREATE FUNCTION auth.new_webhook_secret() RETURNS text
     AS $$ select 'whsec_' || encode(public.gen_random_bytes(24), 'base64') $$;
 
 ALTER FUNCTION auth.new_webhook_secret() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.next_family_tokens(p_user_id uuid, p_family_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_secret text := auth.new_token();
+  v_expires_at timestamptz := now() + auth.refresh_token_lifetime();
+begin
+  update auth.token_families
+     set secret_hash = auth.token_hash(v_secret), rotated_at = now(), expires_at = v_expires_at
+   where id = p_family_id;
+  -- The family's access tokens that have lapsed go: a family holds about one at a time.
+  delete from auth.sessions where family_id = p_family_id and expires_at <= now();
+  return jsonb_build_object('token', auth.start_session(p_user_id, p_family_id),
+                            'token_type', 'Bearer',
+                            'expires_in', extract(epoch from auth.access_token_lifetime())::integer,
+                            'refresh_token', auth.refresh_token_text(p_family_id, v_secret));
+end
+$$;
+
+ALTER FUNCTION auth.next_family_tokens(p_user_id uuid, p_family_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.note_display_name_change(p_changes jsonb) RETURNS void
     LANGUAGE plpgsql
@@ -12758,22 +13061,24 @@ $$;
 
 ALTER FUNCTION auth.outbox_take_webhook_queue() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) RETURNS void
+CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  perform auth.refuse_api_key(p_token);
   if not auth.password_matches(p_current_password,
                                (select u.password_hash from auth.users as u where u.id = v_user_id)) then
     perform app.raise_error(403, 'invalid_password', 'The current password is incorrect.');
   end if;
   perform auth.set_password(v_user_id, p_new_password, auth.token_hash(p_token));
+  perform auth.log_security_event(v_user_id, 'password_changed', p_client);
 end
 $$;
 
-ALTER FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.password_forgot(p_email text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -12825,7 +13130,7 @@ $$;
 
 ALTER FUNCTION auth.password_problem(p_password text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.password_reset(p_token text, p_new_password text) RETURNS jsonb
+CREATE FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -12845,11 +13150,12 @@ begin
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  perform auth.log_security_event(v_reset.user_id, 'password_reset', p_client);
   return null;
 end
 $$;
 
-ALTER FUNCTION auth.password_reset(p_token text, p_new_password text) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.pending_invitations() RETURNS TABLE(email text, created_at timestamp with time zone, expires_at timestamp with time zone, state text)
     LANGUAGE plpgsql STABLE
@@ -12977,6 +13283,71 @@ $$;
 
 ALTER FUNCTION auth.rate_limits() OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_token record := auth.refresh_token_parts(p_refresh_token);
+  v_family auth.token_families;
+begin
+  select f.* into v_family
+    from auth.token_families as f
+   where f.id = v_token.family_id and f.expires_at > now()
+     for update;
+  if v_family.id is null then
+    return app.error_response(401, 'invalid_refresh_token',
+                              'The refresh token is invalid or has expired, or its sign-in has ended. Sign in again.');
+  end if;
+  if v_family.secret_hash <> auth.token_hash(v_token.secret) then
+    delete from auth.token_families where id = v_family.id;
+    perform auth.log_security_event(v_family.user_id, 'refresh_token_reused', p_client,
+                                    jsonb_build_object('signed_in_at', v_family.created_at));
+    return app.error_response(401, 'refresh_token_reused',
+                              'This refresh token was used before: every token of its sign-in is revoked. Sign in again.');
+  end if;
+  perform auth.act_as(v_family.user_id);
+  return auth.next_family_tokens(v_family.user_id, v_family.id);
+end
+$$;
+
+ALTER FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.refresh_token_lifetime() RETURNS interval
+    LANGUAGE sql STABLE
+    AS $$ select auth.interval_setting('liftbase.refresh_token_lifetime', interval '30 days', interval '1 hour',
+                                   interval '365 days') $$;
+
+ALTER FUNCTION auth.refresh_token_lifetime() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.refresh_token_parts(p_token text, OUT family_id uuid, OUT secret text) RETURNS record
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select m[1]::uuid, m[2] from regexp_match(p_token, '^lbr_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$') as m
+$_$;
+
+ALTER FUNCTION auth.refresh_token_parts(p_token text, OUT family_id uuid, OUT secret text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.refresh_token_text(p_family_id uuid, p_secret text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ select 'lbr_' || replace(p_family_id::text, '-', '') || '_' || p_secret $$;
+
+ALTER FUNCTION auth.refresh_token_text(p_family_id uuid, p_secret text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.refuse_api_key(p_token text) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  if p_token like 'lbk\_%' and exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token)) then
+    perform app.raise_error(403, 'api_key_not_allowed',
+                            'An API key cannot change the account''s security: sign in to do this.');
+  end if;
+end
+$$;
+
+ALTER FUNCTION auth.refuse_api_key(p_token text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.refuse_if_disabled(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -13002,7 +13373,7 @@ $$;
 
 ALTER FUNCTION auth.refuse_session_of_disabled_account() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text DEFAULT NULL::text) RETURNS jsonb
+CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text DEFAULT NULL::text, p_client jsonb DEFAULT '{}'::jsonb, p_refreshable boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -13036,11 +13407,12 @@ begin
   if auth.requires_verified_email() and v_user.email_verified_at is null then
     return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
   end if;
-  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+  perform auth.log_sign_in(v_user.id, p_client, '{"method": "registration"}');
+  return auth.session_answer(v_user, p_refreshable);
 end
 $$;
 
-ALTER FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text, p_client jsonb, p_refreshable boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.registration_mode() RETURNS text
     LANGUAGE plpgsql STABLE
@@ -13115,6 +13487,24 @@ $$;
 
 ALTER FUNCTION auth.resend_email_verification(p_email text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.revoke_api_key(p_user_id uuid, p_id uuid, p_client jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_key auth.api_keys;
+begin
+  delete from auth.api_keys as k where k.user_id = p_user_id and k.id = p_id returning * into v_key;
+  if v_key.id is null then
+    perform app.raise_error(404, 'api_key_not_found', 'No such API key.');
+  end if;
+  perform auth.log_security_event(p_user_id, 'api_key_revoked', p_client,
+                                  jsonb_build_object('api_key_id', v_key.id, 'name', v_key.name));
+end
+$$;
+
+ALTER FUNCTION auth.revoke_api_key(p_user_id uuid, p_id uuid, p_client jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.revoke_invitations(p_email text) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -13129,6 +13519,62 @@ end
 $$;
 
 ALTER FUNCTION auth.revoke_invitations(p_email text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.security_event_kinds() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select array[
+    'sign_in',              -- auth.log_sign_in: a login, a registration, a two-factor step
+    'new_device',           -- auth.log_sign_in: the first sign-in with this client
+    'sign_in_failed',       -- auth.login: a wrong password for the account
+    'password_changed',     -- auth.password_change
+    'password_reset',       -- auth.password_reset
+    'refresh_token_reused', -- auth.refresh_tokens: a spent refresh token, used again
+    'api_key_created',      -- auth.create_api_key
+    'api_key_revoked'       -- auth.revoke_api_key
+  ]
+$$;
+
+ALTER FUNCTION auth.security_event_kinds() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.security_events_page(p_user_id uuid, p_before bigint, p_limit integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  return (select coalesce(jsonb_agg(jsonb_build_object(
+                   'id', e.id::text, 'kind', e.kind, 'occurred_at', e.occurred_at,
+                   'client_address', e.client_address, 'user_agent', e.user_agent, 'detail', e.detail)
+                 order by e.id desc), '[]')
+            from (select * from auth.security_events as x
+                   where x.user_id = p_user_id and x.id < coalesce(p_before, 9223372036854775807)
+                     and x.occurred_at >= now() - auth.security_log_retention()
+                   order by x.id desc
+                   limit p_limit + 1) as e);
+end
+$$;
+
+ALTER FUNCTION auth.security_events_page(p_user_id uuid, p_before bigint, p_limit integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.security_log_retention() RETURNS interval
+    LANGUAGE sql STABLE
+    AS $$ select auth.interval_setting('liftbase.security_log_retention', interval '180 days', interval '1 day',
+                                   interval '10 years') $$;
+
+ALTER FUNCTION auth.security_log_retention() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if coalesce(p_refreshable, false) then
+    return jsonb_build_object('user', auth.user_json(p_user)) || auth.start_token_family(p_user.id);
+  end if;
+  return jsonb_build_object('user', auth.user_json(p_user), 'token', auth.start_session(p_user.id));
+end
+$$;
+
+ALTER FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.session_lifetime() RETURNS interval
     LANGUAGE sql IMMUTABLE
@@ -13150,8 +13596,7 @@ begin
      set password_hash = v_hash, updated_at = now()
    where id = p_user_id
   returning email into v_email;
-  delete from auth.sessions
-   where user_id = p_user_id and token_hash is distinct from p_keep_token_hash;
+  perform auth.end_sessions(p_user_id, p_keep_token_hash);
   -- A new password ends any lockout on the account.
   delete from auth.login_failures where email_key = lower(v_email);
 end
@@ -13210,23 +13655,40 @@ $$;
 
 ALTER FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.start_session(p_user_id uuid) RETURNS text
+CREATE FUNCTION auth.start_session(p_user_id uuid, p_family_id uuid DEFAULT NULL::uuid) RETURNS text
     LANGUAGE plpgsql
     AS $$
 declare
   v_token text := auth.new_token();
+  v_lifetime interval := case when p_family_id is null then auth.session_lifetime()
+                              else auth.access_token_lifetime() end;
 begin
   -- On Citus the trigger on auth.sessions that checks this is dropped (app.on_citus).
   if app.on_citus() then
     perform auth.refuse_if_disabled(p_user_id);
   end if;
-  insert into auth.sessions (token_hash, user_id, expires_at)
-  values (auth.token_hash(v_token), p_user_id, now() + auth.session_lifetime());
+  insert into auth.sessions (token_hash, user_id, expires_at, family_id)
+  values (auth.token_hash(v_token), p_user_id, now() + v_lifetime, p_family_id);
   return v_token;
 end
 $$;
 
-ALTER FUNCTION auth.start_session(p_user_id uuid) OWNER TO liftbase_owner;
+ALTER FUNCTION auth.start_session(p_user_id uuid, p_family_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.start_token_family(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_family_id uuid := gen_random_uuid();
+begin
+  delete from auth.token_families where user_id = p_user_id and expires_at <= now();
+  insert into auth.token_families (id, user_id, secret_hash, expires_at)
+  values (v_family_id, p_user_id, auth.token_hash(auth.new_token()), now());
+  return auth.next_family_tokens(p_user_id, v_family_id);
+end
+$$;
+
+ALTER FUNCTION auth.start_token_family(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.token_hash(p_token text) RETURNS bytea
     LANGUAGE sql STABLE
@@ -13318,6 +13780,21 @@ $$;
 
 ALTER FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.writable_token(p_token text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  if p_token like 'lbk\_%'
+     and exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token) and k.scope = 'read') then
+    perform app.raise_error(403, 'insufficient_scope', 'This API key may only read.');
+  end if;
+  return p_token;
+end
+$$;
+
+ALTER FUNCTION auth.writable_token(p_token text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION liftbase_meta.distribute_on_citus() RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -13367,7 +13844,7 @@ declare
   -- that their foreign keys to auth.users still hold).
   coordinator_tables constant text[] := array[
     'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
-    'auth.email_verifications'];
+    'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and
@@ -13804,6 +14281,13 @@ CREATE FUNCTION reporting.nutrition_adherence_by_day() RETURNS TABLE(day date, u
 $$;
 
 ALTER FUNCTION reporting.nutrition_adherence_by_day() OWNER TO liftbase_reporting_owner;
+
+CREATE FUNCTION reporting.security_log_start() RETURNS timestamp with time zone
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ select now() - auth.security_log_retention() $$;
+
+ALTER FUNCTION reporting.security_log_start() OWNER TO liftbase_reporting_owner;
 
 CREATE FUNCTION reporting.training_volume_by_week() RETURNS TABLE(week date, muscle text, sets numeric, users bigint)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -14279,6 +14763,22 @@ ALTER TABLE app.webhook_queue OWNER TO liftbase_owner;
 
 COMMENT ON TABLE app.webhook_queue IS 'On Citus: webhook events waiting for the delivery worker to move them to auth.outbox (docs/scaling.md)';
 
+CREATE TABLE auth.api_keys (
+    user_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    token_hash bytea NOT NULL,
+    scope text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone,
+    expires_at timestamp with time zone,
+    CONSTRAINT api_keys_name_check CHECK (((name = btrim(name)) AND ((length(name) >= 1) AND (length(name) <= 100)))),
+    CONSTRAINT api_keys_scope_check CHECK ((scope = ANY (ARRAY['read'::text, 'read_write'::text]))),
+    CONSTRAINT api_keys_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE auth.api_keys OWNER TO liftbase_owner;
+
 CREATE TABLE auth.email_verifications (
     token_hash bytea NOT NULL,
     user_id uuid NOT NULL,
@@ -14381,16 +14881,54 @@ ALTER TABLE auth.rate_counts OWNER TO liftbase_owner;
 
 COMMENT ON TABLE auth.rate_counts IS 'Requests counted per rate-limit policy and key hash in the current window; lapsed rows are swept as requests come.';
 
+CREATE TABLE auth.security_events (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    kind text NOT NULL,
+    client_address text,
+    user_agent text,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT security_events_detail_check CHECK ((jsonb_typeof(detail) = 'object'::text)),
+    CONSTRAINT security_events_user_agent_check CHECK ((length(user_agent) <= 200))
+);
+
+ALTER TABLE auth.security_events OWNER TO liftbase_owner;
+
+COMMENT ON TABLE auth.security_events IS 'Security events per account, kept liftbase.security_log_retention (180 days unless set); swept as events are written.';
+
+ALTER TABLE auth.security_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME auth.security_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE auth.sessions (
     token_hash bytea NOT NULL,
     user_id uuid NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL,
+    family_id uuid,
     CONSTRAINT sessions_token_hash_check CHECK ((length(token_hash) = 32))
 );
 
 ALTER TABLE auth.sessions OWNER TO liftbase_owner;
+
+CREATE TABLE auth.token_families (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    secret_hash bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    rotated_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT token_families_secret_hash_check CHECK ((length(secret_hash) = 32))
+);
+
+ALTER TABLE auth.token_families OWNER TO liftbase_owner;
 
 CREATE TABLE liftbase_meta.builtin_catalogs (
     name text NOT NULL,
@@ -14580,6 +15118,33 @@ COMMENT ON COLUMN reporting.onboarding_funnel.logged_food IS 'Of those, logged a
 
 COMMENT ON COLUMN reporting.onboarding_funnel.logged_workout IS 'Of those, completed at least one training session';
 
+CREATE VIEW reporting.security_events AS
+ SELECT ((e.occurred_at AT TIME ZONE 'UTC'::text))::date AS day,
+    e.occurred_at,
+    e.user_id,
+    e.kind,
+    e.client_address,
+    e.user_agent
+   FROM auth.security_events e
+  WHERE (e.occurred_at >= reporting.security_log_start());
+
+ALTER TABLE reporting.security_events OWNER TO liftbase_reporting_owner;
+
+COMMENT ON VIEW reporting.security_events IS 'The accounts'' security logs: sign-ins and failed ones, new devices, password changes, API keys, reused refresh tokens.
+One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
+
+COMMENT ON COLUMN reporting.security_events.day IS 'Day of the event (UTC)';
+
+COMMENT ON COLUMN reporting.security_events.occurred_at IS 'When it happened';
+
+COMMENT ON COLUMN reporting.security_events.user_id IS 'The account';
+
+COMMENT ON COLUMN reporting.security_events.kind IS 'sign_in, new_device, sign_in_failed, password_changed, password_reset, refresh_token_reused, api_key_created or api_key_revoked';
+
+COMMENT ON COLUMN reporting.security_events.client_address IS 'The client''s address, as the server resolved it';
+
+COMMENT ON COLUMN reporting.security_events.user_agent IS 'The client''s User-Agent, cut to 200 characters';
+
 CREATE VIEW reporting.weekly_training_volume AS
  SELECT w.week,
     w.muscle,
@@ -14753,6 +15318,12 @@ ALTER TABLE ONLY app.webhook_queue
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (user_id, id);
 
+ALTER TABLE ONLY auth.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (user_id, id);
+
+ALTER TABLE ONLY auth.api_keys
+    ADD CONSTRAINT api_keys_token_hash_key UNIQUE (token_hash);
+
 ALTER TABLE ONLY auth.email_verifications
     ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (token_hash);
 
@@ -14771,8 +15342,14 @@ ALTER TABLE ONLY auth.password_resets
 ALTER TABLE ONLY auth.rate_counts
     ADD CONSTRAINT rate_counts_pkey PRIMARY KEY (policy, key_hash);
 
+ALTER TABLE ONLY auth.security_events
+    ADD CONSTRAINT security_events_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY auth.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (token_hash);
+
+ALTER TABLE ONLY auth.token_families
+    ADD CONSTRAINT token_families_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY auth.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
@@ -14891,7 +15468,13 @@ CREATE INDEX password_resets_user_idx ON auth.password_resets USING btree (user_
 
 CREATE INDEX rate_counts_window_idx ON auth.rate_counts USING btree (policy, window_start);
 
+CREATE INDEX security_events_user_time_idx ON auth.security_events USING btree (user_id, occurred_at);
+
+CREATE INDEX sessions_family_idx ON auth.sessions USING btree (family_id) WHERE (family_id IS NOT NULL);
+
 CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
+
+CREATE INDEX token_families_user_idx ON auth.token_families USING btree (user_id);
 
 CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower(email));
 
@@ -15295,6 +15878,9 @@ ALTER TABLE ONLY app.webhook_queue
 ALTER TABLE ONLY app.webhook_subscriptions
     ADD CONSTRAINT webhook_subscriptions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY auth.api_keys
+    ADD CONSTRAINT api_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.email_verifications
     ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -15307,8 +15893,17 @@ ALTER TABLE ONLY auth.outbox
 ALTER TABLE ONLY auth.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY auth.security_events
+    ADD CONSTRAINT security_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY auth.sessions
+    ADD CONSTRAINT sessions_family_id_fkey FOREIGN KEY (family_id) REFERENCES auth.token_families(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.sessions
     ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY auth.token_families
+    ADD CONSTRAINT token_families_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE app.body_metrics ENABLE ROW LEVEL SECURITY;
 
@@ -15537,6 +16132,15 @@ GRANT ALL ON FUNCTION api.analytics_weight(p_token text, p_body jsonb, p_args js
 REVOKE ALL ON FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.analytics_workouts(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.api_key_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.api_key_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.api_key_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.api_key_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.api_keys_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.api_keys_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_email_verification(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -15560,6 +16164,9 @@ GRANT ALL ON FUNCTION api.auth_password_reset(p_token text, p_body jsonb, p_args
 
 REVOKE ALL ON FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -15740,6 +16347,9 @@ GRANT ALL ON FUNCTION api.program_session_log(p_token text, p_body jsonb, p_args
 
 REVOKE ALL ON FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.session_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.session_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -16863,6 +17473,8 @@ GRANT ALL ON FUNCTION app.write_session_children(p_user_id uuid, p_session_ids u
 REVOKE ALL ON FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.write_sessions(p_user_id uuid, p_sessions app.training_sessions[], p_exercises app.session_exercises[], p_sets app.session_sets[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.access_token_lifetime() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.act_as(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.admin_create_user(p_email text, p_password text, p_display_name text) FROM PUBLIC;
@@ -16885,15 +17497,32 @@ REVOKE ALL ON FUNCTION auth.admin_show_user(p_email text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.admin_users() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.api_key_json(p_key jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.api_key_limit() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.api_key_problems(p_body jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.api_keys_of(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.api_keys_of(p_user_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.authenticate(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.authenticate(p_token text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.authenticate_api_key(p_token text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.bcrypt_cost() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.client_address_key(p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.client_address_key(p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.client_of(p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.client_of(p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.create_invitation(p_email text, p_days integer) FROM PUBLIC;
 
@@ -16913,9 +17542,14 @@ GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase
 REVOKE ALL ON FUNCTION auth.email_problem(p_email text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.email_problem(p_email text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.end_sessions(p_user_id uuid, p_keep_token_hash bytea) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.end_sessions_of_disabled_account() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.hash_password(p_password text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.interval_setting(p_name text, p_default interval, p_least interval, p_most interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.interval_setting(p_name text, p_default interval, p_least interval, p_most interval) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION auth.invitation_is_open(p_token text, p_email text) FROM PUBLIC;
 
@@ -16923,8 +17557,12 @@ REVOKE ALL ON FUNCTION auth.lockout_threshold() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.lockout_window() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION auth.login(p_email text, p_password text) FROM PUBLIC;
-GRANT ALL ON FUNCTION auth.login(p_email text, p_password text) TO liftbase_api;
+REVOKE ALL ON FUNCTION auth.log_security_event(p_user_id uuid, p_kind text, p_client jsonb, p_detail jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.log_sign_in(p_user_id uuid, p_client jsonb, p_detail jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.logout(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.logout(p_token text) TO liftbase_api;
@@ -16932,6 +17570,8 @@ GRANT ALL ON FUNCTION auth.logout(p_token text) TO liftbase_api;
 REVOKE ALL ON FUNCTION auth.new_token() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.next_family_tokens(p_user_id uuid, p_family_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) TO liftbase_api;
@@ -16961,8 +17601,8 @@ REVOKE ALL ON FUNCTION auth.outbox_retry(p_id bigint) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.outbox_take_webhook_queue() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) FROM PUBLIC;
-GRANT ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text) TO liftbase_api;
+REVOKE ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.password_forgot(p_email text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_forgot(p_email text) TO liftbase_api;
@@ -16972,8 +17612,8 @@ REVOKE ALL ON FUNCTION auth.password_matches(p_password text, p_hash text) FROM 
 REVOKE ALL ON FUNCTION auth.password_problem(p_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) FROM PUBLIC;
-GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text) TO liftbase_api;
+REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.pending_invitations() FROM PUBLIC;
 
@@ -16988,12 +17628,24 @@ REVOKE ALL ON FUNCTION auth.rate_limit_window(p_text text, p_setting text) FROM 
 REVOKE ALL ON FUNCTION auth.rate_limits() FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.rate_limits() TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.refresh_token_lifetime() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.refresh_token_parts(p_token text, OUT family_id uuid, OUT secret text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.refresh_token_text(p_family_id uuid, p_secret text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.refuse_api_key(p_token text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.refuse_api_key(p_token text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.refuse_if_disabled(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.refuse_session_of_disabled_account() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) FROM PUBLIC;
-GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text) TO liftbase_api;
+REVOKE ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text, p_client jsonb, p_refreshable boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_name text, p_invitation text, p_client jsonb, p_refreshable boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.registration_mode() FROM PUBLIC;
 
@@ -17004,7 +17656,20 @@ REVOKE ALL ON FUNCTION auth.requires_verified_email() FROM PUBLIC;
 REVOKE ALL ON FUNCTION auth.resend_email_verification(p_email text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.resend_email_verification(p_email text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.revoke_api_key(p_user_id uuid, p_id uuid, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.revoke_api_key(p_user_id uuid, p_id uuid, p_client jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION auth.revoke_invitations(p_email text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.security_event_kinds() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.security_events_page(p_user_id uuid, p_before bigint, p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.security_events_page(p_user_id uuid, p_before bigint, p_limit integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.security_log_retention() FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.security_log_retention() TO liftbase_reporting_owner;
+
+REVOKE ALL ON FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.session_lifetime() FROM PUBLIC;
 
@@ -17013,7 +17678,9 @@ REVOKE ALL ON FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_
 REVOKE ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) TO liftbase_api;
 
-REVOKE ALL ON FUNCTION auth.start_session(p_user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION auth.start_session(p_user_id uuid, p_family_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.start_token_family(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.token_hash(p_token text) FROM PUBLIC;
 
@@ -17029,6 +17696,9 @@ REVOKE ALL ON FUNCTION auth.verify_email(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.verify_email(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.writable_token(p_token text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.writable_token(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION liftbase_meta.distribute_on_citus() FROM PUBLIC;
 
@@ -17054,6 +17724,9 @@ REVOKE ALL ON FUNCTION liftbase_meta.propagate_functions_on_citus() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION reporting.nutrition_adherence_by_day() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.nutrition_adherence_by_day() TO liftbase_reporter;
+
+REVOKE ALL ON FUNCTION reporting.security_log_start() FROM PUBLIC;
+GRANT ALL ON FUNCTION reporting.security_log_start() TO liftbase_reporter;
 
 REVOKE ALL ON FUNCTION reporting.training_volume_by_week() FROM PUBLIC;
 GRANT ALL ON FUNCTION reporting.training_volume_by_week() TO liftbase_reporter;
@@ -17132,6 +17805,8 @@ GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.webhook_queue TO liftbase_api;
 
+GRANT SELECT ON TABLE auth.security_events TO liftbase_reporting_owner;
+
 GRANT SELECT ON TABLE liftbase_meta.migrations TO liftbase_api;
 
 GRANT SELECT ON TABLE reporting.daily_active_users TO liftbase_reporter;
@@ -17143,6 +17818,8 @@ GRANT SELECT ON TABLE reporting.metrics_acknowledgement_rate TO liftbase_reporte
 GRANT SELECT ON TABLE reporting.nutrition_target_adherence TO liftbase_reporter;
 
 GRANT SELECT ON TABLE reporting.onboarding_funnel TO liftbase_reporter;
+
+GRANT SELECT ON TABLE reporting.security_events TO liftbase_reporter;
 
 GRANT SELECT ON TABLE reporting.weekly_training_volume TO liftbase_reporter;
 

@@ -59,13 +59,22 @@ public struct Endpoint: Sendable, Equatable {
     /// text, and the status and headers it may have set for this transaction.
     public var statement: String {
         if streamedContentType != nil {
-            return "select chunk from api.\(function)($1, app.request_body($2, '\(function)'), $3::jsonb) as chunk"
+            return
+                "select chunk from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as chunk"
         }
         return """
             select r::text, current_setting('liftbase.response_status', true), \
             current_setting('liftbase.response_headers', true) \
-            from api.\(function)($1, app.request_body($2, '\(function)'), $3::jsonb) as r
+            from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as r
             """
+    }
+
+    /// The bearer token as the function takes it. A request by any method but GET may
+    /// write, and its token goes through `auth.writable_token`, which refuses a read-only
+    /// API key (sql/functions/auth_api_keys.sql): what a key may do is SQL's rule, the method
+    /// is what HTTP says of the request.
+    var token: String {
+        requiresAuth && method != .GET ? "auth.writable_token($1)" : "$1"
     }
 }
 

@@ -15,6 +15,13 @@ public let endpoints: [Endpoint] = [
     Endpoint(.POST, "/auth/logout", function: "auth_logout", status: 204, summary: "Revoke this session's token"),
     Endpoint(
         .POST,
+        "/auth/token",
+        function: "auth_token",
+        auth: false,
+        summary: "Spend a refresh token for a new access token and refresh token"
+    ),
+    Endpoint(
+        .POST,
         "/auth/email/verify",
         function: "auth_email_verify",
         status: 204,
@@ -55,6 +62,21 @@ public let endpoints: [Endpoint] = [
     Endpoint(.GET, "/me", function: "me", summary: "The account, its settings, and whether onboarding is needed"),
     Endpoint(.PATCH, "/me", function: "me_update", summary: "Update the display name"),
     Endpoint(.DELETE, "/me", function: "me_delete", status: 204, summary: "Delete the account and every row it owns"),
+    Endpoint(
+        .GET,
+        "/me/security-events",
+        function: "security_events_list",
+        summary: "The account's security log, newest first"
+    ),
+    Endpoint(.GET, "/me/api-keys", function: "api_keys_list", summary: "Personal API keys, without their secrets"),
+    Endpoint(
+        .POST,
+        "/me/api-keys",
+        function: "api_key_create",
+        status: 201,
+        summary: "Create a personal API key; the key is shown once"
+    ),
+    Endpoint(.DELETE, "/me/api-keys/{id}", function: "api_key_delete", status: 204, summary: "Revoke an API key"),
 
     // Onboarding, profile, goals, metrics
     Endpoint(

@@ -11,8 +11,10 @@ extension APIResponder {
     /// parsing, since parsing them costs stack in PostgreSQL and no real body needs it.
     static let maximumJSONDepth = 512
 
-    /// The request headers SQL reads, by the argument name it reads them under.
+    /// What the server knows of where a request comes from and what sent it, by the argument
+    /// name SQL reads it under: the client's address, and its `User-Agent` (the security log).
     static let clientAddressArgument = "client_address"
+    static let userAgentArgument = "user_agent"
 
     static let conditionalHeaders: [(String, HTTPField.Name)] = [
         ("if_none_match", .ifNoneMatch), ("if_match", .ifMatch),
@@ -28,9 +30,10 @@ extension APIResponder {
     /// (docs/sync.md). A query parameter of one of those names is refused: a condition
     /// comes only from its header, never from a link someone crafted.
     ///
-    /// So does the client's address (`client_address`), which the rate limits of the
-    /// sensitive routes count (sql/functions/auth_rate_limits.sql); a query parameter of that
-    /// name is refused as well.
+    /// So do the client's address (`client_address`), which the rate limits of the
+    /// sensitive routes count (sql/functions/auth_rate_limits.sql), and its `User-Agent`
+    /// (`user_agent`), which the security log keeps; a query parameter of either name is
+    /// refused as well.
     static func argumentsJSON(
         parameters: [String: String],
         query: Parameters,
@@ -50,11 +53,12 @@ extension APIResponder {
                     message: "The query parameter \(name) is not taken: send the condition as a header."
                 )
             }
-            if name == clientAddressArgument {
+            if name == clientAddressArgument || name == userAgentArgument {
                 throw APIError(
                     status: .badRequest,
                     code: "invalid_parameter",
-                    message: "The query parameter \(name) is not taken: the server knows where a request comes from."
+                    message: "The query parameter \(name) is not taken: the server knows where a request comes from "
+                        + "and what sent it."
                 )
             }
             guard given.insert(String(name)).inserted else {
@@ -68,6 +72,7 @@ extension APIResponder {
         }
         arguments += conditions
         if let clientAddress { arguments.append((clientAddressArgument, clientAddress)) }
+        if let userAgent = headers[.userAgent] { arguments.append((userAgentArgument, userAgent)) }
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
             throw APIError.invalidText
         }

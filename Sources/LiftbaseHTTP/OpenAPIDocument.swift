@@ -141,7 +141,7 @@ public enum OpenAPIDocument {
     static func transportErrors(of endpoint: Endpoint, takesBody: Bool, strictBody: Bool = false) -> [Int: String] {
         var errors: [Int: String] = [
             400:
-                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)",
+                "`invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)",
             422: "`invalid_value`: a value SQL could not take (a number out of range, a malformed date)",
             429:
                 "`rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After",
@@ -151,6 +151,9 @@ public enum OpenAPIDocument {
         if endpoint.requiresAuth { errors[401] = "`missing_token`, `invalid_token`" }
         if endpoint.method != .GET {
             errors[409] = "`conflict`: a concurrent request changed or removed a row this one refers to"
+        }
+        if endpoint.requiresAuth && endpoint.method != .GET {
+            errors[403] = "`insufficient_scope`: the token is an API key that may only read"
         }
         if !endpoint.parameterNames.isEmpty { errors[404] = "`not_found`: no route matches the path" }
         if takesBody {

@@ -90,11 +90,13 @@ enum StartupCheck {
             return "the database lacks api functions of the endpoint table: " + missing.joined(separator: ", ")
         }
         do {
-            // An out-of-range liftbase.bcrypt_cost, a malformed liftbase.rate_limits or an
-            // unknown liftbase.registration raises here rather than at the first sign-up.
+            // An out-of-range liftbase.bcrypt_cost, a malformed liftbase.rate_limits, an
+            // unknown liftbase.registration or a lifetime that is none raises here rather
+            // than at the first sign-up.
             try connection.query(
                 "select auth.bcrypt_cost(), (select count(*) from auth.rate_limits()), auth.registration_mode(), "
-                    + "auth.requires_verified_email()"
+                    + "auth.requires_verified_email(), auth.access_token_lifetime(), auth.refresh_token_lifetime(), "
+                    + "auth.security_log_retention()"
             )
         } catch let error as PostgresError where error.sqlstate == .configFileError {
             return error.message

@@ -29,9 +29,11 @@ begin
                          auth.password_problem(app.read_text(p_body, 'password'))),
     'display_name', coalesce(app.field_problem(p_body, 'display_name', 'text', false),
                              auth.display_name_problem(app.read_text(p_body, 'display_name'))),
-    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false)));
   return auth.register(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'),
-                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'));
+                       app.read_text(p_body, 'display_name'), app.read_text(p_body, 'invitation'),
+                       auth.client_of(p_args), app.read_boolean(p_body, 'refreshable'));
 end
 $$;
 
@@ -49,8 +51,10 @@ begin
   end if;
   perform app.raise_if_invalid(jsonb_build_object(
     'email', app.field_problem(p_body, 'email', 'text', false),
-    'password', app.field_problem(p_body, 'password', 'text', false)));
-  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'));
+    'password', app.field_problem(p_body, 'password', 'text', false),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false)));
+  return auth.login(app.read_text(p_body, 'email'), app.read_text(p_body, 'password'), auth.client_of(p_args),
+                    app.read_boolean(p_body, 'refreshable'));
 end
 $$;
 
@@ -98,7 +102,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'token', app.field_problem(p_body, 'token', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'));
+  return auth.password_reset(app.read_text(p_body, 'token'), app.read_text(p_body, 'new_password'),
+                             auth.client_of(p_args));
 end
 $$;
 
@@ -111,7 +116,7 @@ begin
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
   perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
-                               app.read_text(p_body, 'new_password'));
+                               app.read_text(p_body, 'new_password'), auth.client_of(p_args));
   return null;
 end
 $$;
@@ -151,5 +156,18 @@ begin
   end if;
   perform auth.resend_email_verification(app.read_text(p_body, 'email'));
   return null;
+end
+$$;
+
+-- POST /auth/token: {refresh_token} spent for a new access token and refresh token
+-- (auth_refresh_tokens.sql).
+create or replace function api.auth_token(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'refresh_token', app.field_problem(p_body, 'refresh_token', 'text')));
+  return auth.refresh_session(app.read_text(p_body, 'refresh_token'), auth.client_of(p_args));
 end
 $$;

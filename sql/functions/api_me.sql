@@ -51,9 +51,67 @@ language plpgsql
 as $$
 begin
   perform auth.authenticate(p_token);
+  perform auth.refuse_api_key(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
     'password', app.field_problem(p_body, 'password', 'text')));
   perform auth.delete_current_account(app.read_text(p_body, 'password'));
+  return null;
+end
+$$;
+
+-- The account's personal API keys and security log (auth_api_keys.sql, auth_security_log.sql):
+-- an API key reaches neither (auth.refuse_api_key).
+
+-- GET /me/security-events?limit=&cursor=: the account's security log, newest first.
+create or replace function api.security_events_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+begin
+  perform auth.refuse_api_key(p_token);
+  return app.page(auth.security_events_page(v_user_id, v_page.cursor_number, v_page.page_size), v_page.page_size);
+end
+$$;
+
+-- GET /me/api-keys?limit=&cursor=: the account's keys, newest first, without secrets.
+create or replace function api.api_keys_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return app.page_of_list(auth.api_keys_of(v_user_id), p_args);
+end
+$$;
+
+-- POST /me/api-keys: {name, scope, expires_at?}; the answer holds the key, this once.
+create or replace function api.api_key_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return auth.create_api_key(v_user_id, p_body, auth.client_of(p_args));
+end
+$$;
+
+-- DELETE /me/api-keys/{id}
+create or replace function api.api_key_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  perform auth.revoke_api_key(v_user_id, app.id_parameter(p_args), auth.client_of(p_args));
   return null;
 end
 $$;

@@ -14,13 +14,15 @@ language sql
 immutable
 as $$
   select case p_function
-    when 'auth_login' then array['email', 'password']
+    when 'api_key_create' then array['expires_at', 'name', 'scope']
+    when 'auth_login' then array['email', 'password', 'refreshable']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
     when 'auth_email_verification' then array['email']
     when 'auth_email_verify' then array['token']
-    when 'auth_register' then array['display_name', 'email', 'invitation', 'password']
+    when 'auth_register' then array['display_name', 'email', 'invitation', 'password', 'refreshable']
+    when 'auth_token' then array['refresh_token']
     when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
     when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
                                          'items[].food_item_id', 'items[].name', 'items[].portion_id',

@@ -87,7 +87,7 @@ begin
   -- On Citus the triggers on auth.users that do this are dropped (app.on_citus).
   if app.on_citus() then
     if v_user.disabled_at is not null then
-      delete from auth.sessions where user_id = v_user.id;
+      perform auth.end_sessions(v_user.id);
     end if;
     perform app.refresh_me_document(v_user.id);
   end if;

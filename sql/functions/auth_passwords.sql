@@ -34,7 +34,8 @@ begin
 end
 $$;
 
--- Sets the password of p_user_id and revokes its sessions, except p_keep_token_hash's.
+-- Sets the password of p_user_id and revokes its sessions and refresh tokens, except those
+-- of p_keep_token_hash's sign-in. Personal API keys stay: the account revokes them itself.
 create or replace function auth.set_password(p_user_id uuid, p_new_password text, p_keep_token_hash bytea default null)
 returns void
 language plpgsql
@@ -50,8 +51,7 @@ begin
      set password_hash = v_hash, updated_at = now()
    where id = p_user_id
   returning email into v_email;
-  delete from auth.sessions
-   where user_id = p_user_id and token_hash is distinct from p_keep_token_hash;
+  perform auth.end_sessions(p_user_id, p_keep_token_hash);
   -- A new password ends any lockout on the account.
   delete from auth.login_failures where email_key = lower(v_email);
 end
@@ -60,8 +60,8 @@ $$;
 -- Spends a reset token: sets the password and revokes every session of the account.
 -- Sets a new password with a reset token. A token that is unknown, used or expired is
 -- answered 400, not raised: the request's rate-limit count (auth.spend_rate_budgets) stays.
--- Null on success.
-create or replace function auth.password_reset(p_token text, p_new_password text)
+-- Null on success. p_client is the request's, for the security log.
+create or replace function auth.password_reset(p_token text, p_new_password text, p_client jsonb default '{}')
 returns jsonb
 language plpgsql
 security definer
@@ -83,12 +83,14 @@ begin
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  perform auth.log_security_event(v_reset.user_id, 'password_reset', p_client);
   return null;
 end
 $$;
 
 -- Changes the password of the token's user; every other session of the account ends.
-create or replace function auth.password_change(p_token text, p_current_password text, p_new_password text)
+create or replace function auth.password_change(p_token text, p_current_password text, p_new_password text,
+                                                p_client jsonb default '{}')
 returns void
 language plpgsql
 security definer
@@ -97,16 +99,18 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
 begin
+  perform auth.refuse_api_key(p_token);
   if not auth.password_matches(p_current_password,
                                (select u.password_hash from auth.users as u where u.id = v_user_id)) then
     perform app.raise_error(403, 'invalid_password', 'The current password is incorrect.');
   end if;
   perform auth.set_password(v_user_id, p_new_password, auth.token_hash(p_token));
+  perform auth.log_security_event(v_user_id, 'password_changed', p_client);
 end
 $$;
 
 grant execute on function
   auth.password_forgot(text),
-  auth.password_reset(text, text),
-  auth.password_change(text, text, text)
+  auth.password_reset(text, text, jsonb),
+  auth.password_change(text, text, text, jsonb)
 to liftbase_api;

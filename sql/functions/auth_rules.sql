@@ -45,6 +45,61 @@ language sql
 immutable
 as $$ select interval '30 days' $$;
 
+-- A length of time the operator may set for the database (liftbase.access_token_lifetime...):
+-- p_default when unset, else an interval from p_least to p_most. Anything else is an
+-- operator's mistake: refused (the server will not start on it), never quietly replaced.
+create or replace function auth.interval_setting(p_name text, p_default interval, p_least interval, p_most interval)
+returns interval
+language plpgsql
+stable
+as $$
+declare
+  v_value text := nullif(btrim(current_setting(p_name, true)), '');
+  v_interval interval;
+begin
+  if v_value is null then
+    return p_default;
+  end if;
+  begin
+    v_interval := v_value::interval;
+  exception when others then
+    v_interval := null;
+  end;
+  if v_interval is null or v_interval < p_least or v_interval > p_most then
+    raise exception using errcode = 'config_file_error',
+      message = format('%s = %s: must be a length of time from %s to %s', p_name, v_value, p_least, p_most);
+  end if;
+  return v_interval;
+end
+$$;
+
+-- How long an access token of a refresh-token family lasts (not extended by use).
+create or replace function auth.access_token_lifetime()
+returns interval
+language sql
+stable
+as $$ select auth.interval_setting('liftbase.access_token_lifetime', interval '15 minutes', interval '1 minute',
+                                   interval '1 day') $$;
+
+-- How long a refresh token lasts unused; each use gives a new one as long again.
+create or replace function auth.refresh_token_lifetime()
+returns interval
+language sql
+stable
+as $$ select auth.interval_setting('liftbase.refresh_token_lifetime', interval '30 days', interval '1 hour',
+                                   interval '365 days') $$;
+
+-- How long an account's security events are kept.
+create or replace function auth.security_log_retention()
+returns interval
+language sql
+stable
+as $$ select auth.interval_setting('liftbase.security_log_retention', interval '180 days', interval '1 day',
+                                   interval '10 years') $$;
+-- reporting.security_events shows the events within it (reporting.security_log_start).
+grant execute on function auth.security_log_retention(), auth.interval_setting(text, interval, interval, interval)
+  to liftbase_reporting_owner;
+
 -- Failed logins allowed per email inside the window before logins are refused.
 create or replace function auth.lockout_threshold()
 returns integer

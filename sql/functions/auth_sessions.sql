@@ -54,6 +54,10 @@ begin
     if p_token is null or p_token = '' then
       perform app.raise_error(401, 'missing_token', 'A bearer token is required.');
     end if;
+    -- A personal API key is looked up only when no session has the token.
+    if p_token like 'lbk\_%' then
+      return auth.authenticate_api_key(p_token);
+    end if;
     perform app.raise_error(401, 'invalid_token', 'The session token is invalid or has expired.');
   end if;
   if v_on_citus then
@@ -65,8 +69,11 @@ begin
     perform auth.act_as(v_user_id::uuid);
   end if;
   if v_stale then
+    -- A session token's expiry slides with use; an access token of a refresh-token family
+    -- keeps its own (auth_refresh_tokens.sql).
     update auth.sessions
-       set last_seen_at = now(), expires_at = now() + auth.session_lifetime()
+       set last_seen_at = now(),
+           expires_at = case when family_id is null then now() + auth.session_lifetime() else expires_at end
      where token_hash = auth.token_hash(p_token);
   end if;
   return v_user_id;
@@ -79,7 +86,7 @@ returns trigger
 language plpgsql
 as $$
 begin
-  delete from auth.sessions where user_id = new.id;
+  perform auth.end_sessions(new.id);
   return null;
 end
 $$;
@@ -122,19 +129,23 @@ begin
 end
 $$;
 
-create or replace function auth.start_session(p_user_id uuid)
+-- A new token of p_user_id: a sliding 30-day session, or the access token of refresh-token
+-- family p_family_id, which lasts auth.access_token_lifetime().
+create or replace function auth.start_session(p_user_id uuid, p_family_id uuid default null)
 returns text
 language plpgsql
 as $$
 declare
   v_token text := auth.new_token();
+  v_lifetime interval := case when p_family_id is null then auth.session_lifetime()
+                              else auth.access_token_lifetime() end;
 begin
   -- On Citus the trigger on auth.sessions that checks this is dropped (app.on_citus).
   if app.on_citus() then
     perform auth.refuse_if_disabled(p_user_id);
   end if;
-  insert into auth.sessions (token_hash, user_id, expires_at)
-  values (auth.token_hash(v_token), p_user_id, now() + auth.session_lifetime());
+  insert into auth.sessions (token_hash, user_id, expires_at, family_id)
+  values (auth.token_hash(v_token), p_user_id, now() + v_lifetime, p_family_id);
   return v_token;
 end
 $$;
@@ -165,8 +176,11 @@ begin
 end
 $$;
 
+-- p_client is the request's (auth.client_of), for the security log; p_refreshable asks for
+-- an access token and a refresh token (auth.session_answer).
 create or replace function auth.register(p_email text, p_password text, p_display_name text,
-                                         p_invitation text default null)
+                                         p_invitation text default null, p_client jsonb default '{}',
+                                         p_refreshable boolean default false)
 returns jsonb
 language plpgsql
 security definer
@@ -202,13 +216,16 @@ begin
   if auth.requires_verified_email() and v_user.email_verified_at is null then
     return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
   end if;
-  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+  perform auth.log_sign_in(v_user.id, p_client, '{"method": "registration"}');
+  return auth.session_answer(v_user, p_refreshable);
 end
 $$;
 
 -- Login. A failure is answered (not raised) so that the failed attempt is committed: the
--- lockout counts failures per email inside auth.lockout_window().
-create or replace function auth.login(p_email text, p_password text)
+-- lockout counts failures per email inside auth.lockout_window(), and the account's security
+-- log keeps it. p_client and p_refreshable are auth.register's.
+create or replace function auth.login(p_email text, p_password text, p_client jsonb default '{}',
+                                      p_refreshable boolean default false)
 returns jsonb
 language plpgsql
 security definer
@@ -241,6 +258,9 @@ begin
   end if;
   if v_user.id is null or not auth.password_matches(p_password, v_user.password_hash) then
     insert into auth.login_failures (email_key) values (v_email_key);
+    if v_user.id is not null then
+      perform auth.log_security_event(v_user.id, 'sign_in_failed', p_client);
+    end if;
     return app.error_response(401, 'invalid_credentials', 'The email or password is incorrect.');
   end if;
   if v_user.disabled_at is not null then
@@ -253,11 +273,12 @@ begin
 
   delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
-  return jsonb_build_object('user', auth.user_json(v_user), 'token', auth.start_session(v_user.id));
+  perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
+  return auth.session_answer(v_user, p_refreshable);
 end
 $$;
 
--- Revokes the presented token.
+-- Revokes the presented token, and the refresh token of its sign-in when it has one.
 create or replace function auth.logout(p_token text)
 returns void
 language plpgsql
@@ -266,14 +287,17 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
   perform auth.authenticate(p_token);
+  perform auth.refuse_api_key(p_token);
+  delete from auth.token_families
+   where id = (select s.family_id from auth.sessions as s where s.token_hash = auth.token_hash(p_token));
   delete from auth.sessions where token_hash = auth.token_hash(p_token);
 end
 $$;
 
 grant execute on function
   auth.authenticate(text),
-  auth.register(text, text, text, text),
-  auth.login(text, text),
+  auth.register(text, text, text, text, jsonb, boolean),
+  auth.login(text, text, jsonb, boolean),
   auth.logout(text)
 to liftbase_api;
 

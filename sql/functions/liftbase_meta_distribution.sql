@@ -59,7 +59,7 @@ declare
   -- that their foreign keys to auth.users still hold).
   coordinator_tables constant text[] := array[
     'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
-    'auth.email_verifications'];
+    'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and

@@ -24,7 +24,7 @@ alter default privileges for role liftbase_reporting_owner revoke execute on fun
 -- Re-created whole each time the file changes, so that a view may change its columns.
 drop view if exists reporting.daily_active_users, reporting.onboarding_funnel,
   reporting.metrics_acknowledgement_rate, reporting.nutrition_target_adherence,
-  reporting.weekly_training_volume, reporting.import_outcomes;
+  reporting.weekly_training_volume, reporting.import_outcomes, reporting.security_events;
 
 -- Daily active users ----------------------------------------------------------------------
 
@@ -161,6 +161,35 @@ comment on column reporting.nutrition_target_adherence.users_within_target is
 comment on column reporting.nutrition_target_adherence.within_target_pct is
 'users_within_target / users_with_target, percent to 0.1 (empty without targets)';
 
+-- Security events -------------------------------------------------------------------------
+
+-- The oldest time the log keeps. A function of the owner's: a function a view calls is
+-- called with the reader's rights, and the reporter has none in auth.
+create or replace function reporting.security_log_start()
+returns timestamptz
+language sql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$ select now() - auth.security_log_retention() $$;
+grant execute on function reporting.security_log_start() to liftbase_reporter;
+
+create view reporting.security_events as
+select (e.occurred_at at time zone 'UTC')::date as day, e.occurred_at, e.user_id, e.kind, e.client_address,
+       e.user_agent
+  from auth.security_events as e
+ where e.occurred_at >= reporting.security_log_start();
+comment on view reporting.security_events is
+'The accounts'' security logs: sign-ins and failed ones, new devices, password changes, API keys, reused refresh tokens.
+One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
+comment on column reporting.security_events.day is 'Day of the event (UTC)';
+comment on column reporting.security_events.occurred_at is 'When it happened';
+comment on column reporting.security_events.user_id is 'The account';
+comment on column reporting.security_events.kind is
+  'sign_in, new_device, sign_in_failed, password_changed, password_reset, refresh_token_reused, api_key_created or api_key_revoked';
+comment on column reporting.security_events.client_address is 'The client''s address, as the server resolved it';
+comment on column reporting.security_events.user_agent is 'The client''s User-Agent, cut to 200 characters';
+
 -- Weekly training volume by muscle --------------------------------------------------------
 
 -- Weekly volume is the rule /analytics/volume answers by, app.weekly_muscle_volume, run for
@@ -274,7 +303,8 @@ end
 $citus$;
 
 grant select on reporting.daily_active_users, reporting.onboarding_funnel, reporting.metrics_acknowledgement_rate,
-  reporting.nutrition_target_adherence, reporting.weekly_training_volume, reporting.import_outcomes
+  reporting.nutrition_target_adherence, reporting.weekly_training_volume, reporting.import_outcomes,
+  reporting.security_events
   to liftbase_reporter;
 
 select set_config('role', 'liftbase_owner', true), set_config('citus.enable_ddl_propagation', 'on', true);

@@ -10,8 +10,8 @@ select set_eq(
   $$select c.relname::text from pg_class as c join pg_namespace as n on n.oid = c.relnamespace
      where n.nspname = 'reporting' and c.relkind = 'v'$$,
   array['daily_active_users', 'onboarding_funnel', 'metrics_acknowledgement_rate',
-        'nutrition_target_adherence', 'weekly_training_volume', 'import_outcomes'],
-  'the reporting schema has the six documented views');
+        'nutrition_target_adherence', 'weekly_training_volume', 'import_outcomes', 'security_events'],
+  'the reporting schema has the seven documented views');
 
 select is(
   (select array_agg(c.relname order by c.relname) from pg_class as c join pg_namespace as n on n.oid = c.relnamespace

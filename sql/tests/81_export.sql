@@ -54,6 +54,9 @@ insert into export_paths values
   ('auth.sessions', null, 'session tokens are credentials of this server, not user data'),
   ('auth.password_resets', null, 'reset tokens are credentials of this server, not user data'),
   ('auth.email_verifications', null, 'verification tokens are credentials of this server, not user data'),
+  ('auth.token_families', null, 'refresh tokens are credentials of this server, not user data'),
+  ('auth.api_keys', null, 'API keys are credentials of this server, not user data'),
+  ('auth.security_events', null, 'this server''s record of access to the account, not data the user entered'),
   ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');

@@ -49,6 +49,232 @@ extension Components {
             case active = "active"
             case veryActive = "very_active"
         }
+        /// - Remark: Generated from `#/components/schemas/ApiKey`.
+        public struct ApiKey: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ApiKey/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ApiKey/expires_at`.
+            public var expiresAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/ApiKey/id`.
+            public var id: Swift.String
+            /// Written at most once a minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ApiKey/last_used_at`.
+            public var lastUsedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/ApiKey/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ApiKey/scope`.
+            public var scope: Components.Schemas.ApiKeyScope
+            /// Creates a new `ApiKey`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - id:
+            ///   - lastUsedAt: Written at most once a minute.
+            ///   - name:
+            ///   - scope:
+            public init(
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date? = nil,
+                id: Swift.String,
+                lastUsedAt: Foundation.Date? = nil,
+                name: Swift.String,
+                scope: Components.Schemas.ApiKeyScope
+            ) {
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.id = id
+                self.lastUsedAt = lastUsedAt
+                self.name = name
+                self.scope = scope
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case expiresAt = "expires_at"
+                case id
+                case lastUsedAt = "last_used_at"
+                case name
+                case scope
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.lastUsedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .lastUsedAt
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.scope = try container.decode(
+                    Components.Schemas.ApiKeyScope.self,
+                    forKey: .scope
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "created_at",
+                    "expires_at",
+                    "id",
+                    "last_used_at",
+                    "name",
+                    "scope"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ApiKeyPage`.
+        public struct ApiKeyPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ApiKeyPage/items`.
+            public var items: [Components.Schemas.ApiKey]
+            /// - Remark: Generated from `#/components/schemas/ApiKeyPage/next_cursor`.
+            public var nextCursor: Components.Schemas.Cursor?
+            /// Creates a new `ApiKeyPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.ApiKey],
+                nextCursor: Components.Schemas.Cursor? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor = "next_cursor"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.ApiKey].self,
+                    forKey: .items
+                )
+                self.nextCursor = try container.decodeIfPresent(
+                    Components.Schemas.Cursor.self,
+                    forKey: .nextCursor
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items",
+                    "next_cursor"
+                ])
+            }
+        }
+        /// `read`: GET requests only (any other is 403 `insufficient_scope`); `read_write`: what the account does. Neither changes the account's security.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ApiKeyScope`.
+        @frozen public enum ApiKeyScope: String, Codable, Hashable, Sendable, CaseIterable {
+            case read = "read"
+            case readWrite = "read_write"
+        }
+        /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret`.
+        public struct ApiKeyWithSecret: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/expires_at`.
+            public var expiresAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/id`.
+            public var id: Swift.String
+            /// The key, sent as a bearer token. Shown only here: the server keeps its hash.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/key`.
+            public var key: Swift.String
+            /// Written at most once a minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/last_used_at`.
+            public var lastUsedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ApiKeyWithSecret/scope`.
+            public var scope: Components.Schemas.ApiKeyScope
+            /// Creates a new `ApiKeyWithSecret`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - id:
+            ///   - key: The key, sent as a bearer token. Shown only here: the server keeps its hash.
+            ///   - lastUsedAt: Written at most once a minute.
+            ///   - name:
+            ///   - scope:
+            public init(
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date? = nil,
+                id: Swift.String,
+                key: Swift.String,
+                lastUsedAt: Foundation.Date? = nil,
+                name: Swift.String,
+                scope: Components.Schemas.ApiKeyScope
+            ) {
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.id = id
+                self.key = key
+                self.lastUsedAt = lastUsedAt
+                self.name = name
+                self.scope = scope
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case expiresAt = "expires_at"
+                case id
+                case key
+                case lastUsedAt = "last_used_at"
+                case name
+                case scope
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.key = try container.decode(
+                    Swift.String.self,
+                    forKey: .key
+                )
+                self.lastUsedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .lastUsedAt
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.scope = try container.decode(
+                    Components.Schemas.ApiKeyScope.self,
+                    forKey: .scope
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "created_at",
+                    "expires_at",
+                    "id",
+                    "key",
+                    "last_used_at",
+                    "name",
+                    "scope"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/BodyMetric`.
         public struct BodyMetric: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/BodyMetric/body_fat_pct`.
@@ -3884,29 +4110,262 @@ extension Components {
                 case week
             }
         }
-        /// The new account and its first bearer token; the token is null when the server requires a verified address before sign-in (a verification mail is on its way).
+        /// The next access token and refresh token of a sign-in; the refresh token given is spent.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RefreshedTokens`.
+        public struct RefreshedTokens: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RefreshedTokens/expires_in`.
+            public var expiresIn: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/RefreshedTokens/refresh_token`.
+            public var refreshToken: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RefreshedTokens/token`.
+            public var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RefreshedTokens/token_type`.
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case bearer = "Bearer"
+            }
+            /// - Remark: Generated from `#/components/schemas/RefreshedTokens/token_type`.
+            public var tokenType: Components.Schemas.RefreshedTokens.TokenTypePayload
+            /// Creates a new `RefreshedTokens`.
+            ///
+            /// - Parameters:
+            ///   - expiresIn:
+            ///   - refreshToken:
+            ///   - token:
+            ///   - tokenType:
+            public init(
+                expiresIn: Swift.Int,
+                refreshToken: Swift.String,
+                token: Swift.String,
+                tokenType: Components.Schemas.RefreshedTokens.TokenTypePayload
+            ) {
+                self.expiresIn = expiresIn
+                self.refreshToken = refreshToken
+                self.token = token
+                self.tokenType = tokenType
+            }
+            public enum CodingKeys: String, CodingKey {
+                case expiresIn = "expires_in"
+                case refreshToken = "refresh_token"
+                case token
+                case tokenType = "token_type"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.expiresIn = try container.decode(
+                    Swift.Int.self,
+                    forKey: .expiresIn
+                )
+                self.refreshToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .refreshToken
+                )
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.tokenType = try container.decode(
+                    Components.Schemas.RefreshedTokens.TokenTypePayload.self,
+                    forKey: .tokenType
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "expires_in",
+                    "refresh_token",
+                    "token",
+                    "token_type"
+                ])
+            }
+        }
+        /// The new account and its first bearer token; the token is null when the server requires a verified address before sign-in (a verification mail is on its way). With `refreshable`, the token is an access token with `expires_in` and a refresh token, as at login.
         ///
         /// - Remark: Generated from `#/components/schemas/Registered`.
         public struct Registered: Codable, Hashable, Sendable {
+            /// Only with `refreshable`: seconds the access token lasts (15 minutes unless the operator sets `liftbase.access_token_lifetime`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Registered/expires_in`.
+            public var expiresIn: Swift.Int?
+            /// Only with `refreshable`: spent by POST /auth/token for the next tokens (docs/security.md).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Registered/refresh_token`.
+            public var refreshToken: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Registered/token`.
             public var token: Swift.String?
+            /// Only with `refreshable`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Registered/token_type`.
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case bearer = "Bearer"
+            }
+            /// Only with `refreshable`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Registered/token_type`.
+            public var tokenType: Components.Schemas.Registered.TokenTypePayload?
             /// - Remark: Generated from `#/components/schemas/Registered/user`.
             public var user: Components.Schemas.User
             /// Creates a new `Registered`.
             ///
             /// - Parameters:
+            ///   - expiresIn: Only with `refreshable`: seconds the access token lasts (15 minutes unless the operator sets `liftbase.access_token_lifetime`).
+            ///   - refreshToken: Only with `refreshable`: spent by POST /auth/token for the next tokens (docs/security.md).
             ///   - token:
+            ///   - tokenType: Only with `refreshable`.
             ///   - user:
             public init(
+                expiresIn: Swift.Int? = nil,
+                refreshToken: Swift.String? = nil,
                 token: Swift.String? = nil,
+                tokenType: Components.Schemas.Registered.TokenTypePayload? = nil,
                 user: Components.Schemas.User
             ) {
+                self.expiresIn = expiresIn
+                self.refreshToken = refreshToken
                 self.token = token
+                self.tokenType = tokenType
                 self.user = user
             }
             public enum CodingKeys: String, CodingKey {
+                case expiresIn = "expires_in"
+                case refreshToken = "refresh_token"
                 case token
+                case tokenType = "token_type"
                 case user
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SecurityEvent`.
+        public struct SecurityEvent: Codable, Hashable, Sendable {
+            /// The client's address as the server resolved it (docs/security.md: trusted proxies).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/client_address`.
+            public var clientAddress: Swift.String?
+            /// What the kind adds: `method` of a sign-in (`password`, `registration`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/detail`.
+            public var detail: OpenAPIRuntime.OpenAPIObjectContainer
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/kind`.
+            public var kind: Components.Schemas.SecurityEventKind
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/occurred_at`.
+            public var occurredAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/SecurityEvent/user_agent`.
+            public var userAgent: Swift.String?
+            /// Creates a new `SecurityEvent`.
+            ///
+            /// - Parameters:
+            ///   - clientAddress: The client's address as the server resolved it (docs/security.md: trusted proxies).
+            ///   - detail: What the kind adds: `method` of a sign-in (`password`, `registration`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            ///   - id:
+            ///   - kind:
+            ///   - occurredAt:
+            ///   - userAgent:
+            public init(
+                clientAddress: Swift.String? = nil,
+                detail: OpenAPIRuntime.OpenAPIObjectContainer,
+                id: Swift.String,
+                kind: Components.Schemas.SecurityEventKind,
+                occurredAt: Foundation.Date,
+                userAgent: Swift.String? = nil
+            ) {
+                self.clientAddress = clientAddress
+                self.detail = detail
+                self.id = id
+                self.kind = kind
+                self.occurredAt = occurredAt
+                self.userAgent = userAgent
+            }
+            public enum CodingKeys: String, CodingKey {
+                case clientAddress = "client_address"
+                case detail
+                case id
+                case kind
+                case occurredAt = "occurred_at"
+                case userAgent = "user_agent"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.clientAddress = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .clientAddress
+                )
+                self.detail = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .detail
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.SecurityEventKind.self,
+                    forKey: .kind
+                )
+                self.occurredAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .occurredAt
+                )
+                self.userAgent = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .userAgent
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "client_address",
+                    "detail",
+                    "id",
+                    "kind",
+                    "occurred_at",
+                    "user_agent"
+                ])
+            }
+        }
+        /// What happened (auth.security_event_kinds()).
+        ///
+        /// - Remark: Generated from `#/components/schemas/SecurityEventKind`.
+        @frozen public enum SecurityEventKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case signIn = "sign_in"
+            case newDevice = "new_device"
+            case signInFailed = "sign_in_failed"
+            case passwordChanged = "password_changed"
+            case passwordReset = "password_reset"
+            case refreshTokenReused = "refresh_token_reused"
+            case apiKeyCreated = "api_key_created"
+            case apiKeyRevoked = "api_key_revoked"
+        }
+        /// - Remark: Generated from `#/components/schemas/SecurityEventPage`.
+        public struct SecurityEventPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SecurityEventPage/items`.
+            public var items: [Components.Schemas.SecurityEvent]
+            /// - Remark: Generated from `#/components/schemas/SecurityEventPage/next_cursor`.
+            public var nextCursor: Components.Schemas.Cursor?
+            /// Creates a new `SecurityEventPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.SecurityEvent],
+                nextCursor: Components.Schemas.Cursor? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor = "next_cursor"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.SecurityEvent].self,
+                    forKey: .items
+                )
+                self.nextCursor = try container.decodeIfPresent(
+                    Components.Schemas.Cursor.self,
+                    forKey: .nextCursor
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items",
+                    "next_cursor"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Session`.
@@ -4759,28 +5218,58 @@ extension Components {
             case male = "male"
             case female = "female"
         }
-        /// The account and a new bearer token (30 days, renewed while used).
+        /// The account and a new bearer token: a session token (30 days, renewed while used), or, when the request asked for `refreshable`, an access token of `expires_in` seconds with a refresh token.
         ///
         /// - Remark: Generated from `#/components/schemas/SignedIn`.
         public struct SignedIn: Codable, Hashable, Sendable {
+            /// Only with `refreshable`: seconds the access token lasts (15 minutes unless the operator sets `liftbase.access_token_lifetime`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedIn/expires_in`.
+            public var expiresIn: Swift.Int?
+            /// Only with `refreshable`: spent by POST /auth/token for the next tokens (docs/security.md).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedIn/refresh_token`.
+            public var refreshToken: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SignedIn/token`.
             public var token: Swift.String
+            /// Only with `refreshable`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedIn/token_type`.
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case bearer = "Bearer"
+            }
+            /// Only with `refreshable`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedIn/token_type`.
+            public var tokenType: Components.Schemas.SignedIn.TokenTypePayload?
             /// - Remark: Generated from `#/components/schemas/SignedIn/user`.
             public var user: Components.Schemas.User
             /// Creates a new `SignedIn`.
             ///
             /// - Parameters:
+            ///   - expiresIn: Only with `refreshable`: seconds the access token lasts (15 minutes unless the operator sets `liftbase.access_token_lifetime`).
+            ///   - refreshToken: Only with `refreshable`: spent by POST /auth/token for the next tokens (docs/security.md).
             ///   - token:
+            ///   - tokenType: Only with `refreshable`.
             ///   - user:
             public init(
+                expiresIn: Swift.Int? = nil,
+                refreshToken: Swift.String? = nil,
                 token: Swift.String,
+                tokenType: Components.Schemas.SignedIn.TokenTypePayload? = nil,
                 user: Components.Schemas.User
             ) {
+                self.expiresIn = expiresIn
+                self.refreshToken = refreshToken
                 self.token = token
+                self.tokenType = tokenType
                 self.user = user
             }
             public enum CodingKeys: String, CodingKey {
+                case expiresIn = "expires_in"
+                case refreshToken = "refresh_token"
                 case token
+                case tokenType = "token_type"
                 case user
             }
         }

@@ -96,7 +96,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/expenditure/get(adaptive_expenditure)/responses/400`.
             ///
@@ -369,7 +369,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)/responses/400`.
             ///
@@ -410,6 +410,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/adaptive/recalculate/post(adaptive_recalculate)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -814,7 +837,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/cardio/get(analytics_cardio)/responses/400`.
             ///
@@ -1218,7 +1241,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: exercise_id missing or not a UUID, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/e1rm/get(analytics_e1rm)/responses/400`.
             ///
@@ -1611,7 +1634,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/nutrition/get(analytics_nutrition)/responses/400`.
             ///
@@ -2208,7 +2231,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: exercise_id not a UUID, limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/records/get(analytics_records)/responses/400`.
             ///
@@ -2605,7 +2628,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: exercise_id, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/rpe-distribution/get(analytics_rpe_distribution)/responses/400`.
             ///
@@ -2951,7 +2974,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/timeline/get(analytics_timeline)/responses/400`.
             ///
@@ -3396,7 +3419,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/volume/get(analytics_volume)/responses/400`.
             ///
@@ -3747,7 +3770,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/weight/get(analytics_weight)/responses/400`.
             ///
@@ -4139,7 +4162,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_bucket`: bucket; `invalid_parameter`: from, to; `range_too_large`: from; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/analytics/workouts/get(analytics_workouts)/responses/400`.
             ///
@@ -4431,7 +4454,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/email/verification/post(auth_email_verification)/responses/400`.
             ///
@@ -4834,7 +4857,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/email/verify/post(auth_email_verify)/responses/400`.
             ///
@@ -5116,7 +5139,7 @@ public enum Operations {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -5143,21 +5166,29 @@ public enum Operations {
                     public var email: Swift.String
                     /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/requestBody/json/password`.
                     public var password: Swift.String
+                    /// Ask for a short-lived access token and a refresh token instead of a 30-day session token (docs/security.md).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/requestBody/json/refreshable`.
+                    public var refreshable: Swift.Bool?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
                     ///   - email:
                     ///   - password:
+                    ///   - refreshable: Ask for a short-lived access token and a refresh token instead of a 30-day session token (docs/security.md).
                     public init(
                         email: Swift.String,
-                        password: Swift.String
+                        password: Swift.String,
+                        refreshable: Swift.Bool? = nil
                     ) {
                         self.email = email
                         self.password = password
+                        self.refreshable = refreshable
                     }
                     public enum CodingKeys: String, CodingKey {
                         case email
                         case password
+                        case refreshable
                     }
                     public init(from decoder: any Swift.Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -5169,9 +5200,14 @@ public enum Operations {
                             Swift.String.self,
                             forKey: .password
                         )
+                        self.refreshable = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .refreshable
+                        )
                         try decoder.ensureNoAdditionalProperties(knownKeys: [
                             "email",
-                            "password"
+                            "password",
+                            "refreshable"
                         ])
                     }
                 }
@@ -5274,7 +5310,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/400`.
             ///
@@ -5602,6 +5638,8 @@ public enum Operations {
     }
     /// Revoke this session's token
     ///
+    /// Revokes the bearer token; an access token's refresh token goes with it. An API key is revoked by DELETE /me/api-keys/{id}, not here.
+    ///
     /// - Remark: HTTP `POST /api/v1/auth/logout`.
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)`.
     public enum AuthLogout {
@@ -5663,7 +5701,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/400`.
             ///
@@ -5704,6 +5742,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -5936,13 +5997,13 @@ public enum Operations {
                 /// Creates a new `NoContent`.
                 public init() {}
             }
-            /// Changed; this session stays, the others end
+            /// Changed; this session and its refresh token stay, every other session and refresh token ends (API keys stay)
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/204`.
             ///
             /// HTTP response code: `204 noContent`.
             case noContent(Operations.AuthPasswordChange.Output.NoContent)
-            /// Changed; this session stays, the others end
+            /// Changed; this session and its refresh token stay, every other session and refresh token ends (API keys stay)
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/204`.
             ///
@@ -5967,7 +6028,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/400`.
             ///
@@ -6013,7 +6074,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_password`
+            /// `invalid_password`; `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/403`.
             ///
@@ -6351,7 +6412,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/forgot/post(auth_password_forgot)/responses/400`.
             ///
@@ -6767,7 +6828,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_or_expired_token`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/reset/post(auth_password_reset)/responses/400`.
             ///
@@ -7084,6 +7145,10 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/json/password`.
                     public var password: Swift.String
+                    /// Ask for a short-lived access token and a refresh token instead of a 30-day session token (docs/security.md).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/register/POST/requestBody/json/refreshable`.
+                    public var refreshable: Swift.Bool?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
@@ -7091,22 +7156,26 @@ public enum Operations {
                     ///   - email:
                     ///   - invitation: The token of an invitation for this email: required when registration is by invitation only.
                     ///   - password: 8 characters to 72 bytes.
+                    ///   - refreshable: Ask for a short-lived access token and a refresh token instead of a 30-day session token (docs/security.md).
                     public init(
                         displayName: Swift.String? = nil,
                         email: Swift.String,
                         invitation: Swift.String? = nil,
-                        password: Swift.String
+                        password: Swift.String,
+                        refreshable: Swift.Bool? = nil
                     ) {
                         self.displayName = displayName
                         self.email = email
                         self.invitation = invitation
                         self.password = password
+                        self.refreshable = refreshable
                     }
                     public enum CodingKeys: String, CodingKey {
                         case displayName = "display_name"
                         case email
                         case invitation
                         case password
+                        case refreshable
                     }
                     public init(from decoder: any Swift.Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -7126,11 +7195,16 @@ public enum Operations {
                             Swift.String.self,
                             forKey: .password
                         )
+                        self.refreshable = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .refreshable
+                        )
                         try decoder.ensureNoAdditionalProperties(knownKeys: [
                             "display_name",
                             "email",
                             "invitation",
-                            "password"
+                            "password",
+                            "refreshable"
                         ])
                     }
                 }
@@ -7233,7 +7307,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)/responses/400`.
             ///
@@ -7594,6 +7668,361 @@ public enum Operations {
             }
         }
     }
+    /// Spend a refresh token for a new access token and refresh token
+    ///
+    /// Spends a refresh token (of a login or registration with `refreshable`) for a new access token and the next refresh token. Each refresh token works once: one used a second time ends its sign-in, every token of it, and is written to the security log (OAuth 2.1's reuse detection).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/token`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)`.
+    public enum AuthToken {
+        public static let id: Swift.String = "auth_token"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthToken.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthToken.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AuthToken.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/requestBody/json/refresh_token`.
+                    public var refreshToken: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - refreshToken:
+                    public init(refreshToken: Swift.String) {
+                        self.refreshToken = refreshToken
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case refreshToken = "refresh_token"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.refreshToken = try container.decode(
+                            Swift.String.self,
+                            forKey: .refreshToken
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "refresh_token"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/requestBody/content/application\/json`.
+                case json(Operations.AuthToken.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AuthToken.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.AuthToken.Input.Headers = .init(),
+                body: Operations.AuthToken.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/token/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RefreshedTokens)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RefreshedTokens {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthToken.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthToken.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The next tokens
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AuthToken.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AuthToken.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_refresh_token`: unknown, expired, or its sign-in ended; `refresh_token_reused`: spent before, and its sign-in is now ended
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `refresh_token` (is required); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The equipment catalog with the user's selection
     ///
     /// - Remark: HTTP `GET /api/v1/equipment`.
@@ -7673,7 +8102,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/get(equipment_list)/responses/400`.
             ///
@@ -7959,7 +8388,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/400`.
             ///
@@ -8000,6 +8429,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/equipment/selection/put(equipment_select)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -8331,7 +8783,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: muscle, category, equipment, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/get(exercises_list)/responses/400`.
             ///
@@ -8784,7 +9236,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/400`.
             ///
@@ -8825,6 +9277,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/exercises/post(exercise_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -9137,7 +9612,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/400`.
             ///
@@ -9183,7 +9658,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `builtin_exercise`: catalog exercises cannot be changed
+            /// `builtin_exercise`: catalog exercises cannot be changed; `insufficient_scope`: the token is an API key that may only read
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/patch(exercise_update)/responses/403`.
             ///
@@ -9562,7 +10037,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/400`.
             ///
@@ -9608,7 +10083,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `builtin_exercise`
+            /// `builtin_exercise`; `insufficient_scope`: the token is an API key that may only read
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/delete(exercise_delete)/responses/403`.
             ///
@@ -9959,7 +10434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)/responses/400`.
             ///
@@ -10000,6 +10475,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/merge/post(exercise_merge)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -10483,7 +10981,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_goal`: goal; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_goal`: goal; `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/exercises/{id}/substitutions/get(exercise_substitutions)/responses/400`.
             ///
@@ -10778,7 +11276,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: format; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/get(export_json)/responses/400`.
             ///
@@ -11026,7 +11524,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/body_metrics.csv/get(export_body_metrics_csv)/responses/400`.
             ///
@@ -11280,7 +11778,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/nutrition.csv/get(export_nutrition_csv)/responses/400`.
             ///
@@ -11534,7 +12032,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/export/workouts.csv/get(export_workouts_csv)/responses/400`.
             ///
@@ -11808,7 +12306,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/barcode/{code}/get(food_barcode)/responses/400`.
             ///
@@ -12143,7 +12641,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/400`.
             ///
@@ -12184,6 +12682,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/food/items/post(food_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -12556,7 +13077,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/items/{id}/get(food_get)/responses/400`.
             ///
@@ -12858,7 +13379,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/food/search/get(food_search)/responses/400`.
             ///
@@ -13160,7 +13681,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/400`.
             ///
@@ -13201,6 +13722,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/cronometer/post(import_cronometer)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -13559,7 +14103,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/400`.
             ///
@@ -13600,6 +14144,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/fitnotes/post(import_fitnotes)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -13958,7 +14525,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/400`.
             ///
@@ -13999,6 +14566,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/hevy/post(import_hevy)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -14341,7 +14931,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `malformed_import`: not a Liftbase export document; `invalid_parameter`: dry_run; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/400`.
             ///
@@ -14382,6 +14972,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/liftbase/post(import_liftbase)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -14740,7 +15353,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/400`.
             ///
@@ -14781,6 +15394,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/myfitnesspal/post(import_myfitnesspal)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -15139,7 +15775,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_csv`: a stray or unclosed quote
+            /// `malformed_import`; `invalid_parameter`: dry_run, strict; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_csv`: a stray or unclosed quote
             ///
             /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/400`.
             ///
@@ -15180,6 +15816,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/import/strong/post(import_strong)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -15562,7 +16221,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/get(me)/responses/400`.
             ///
@@ -15863,7 +16522,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/400`.
             ///
@@ -15904,6 +16563,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/patch(me_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -16202,7 +16884,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/400`.
             ///
@@ -16248,7 +16930,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_password`
+            /// `invalid_password`; `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/403`.
             ///
@@ -16463,6 +17145,1335 @@ public enum Operations {
             }
         }
     }
+    /// Personal API keys, without their secrets
+    ///
+    /// The account's personal API keys, newest first, without their secrets.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)`.
+    public enum ApiKeysList {
+        public static let id: Swift.String = "api_keys_list"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.ApiKeysList.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeysList.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeysList.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ApiKeysList.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ApiKeysList.Input.Query = .init(),
+                headers: Operations.ApiKeysList.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ApiKeyPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ApiKeyPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApiKeysList.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApiKeysList.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of keys
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ApiKeysList.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ApiKeysList.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Create a personal API key; the key is shown once
+    ///
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
+    public enum ApiKeyCreate {
+        public static let id: Swift.String = "api_key_create"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeyCreate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeyCreate.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ApiKeyCreate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// When it stops working (in the future); null or absent: never.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/expires_at`.
+                    public var expiresAt: Foundation.Date?
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/name`.
+                    public var name: Swift.String
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/scope`.
+                    public var scope: Components.Schemas.ApiKeyScope
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - expiresAt: When it stops working (in the future); null or absent: never.
+                    ///   - name:
+                    ///   - scope:
+                    public init(
+                        expiresAt: Foundation.Date? = nil,
+                        name: Swift.String,
+                        scope: Components.Schemas.ApiKeyScope
+                    ) {
+                        self.expiresAt = expiresAt
+                        self.name = name
+                        self.scope = scope
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case expiresAt = "expires_at"
+                        case name
+                        case scope
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.expiresAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .expiresAt
+                        )
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.scope = try container.decode(
+                            Components.Schemas.ApiKeyScope.self,
+                            forKey: .scope
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "expires_at",
+                            "name",
+                            "scope"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/content/application\/json`.
+                case json(Operations.ApiKeyCreate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ApiKeyCreate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ApiKeyCreate.Input.Headers = .init(),
+                body: Operations.ApiKeyCreate.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.ApiKeyWithSecret)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ApiKeyWithSecret {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApiKeyCreate.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApiKeyCreate.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The key, with its secret (shown only here)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.ApiKeyCreate.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.ApiKeyCreate.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_api_keys`: 50 already; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `name`, `scope`, `expires_at` (in the past); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Revoke an API key
+    ///
+    /// Revokes the key: it signs nothing from then on.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/api-keys/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)`.
+    public enum ApiKeyDelete {
+        public static let id: Swift.String = "api_key_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/api-keys/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ApiKeyDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/me/api-keys/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeyDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApiKeyDelete.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ApiKeyDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ApiKeyDelete.Input.Path,
+                headers: Operations.ApiKeyDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Revoked
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ApiKeyDelete.Output.NoContent)
+            /// Revoked
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ApiKeyDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The account's security log, newest first
+    ///
+    /// The account's security log, newest first: sign-ins (with the client's address and User-Agent) and failed ones, sign-ins from a client not seen before, password changes and resets, API keys made and revoked, refresh tokens used twice. Kept 180 days unless the operator sets `liftbase.security_log_retention`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/security-events`.
+    /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)`.
+    public enum SecurityEventsList {
+        public static let id: Swift.String = "security_events_list"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.SecurityEventsList.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SecurityEventsList.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SecurityEventsList.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SecurityEventsList.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.SecurityEventsList.Input.Query = .init(),
+                headers: Operations.SecurityEventsList.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/security-events/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SecurityEventPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SecurityEventPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SecurityEventsList.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SecurityEventsList.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of events
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SecurityEventsList.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SecurityEventsList.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Custom meals with computed totals
     ///
     /// - Remark: HTTP `GET /api/v1/meals/custom`.
@@ -16571,7 +18582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/get(custom_meals_list)/responses/400`.
             ///
@@ -16932,7 +18943,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/400`.
             ///
@@ -16973,6 +18984,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/post(custom_meal_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -17325,7 +19359,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/400`.
             ///
@@ -17366,6 +19400,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/patch(custom_meal_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -17727,7 +19784,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/400`.
             ///
@@ -17768,6 +19825,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/custom/{id}/delete(custom_meal_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -18101,7 +20181,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/get(favorites_list)/responses/400`.
             ///
@@ -18458,7 +20538,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/400`.
             ///
@@ -18499,6 +20579,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/favorites/post(favorite_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -18786,7 +20889,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/400`.
             ///
@@ -18827,6 +20930,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/meals/favorites/{id}/delete(favorite_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -19305,7 +21431,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/daily/get(nutrition_daily)/responses/400`.
             ///
@@ -19605,7 +21731,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: date, from, to, limit, cursor; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: date, from, to, limit, cursor; `range_too_large`: from more than a year before to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/get(entries_list)/responses/400`.
             ///
@@ -20108,7 +22234,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/400`.
             ///
@@ -20149,6 +22275,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/post(entry_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -20575,7 +22724,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/400`.
             ///
@@ -20616,6 +22765,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/patch(entry_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -20977,7 +23149,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/400`.
             ///
@@ -21018,6 +23190,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -21528,7 +23723,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/400`.
             ///
@@ -21569,6 +23764,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/onboarding/complete/post(onboarding_complete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -21874,7 +24092,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/get(plans_list)/responses/400`.
             ///
@@ -22404,7 +24622,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/400`.
             ///
@@ -22445,6 +24663,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/post(plan_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -22817,7 +25058,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/get(plan_get)/responses/400`.
             ///
@@ -23149,7 +25390,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/400`.
             ///
@@ -23190,6 +25431,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/patch(plan_rename)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -23551,7 +25815,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/400`.
             ///
@@ -23592,6 +25856,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/delete(plan_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -23914,7 +26201,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/plans/{id}/use/post(plan_use)/responses/400`.
             ///
@@ -23955,6 +26242,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/plans/{id}/use/post(plan_use)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -24192,7 +26502,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/preferences/delete(preferences_delete)/responses/400`.
             ///
@@ -24233,6 +26543,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/preferences/delete(preferences_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -24537,7 +26870,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/400`.
             ///
@@ -24578,6 +26911,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/profile/metrics/acknowledge/post(metrics_acknowledge)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -24906,7 +27262,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/history/get(metrics_history)/responses/400`.
             ///
@@ -25212,7 +27568,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/profile/metrics/today/get(metrics_today)/responses/400`.
             ///
@@ -25561,7 +27917,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/get(program_get)/responses/400`.
             ///
@@ -25971,7 +28327,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/400`.
             ///
@@ -26012,6 +28368,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/program/post(program_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -26313,7 +28692,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: mode; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/next/get(program_next)/responses/400`.
             ///
@@ -26642,7 +29021,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/400`.
             ///
@@ -26683,6 +29062,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/log/post(program_session_log)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -27064,7 +29466,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/400`.
             ///
@@ -27105,6 +29507,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -27482,7 +29907,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/get(settings_get)/responses/400`.
             ///
@@ -27988,7 +30413,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/400`.
             ///
@@ -28029,6 +30454,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/settings/patch(settings_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -28356,7 +30804,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/get(setup_get)/responses/400`.
             ///
@@ -28604,7 +31052,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/400`.
             ///
@@ -28645,6 +31093,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/setup/complete/post(setup_complete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -29058,7 +31529,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, or a cursor this feed did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)/responses/400`.
             ///
@@ -29400,7 +31871,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, cursor, from, to; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/get(sessions_list)/responses/400`.
             ///
@@ -29710,7 +32181,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/400`.
             ///
@@ -29751,6 +32222,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/post(sessions_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -30123,7 +32617,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/get(session_get)/responses/400`.
             ///
@@ -30498,7 +32992,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/400`.
             ///
@@ -30539,6 +33033,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/patch(session_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -30925,7 +33442,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/400`.
             ///
@@ -30966,6 +33483,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/put(session_replace)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -31327,7 +33867,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/400`.
             ///
@@ -31368,6 +33908,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/delete(session_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -31690,7 +34253,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/duplicate/post(session_duplicate)/responses/400`.
             ///
@@ -31731,6 +34294,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/training/sessions/{id}/duplicate/post(session_duplicate)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -31962,7 +34548,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/in-progress/get(session_in_progress)/responses/400`.
             ///
@@ -32210,7 +34796,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/sessions/last/get(session_last)/responses/400`.
             ///
@@ -32629,7 +35215,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: week_start missing or not a date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/summary/weekly/get(weekly_summary)/responses/400`.
             ///
@@ -32877,7 +35463,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/get(templates_list)/responses/400`.
             ///
@@ -33145,7 +35731,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/training/templates/{id}/get(template_get)/responses/400`.
             ///
@@ -33469,7 +36055,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/400`.
             ///
@@ -33510,6 +36096,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/exclusions/put(exclusions_put)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -33840,7 +36449,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/get(goals_get)/responses/400`.
             ///
@@ -34123,7 +36732,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/400`.
             ///
@@ -34164,6 +36773,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -34520,7 +37152,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/get(body_metrics_list)/responses/400`.
             ///
@@ -34937,7 +37569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/400`.
             ///
@@ -34978,6 +37610,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -35332,7 +37987,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/get(profile_get)/responses/400`.
             ///
@@ -35615,7 +38270,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/400`.
             ///
@@ -35656,6 +38311,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/profile/put(profile_put)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -36061,7 +38739,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/get(targets_get)/responses/400`.
             ///
@@ -36414,7 +39092,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/400`.
             ///
@@ -36455,6 +39133,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -36851,7 +39552,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/get(webhooks_list)/responses/400`.
             ///
@@ -37216,7 +39917,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/400`.
             ///
@@ -37257,6 +39958,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/post(webhook_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -37537,7 +40261,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/400`.
             ///
@@ -37578,6 +40302,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/delete(webhook_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -38060,7 +40807,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` (the server knows it)
+            /// `invalid_parameter`: limit, or a cursor this list did not give out; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
             ///
             /// - Remark: Generated from `#/paths//api/v1/webhooks/{id}/deliveries/get(webhook_deliveries)/responses/400`.
             ///

@@ -104,12 +104,14 @@ public protocol APIProtocol: Sendable {
     func authEmailVerify(_ input: Operations.AuthEmailVerify.Input) async throws -> Operations.AuthEmailVerify.Output
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
     func authLogin(_ input: Operations.AuthLogin.Input) async throws -> Operations.AuthLogin.Output
     /// Revoke this session's token
+    ///
+    /// Revokes the bearer token; an access token's refresh token goes with it. An API key is revoked by DELETE /me/api-keys/{id}, not here.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/logout`.
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)`.
@@ -140,6 +142,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/auth/register`.
     /// - Remark: Generated from `#/paths//api/v1/auth/register/post(auth_register)`.
     func authRegister(_ input: Operations.AuthRegister.Input) async throws -> Operations.AuthRegister.Output
+    /// Spend a refresh token for a new access token and refresh token
+    ///
+    /// Spends a refresh token (of a login or registration with `refreshable`) for a new access token and the next refresh token. Each refresh token works once: one used a second time ends its sign-in, every token of it, and is written to the security log (OAuth 2.1's reuse detection).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/token`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)`.
+    func authToken(_ input: Operations.AuthToken.Input) async throws -> Operations.AuthToken.Output
     /// The equipment catalog with the user's selection
     ///
     /// - Remark: HTTP `GET /api/v1/equipment`.
@@ -285,6 +294,34 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)`.
     func meDelete(_ input: Operations.MeDelete.Input) async throws -> Operations.MeDelete.Output
+    /// Personal API keys, without their secrets
+    ///
+    /// The account's personal API keys, newest first, without their secrets.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)`.
+    func apiKeysList(_ input: Operations.ApiKeysList.Input) async throws -> Operations.ApiKeysList.Output
+    /// Create a personal API key; the key is shown once
+    ///
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
+    func apiKeyCreate(_ input: Operations.ApiKeyCreate.Input) async throws -> Operations.ApiKeyCreate.Output
+    /// Revoke an API key
+    ///
+    /// Revokes the key: it signs nothing from then on.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/api-keys/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)`.
+    func apiKeyDelete(_ input: Operations.ApiKeyDelete.Input) async throws -> Operations.ApiKeyDelete.Output
+    /// The account's security log, newest first
+    ///
+    /// The account's security log, newest first: sign-ins (with the client's address and User-Agent) and failed ones, sign-ins from a client not seen before, password changes and resets, API keys made and revoked, refresh tokens used twice. Kept 180 days unless the operator sets `liftbase.security_log_retention`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/security-events`.
+    /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)`.
+    func securityEventsList(_ input: Operations.SecurityEventsList.Input) async throws -> Operations.SecurityEventsList.Output
     /// Custom meals with computed totals
     ///
     /// - Remark: HTTP `GET /api/v1/meals/custom`.
@@ -812,7 +849,7 @@ extension APIProtocol {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -826,6 +863,8 @@ extension APIProtocol {
         ))
     }
     /// Revoke this session's token
+    ///
+    /// Revokes the bearer token; an access token's refresh token goes with it. An API key is revoked by DELETE /me/api-keys/{id}, not here.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/logout`.
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)`.
@@ -886,6 +925,21 @@ extension APIProtocol {
         body: Operations.AuthRegister.Input.Body
     ) async throws -> Operations.AuthRegister.Output {
         try await authRegister(Operations.AuthRegister.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Spend a refresh token for a new access token and refresh token
+    ///
+    /// Spends a refresh token (of a login or registration with `refreshable`) for a new access token and the next refresh token. Each refresh token works once: one used a second time ends its sign-in, every token of it, and is written to the security log (OAuth 2.1's reuse detection).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/token`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/token/post(auth_token)`.
+    public func authToken(
+        headers: Operations.AuthToken.Input.Headers = .init(),
+        body: Operations.AuthToken.Input.Body
+    ) async throws -> Operations.AuthToken.Output {
+        try await authToken(Operations.AuthToken.Input(
             headers: headers,
             body: body
         ))
@@ -1221,6 +1275,66 @@ extension APIProtocol {
         try await meDelete(Operations.MeDelete.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Personal API keys, without their secrets
+    ///
+    /// The account's personal API keys, newest first, without their secrets.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/get(api_keys_list)`.
+    public func apiKeysList(
+        query: Operations.ApiKeysList.Input.Query = .init(),
+        headers: Operations.ApiKeysList.Input.Headers = .init()
+    ) async throws -> Operations.ApiKeysList.Output {
+        try await apiKeysList(Operations.ApiKeysList.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Create a personal API key; the key is shown once
+    ///
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/api-keys`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
+    public func apiKeyCreate(
+        headers: Operations.ApiKeyCreate.Input.Headers = .init(),
+        body: Operations.ApiKeyCreate.Input.Body
+    ) async throws -> Operations.ApiKeyCreate.Output {
+        try await apiKeyCreate(Operations.ApiKeyCreate.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Revoke an API key
+    ///
+    /// Revokes the key: it signs nothing from then on.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/api-keys/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/api-keys/{id}/delete(api_key_delete)`.
+    public func apiKeyDelete(
+        path: Operations.ApiKeyDelete.Input.Path,
+        headers: Operations.ApiKeyDelete.Input.Headers = .init()
+    ) async throws -> Operations.ApiKeyDelete.Output {
+        try await apiKeyDelete(Operations.ApiKeyDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The account's security log, newest first
+    ///
+    /// The account's security log, newest first: sign-ins (with the client's address and User-Agent) and failed ones, sign-ins from a client not seen before, password changes and resets, API keys made and revoked, refresh tokens used twice. Kept 180 days unless the operator sets `liftbase.security_log_retention`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/security-events`.
+    /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)`.
+    public func securityEventsList(
+        query: Operations.SecurityEventsList.Input.Query = .init(),
+        headers: Operations.SecurityEventsList.Input.Headers = .init()
+    ) async throws -> Operations.SecurityEventsList.Output {
+        try await securityEventsList(Operations.SecurityEventsList.Input(
+            query: query,
+            headers: headers
         ))
     }
     /// Custom meals with computed totals
