@@ -862,6 +862,28 @@ $$;
 
 ALTER FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.auth_login_two_factor(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'challenge', app.field_problem(p_body, 'challenge', 'text'),
+    'code', coalesce(app.field_problem(p_body, 'code', 'text', false),
+                     case when (p_body ->> 'code' is null) = (p_body ->> 'recovery_code' is null)
+                          then 'give a code or a recovery_code, not both' end),
+    'recovery_code', app.field_problem(p_body, 'recovery_code', 'text', false)));
+  return auth.complete_login(app.read_text(p_body, 'challenge'), app.read_text(p_body, 'code'),
+                             app.read_text(p_body, 'recovery_code'), auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.auth_login_two_factor(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -2991,6 +3013,74 @@ end
 $$;
 
 ALTER FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.two_factor_confirm(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_limited jsonb;
+begin
+  perform auth.refuse_api_key(p_token);
+  v_limited := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object('code', app.field_problem(p_body, 'code', 'text')));
+  return auth.confirm_two_factor(v_user_id, app.read_text(p_body, 'code'), auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.two_factor_confirm(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.two_factor_disable(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_limited jsonb;
+begin
+  perform auth.refuse_api_key(p_token);
+  v_limited := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'password', app.field_problem(p_body, 'password', 'text'),
+    'code', app.field_problem(p_body, 'code', 'text')));
+  return auth.disable_two_factor(v_user_id, app.read_text(p_body, 'password'), app.read_text(p_body, 'code'),
+                                 auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.two_factor_disable(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.two_factor_enrol(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  perform app.raise_if_invalid(jsonb_build_object('password', app.field_problem(p_body, 'password', 'text')));
+  return auth.start_two_factor_enrolment(v_user_id, app.read_text(p_body, 'password'));
+end
+$$;
+
+ALTER FUNCTION api.two_factor_enrol(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return auth.two_factor_state(v_user_id);
+end
+$$;
+
+ALTER FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -10066,6 +10156,7 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
   select case p_function
     when 'api_key_create' then array['expires_at', 'name', 'scope']
     when 'auth_login' then array['email', 'password', 'refreshable']
+    when 'auth_login_two_factor' then array['challenge', 'code', 'recovery_code']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
@@ -10121,6 +10212,9 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g']
+    when 'two_factor_confirm' then array['code']
+    when 'two_factor_disable' then array['code', 'password']
+    when 'two_factor_enrol' then array['password']
     when 'webhook_create' then array['client_id', 'events', 'url']
     when 'sessions_create' then app.session_body_members()
     when 'session_replace' then app.session_body_members()
@@ -12335,6 +12429,18 @@ $$;
 
 ALTER FUNCTION auth.authenticate_api_key(p_token text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.base32(p_bytes bytea) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select string_agg(substr('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567',
+                           ('0' || rpad(substr(b.bits, i, 5), 5, '0'))::bit(6)::integer + 1, 1), '' order by i)
+    from (select string_agg(get_byte(p_bytes, n)::bit(8)::text, '' order by n) as bits
+            from generate_series(0, length(p_bytes) - 1) as n) as b,
+         generate_series(1, length(b.bits), 5) as i
+$$;
+
+ALTER FUNCTION auth.base32(p_bytes bytea) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.bcrypt_cost() RETURNS integer
     LANGUAGE plpgsql STABLE
     AS $_$
@@ -12357,6 +12463,12 @@ end
 $_$;
 
 ALTER FUNCTION auth.bcrypt_cost() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.challenge_attempts() RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$ select 5 $$;
+
+ALTER FUNCTION auth.challenge_attempts() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.client_address_key(p_args jsonb) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
@@ -12386,6 +12498,69 @@ CREATE FUNCTION auth.client_of(p_args jsonb) RETURNS jsonb
 $$;
 
 ALTER FUNCTION auth.client_of(p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.complete_login(p_challenge text, p_code text, p_recovery_code text, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_user_id uuid;
+  v_attempts integer;
+  v_refreshable boolean;
+  v_user auth.users;
+begin
+  select c.user_id, c.attempts, c.refreshable into v_user_id, v_attempts, v_refreshable
+    from auth.login_challenges as c
+   where c.token_hash = auth.token_hash(coalesce(p_challenge, '')) and c.expires_at > now()
+     for update;
+  if v_user_id is null then
+    return app.error_response(401, 'invalid_challenge', 'The challenge is unknown, used or expired: log in again.');
+  end if;
+  if not (case when p_recovery_code is not null then auth.take_recovery_code(v_user_id, p_recovery_code)
+               else auth.take_totp_code(v_user_id, p_code) end) then
+    if v_attempts + 1 >= auth.challenge_attempts() then
+      delete from auth.login_challenges where token_hash = auth.token_hash(p_challenge);
+    else
+      update auth.login_challenges set attempts = attempts + 1 where token_hash = auth.token_hash(p_challenge);
+    end if;
+    perform auth.log_security_event(v_user_id, 'sign_in_failed', p_client, '{"step": "two_factor"}');
+    return app.error_response(401, 'invalid_code', 'The code is not a current code or an unused recovery code.');
+  end if;
+  delete from auth.login_challenges where token_hash = auth.token_hash(p_challenge);
+  select u.* into v_user from auth.users as u where u.id = v_user_id;
+  if v_user.disabled_at is not null then
+    perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
+  end if;
+  perform auth.act_as(v_user_id);
+  if p_recovery_code is not null then
+    perform auth.log_security_event(v_user_id, 'recovery_code_used', p_client);
+  end if;
+  perform auth.log_sign_in(v_user_id, p_client, jsonb_build_object(
+    'method', case when p_recovery_code is not null then 'recovery_code' else 'two_factor' end));
+  return auth.session_answer(v_user, v_refreshable);
+end
+$$;
+
+ALTER FUNCTION auth.complete_login(p_challenge text, p_code text, p_recovery_code text, p_client jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.confirm_two_factor(p_user_id uuid, p_code text, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  if not exists (select from auth.totp_factors as f where f.user_id = p_user_id and f.confirmed_at is null) then
+    perform app.raise_error(409, 'no_enrolment', 'Start with POST /me/two-factor: no secret is being enrolled.');
+  end if;
+  if not auth.take_totp_code(p_user_id, p_code, p_enrolling => true) then
+    return app.error_response(422, 'invalid_code', 'The code is not one of this secret''s now.');
+  end if;
+  update auth.totp_factors set confirmed_at = now() where user_id = p_user_id;
+  perform auth.log_security_event(p_user_id, 'two_factor_enabled', p_client);
+  return jsonb_build_object('recovery_codes', auth.new_recovery_codes(p_user_id));
+end
+$$;
+
+ALTER FUNCTION auth.confirm_two_factor(p_user_id uuid, p_code text, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) RETURNS auth.users
     LANGUAGE plpgsql
@@ -12516,6 +12691,27 @@ CREATE FUNCTION auth.delivery_max_attempts() RETURNS integer
 $$;
 
 ALTER FUNCTION auth.delivery_max_attempts() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.disable_two_factor(p_user_id uuid, p_password text, p_code text, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  perform auth.require_password(p_user_id, p_password);
+  if not auth.two_factor_enabled(p_user_id) then
+    perform app.raise_error(409, 'two_factor_not_enabled', 'Two-factor sign-in is not on.');
+  end if;
+  -- A current code, else a recovery code: a code that is both is taken once.
+  if not auth.take_totp_code(p_user_id, p_code) and not auth.take_recovery_code(p_user_id, p_code) then
+    return app.error_response(422, 'invalid_code', 'The code is neither a current code nor an unused recovery code.');
+  end if;
+  delete from auth.totp_factors where user_id = p_user_id;
+  perform auth.log_security_event(p_user_id, 'two_factor_disabled', p_client);
+  return null;
+end
+$$;
+
+ALTER FUNCTION auth.disable_two_factor(p_user_id uuid, p_password text, p_code text, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.display_name_problem(p_display_name text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -12704,6 +12900,10 @@ begin
   end if;
 
   delete from auth.login_failures where email_key = v_email_key;
+  -- With two-factor sign-in a code is still owed: 202 and a challenge (auth_two_factor.sql).
+  if auth.two_factor_enabled(v_user.id) then
+    return auth.login_challenge(v_user.id, p_refreshable);
+  end if;
   perform auth.act_as(v_user.id);
   perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
   return auth.session_answer(v_user, p_refreshable);
@@ -12711,6 +12911,22 @@ end
 $$;
 
 ALTER FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.login_challenge(p_user_id uuid, p_refreshable boolean) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_challenge text := auth.new_token();
+begin
+  delete from auth.login_challenges where user_id = p_user_id and expires_at <= now();
+  insert into auth.login_challenges (token_hash, user_id, expires_at, refreshable)
+  values (auth.token_hash(v_challenge), p_user_id, now() + interval '5 minutes', coalesce(p_refreshable, false));
+  perform app.set_response_status(202);
+  return jsonb_build_object('two_factor_required', true, 'challenge', v_challenge, 'expires_in', 300);
+end
+$$;
+
+ALTER FUNCTION auth.login_challenge(p_user_id uuid, p_refreshable boolean) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.logout(p_token text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -12726,6 +12942,23 @@ end
 $$;
 
 ALTER FUNCTION auth.logout(p_token text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.new_recovery_codes(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $_$
+declare
+  v_codes text[] := array(select regexp_replace(lower(auth.base32(public.gen_random_bytes(10))),
+                                                '^(.{4})(.{4})(.{4})(.{4})$', '\1-\2-\3-\4')
+                            from generate_series(1, 10));
+begin
+  delete from auth.recovery_codes where user_id = p_user_id;
+  insert into auth.recovery_codes (user_id, code_hash)
+  select p_user_id, auth.recovery_code_hash(c) from unnest(v_codes) as c;
+  return to_jsonb(v_codes);
+end
+$_$;
+
+ALTER FUNCTION auth.new_recovery_codes(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.new_token() RETURNS text
     LANGUAGE sql
@@ -13246,7 +13479,8 @@ CREATE FUNCTION auth.rate_limit_defaults() RETURNS TABLE(policy text, quota inte
          ('reset_per_address', 20, interval '1 hour'),
          ('verify_per_address', 20, interval '1 hour'),
          ('verification_mail_per_address', 10, interval '1 hour'),
-         ('verification_mail_per_email', 3, interval '1 hour')
+         ('verification_mail_per_email', 3, interval '1 hour'),
+         ('two_factor_per_address', 30, interval '15 minutes')
 $$;
 
 ALTER FUNCTION auth.rate_limit_defaults() OWNER TO liftbase_owner;
@@ -13282,6 +13516,12 @@ CREATE FUNCTION auth.rate_limits() RETURNS TABLE(policy text, quota integer, win
 $$;
 
 ALTER FUNCTION auth.rate_limits() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.recovery_code_hash(p_code text) RETURNS bytea
+    LANGUAGE sql STABLE
+    AS $$ select auth.token_hash(lower(regexp_replace(coalesce(p_code, ''), '[\s-]', '', 'g'))) $$;
+
+ALTER FUNCTION auth.recovery_code_hash(p_code text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -13454,6 +13694,18 @@ $$;
 
 ALTER FUNCTION auth.registration_refusal(p_email text, p_invitation text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.require_password(p_user_id uuid, p_password text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if not auth.password_matches(p_password, (select u.password_hash from auth.users as u where u.id = p_user_id)) then
+    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  end if;
+end
+$$;
+
+ALTER FUNCTION auth.require_password(p_user_id uuid, p_password text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.requires_verified_email() RETURNS boolean
     LANGUAGE plpgsql STABLE
     AS $$
@@ -13524,11 +13776,14 @@ CREATE FUNCTION auth.security_event_kinds() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
   select array[
-    'sign_in',              -- auth.log_sign_in: a login, a registration, a two-factor step
+    'sign_in',              -- auth.log_sign_in: a login, a registration, a login's two-factor step
     'new_device',           -- auth.log_sign_in: the first sign-in with this client
-    'sign_in_failed',       -- auth.login: a wrong password for the account
+    'sign_in_failed',       -- auth.login, auth.complete_login: a wrong password or code
     'password_changed',     -- auth.password_change
     'password_reset',       -- auth.password_reset
+    'two_factor_enabled',   -- auth.confirm_two_factor
+    'two_factor_disabled',  -- auth.disable_two_factor
+    'recovery_code_used',   -- auth.complete_login: a recovery code instead of a code
     'refresh_token_reused', -- auth.refresh_tokens: a spent refresh token, used again
     'api_key_created',      -- auth.create_api_key
     'api_key_revoked'       -- auth.revoke_api_key
@@ -13690,11 +13945,121 @@ $$;
 
 ALTER FUNCTION auth.start_token_family(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.start_two_factor_enrolment(p_user_id uuid, p_password text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_secret bytea := public.gen_random_bytes(20);
+  v_email text := (select u.email from auth.users as u where u.id = p_user_id);
+begin
+  perform auth.require_password(p_user_id, p_password);
+  if auth.two_factor_enabled(p_user_id) then
+    perform app.raise_error(409, 'two_factor_enabled', 'Two-factor sign-in is on already: turn it off first.');
+  end if;
+  insert into auth.totp_factors (user_id, secret) values (p_user_id, v_secret)
+  on conflict (user_id) do update set secret = excluded.secret, created_at = excluded.created_at, last_step = null;
+  return jsonb_build_object(
+    'secret', auth.base32(v_secret),
+    'otpauth_uri', format('otpauth://totp/Liftbase:%s?secret=%s&issuer=Liftbase&algorithm=SHA1&digits=6&period=30',
+                          auth.uri_component(v_email), auth.base32(v_secret)));
+end
+$$;
+
+ALTER FUNCTION auth.start_two_factor_enrolment(p_user_id uuid, p_password text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.take_recovery_code(p_user_id uuid, p_code text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+begin
+  update auth.recovery_codes set used_at = now()
+   where user_id = p_user_id and code_hash = auth.recovery_code_hash(p_code) and used_at is null;
+  return found;
+end
+$$;
+
+ALTER FUNCTION auth.take_recovery_code(p_user_id uuid, p_code text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.take_totp_code(p_user_id uuid, p_code text, p_enrolling boolean DEFAULT false) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $_$
+declare
+  v_secret bytea;
+  v_last_step bigint;
+  v_now bigint := auth.totp_step(now());
+  v_code text := regexp_replace(coalesce(p_code, ''), '\s', '', 'g');
+begin
+  select f.secret, f.last_step into v_secret, v_last_step
+    from auth.totp_factors as f
+   where f.user_id = p_user_id and (f.confirmed_at is not null) <> p_enrolling
+     for update;
+  if v_secret is null or v_code !~ '^[0-9]{6}$' then
+    return false;
+  end if;
+  for v_step in v_now - 1 .. v_now + 1 loop
+    if v_step > coalesce(v_last_step, -1) and auth.totp_code(v_secret, v_step) = v_code then
+      update auth.totp_factors set last_step = v_step where user_id = p_user_id;
+      return true;
+    end if;
+  end loop;
+  return false;
+end
+$_$;
+
+ALTER FUNCTION auth.take_totp_code(p_user_id uuid, p_code text, p_enrolling boolean) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.token_hash(p_token text) RETURNS bytea
     LANGUAGE sql STABLE
     AS $$ select sha256(convert_to(p_token, 'UTF8')) $$;
 
 ALTER FUNCTION auth.token_hash(p_token text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.totp_code(p_secret bytea, p_step bigint) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_hmac bytea := public.hmac(int8send(p_step), p_secret, 'sha1');
+  v_offset integer := get_byte(v_hmac, 19) & 15;
+begin
+  return lpad(((((get_byte(v_hmac, v_offset) & 127)::bigint << 24) | (get_byte(v_hmac, v_offset + 1) << 16)
+                | (get_byte(v_hmac, v_offset + 2) << 8) | get_byte(v_hmac, v_offset + 3)) % 1000000)::text, 6, '0');
+end
+$$;
+
+ALTER FUNCTION auth.totp_code(p_secret bytea, p_step bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.totp_step(p_at timestamp with time zone) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ select floor(extract(epoch from p_at) / 30)::bigint $$;
+
+ALTER FUNCTION auth.totp_step(p_at timestamp with time zone) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.two_factor_enabled(p_user_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return exists (select from auth.totp_factors as f where f.user_id = p_user_id and f.confirmed_at is not null);
+end
+$$;
+
+ALTER FUNCTION auth.two_factor_enabled(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.two_factor_state(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_confirmed_at timestamptz := (select f.confirmed_at from auth.totp_factors as f where f.user_id = p_user_id);
+begin
+  return jsonb_build_object(
+    'enabled', v_confirmed_at is not null,
+    'enabled_at', v_confirmed_at,
+    'recovery_codes_left', case when v_confirmed_at is not null then
+      (select count(*) from auth.recovery_codes as r where r.user_id = p_user_id and r.used_at is null) end);
+end
+$$;
+
+ALTER FUNCTION auth.two_factor_state(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.update_current_account(p_changes jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -13720,6 +14085,18 @@ end
 $$;
 
 ALTER FUNCTION auth.update_current_account(p_changes jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.uri_component(p_text text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  select string_agg(case when c ~ '^[A-Za-z0-9._~-]$' then c
+                         else (select string_agg('%' || upper(lpad(to_hex(get_byte(convert_to(c, 'UTF8'), k)), 2, '0')),
+                                                 '' order by k)
+                                 from generate_series(0, octet_length(c) - 1) as k) end, '' order by n)
+    from regexp_split_to_table(p_text, '') with ordinality as t (c, n)
+$_$;
+
+ALTER FUNCTION auth.uri_component(p_text text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.user_json(p_user auth.users) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -13844,7 +14221,8 @@ declare
   -- that their foreign keys to auth.users still hold).
   coordinator_tables constant text[] := array[
     'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
-    'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events'];
+    'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events', 'auth.totp_factors',
+    'auth.recovery_codes', 'auth.login_challenges'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and
@@ -14803,6 +15181,18 @@ CREATE TABLE auth.invitations (
 
 ALTER TABLE auth.invitations OWNER TO liftbase_owner;
 
+CREATE TABLE auth.login_challenges (
+    token_hash bytea NOT NULL,
+    user_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    refreshable boolean DEFAULT false NOT NULL,
+    CONSTRAINT login_challenges_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE auth.login_challenges OWNER TO liftbase_owner;
+
 CREATE TABLE auth.login_failures (
     id bigint NOT NULL,
     email_key text NOT NULL,
@@ -14881,6 +15271,15 @@ ALTER TABLE auth.rate_counts OWNER TO liftbase_owner;
 
 COMMENT ON TABLE auth.rate_counts IS 'Requests counted per rate-limit policy and key hash in the current window; lapsed rows are swept as requests come.';
 
+CREATE TABLE auth.recovery_codes (
+    user_id uuid NOT NULL,
+    code_hash bytea NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT recovery_codes_code_hash_check CHECK ((length(code_hash) = 32))
+);
+
+ALTER TABLE auth.recovery_codes OWNER TO liftbase_owner;
+
 CREATE TABLE auth.security_events (
     user_id uuid NOT NULL,
     id bigint NOT NULL,
@@ -14929,6 +15328,17 @@ CREATE TABLE auth.token_families (
 );
 
 ALTER TABLE auth.token_families OWNER TO liftbase_owner;
+
+CREATE TABLE auth.totp_factors (
+    user_id uuid NOT NULL,
+    secret bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    confirmed_at timestamp with time zone,
+    last_step bigint,
+    CONSTRAINT totp_factors_secret_check CHECK ((length(secret) = 20))
+);
+
+ALTER TABLE auth.totp_factors OWNER TO liftbase_owner;
 
 CREATE TABLE liftbase_meta.builtin_catalogs (
     name text NOT NULL,
@@ -15130,7 +15540,7 @@ CREATE VIEW reporting.security_events AS
 
 ALTER TABLE reporting.security_events OWNER TO liftbase_reporting_owner;
 
-COMMENT ON VIEW reporting.security_events IS 'The accounts'' security logs: sign-ins and failed ones, new devices, password changes, API keys, reused refresh tokens.
+COMMENT ON VIEW reporting.security_events IS 'The accounts'' security logs: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
 One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
 
 COMMENT ON COLUMN reporting.security_events.day IS 'Day of the event (UTC)';
@@ -15139,7 +15549,7 @@ COMMENT ON COLUMN reporting.security_events.occurred_at IS 'When it happened';
 
 COMMENT ON COLUMN reporting.security_events.user_id IS 'The account';
 
-COMMENT ON COLUMN reporting.security_events.kind IS 'sign_in, new_device, sign_in_failed, password_changed, password_reset, refresh_token_reused, api_key_created or api_key_revoked';
+COMMENT ON COLUMN reporting.security_events.kind IS 'sign_in, new_device, sign_in_failed, password_changed, password_reset, two_factor_enabled, two_factor_disabled, recovery_code_used, refresh_token_reused, api_key_created or api_key_revoked';
 
 COMMENT ON COLUMN reporting.security_events.client_address IS 'The client''s address, as the server resolved it';
 
@@ -15330,6 +15740,9 @@ ALTER TABLE ONLY auth.email_verifications
 ALTER TABLE ONLY auth.invitations
     ADD CONSTRAINT invitations_pkey PRIMARY KEY (token_hash);
 
+ALTER TABLE ONLY auth.login_challenges
+    ADD CONSTRAINT login_challenges_pkey PRIMARY KEY (token_hash);
+
 ALTER TABLE ONLY auth.login_failures
     ADD CONSTRAINT login_failures_pkey PRIMARY KEY (id);
 
@@ -15342,6 +15755,9 @@ ALTER TABLE ONLY auth.password_resets
 ALTER TABLE ONLY auth.rate_counts
     ADD CONSTRAINT rate_counts_pkey PRIMARY KEY (policy, key_hash);
 
+ALTER TABLE ONLY auth.recovery_codes
+    ADD CONSTRAINT recovery_codes_pkey PRIMARY KEY (user_id, code_hash);
+
 ALTER TABLE ONLY auth.security_events
     ADD CONSTRAINT security_events_pkey PRIMARY KEY (user_id, id);
 
@@ -15350,6 +15766,9 @@ ALTER TABLE ONLY auth.sessions
 
 ALTER TABLE ONLY auth.token_families
     ADD CONSTRAINT token_families_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY auth.totp_factors
+    ADD CONSTRAINT totp_factors_pkey PRIMARY KEY (user_id);
 
 ALTER TABLE ONLY auth.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
@@ -15453,6 +15872,8 @@ CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscription
 CREATE INDEX email_verifications_user_idx ON auth.email_verifications USING btree (user_id);
 
 CREATE INDEX invitations_email_idx ON auth.invitations USING btree (lower(email));
+
+CREATE INDEX login_challenges_user_idx ON auth.login_challenges USING btree (user_id);
 
 CREATE INDEX login_failures_email_idx ON auth.login_failures USING btree (email_key, failed_at DESC);
 
@@ -15884,6 +16305,9 @@ ALTER TABLE ONLY auth.api_keys
 ALTER TABLE ONLY auth.email_verifications
     ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY auth.login_challenges
+    ADD CONSTRAINT login_challenges_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.outbox
     ADD CONSTRAINT outbox_subscription_fkey FOREIGN KEY (user_id, subscription_id) REFERENCES app.webhook_subscriptions(user_id, id) ON DELETE CASCADE;
 
@@ -15892,6 +16316,9 @@ ALTER TABLE ONLY auth.outbox
 
 ALTER TABLE ONLY auth.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY auth.recovery_codes
+    ADD CONSTRAINT recovery_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.totp_factors(user_id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY auth.security_events
     ADD CONSTRAINT security_events_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -15904,6 +16331,9 @@ ALTER TABLE ONLY auth.sessions
 
 ALTER TABLE ONLY auth.token_families
     ADD CONSTRAINT token_families_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY auth.totp_factors
+    ADD CONSTRAINT totp_factors_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE app.body_metrics ENABLE ROW LEVEL SECURITY;
 
@@ -16149,6 +16579,9 @@ GRANT ALL ON FUNCTION api.auth_email_verify(p_token text, p_body jsonb, p_args j
 
 REVOKE ALL ON FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_login(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.auth_login_two_factor(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_login_two_factor(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -16404,6 +16837,18 @@ GRANT ALL ON FUNCTION api.template_get(p_token text, p_body jsonb, p_args jsonb)
 
 REVOKE ALL ON FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.templates_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.two_factor_confirm(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.two_factor_confirm(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.two_factor_disable(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.two_factor_disable(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.two_factor_enrol(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.two_factor_enrol(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -17511,13 +17956,23 @@ GRANT ALL ON FUNCTION auth.authenticate(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.authenticate_api_key(p_token text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.base32(p_bytes bytea) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.bcrypt_cost() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.challenge_attempts() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.client_address_key(p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.client_address_key(p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.client_of(p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.client_of(p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.complete_login(p_challenge text, p_code text, p_recovery_code text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.complete_login(p_challenge text, p_code text, p_recovery_code text, p_client jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.confirm_two_factor(p_user_id uuid, p_code text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.confirm_two_factor(p_user_id uuid, p_code text, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.create_account(p_email text, p_password text, p_display_name text) FROM PUBLIC;
 
@@ -17535,6 +17990,9 @@ GRANT ALL ON FUNCTION auth.delete_current_account(p_password text) TO liftbase_a
 REVOKE ALL ON FUNCTION auth.delivery_backoff(p_attempt integer, p_jitter double precision) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.delivery_max_attempts() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.disable_two_factor(p_user_id uuid, p_password text, p_code text, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.disable_two_factor(p_user_id uuid, p_password text, p_code text, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.display_name_problem(p_display_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.display_name_problem(p_display_name text) TO liftbase_api;
@@ -17564,8 +18022,12 @@ REVOKE ALL ON FUNCTION auth.log_sign_in(p_user_id uuid, p_client jsonb, p_detail
 REVOKE ALL ON FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.login(p_email text, p_password text, p_client jsonb, p_refreshable boolean) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.login_challenge(p_user_id uuid, p_refreshable boolean) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.logout(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.logout(p_token text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.new_recovery_codes(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.new_token() FROM PUBLIC;
 
@@ -17628,6 +18090,8 @@ REVOKE ALL ON FUNCTION auth.rate_limit_window(p_text text, p_setting text) FROM 
 REVOKE ALL ON FUNCTION auth.rate_limits() FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.rate_limits() TO liftbase_api;
 
+REVOKE ALL ON FUNCTION auth.recovery_code_hash(p_code text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.refresh_session(p_refresh_token text, p_client jsonb) TO liftbase_api;
 
@@ -17650,6 +18114,8 @@ GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_nam
 REVOKE ALL ON FUNCTION auth.registration_mode() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.registration_refusal(p_email text, p_invitation text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.require_password(p_user_id uuid, p_password text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.requires_verified_email() FROM PUBLIC;
 
@@ -17682,10 +18148,28 @@ REVOKE ALL ON FUNCTION auth.start_session(p_user_id uuid, p_family_id uuid) FROM
 
 REVOKE ALL ON FUNCTION auth.start_token_family(p_user_id uuid) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.start_two_factor_enrolment(p_user_id uuid, p_password text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.start_two_factor_enrolment(p_user_id uuid, p_password text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.take_recovery_code(p_user_id uuid, p_code text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.take_totp_code(p_user_id uuid, p_code text, p_enrolling boolean) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.token_hash(p_token text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.totp_code(p_secret bytea, p_step bigint) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.totp_step(p_at timestamp with time zone) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.two_factor_enabled(p_user_id uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.two_factor_state(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.two_factor_state(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.update_current_account(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.update_current_account(p_changes jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.uri_component(p_text text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.user_json(p_user auth.users) FROM PUBLIC;
 

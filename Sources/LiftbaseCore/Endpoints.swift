@@ -12,6 +12,13 @@ public let endpoints: [Endpoint] = [
         summary: "Create an account and a session"
     ),
     Endpoint(.POST, "/auth/login", function: "auth_login", auth: false, summary: "Start a session"),
+    Endpoint(
+        .POST,
+        "/auth/login/two-factor",
+        function: "auth_login_two_factor",
+        auth: false,
+        summary: "A login's second step: the challenge and a code"
+    ),
     Endpoint(.POST, "/auth/logout", function: "auth_logout", status: 204, summary: "Revoke this session's token"),
     Endpoint(
         .POST,
@@ -77,6 +84,21 @@ public let endpoints: [Endpoint] = [
         summary: "Create a personal API key; the key is shown once"
     ),
     Endpoint(.DELETE, "/me/api-keys/{id}", function: "api_key_delete", status: 204, summary: "Revoke an API key"),
+    Endpoint(.GET, "/me/two-factor", function: "two_factor_get", summary: "Whether two-factor sign-in is on"),
+    Endpoint(.POST, "/me/two-factor", function: "two_factor_enrol", summary: "Start enrolling a TOTP secret"),
+    Endpoint(
+        .POST,
+        "/me/two-factor/confirm",
+        function: "two_factor_confirm",
+        summary: "Turn two-factor sign-in on with a code; answers the recovery codes"
+    ),
+    Endpoint(
+        .DELETE,
+        "/me/two-factor",
+        function: "two_factor_disable",
+        status: 204,
+        summary: "Turn two-factor sign-in off with the password and a code"
+    ),
 
     // Onboarding, profile, goals, metrics
     Endpoint(

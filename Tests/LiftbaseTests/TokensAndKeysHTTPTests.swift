@@ -88,6 +88,56 @@ struct TokensAndKeysHTTPTests {
         }
     }
 
+    @Test("two-factor sign-in: enrol, confirm with a code, a login answers 202 and its second step signs in")
+    func twoFactor() async throws {
+        try await withTestClient { client in
+            let email = TestDatabase.uniqueEmail("totp")
+            let credentials = ["email": email, "password": "a good password"]
+            let session = try #require(
+                try await client.send(.post, "/auth/register", credentials)["token"] as? String
+            )
+            let enrolment = try await client.send(
+                .post,
+                "/me/two-factor",
+                ["password": "a good password"],
+                token: session
+            )
+            #expect(enrolment.status == .ok)
+            let secret = try #require(enrolment["secret"] as? String)
+            // The code an authenticator app shows `steps` of 30 seconds from now, by the rule
+            // the server checks with (its RFC 6238 vectors are in sql/tests/16_two_factor.sql).
+            let database = try await AsyncConnection.open(try TestDatabase.url())
+            func code(_ steps: Int) async throws -> String {
+                try #require(
+                    try await database.query(
+                        "select auth.totp_code(f.secret, auth.totp_step(now()) + $2::integer) "
+                            + "from auth.totp_factors as f where auth.base32(f.secret) = $1",
+                        [secret, String(steps)]
+                    ).scalar
+                )
+            }
+            let confirmed = try await client.send(
+                .post,
+                "/me/two-factor/confirm",
+                ["code": try await code(0)],
+                token: session
+            )
+            #expect((confirmed["recovery_codes"] as? [String])?.count == 10)
+
+            let challenged = try await client.send(.post, "/auth/login", credentials)
+            #expect(challenged.status == .accepted && challenged["token"] == nil)
+            let challenge = try #require(challenged["challenge"] as? String)
+            let signedIn = try await client.send(
+                .post,
+                "/auth/login/two-factor",
+                ["challenge": challenge, "code": try await code(1)]
+            )
+            #expect(signedIn.status == .ok)
+            let token = try #require(signedIn["token"] as? String)
+            #expect(try await client.send(.get, "/me/two-factor", token: token)["enabled"] as? Bool == true)
+        }
+    }
+
     @Test("user_agent is not a query parameter: the server reads it from the header")
     func userAgentParameterRefused() async throws {
         try await withTestClient { client in

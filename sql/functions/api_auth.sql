@@ -171,3 +171,26 @@ begin
   return auth.refresh_session(app.read_text(p_body, 'refresh_token'), auth.client_of(p_args));
 end
 $$;
+
+-- POST /auth/login/two-factor: {challenge, code} or {challenge, recovery_code}, the second
+-- step of a login that answered 202 (auth_two_factor.sql); counted per address.
+create or replace function api.auth_login_two_factor(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'challenge', app.field_problem(p_body, 'challenge', 'text'),
+    'code', coalesce(app.field_problem(p_body, 'code', 'text', false),
+                     case when (p_body ->> 'code' is null) = (p_body ->> 'recovery_code' is null)
+                          then 'give a code or a recovery_code, not both' end),
+    'recovery_code', app.field_problem(p_body, 'recovery_code', 'text', false)));
+  return auth.complete_login(app.read_text(p_body, 'challenge'), app.read_text(p_body, 'code'),
+                             app.read_text(p_body, 'recovery_code'), auth.client_of(p_args));
+end
+$$;

@@ -115,3 +115,74 @@ begin
   return null;
 end
 $$;
+
+-- Two-factor sign-in (auth_two_factor.sql): its state, enrolment, confirmation and turning
+-- it off. The confirmation and turning off take a code: counted per address.
+
+-- GET /me/two-factor
+create or replace function api.two_factor_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  return auth.two_factor_state(v_user_id);
+end
+$$;
+
+-- POST /me/two-factor: {password}
+create or replace function api.two_factor_enrol(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  perform auth.refuse_api_key(p_token);
+  perform app.raise_if_invalid(jsonb_build_object('password', app.field_problem(p_body, 'password', 'text')));
+  return auth.start_two_factor_enrolment(v_user_id, app.read_text(p_body, 'password'));
+end
+$$;
+
+-- POST /me/two-factor/confirm: {code}
+create or replace function api.two_factor_confirm(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_limited jsonb;
+begin
+  perform auth.refuse_api_key(p_token);
+  v_limited := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object('code', app.field_problem(p_body, 'code', 'text')));
+  return auth.confirm_two_factor(v_user_id, app.read_text(p_body, 'code'), auth.client_of(p_args));
+end
+$$;
+
+-- DELETE /me/two-factor: {password, code}, the code a current one or a recovery code.
+create or replace function api.two_factor_disable(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_limited jsonb;
+begin
+  perform auth.refuse_api_key(p_token);
+  v_limited := auth.spend_rate_budgets(array['two_factor_per_address'], array[auth.client_address_key(p_args)]);
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'password', app.field_problem(p_body, 'password', 'text'),
+    'code', app.field_problem(p_body, 'code', 'text')));
+  return auth.disable_two_factor(v_user_id, app.read_text(p_body, 'password'), app.read_text(p_body, 'code'),
+                                 auth.client_of(p_args));
+end
+$$;

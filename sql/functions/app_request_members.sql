@@ -16,6 +16,7 @@ as $$
   select case p_function
     when 'api_key_create' then array['expires_at', 'name', 'scope']
     when 'auth_login' then array['email', 'password', 'refreshable']
+    when 'auth_login_two_factor' then array['challenge', 'code', 'recovery_code']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
@@ -71,6 +72,9 @@ as $$
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g']
+    when 'two_factor_confirm' then array['code']
+    when 'two_factor_disable' then array['code', 'password']
+    when 'two_factor_enrol' then array['password']
     when 'webhook_create' then array['client_id', 'events', 'url']
     when 'sessions_create' then app.session_body_members()
     when 'session_replace' then app.session_body_members()

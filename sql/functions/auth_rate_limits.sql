@@ -15,7 +15,8 @@ as $$
          ('reset_per_address', 20, interval '1 hour'),
          ('verify_per_address', 20, interval '1 hour'),
          ('verification_mail_per_address', 10, interval '1 hour'),
-         ('verification_mail_per_email', 3, interval '1 hour')
+         ('verification_mail_per_email', 3, interval '1 hour'),
+         ('two_factor_per_address', 30, interval '15 minutes')
 $$;
 
 -- A policy's quota per window: its default (auth.rate_limit_defaults), or the operator's value

@@ -10,11 +10,14 @@ language sql
 immutable
 as $$
   select array[
-    'sign_in',              -- auth.log_sign_in: a login, a registration, a two-factor step
+    'sign_in',              -- auth.log_sign_in: a login, a registration, a login's two-factor step
     'new_device',           -- auth.log_sign_in: the first sign-in with this client
-    'sign_in_failed',       -- auth.login: a wrong password for the account
+    'sign_in_failed',       -- auth.login, auth.complete_login: a wrong password or code
     'password_changed',     -- auth.password_change
     'password_reset',       -- auth.password_reset
+    'two_factor_enabled',   -- auth.confirm_two_factor
+    'two_factor_disabled',  -- auth.disable_two_factor
+    'recovery_code_used',   -- auth.complete_login: a recovery code instead of a code
     'refresh_token_reused', -- auth.refresh_tokens: a spent refresh token, used again
     'api_key_created',      -- auth.create_api_key
     'api_key_revoked'       -- auth.revoke_api_key

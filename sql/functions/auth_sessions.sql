@@ -272,6 +272,10 @@ begin
   end if;
 
   delete from auth.login_failures where email_key = v_email_key;
+  -- With two-factor sign-in a code is still owed: 202 and a challenge (auth_two_factor.sql).
+  if auth.two_factor_enabled(v_user.id) then
+    return auth.login_challenge(v_user.id, p_refreshable);
+  end if;
   perform auth.act_as(v_user.id);
   perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
   return auth.session_answer(v_user, p_refreshable);

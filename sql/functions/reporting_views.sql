@@ -180,13 +180,14 @@ select (e.occurred_at at time zone 'UTC')::date as day, e.occurred_at, e.user_id
   from auth.security_events as e
  where e.occurred_at >= reporting.security_log_start();
 comment on view reporting.security_events is
-'The accounts'' security logs: sign-ins and failed ones, new devices, password changes, API keys, reused refresh tokens.
+'The accounts'' security logs: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
 One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
 comment on column reporting.security_events.day is 'Day of the event (UTC)';
 comment on column reporting.security_events.occurred_at is 'When it happened';
 comment on column reporting.security_events.user_id is 'The account';
 comment on column reporting.security_events.kind is
-  'sign_in, new_device, sign_in_failed, password_changed, password_reset, refresh_token_reused, api_key_created or api_key_revoked';
+  'sign_in, new_device, sign_in_failed, password_changed, password_reset, two_factor_enabled, two_factor_disabled, '
+  'recovery_code_used, refresh_token_reused, api_key_created or api_key_revoked';
 comment on column reporting.security_events.client_address is 'The client''s address, as the server resolved it';
 comment on column reporting.security_events.user_agent is 'The client''s User-Agent, cut to 200 characters';
 

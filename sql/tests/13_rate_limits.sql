@@ -127,7 +127,7 @@ set local liftbase.rate_limits = 'all = 1000/1 minute, forgot_per_email=5/1 day'
 select is(array(select format('%s %s %s', policy, quota, window_length) from auth.rate_limits() order by policy),
   array['forgot_per_address 1000 00:01:00', 'forgot_per_email 5 1 day', 'login_per_address 1000 00:01:00',
         'register_per_address 1000 00:01:00', 'reset_per_address 1000 00:01:00',
-        'verification_mail_per_address 1000 00:01:00', 'verification_mail_per_email 1000 00:01:00',
+        'two_factor_per_address 1000 00:01:00', 'verification_mail_per_address 1000 00:01:00', 'verification_mail_per_email 1000 00:01:00',
         'verify_per_address 1000 00:01:00'],
   'liftbase.rate_limits sets a policy by name, and all the others with all');
 set local liftbase.rate_limits = 'forgot_per_mail=5/1 hour';

@@ -57,6 +57,9 @@ insert into export_paths values
   ('auth.token_families', null, 'refresh tokens are credentials of this server, not user data'),
   ('auth.api_keys', null, 'API keys are credentials of this server, not user data'),
   ('auth.security_events', null, 'this server''s record of access to the account, not data the user entered'),
+  ('auth.totp_factors', null, 'a two-factor secret is a credential of this server, not user data'),
+  ('auth.recovery_codes', null, 'recovery codes are credentials of this server, not user data'),
+  ('auth.login_challenges', null, 'a login''s second step, minutes long: a credential, not user data'),
   ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');

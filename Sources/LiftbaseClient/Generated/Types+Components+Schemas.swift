@@ -4110,6 +4110,33 @@ extension Components {
                 case week
             }
         }
+        /// - Remark: Generated from `#/components/schemas/RecoveryCodes`.
+        public struct RecoveryCodes: Codable, Hashable, Sendable {
+            /// Each works once in place of a code. Shown only here: the server keeps their hashes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RecoveryCodes/recovery_codes`.
+            public var recoveryCodes: [Swift.String]
+            /// Creates a new `RecoveryCodes`.
+            ///
+            /// - Parameters:
+            ///   - recoveryCodes: Each works once in place of a code. Shown only here: the server keeps their hashes.
+            public init(recoveryCodes: [Swift.String]) {
+                self.recoveryCodes = recoveryCodes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case recoveryCodes = "recovery_codes"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.recoveryCodes = try container.decode(
+                    [Swift.String].self,
+                    forKey: .recoveryCodes
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "recovery_codes"
+                ])
+            }
+        }
         /// The next access token and refresh token of a sign-in; the refresh token given is spent.
         ///
         /// - Remark: Generated from `#/components/schemas/RefreshedTokens`.
@@ -4237,7 +4264,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SecurityEvent/client_address`.
             public var clientAddress: Swift.String?
-            /// What the kind adds: `method` of a sign-in (`password`, `registration`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            /// What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`), `step` of a failed one (`two_factor`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
             ///
             /// - Remark: Generated from `#/components/schemas/SecurityEvent/detail`.
             public var detail: OpenAPIRuntime.OpenAPIObjectContainer
@@ -4253,7 +4280,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - clientAddress: The client's address as the server resolved it (docs/security.md: trusted proxies).
-            ///   - detail: What the kind adds: `method` of a sign-in (`password`, `registration`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            ///   - detail: What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`), `step` of a failed one (`two_factor`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
             ///   - id:
             ///   - kind:
             ///   - occurredAt:
@@ -4326,6 +4353,9 @@ extension Components {
             case signInFailed = "sign_in_failed"
             case passwordChanged = "password_changed"
             case passwordReset = "password_reset"
+            case twoFactorEnabled = "two_factor_enabled"
+            case twoFactorDisabled = "two_factor_disabled"
+            case recoveryCodeUsed = "recovery_code_used"
             case refreshTokenReused = "refresh_token_reused"
             case apiKeyCreated = "api_key_created"
             case apiKeyRevoked = "api_key_revoked"
@@ -5739,6 +5769,152 @@ extension Components {
             case novice = "novice"
             case intermediate = "intermediate"
             case advanced = "advanced"
+        }
+        /// The password was right and the account has two-factor sign-in: POST /auth/login/two-factor with this challenge and a code signs in.
+        ///
+        /// - Remark: Generated from `#/components/schemas/TwoFactorChallenge`.
+        public struct TwoFactorChallenge: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TwoFactorChallenge/challenge`.
+            public var challenge: Swift.String
+            /// Seconds the challenge lasts (300); five wrong codes end it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TwoFactorChallenge/expires_in`.
+            public var expiresIn: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TwoFactorChallenge/two_factor_required`.
+            public var twoFactorRequired: Swift.Bool
+            /// Creates a new `TwoFactorChallenge`.
+            ///
+            /// - Parameters:
+            ///   - challenge:
+            ///   - expiresIn: Seconds the challenge lasts (300); five wrong codes end it.
+            ///   - twoFactorRequired:
+            public init(
+                challenge: Swift.String,
+                expiresIn: Swift.Int,
+                twoFactorRequired: Swift.Bool
+            ) {
+                self.challenge = challenge
+                self.expiresIn = expiresIn
+                self.twoFactorRequired = twoFactorRequired
+            }
+            public enum CodingKeys: String, CodingKey {
+                case challenge
+                case expiresIn = "expires_in"
+                case twoFactorRequired = "two_factor_required"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.challenge = try container.decode(
+                    Swift.String.self,
+                    forKey: .challenge
+                )
+                self.expiresIn = try container.decode(
+                    Swift.Int.self,
+                    forKey: .expiresIn
+                )
+                self.twoFactorRequired = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .twoFactorRequired
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "challenge",
+                    "expires_in",
+                    "two_factor_required"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TwoFactorEnrolment`.
+        public struct TwoFactorEnrolment: Codable, Hashable, Sendable {
+            /// For a QR code: SHA1, 6 digits, 30 seconds, issuer Liftbase.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TwoFactorEnrolment/otpauth_uri`.
+            public var otpauthUri: Swift.String
+            /// Base32, for typing into an authenticator app.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TwoFactorEnrolment/secret`.
+            public var secret: Swift.String
+            /// Creates a new `TwoFactorEnrolment`.
+            ///
+            /// - Parameters:
+            ///   - otpauthUri: For a QR code: SHA1, 6 digits, 30 seconds, issuer Liftbase.
+            ///   - secret: Base32, for typing into an authenticator app.
+            public init(
+                otpauthUri: Swift.String,
+                secret: Swift.String
+            ) {
+                self.otpauthUri = otpauthUri
+                self.secret = secret
+            }
+            public enum CodingKeys: String, CodingKey {
+                case otpauthUri = "otpauth_uri"
+                case secret
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.otpauthUri = try container.decode(
+                    Swift.String.self,
+                    forKey: .otpauthUri
+                )
+                self.secret = try container.decode(
+                    Swift.String.self,
+                    forKey: .secret
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "otpauth_uri",
+                    "secret"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TwoFactorState`.
+        public struct TwoFactorState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TwoFactorState/enabled`.
+            public var enabled: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/TwoFactorState/enabled_at`.
+            public var enabledAt: Foundation.Date?
+            /// Null while it is off.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TwoFactorState/recovery_codes_left`.
+            public var recoveryCodesLeft: Swift.Int?
+            /// Creates a new `TwoFactorState`.
+            ///
+            /// - Parameters:
+            ///   - enabled:
+            ///   - enabledAt:
+            ///   - recoveryCodesLeft: Null while it is off.
+            public init(
+                enabled: Swift.Bool,
+                enabledAt: Foundation.Date? = nil,
+                recoveryCodesLeft: Swift.Int? = nil
+            ) {
+                self.enabled = enabled
+                self.enabledAt = enabledAt
+                self.recoveryCodesLeft = recoveryCodesLeft
+            }
+            public enum CodingKeys: String, CodingKey {
+                case enabled
+                case enabledAt = "enabled_at"
+                case recoveryCodesLeft = "recovery_codes_left"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.enabled = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .enabled
+                )
+                self.enabledAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .enabledAt
+                )
+                self.recoveryCodesLeft = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .recoveryCodesLeft
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "enabled",
+                    "enabled_at",
+                    "recovery_codes_left"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/UnitSystem`.
         @frozen public enum UnitSystem: String, Codable, Hashable, Sendable, CaseIterable {

@@ -5139,7 +5139,7 @@ public enum Operations {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too. An account with two-factor sign-in answers 202 with a challenge for POST /auth/login/two-factor instead of a token.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -5305,6 +5305,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/POST/responses/202/content/application\/json`.
+                    case json(Components.Schemas.TwoFactorChallenge)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TwoFactorChallenge {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthLogin.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthLogin.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// The password is right; a code is owed (two-factor sign-in)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.AuthLogin.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.AuthLogin.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
                             response: self
                         )
                     }
@@ -5585,6 +5636,410 @@ public enum Operations {
             /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A login's second step: the challenge and a code
+    ///
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
+    public enum AuthLoginTwoFactor {
+        public static let id: Swift.String = "auth_login_two_factor"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthLoginTwoFactor.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthLoginTwoFactor.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AuthLoginTwoFactor.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody/json/challenge`.
+                    public var challenge: Swift.String
+                    /// 6 digits.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody/json/code`.
+                    public var code: Swift.String?
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody/json/recovery_code`.
+                    public var recoveryCode: Swift.String?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - challenge:
+                    ///   - code: 6 digits.
+                    ///   - recoveryCode:
+                    public init(
+                        challenge: Swift.String,
+                        code: Swift.String? = nil,
+                        recoveryCode: Swift.String? = nil
+                    ) {
+                        self.challenge = challenge
+                        self.code = code
+                        self.recoveryCode = recoveryCode
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case challenge
+                        case code
+                        case recoveryCode = "recovery_code"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.challenge = try container.decode(
+                            Swift.String.self,
+                            forKey: .challenge
+                        )
+                        self.code = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .code
+                        )
+                        self.recoveryCode = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .recoveryCode
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "challenge",
+                            "code",
+                            "recovery_code"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/requestBody/content/application\/json`.
+                case json(Operations.AuthLoginTwoFactor.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AuthLoginTwoFactor.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.AuthLoginTwoFactor.Input.Headers = .init(),
+                body: Operations.AuthLoginTwoFactor.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/login/two-factor/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SignedIn)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SignedIn {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthLoginTwoFactor.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthLoginTwoFactor.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Signed in
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AuthLoginTwoFactor.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AuthLoginTwoFactor.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_challenge`: unknown, used, expired or ended by wrong codes; `invalid_code`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_disabled`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `challenge`, `code` (give a code or a recovery_code, not both); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -18423,6 +18878,1414 @@ public enum Operations {
             /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Whether two-factor sign-in is on
+    ///
+    /// Whether two-factor sign-in is on, since when, and how many recovery codes are left.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)`.
+    public enum TwoFactorGet {
+        public static let id: Swift.String = "two_factor_get"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorGet.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorGet.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.TwoFactorGet.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.TwoFactorGet.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.TwoFactorState)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TwoFactorState {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.TwoFactorGet.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.TwoFactorGet.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The state
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.TwoFactorGet.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.TwoFactorGet.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Start enrolling a TOTP secret
+    ///
+    /// Starts enrolling a TOTP secret (RFC 6238: SHA1, 6 digits, 30 seconds): its base32 text and otpauth:// URI for an authenticator app. Nothing changes at sign-in until POST /me/two-factor/confirm; asking again replaces the secret being enrolled.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)`.
+    public enum TwoFactorEnrol {
+        public static let id: Swift.String = "two_factor_enrol"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorEnrol.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorEnrol.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.TwoFactorEnrol.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/requestBody/json/password`.
+                    public var password: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - password:
+                    public init(password: Swift.String) {
+                        self.password = password
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case password
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "password"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/requestBody/content/application\/json`.
+                case json(Operations.TwoFactorEnrol.Input.Body.JsonPayload)
+            }
+            public var body: Operations.TwoFactorEnrol.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.TwoFactorEnrol.Input.Headers = .init(),
+                body: Operations.TwoFactorEnrol.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.TwoFactorEnrolment)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TwoFactorEnrolment {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.TwoFactorEnrol.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.TwoFactorEnrol.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The secret to enrol
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.TwoFactorEnrol.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.TwoFactorEnrol.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_password`; `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `two_factor_enabled`: turn it off first; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `password`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Turn two-factor sign-in off with the password and a code
+    ///
+    /// Turns two-factor sign-in off with the password and a current code or an unused recovery code. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)`.
+    public enum TwoFactorDisable {
+        public static let id: Swift.String = "two_factor_disable"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorDisable.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorDisable.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.TwoFactorDisable.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// A current code, or a recovery code.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/requestBody/json/code`.
+                    public var code: Swift.String
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/requestBody/json/password`.
+                    public var password: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - code: A current code, or a recovery code.
+                    ///   - password:
+                    public init(
+                        code: Swift.String,
+                        password: Swift.String
+                    ) {
+                        self.code = code
+                        self.password = password
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case code
+                        case password
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.code = try container.decode(
+                            Swift.String.self,
+                            forKey: .code
+                        )
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "code",
+                            "password"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/DELETE/requestBody/content/application\/json`.
+                case json(Operations.TwoFactorDisable.Input.Body.JsonPayload)
+            }
+            public var body: Operations.TwoFactorDisable.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.TwoFactorDisable.Input.Headers = .init(),
+                body: Operations.TwoFactorDisable.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Off: its secret and recovery codes are gone
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.TwoFactorDisable.Output.NoContent)
+            /// Off: its secret and recovery codes are gone
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.TwoFactorDisable.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_password`; `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `two_factor_not_enabled`; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `password`, `code`; `invalid_code`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Turn two-factor sign-in on with a code; answers the recovery codes
+    ///
+    /// A current code of the secret being enrolled turns two-factor sign-in on; the answer holds ten recovery codes, shown once. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)`.
+    public enum TwoFactorConfirm {
+        public static let id: Swift.String = "two_factor_confirm"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorConfirm.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TwoFactorConfirm.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.TwoFactorConfirm.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// 6 digits.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/requestBody/json/code`.
+                    public var code: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - code: 6 digits.
+                    public init(code: Swift.String) {
+                        self.code = code
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case code
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.code = try container.decode(
+                            Swift.String.self,
+                            forKey: .code
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "code"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/requestBody/content/application\/json`.
+                case json(Operations.TwoFactorConfirm.Input.Body.JsonPayload)
+            }
+            public var body: Operations.TwoFactorConfirm.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.TwoFactorConfirm.Input.Headers = .init(),
+                body: Operations.TwoFactorConfirm.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/two-factor/confirm/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RecoveryCodes)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RecoveryCodes {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.TwoFactorConfirm.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.TwoFactorConfirm.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// On, with the recovery codes
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.TwoFactorConfirm.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.TwoFactorConfirm.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `no_enrolment`: POST /me/two-factor first; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `code`; `invalid_code`: not a current code of the secret; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)

@@ -104,11 +104,18 @@ public protocol APIProtocol: Sendable {
     func authEmailVerify(_ input: Operations.AuthEmailVerify.Input) async throws -> Operations.AuthEmailVerify.Output
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too. An account with two-factor sign-in answers 202 with a challenge for POST /auth/login/two-factor instead of a token.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
     func authLogin(_ input: Operations.AuthLogin.Input) async throws -> Operations.AuthLogin.Output
+    /// A login's second step: the challenge and a code
+    ///
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
+    func authLoginTwoFactor(_ input: Operations.AuthLoginTwoFactor.Input) async throws -> Operations.AuthLoginTwoFactor.Output
     /// Revoke this session's token
     ///
     /// Revokes the bearer token; an access token's refresh token goes with it. An API key is revoked by DELETE /me/api-keys/{id}, not here.
@@ -322,6 +329,34 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/me/security-events`.
     /// - Remark: Generated from `#/paths//api/v1/me/security-events/get(security_events_list)`.
     func securityEventsList(_ input: Operations.SecurityEventsList.Input) async throws -> Operations.SecurityEventsList.Output
+    /// Whether two-factor sign-in is on
+    ///
+    /// Whether two-factor sign-in is on, since when, and how many recovery codes are left.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)`.
+    func twoFactorGet(_ input: Operations.TwoFactorGet.Input) async throws -> Operations.TwoFactorGet.Output
+    /// Start enrolling a TOTP secret
+    ///
+    /// Starts enrolling a TOTP secret (RFC 6238: SHA1, 6 digits, 30 seconds): its base32 text and otpauth:// URI for an authenticator app. Nothing changes at sign-in until POST /me/two-factor/confirm; asking again replaces the secret being enrolled.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)`.
+    func twoFactorEnrol(_ input: Operations.TwoFactorEnrol.Input) async throws -> Operations.TwoFactorEnrol.Output
+    /// Turn two-factor sign-in off with the password and a code
+    ///
+    /// Turns two-factor sign-in off with the password and a current code or an unused recovery code. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)`.
+    func twoFactorDisable(_ input: Operations.TwoFactorDisable.Input) async throws -> Operations.TwoFactorDisable.Output
+    /// Turn two-factor sign-in on with a code; answers the recovery codes
+    ///
+    /// A current code of the secret being enrolled turns two-factor sign-in on; the answer holds ten recovery codes, shown once. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)`.
+    func twoFactorConfirm(_ input: Operations.TwoFactorConfirm.Input) async throws -> Operations.TwoFactorConfirm.Output
     /// Custom meals with computed totals
     ///
     /// - Remark: HTTP `GET /api/v1/meals/custom`.
@@ -849,7 +884,7 @@ extension APIProtocol {
     }
     /// Start a session
     ///
-    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too.
+    /// Five failed logins for one email within 15 minutes lock it for the rest of the window (429 `too_many_attempts` with Retry-After). Every login is counted against `login_per_address` too (429 `rate_limited`), and every answer carries the RateLimit headers. A login is written to the account's security log (GET /me/security-events), a failed one too. An account with two-factor sign-in answers 202 with a challenge for POST /auth/login/two-factor instead of a token.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/post(auth_login)`.
@@ -858,6 +893,21 @@ extension APIProtocol {
         body: Operations.AuthLogin.Input.Body
     ) async throws -> Operations.AuthLogin.Output {
         try await authLogin(Operations.AuthLogin.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// A login's second step: the challenge and a code
+    ///
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
+    public func authLoginTwoFactor(
+        headers: Operations.AuthLoginTwoFactor.Input.Headers = .init(),
+        body: Operations.AuthLoginTwoFactor.Input.Body
+    ) async throws -> Operations.AuthLoginTwoFactor.Output {
+        try await authLoginTwoFactor(Operations.AuthLoginTwoFactor.Input(
             headers: headers,
             body: body
         ))
@@ -1335,6 +1385,60 @@ extension APIProtocol {
         try await securityEventsList(Operations.SecurityEventsList.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// Whether two-factor sign-in is on
+    ///
+    /// Whether two-factor sign-in is on, since when, and how many recovery codes are left.
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/get(two_factor_get)`.
+    public func twoFactorGet(headers: Operations.TwoFactorGet.Input.Headers = .init()) async throws -> Operations.TwoFactorGet.Output {
+        try await twoFactorGet(Operations.TwoFactorGet.Input(headers: headers))
+    }
+    /// Start enrolling a TOTP secret
+    ///
+    /// Starts enrolling a TOTP secret (RFC 6238: SHA1, 6 digits, 30 seconds): its base32 text and otpauth:// URI for an authenticator app. Nothing changes at sign-in until POST /me/two-factor/confirm; asking again replaces the secret being enrolled.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)`.
+    public func twoFactorEnrol(
+        headers: Operations.TwoFactorEnrol.Input.Headers = .init(),
+        body: Operations.TwoFactorEnrol.Input.Body
+    ) async throws -> Operations.TwoFactorEnrol.Output {
+        try await twoFactorEnrol(Operations.TwoFactorEnrol.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Turn two-factor sign-in off with the password and a code
+    ///
+    /// Turns two-factor sign-in off with the password and a current code or an unused recovery code. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/two-factor`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)`.
+    public func twoFactorDisable(
+        headers: Operations.TwoFactorDisable.Input.Headers = .init(),
+        body: Operations.TwoFactorDisable.Input.Body
+    ) async throws -> Operations.TwoFactorDisable.Output {
+        try await twoFactorDisable(Operations.TwoFactorDisable.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Turn two-factor sign-in on with a code; answers the recovery codes
+    ///
+    /// A current code of the secret being enrolled turns two-factor sign-in on; the answer holds ten recovery codes, shown once. Counted against `two_factor_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/two-factor/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/me/two-factor/confirm/post(two_factor_confirm)`.
+    public func twoFactorConfirm(
+        headers: Operations.TwoFactorConfirm.Input.Headers = .init(),
+        body: Operations.TwoFactorConfirm.Input.Body
+    ) async throws -> Operations.TwoFactorConfirm.Output {
+        try await twoFactorConfirm(Operations.TwoFactorConfirm.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// Custom meals with computed totals
