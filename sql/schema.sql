@@ -895,6 +895,27 @@ $$;
 
 ALTER FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.auth_oidc(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['login_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'id_token', app.field_problem(p_body, 'id_token', 'text'),
+    'nonce', app.field_problem(p_body, 'nonce', 'text'),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false),
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
+  return auth.oidc_sign_in(auth.oidc_claims(p_args), app.read_text(p_body, 'nonce'), app.read_text(p_body, 'invitation'),
+                           app.read_boolean(p_body, 'refreshable'), auth.client_of(p_args));
+end
+$$;
+
+ALTER FUNCTION api.auth_oidc(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -2565,12 +2586,15 @@ begin
     perform app.raise_error(404, 'program_finished', 'Every session of the program is done: create a new program.');
   end if;
   if v_session.mode <> v_mode then
+    -- A GET that records the mode: a read-only API key may not (auth_api_keys.sql).
+    perform auth.writable_token(p_token);
     update app.program_sessions set mode = v_mode, dropped_sets = '[]'
      where user_id = v_user_id and id = v_session.id;
     v_session.mode := v_mode;
   end if;
   v_next := app.program_session_json(v_user_id, v_session);
   if v_mode = 'short_on_time' and v_session.dropped_sets is distinct from v_next -> 'dropped_sets' then
+    perform auth.writable_token(p_token);
     update app.program_sessions set dropped_sets = v_next -> 'dropped_sets'
      where user_id = v_user_id and id = v_session.id;
   end if;
@@ -10154,9 +10178,10 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
   select case p_function
-    when 'api_key_create' then array['expires_at', 'name', 'scope']
+    when 'api_key_create' then array['expires_at', 'name', 'password', 'scope']
     when 'auth_login' then array['email', 'password', 'refreshable']
     when 'auth_login_two_factor' then array['challenge', 'code', 'recovery_code']
+    when 'auth_oidc' then array['id_token', 'invitation', 'nonce', 'refreshable']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']
@@ -12336,7 +12361,8 @@ begin
   if v_expires_at is null and (p_body ->> 'expires_at')::timestamptz <= now() then
     v_expires_at := 'must be in the future';
   end if;
-  return jsonb_build_object('name', v_name, 'scope', v_scope, 'expires_at', v_expires_at);
+  return jsonb_build_object('name', v_name, 'scope', v_scope, 'expires_at', v_expires_at,
+                            'password', app.field_problem(p_body, 'password', 'text'));
 end
 $$;
 
@@ -12508,6 +12534,8 @@ declare
   v_attempts integer;
   v_refreshable boolean;
   v_user auth.users;
+  v_email_key text;
+  v_locked jsonb;
 begin
   select c.user_id, c.attempts, c.refreshable into v_user_id, v_attempts, v_refreshable
     from auth.login_challenges as c
@@ -12516,6 +12544,11 @@ begin
   if v_user_id is null then
     return app.error_response(401, 'invalid_challenge', 'The challenge is unknown, used or expired: log in again.');
   end if;
+  v_email_key := (select lower(u.email) from auth.users as u where u.id = v_user_id);
+  v_locked := auth.lockout_answer(v_email_key);
+  if v_locked is not null then
+    return v_locked;
+  end if;
   if not (case when p_recovery_code is not null then auth.take_recovery_code(v_user_id, p_recovery_code)
                else auth.take_totp_code(v_user_id, p_code) end) then
     if v_attempts + 1 >= auth.challenge_attempts() then
@@ -12523,10 +12556,12 @@ begin
     else
       update auth.login_challenges set attempts = attempts + 1 where token_hash = auth.token_hash(p_challenge);
     end if;
+    insert into auth.login_failures (email_key) values (v_email_key);
     perform auth.log_security_event(v_user_id, 'sign_in_failed', p_client, '{"step": "two_factor"}');
     return app.error_response(401, 'invalid_code', 'The code is not a current code or an unused recovery code.');
   end if;
   delete from auth.login_challenges where token_hash = auth.token_hash(p_challenge);
+  delete from auth.login_failures where email_key = v_email_key;
   select u.* into v_user from auth.users as u where u.id = v_user_id;
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
@@ -12594,8 +12629,13 @@ CREATE FUNCTION auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb
 declare
   v_token text := 'lbk_' || auth.new_token();
   v_key auth.api_keys;
+  v_refusal jsonb;
 begin
   perform app.raise_if_invalid(auth.api_key_problems(p_body));
+  v_refusal := auth.password_refusal(p_user_id, p_body ->> 'password');
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   -- One account's keys are made one at a time, so that two at once cannot pass the limit.
   perform from auth.users as u where u.id = p_user_id for update;
   if (select count(*) from auth.api_keys as k where k.user_id = p_user_id) >= auth.api_key_limit() then
@@ -12696,8 +12736,12 @@ CREATE FUNCTION auth.disable_two_factor(p_user_id uuid, p_password text, p_code 
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+declare
+  v_refusal jsonb := auth.password_refusal(p_user_id, p_password);
 begin
-  perform auth.require_password(p_user_id, p_password);
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   if not auth.two_factor_enabled(p_user_id) then
     perform app.raise_error(409, 'two_factor_not_enabled', 'Two-factor sign-in is not on.');
   end if;
@@ -12744,6 +12788,7 @@ declare
 begin
   delete from auth.token_families where user_id = p_user_id and id is distinct from v_kept_family;
   delete from auth.sessions where user_id = p_user_id and token_hash is distinct from p_keep_token_hash;
+  delete from auth.login_challenges where user_id = p_user_id;
 end
 $$;
 
@@ -12804,6 +12849,29 @@ $$;
 
 ALTER FUNCTION auth.invitation_is_open(p_token text, p_email text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.lockout_answer(p_email_key text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_locked_until timestamptz;
+begin
+  select f.failed_at + auth.lockout_window() into v_locked_until
+    from auth.login_failures as f
+   where f.email_key = p_email_key and f.failed_at > now() - auth.lockout_window()
+   order by f.failed_at desc
+  offset auth.lockout_threshold() - 1
+   limit 1;
+  if v_locked_until is null then
+    return null;
+  end if;
+  perform app.set_response_header('Retry-After',
+    greatest(1, ceil(extract(epoch from v_locked_until - now())))::integer::text);
+  return app.error_response(429, 'too_many_attempts', 'Too many failed logins. Try again later.');
+end
+$$;
+
+ALTER FUNCTION auth.lockout_answer(p_email_key text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.lockout_threshold() RETURNS integer
     LANGUAGE sql IMMUTABLE
     AS $$ select 5 $$;
@@ -12861,22 +12929,14 @@ CREATE FUNCTION auth.login(p_email text, p_password text, p_client jsonb DEFAULT
     AS $$
 declare
   v_email_key text := lower(btrim(coalesce(p_email, '')));
-  v_locked_until timestamptz;
+  v_locked jsonb;
   v_user auth.users;
 begin
   -- One login per email at a time, so concurrent guesses cannot all pass the count below.
   perform pg_advisory_xact_lock(hashtext('liftbase.login:' || v_email_key));
-  -- Locked while the window holds threshold failures: until the oldest of them leaves it.
-  select f.failed_at + auth.lockout_window() into v_locked_until
-    from auth.login_failures as f
-   where f.email_key = v_email_key and f.failed_at > now() - auth.lockout_window()
-   order by f.failed_at desc
-  offset auth.lockout_threshold() - 1
-   limit 1;
-  if v_locked_until is not null then
-    perform app.set_response_header('Retry-After',
-      greatest(1, ceil(extract(epoch from v_locked_until - now())))::integer::text);
-    return app.error_response(429, 'too_many_attempts', 'Too many failed logins. Try again later.');
+  v_locked := auth.lockout_answer(v_email_key);
+  if v_locked is not null then
+    return v_locked;
   end if;
 
   select u.* into v_user from auth.users as u where lower(u.email) = v_email_key;
@@ -12899,11 +12959,12 @@ begin
                               'Verify this account''s email address first: follow the link of the mail sent to it.');
   end if;
 
-  delete from auth.login_failures where email_key = v_email_key;
   -- With two-factor sign-in a code is still owed: 202 and a challenge (auth_two_factor.sql).
+  -- The failures stay until the code is given: a wrong code counts as a wrong password.
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
+  delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
   perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
   return auth.session_answer(v_user, p_refreshable);
@@ -12993,6 +13054,15 @@ $$;
 
 ALTER FUNCTION auth.next_family_tokens(p_user_id uuid, p_family_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.nonce_matches(p_claimed text, p_nonce text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select p_claimed is not null and p_nonce is not null
+     and (p_claimed = p_nonce or p_claimed = encode(sha256(convert_to(p_nonce, 'UTF8')), 'hex'))
+$$;
+
+ALTER FUNCTION auth.nonce_matches(p_claimed text, p_nonce text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.note_display_name_change(p_changes jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -13007,6 +13077,125 @@ end
 $$;
 
 ALTER FUNCTION auth.note_display_name_change(p_changes jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.oidc_claims(p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+begin
+  return (p_args ->> 'oidc_claims')::jsonb;
+exception when invalid_text_representation then
+  return null;
+end
+$$;
+
+ALTER FUNCTION auth.oidc_claims(p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.oidc_linked_account(p_claims jsonb, p_client jsonb) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid;
+  v_email text := nullif(btrim(p_claims ->> 'email'), '');
+begin
+  update auth.external_identities set last_used_at = now()
+   where provider = p_claims ->> 'provider' and subject = p_claims ->> 'sub'
+  returning user_id into v_user_id;
+  if v_user_id is not null or v_email is null or not coalesce((p_claims ->> 'email_verified')::boolean, false) then
+    return v_user_id;
+  end if;
+  select u.id into v_user_id
+    from auth.users as u
+   where lower(u.email) = lower(v_email) and u.email_verified_at is not null;
+  if v_user_id is not null then
+    insert into auth.external_identities (provider, subject, user_id, email)
+    values (p_claims ->> 'provider', p_claims ->> 'sub', v_user_id, v_email);
+    perform auth.log_security_event(v_user_id, 'identity_linked', p_client,
+                                    jsonb_build_object('provider', p_claims ->> 'provider'));
+  end if;
+  return v_user_id;
+end
+$$;
+
+ALTER FUNCTION auth.oidc_linked_account(p_claims jsonb, p_client jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.oidc_new_account(p_claims jsonb, p_invitation text) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_email text := btrim(p_claims ->> 'email');
+  v_user auth.users := auth.create_account(v_email, auth.new_token(), null);
+begin
+  update auth.invitations set used_at = now()
+   where token_hash = auth.token_hash(coalesce(p_invitation, '')) and lower(email) = lower(v_email) and used_at is null;
+  if coalesce((p_claims ->> 'email_verified')::boolean, false) then
+    update auth.users set email_verified_at = now() where id = v_user.id;
+  else
+    perform auth.queue_email_verification(v_user);
+  end if;
+  insert into auth.external_identities (provider, subject, user_id, email)
+  values (p_claims ->> 'provider', p_claims ->> 'sub', v_user.id, v_email);
+  perform app.set_response_status(201);
+  return v_user.id;
+end
+$$;
+
+ALTER FUNCTION auth.oidc_new_account(p_claims jsonb, p_invitation text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.oidc_sign_in(p_claims jsonb, p_nonce text, p_invitation text, p_refreshable boolean, p_client jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_user_id uuid;
+  v_user auth.users;
+  v_email text := nullif(btrim(p_claims ->> 'email'), '');
+  v_refusal jsonb;
+begin
+  if p_claims ->> 'sub' is null or p_claims ->> 'provider' is null or p_claims ->> 'token_sha256' is null then
+    return app.error_response(401, 'invalid_id_token', 'The ID token was not verified.');
+  end if;
+  if not auth.nonce_matches(p_claims ->> 'nonce', p_nonce) then
+    return app.error_response(401, 'invalid_id_token', 'The ID token was not issued for this nonce.');
+  end if;
+  delete from auth.id_token_uses
+   where token_hash in (select u.token_hash from auth.id_token_uses as u where u.expires_at <= now()
+                         order by u.expires_at limit 4);
+  insert into auth.id_token_uses (token_hash, expires_at)
+  values (decode(p_claims ->> 'token_sha256', 'hex'), to_timestamp((p_claims ->> 'exp')::double precision))
+  on conflict do nothing;
+  if not found then
+    return app.error_response(401, 'id_token_replayed', 'This ID token was used before: sign in with the provider again.');
+  end if;
+  v_user_id := auth.oidc_linked_account(p_claims, p_client);
+  if v_user_id is null then
+    if v_email is null then
+      return app.error_response(422, 'email_required',
+        'The provider gave no email address: allow sharing it, or register with an email and password.');
+    end if;
+    if exists (select from auth.users as u where lower(u.email) = lower(v_email)) then
+      return app.error_response(409, 'email_taken',
+        'An account with this email exists: sign in with its password (the address was not verified by both sides).');
+    end if;
+    v_refusal := auth.registration_refusal(v_email, p_invitation);
+    if v_refusal is not null then
+      return v_refusal;
+    end if;
+    v_user_id := auth.oidc_new_account(p_claims, p_invitation);
+  end if;
+  select u.* into v_user from auth.users as u where u.id = v_user_id;
+  if v_user.disabled_at is not null then
+    return app.error_response(403, 'account_disabled', 'This account is disabled.');
+  end if;
+  if auth.two_factor_enabled(v_user.id) then
+    return auth.login_challenge(v_user.id, p_refreshable);
+  end if;
+  perform auth.act_as(v_user.id);
+  perform auth.log_sign_in(v_user.id, p_client, jsonb_build_object('method', 'oidc', 'provider', p_claims ->> 'provider'));
+  return auth.session_answer(v_user, p_refreshable);
+end
+$$;
+
+ALTER FUNCTION auth.oidc_sign_in(p_claims jsonb, p_nonce text, p_invitation text, p_refreshable boolean, p_client jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.outbox_ack(p_id bigint) RETURNS boolean
     LANGUAGE plpgsql
@@ -13363,6 +13552,28 @@ $$;
 
 ALTER FUNCTION auth.password_problem(p_password text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION auth.password_refusal(p_user_id uuid, p_password text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user auth.users;
+  v_locked jsonb;
+begin
+  select u.* into v_user from auth.users as u where u.id = p_user_id;
+  v_locked := auth.lockout_answer(lower(v_user.email));
+  if v_locked is not null then
+    return v_locked;
+  end if;
+  if auth.password_matches(p_password, v_user.password_hash) then
+    return null;
+  end if;
+  insert into auth.login_failures (email_key) values (lower(v_user.email));
+  return app.error_response(403, 'invalid_password', 'The password is incorrect.');
+end
+$$;
+
+ALTER FUNCTION auth.password_refusal(p_user_id uuid, p_password text) OWNER TO liftbase_owner;
+
 CREATE FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -13383,6 +13594,9 @@ begin
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  -- A reset is how an account is taken back: the API keys made before it go too, since a
+  -- stolen session could have made one (a password change keeps them).
+  delete from auth.api_keys where user_id = v_reset.user_id;
   perform auth.log_security_event(v_reset.user_id, 'password_reset', p_client);
   return null;
 end
@@ -13694,18 +13908,6 @@ $$;
 
 ALTER FUNCTION auth.registration_refusal(p_email text, p_invitation text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.require_password(p_user_id uuid, p_password text) RETURNS void
-    LANGUAGE plpgsql
-    AS $$
-begin
-  if not auth.password_matches(p_password, (select u.password_hash from auth.users as u where u.id = p_user_id)) then
-    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
-  end if;
-end
-$$;
-
-ALTER FUNCTION auth.require_password(p_user_id uuid, p_password text) OWNER TO liftbase_owner;
-
 CREATE FUNCTION auth.requires_verified_email() RETURNS boolean
     LANGUAGE plpgsql STABLE
     AS $$
@@ -13784,7 +13986,8 @@ CREATE FUNCTION auth.security_event_kinds() RETURNS text[]
     'two_factor_enabled',   -- auth.confirm_two_factor
     'two_factor_disabled',  -- auth.disable_two_factor
     'recovery_code_used',   -- auth.complete_login: a recovery code instead of a code
-    'refresh_token_reused', -- auth.refresh_tokens: a spent refresh token, used again
+    'identity_linked',      -- auth.oidc_linked_account: a provider's identity joined the account
+    'refresh_token_reused', -- auth.refresh_session: a spent refresh token, used again
     'api_key_created',      -- auth.create_api_key
     'api_key_revoked'       -- auth.revoke_api_key
   ]
@@ -13952,13 +14155,17 @@ CREATE FUNCTION auth.start_two_factor_enrolment(p_user_id uuid, p_password text)
 declare
   v_secret bytea := public.gen_random_bytes(20);
   v_email text := (select u.email from auth.users as u where u.id = p_user_id);
+  v_refusal jsonb := auth.password_refusal(p_user_id, p_password);
 begin
-  perform auth.require_password(p_user_id, p_password);
-  if auth.two_factor_enabled(p_user_id) then
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
+  insert into auth.totp_factors as f (user_id, secret) values (p_user_id, v_secret)
+  on conflict (user_id) do update set secret = excluded.secret, created_at = excluded.created_at, last_step = null
+   where f.confirmed_at is null;
+  if not found then
     perform app.raise_error(409, 'two_factor_enabled', 'Two-factor sign-in is on already: turn it off first.');
   end if;
-  insert into auth.totp_factors (user_id, secret) values (p_user_id, v_secret)
-  on conflict (user_id) do update set secret = excluded.secret, created_at = excluded.created_at, last_step = null;
   return jsonb_build_object(
     'secret', auth.base32(v_secret),
     'otpauth_uri', format('otpauth://totp/Liftbase:%s?secret=%s&issuer=Liftbase&algorithm=SHA1&digits=6&period=30',
@@ -14222,7 +14429,7 @@ declare
   coordinator_tables constant text[] := array[
     'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
     'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events', 'auth.totp_factors',
-    'auth.recovery_codes', 'auth.login_challenges'];
+    'auth.recovery_codes', 'auth.login_challenges', 'auth.external_identities'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and
@@ -15168,6 +15375,27 @@ CREATE TABLE auth.email_verifications (
 
 ALTER TABLE auth.email_verifications OWNER TO liftbase_owner;
 
+CREATE TABLE auth.external_identities (
+    provider text NOT NULL,
+    subject text NOT NULL,
+    user_id uuid NOT NULL,
+    email text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT external_identities_provider_check CHECK ((provider ~ '^[a-z0-9_-]{1,40}$'::text)),
+    CONSTRAINT external_identities_subject_check CHECK (((length(subject) >= 1) AND (length(subject) <= 255)))
+);
+
+ALTER TABLE auth.external_identities OWNER TO liftbase_owner;
+
+CREATE TABLE auth.id_token_uses (
+    token_hash bytea NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT id_token_uses_token_hash_check CHECK ((length(token_hash) = 32))
+);
+
+ALTER TABLE auth.id_token_uses OWNER TO liftbase_owner;
+
 CREATE TABLE auth.invitations (
     token_hash bytea NOT NULL,
     email text NOT NULL,
@@ -15530,30 +15758,28 @@ COMMENT ON COLUMN reporting.onboarding_funnel.logged_workout IS 'Of those, compl
 
 CREATE VIEW reporting.security_events AS
  SELECT ((e.occurred_at AT TIME ZONE 'UTC'::text))::date AS day,
-    e.occurred_at,
-    e.user_id,
     e.kind,
-    e.client_address,
-    e.user_agent
+    count(*) AS events,
+    count(DISTINCT e.user_id) AS accounts,
+    count(DISTINCT e.client_address) AS client_addresses
    FROM auth.security_events e
-  WHERE (e.occurred_at >= reporting.security_log_start());
+  WHERE (e.occurred_at >= reporting.security_log_start())
+  GROUP BY (((e.occurred_at AT TIME ZONE 'UTC'::text))::date), e.kind;
 
 ALTER TABLE reporting.security_events OWNER TO liftbase_reporting_owner;
 
-COMMENT ON VIEW reporting.security_events IS 'The accounts'' security logs: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
-One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
+COMMENT ON VIEW reporting.security_events IS 'Security events per day and kind: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
+One row per UTC day and kind of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set). Counts only: each account reads its own events, with addresses and clients, at GET /me/security-events.';
 
-COMMENT ON COLUMN reporting.security_events.day IS 'Day of the event (UTC)';
+COMMENT ON COLUMN reporting.security_events.day IS 'Day of the events (UTC)';
 
-COMMENT ON COLUMN reporting.security_events.occurred_at IS 'When it happened';
+COMMENT ON COLUMN reporting.security_events.kind IS 'sign_in, new_device, sign_in_failed, password_changed, password_reset, two_factor_enabled, two_factor_disabled, recovery_code_used, identity_linked, refresh_token_reused, api_key_created or api_key_revoked';
 
-COMMENT ON COLUMN reporting.security_events.user_id IS 'The account';
+COMMENT ON COLUMN reporting.security_events.events IS 'Events of the kind that day';
 
-COMMENT ON COLUMN reporting.security_events.kind IS 'sign_in, new_device, sign_in_failed, password_changed, password_reset, two_factor_enabled, two_factor_disabled, recovery_code_used, refresh_token_reused, api_key_created or api_key_revoked';
+COMMENT ON COLUMN reporting.security_events.accounts IS 'Accounts they happened to';
 
-COMMENT ON COLUMN reporting.security_events.client_address IS 'The client''s address, as the server resolved it';
-
-COMMENT ON COLUMN reporting.security_events.user_agent IS 'The client''s User-Agent, cut to 200 characters';
+COMMENT ON COLUMN reporting.security_events.client_addresses IS 'Client addresses they came from';
 
 CREATE VIEW reporting.weekly_training_volume AS
  SELECT w.week,
@@ -15737,6 +15963,12 @@ ALTER TABLE ONLY auth.api_keys
 ALTER TABLE ONLY auth.email_verifications
     ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (token_hash);
 
+ALTER TABLE ONLY auth.external_identities
+    ADD CONSTRAINT external_identities_pkey PRIMARY KEY (provider, subject);
+
+ALTER TABLE ONLY auth.id_token_uses
+    ADD CONSTRAINT id_token_uses_pkey PRIMARY KEY (token_hash);
+
 ALTER TABLE ONLY auth.invitations
     ADD CONSTRAINT invitations_pkey PRIMARY KEY (token_hash);
 
@@ -15870,6 +16102,10 @@ CREATE UNIQUE INDEX webhook_queue_event_key ON app.webhook_queue USING btree (us
 CREATE UNIQUE INDEX webhook_subscriptions_client_key ON app.webhook_subscriptions USING btree (user_id, client_id);
 
 CREATE INDEX email_verifications_user_idx ON auth.email_verifications USING btree (user_id);
+
+CREATE INDEX external_identities_user_idx ON auth.external_identities USING btree (user_id);
+
+CREATE INDEX id_token_uses_expiry_idx ON auth.id_token_uses USING btree (expires_at);
 
 CREATE INDEX invitations_email_idx ON auth.invitations USING btree (lower(email));
 
@@ -16305,6 +16541,9 @@ ALTER TABLE ONLY auth.api_keys
 ALTER TABLE ONLY auth.email_verifications
     ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY auth.external_identities
+    ADD CONSTRAINT external_identities_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY auth.login_challenges
     ADD CONSTRAINT login_challenges_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -16585,6 +16824,9 @@ GRANT ALL ON FUNCTION api.auth_login_two_factor(p_token text, p_body jsonb, p_ar
 
 REVOKE ALL ON FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_logout(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.auth_oidc(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_oidc(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_password_change(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -18011,6 +18253,8 @@ GRANT ALL ON FUNCTION auth.interval_setting(p_name text, p_default interval, p_l
 
 REVOKE ALL ON FUNCTION auth.invitation_is_open(p_token text, p_email text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.lockout_answer(p_email_key text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.lockout_threshold() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.lockout_window() FROM PUBLIC;
@@ -18035,8 +18279,20 @@ REVOKE ALL ON FUNCTION auth.new_webhook_secret() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.next_family_tokens(p_user_id uuid, p_family_id uuid) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION auth.nonce_matches(p_claimed text, p_nonce text) FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.note_display_name_change(p_changes jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.oidc_claims(p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.oidc_claims(p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.oidc_linked_account(p_claims jsonb, p_client jsonb) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.oidc_new_account(p_claims jsonb, p_invitation text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.oidc_sign_in(p_claims jsonb, p_nonce text, p_invitation text, p_refreshable boolean, p_client jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.oidc_sign_in(p_claims jsonb, p_nonce text, p_invitation text, p_refreshable boolean, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.outbox_ack(p_id bigint) FROM PUBLIC;
 
@@ -18073,6 +18329,8 @@ REVOKE ALL ON FUNCTION auth.password_matches(p_password text, p_hash text) FROM 
 
 REVOKE ALL ON FUNCTION auth.password_problem(p_password text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_problem(p_password text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION auth.password_refusal(p_user_id uuid, p_password text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) TO liftbase_api;
@@ -18114,8 +18372,6 @@ GRANT ALL ON FUNCTION auth.register(p_email text, p_password text, p_display_nam
 REVOKE ALL ON FUNCTION auth.registration_mode() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.registration_refusal(p_email text, p_invitation text) FROM PUBLIC;
-
-REVOKE ALL ON FUNCTION auth.require_password(p_user_id uuid, p_password text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.requires_verified_email() FROM PUBLIC;
 

@@ -37,6 +37,9 @@ public struct Configuration: Sendable {
     /// `quota/seconds` or `off`; nil when off.
     public var tokenBudget: RequestBudget.Policy?
     public var addressBudget: RequestBudget.Policy?
+    /// The OpenID Connect providers people may sign in with (LIFTBASE_OIDC_PROVIDERS, JSON;
+    /// docs/security.md); none unless set.
+    public var oidcProviders: [OIDCProvider]
 
     /// Run on every connection the server or the CLI opens: timestamps leave in UTC, so no
     /// answer depends on the cluster's TimeZone (dates in a user's zone are SQL's, with that
@@ -109,6 +112,7 @@ public struct Configuration: Sendable {
             name: "per_address",
             setting: "LIFTBASE_RATE_LIMIT_PER_ADDRESS"
         )
+        oidcProviders = try value("LIFTBASE_OIDC_PROVIDERS").map(OIDCProvider.parse) ?? []
         switch try value("LIFTBASE_BUILTIN_CATALOGS")?.lowercased() {
         case nil, "on": loadsBuiltinCatalogs = true
         case "off": loadsBuiltinCatalogs = false

@@ -26,6 +26,10 @@ public struct Endpoint: Sendable, Equatable {
     /// streamed endpoint's function returns `setof text` whose rows, in order, are the body:
     /// it is read row by row and written as it comes (exports of years of history).
     public let streamedContentType: String?
+    /// Whether the body's `id_token` is an OpenID Connect ID token that the HTTP layer checks
+    /// against the provider named by the path's `{provider}` before the statement runs, and
+    /// hands SQL as the verified claims `oidc_claims` (sign-in with a provider).
+    public let verifiesIDToken: Bool
 
     public init(
         _ method: Method,
@@ -36,6 +40,7 @@ public struct Endpoint: Sendable, Equatable {
         body: Body = .json,
         maximumBodySize: Int = defaultMaximumBodySize,
         streamed streamedContentType: String? = nil,
+        verifiesIDToken: Bool = false,
         summary: String
     ) {
         self.method = method
@@ -46,6 +51,7 @@ public struct Endpoint: Sendable, Equatable {
         self.body = body
         self.maximumBodySize = maximumBodySize
         self.streamedContentType = streamedContentType
+        self.verifiesIDToken = verifiesIDToken
         self.summary = summary
     }
 

@@ -19,6 +19,14 @@ public let endpoints: [Endpoint] = [
         auth: false,
         summary: "A login's second step: the challenge and a code"
     ),
+    Endpoint(
+        .POST,
+        "/auth/oidc/{provider}",
+        function: "auth_oidc",
+        auth: false,
+        verifiesIDToken: true,
+        summary: "Sign in (or up) with an ID token of Apple, Google or another OpenID provider"
+    ),
     Endpoint(.POST, "/auth/logout", function: "auth_logout", status: 204, summary: "Revoke this session's token"),
     Endpoint(
         .POST,

@@ -15,6 +15,11 @@ extension APIResponder {
     /// name SQL reads it under: the client's address, and its `User-Agent` (the security log).
     static let clientAddressArgument = "client_address"
     static let userAgentArgument = "user_agent"
+    /// The claims of an ID token the server verified (IDTokenVerifier), for sign-in with a
+    /// provider.
+    static let idTokenClaimsArgument = "oidc_claims"
+    /// The arguments only the server sets: a query parameter of one of these names is refused.
+    static let serverArguments: Set<String> = [clientAddressArgument, userAgentArgument, idTokenClaimsArgument]
 
     static let conditionalHeaders: [(String, HTTPField.Name)] = [
         ("if_none_match", .ifNoneMatch), ("if_match", .ifMatch),
@@ -38,7 +43,8 @@ extension APIResponder {
         parameters: [String: String],
         query: Parameters,
         headers: HTTPFields = [:],
-        clientAddress: String? = nil
+        clientAddress: String? = nil,
+        idTokenClaims: String? = nil
     ) throws -> String {
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let conditions = conditionalHeaders.compactMap { name, field in
@@ -53,12 +59,11 @@ extension APIResponder {
                     message: "The query parameter \(name) is not taken: send the condition as a header."
                 )
             }
-            if name == clientAddressArgument || name == userAgentArgument {
+            if serverArguments.contains(String(name)) {
                 throw APIError(
                     status: .badRequest,
                     code: "invalid_parameter",
-                    message: "The query parameter \(name) is not taken: the server knows where a request comes from "
-                        + "and what sent it."
+                    message: "The query parameter \(name) is not taken: only the server sets it."
                 )
             }
             guard given.insert(String(name)).inserted else {
@@ -73,6 +78,7 @@ extension APIResponder {
         arguments += conditions
         if let clientAddress { arguments.append((clientAddressArgument, clientAddress)) }
         if let userAgent = headers[.userAgent] { arguments.append((userAgentArgument, userAgent)) }
+        if let idTokenClaims { arguments.append((idTokenClaimsArgument, idTokenClaims)) }
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
             throw APIError.invalidText
         }

@@ -42,6 +42,8 @@ final class APIResponder: HTTPResponder {
     let clientAddresses: ClientAddressResolver
     let tokenBudget: RequestBudget?
     let addressBudget: RequestBudget?
+    /// Checks the ID tokens of sign-in with a provider; nil when no provider is configured.
+    let idTokens: IDTokenVerifier?
     let logger: Logger
 
     init(
@@ -55,6 +57,7 @@ final class APIResponder: HTTPResponder {
         clientAddresses: ClientAddressResolver = ClientAddressResolver(trustedProxies: []),
         tokenBudget: RequestBudget? = nil,
         addressBudget: RequestBudget? = nil,
+        idTokens: IDTokenVerifier? = nil,
         logger: Logger
     ) {
         self.pool = pool
@@ -67,6 +70,7 @@ final class APIResponder: HTTPResponder {
         self.clientAddresses = clientAddresses
         self.tokenBudget = tokenBudget
         self.addressBudget = addressBudget
+        self.idTokens = idTokens
         self.logger = logger
     }
 
@@ -145,16 +149,26 @@ final class APIResponder: HTTPResponder {
             peer: context.remoteAddress?.ipAddress,
             forwardedFor: request.headers[values: .xForwardedFor]
         )
-        let argumentsJSON = try Self.argumentsJSON(
-            parameters: parameters,
-            query: request.uri.queryParameters,
-            headers: request.headers,
-            clientAddress: clientAddress
-        )
+        func arguments(idTokenClaims: String? = nil) throws -> String {
+            try Self.argumentsJSON(
+                parameters: parameters,
+                query: request.uri.queryParameters,
+                headers: request.headers,
+                clientAddress: clientAddress,
+                idTokenClaims: idTokenClaims
+            )
+        }
+        var argumentsJSON = try arguments()
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
         let budgetHeaders = try spendBudgets(token: token, address: clientAddress)
         let body = try await Self.bodyText(request, for: endpoint)
+        if endpoint.verifiesIDToken {
+            // Checked once the body is read: the token is in it.
+            argumentsJSON = try arguments(
+                idTokenClaims: try await verifiedIDToken(in: body, provider: parameters["provider"] ?? "")
+            )
+        }
         if let contentType = endpoint.streamedContentType {
             var response = try await stream(
                 endpoint,
@@ -244,6 +258,22 @@ final class APIResponder: HTTPResponder {
             headers[field] = value
         }
         return headers
+    }
+
+    /// The verified claims of the body's `id_token` (IDTokenVerifier), or nil when the body
+    /// has none as a string: SQL then answers the body's problem, as it does for any route.
+    func verifiedIDToken(in body: String?, provider: String) async throws -> String? {
+        guard let body, let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+            let idToken = object["id_token"] as? String
+        else { return nil }
+        guard let idTokens else {
+            throw APIError(
+                status: .notFound,
+                code: "provider_not_found",
+                message: "No provider \(provider) is configured."
+            )
+        }
+        return try await idTokens.claimsJSON(provider: provider, idToken: idToken)
     }
 
     /// Runs `work` on a pooled connection; retries serialization failures and deadlocks,

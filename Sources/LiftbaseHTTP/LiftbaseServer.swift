@@ -93,6 +93,8 @@ public enum LiftbaseServer {
             clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
             tokenBudget: configuration.tokenBudget.map(RequestBudget.init),
             addressBudget: configuration.addressBudget.map(RequestBudget.init),
+            idTokens: configuration.oidcProviders.isEmpty
+                ? nil : IDTokenVerifier(providers: configuration.oidcProviders),
             logger: logger
         )
         let application = Application(

@@ -52,7 +52,7 @@ struct TokensAndKeysHTTPTests {
             let made = try await client.send(
                 .post,
                 "/me/api-keys",
-                ["name": "Dashboard", "scope": "read"],
+                ["password": "a good password", "name": "Dashboard", "scope": "read"],
                 token: session
             )
             #expect(made.status == .created)
@@ -70,7 +70,7 @@ struct TokensAndKeysHTTPTests {
             let writer = try await client.send(
                 .post,
                 "/me/api-keys",
-                ["name": "Sync", "scope": "read_write"],
+                ["password": "a good password", "name": "Sync", "scope": "read_write"],
                 token: session
             )
             let writeKey = try #require(writer["key"] as? String)

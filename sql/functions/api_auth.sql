@@ -194,3 +194,25 @@ begin
                              app.read_text(p_body, 'recovery_code'), auth.client_of(p_args));
 end
 $$;
+
+-- POST /auth/oidc/{provider}: {id_token, nonce, refreshable?, invitation?}. The HTTP layer
+-- verified the token and put its claims in p_args (auth_oidc.sql); counted as a login.
+create or replace function api.auth_oidc(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_limited jsonb := auth.spend_rate_budgets(array['login_per_address'], array[auth.client_address_key(p_args)]);
+begin
+  if v_limited is not null then
+    return v_limited;
+  end if;
+  perform app.raise_if_invalid(jsonb_build_object(
+    'id_token', app.field_problem(p_body, 'id_token', 'text'),
+    'nonce', app.field_problem(p_body, 'nonce', 'text'),
+    'refreshable', app.field_problem(p_body, 'refreshable', 'boolean', false),
+    'invitation', app.field_problem(p_body, 'invitation', 'text', false)));
+  return auth.oidc_sign_in(auth.oidc_claims(p_args), app.read_text(p_body, 'nonce'), app.read_text(p_body, 'invitation'),
+                           app.read_boolean(p_body, 'refreshable'), auth.client_of(p_args));
+end
+$$;

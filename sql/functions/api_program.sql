@@ -66,12 +66,15 @@ begin
     perform app.raise_error(404, 'program_finished', 'Every session of the program is done: create a new program.');
   end if;
   if v_session.mode <> v_mode then
+    -- A GET that records the mode: a read-only API key may not (auth_api_keys.sql).
+    perform auth.writable_token(p_token);
     update app.program_sessions set mode = v_mode, dropped_sets = '[]'
      where user_id = v_user_id and id = v_session.id;
     v_session.mode := v_mode;
   end if;
   v_next := app.program_session_json(v_user_id, v_session);
   if v_mode = 'short_on_time' and v_session.dropped_sets is distinct from v_next -> 'dropped_sets' then
+    perform auth.writable_token(p_token);
     update app.program_sessions set dropped_sets = v_next -> 'dropped_sets'
      where user_id = v_user_id and id = v_session.id;
   end if;

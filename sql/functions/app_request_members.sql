@@ -14,9 +14,10 @@ language sql
 immutable
 as $$
   select case p_function
-    when 'api_key_create' then array['expires_at', 'name', 'scope']
+    when 'api_key_create' then array['expires_at', 'name', 'password', 'scope']
     when 'auth_login' then array['email', 'password', 'refreshable']
     when 'auth_login_two_factor' then array['challenge', 'code', 'recovery_code']
+    when 'auth_oidc' then array['id_token', 'invitation', 'nonce', 'refreshable']
     when 'auth_password_change' then array['current_password', 'new_password']
     when 'auth_password_forgot' then array['email']
     when 'auth_password_reset' then array['new_password', 'token']

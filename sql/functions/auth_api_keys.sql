@@ -6,7 +6,8 @@
 --   insufficient_scope before it runs. Scope `read_write` does what the account does,
 -- - except account and security changes (password, logout, keys, the security log,
 --   deleting the account), which refuse every key: 403 api_key_not_allowed.
--- A key outlives a password change (scripts keep running); the account revokes it.
+-- A key outlives a password change (scripts keep running), not a reset (how an account is
+-- taken back); the account revokes it.
 
 -- At most this many keys per account.
 create or replace function auth.api_key_limit()
@@ -89,8 +90,8 @@ language sql
 immutable
 as $$ select p_key - 'user_id' - 'token_hash' $$;
 
--- The problems of a new key's body ({name, scope, expires_at}) by member, null ones for
--- members without any.
+-- The problems of a new key's body ({password, name, scope, expires_at}) by member, null
+-- ones for members without any.
 create or replace function auth.api_key_problems(p_body jsonb)
 returns jsonb
 language plpgsql
@@ -110,11 +111,14 @@ begin
   if v_expires_at is null and (p_body ->> 'expires_at')::timestamptz <= now() then
     v_expires_at := 'must be in the future';
   end if;
-  return jsonb_build_object('name', v_name, 'scope', v_scope, 'expires_at', v_expires_at);
+  return jsonb_build_object('name', v_name, 'scope', v_scope, 'expires_at', v_expires_at,
+                            'password', app.field_problem(p_body, 'password', 'text'));
 end
 $$;
 
--- POST /me/api-keys: the new key, with its secret this once.
+-- POST /me/api-keys: the new key, with its secret this once. The password is asked again
+-- (a wrong one answered and counted: auth.password_refusal), so that a session someone
+-- took for minutes cannot become a key that outlives it.
 create or replace function auth.create_api_key(p_user_id uuid, p_body jsonb, p_client jsonb)
 returns jsonb
 language plpgsql
@@ -124,8 +128,13 @@ as $$
 declare
   v_token text := 'lbk_' || auth.new_token();
   v_key auth.api_keys;
+  v_refusal jsonb;
 begin
   perform app.raise_if_invalid(auth.api_key_problems(p_body));
+  v_refusal := auth.password_refusal(p_user_id, p_body ->> 'password');
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   -- One account's keys are made one at a time, so that two at once cannot pass the limit.
   perform from auth.users as u where u.id = p_user_id for update;
   if (select count(*) from auth.api_keys as k where k.user_id = p_user_id) >= auth.api_key_limit() then

@@ -57,8 +57,8 @@ begin
 end
 $$;
 
--- Spends a reset token: sets the password and revokes every session of the account.
--- Sets a new password with a reset token. A token that is unknown, used or expired is
+-- Spends a reset token: sets the password and revokes every session and API key of the
+-- account. Sets a new password with a reset token. A token that is unknown, used or expired is
 -- answered 400, not raised: the request's rate-limit count (auth.spend_rate_budgets) stays.
 -- Null on success. p_client is the request's, for the security log.
 create or replace function auth.password_reset(p_token text, p_new_password text, p_client jsonb default '{}')
@@ -83,6 +83,9 @@ begin
   -- Single use: this token and any other outstanding one of the account.
   update auth.password_resets set used_at = now()
    where user_id = v_reset.user_id and used_at is null;
+  -- A reset is how an account is taken back: the API keys made before it go too, since a
+  -- stolen session could have made one (a password change keeps them).
+  delete from auth.api_keys where user_id = v_reset.user_id;
   perform auth.log_security_event(v_reset.user_id, 'password_reset', p_client);
   return null;
 end

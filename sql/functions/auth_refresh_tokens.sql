@@ -93,8 +93,9 @@ begin
 end
 $$;
 
--- Ends the account's sessions and refresh-token families: all of them, or all but the one
--- p_keep_token_hash is a session of (a password changed by that session keeps it).
+-- Ends the account's sessions, refresh-token families and logins waiting for a code: all of
+-- them, or all but the one p_keep_token_hash is a session of (a password changed by that
+-- session keeps it).
 create or replace function auth.end_sessions(p_user_id uuid, p_keep_token_hash bytea default null)
 returns void
 language plpgsql
@@ -104,6 +105,7 @@ declare
 begin
   delete from auth.token_families where user_id = p_user_id and id is distinct from v_kept_family;
   delete from auth.sessions where user_id = p_user_id and token_hash is distinct from p_keep_token_hash;
+  delete from auth.login_challenges where user_id = p_user_id;
 end
 $$;
 

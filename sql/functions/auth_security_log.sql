@@ -18,7 +18,8 @@ as $$
     'two_factor_enabled',   -- auth.confirm_two_factor
     'two_factor_disabled',  -- auth.disable_two_factor
     'recovery_code_used',   -- auth.complete_login: a recovery code instead of a code
-    'refresh_token_reused', -- auth.refresh_tokens: a spent refresh token, used again
+    'identity_linked',      -- auth.oidc_linked_account: a provider's identity joined the account
+    'refresh_token_reused', -- auth.refresh_session: a spent refresh token, used again
     'api_key_created',      -- auth.create_api_key
     'api_key_revoked'       -- auth.revoke_api_key
   ]

@@ -221,6 +221,56 @@ begin
 end
 $$;
 
+-- 429 too_many_attempts with Retry-After while the lockout window holds threshold failures
+-- of the email (wrong passwords, and wrong codes of two-factor sign-in): until the oldest of
+-- them leaves it. Null when the email is not locked.
+create or replace function auth.lockout_answer(p_email_key text)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_locked_until timestamptz;
+begin
+  select f.failed_at + auth.lockout_window() into v_locked_until
+    from auth.login_failures as f
+   where f.email_key = p_email_key and f.failed_at > now() - auth.lockout_window()
+   order by f.failed_at desc
+  offset auth.lockout_threshold() - 1
+   limit 1;
+  if v_locked_until is null then
+    return null;
+  end if;
+  perform app.set_response_header('Retry-After',
+    greatest(1, ceil(extract(epoch from v_locked_until - now())))::integer::text);
+  return app.error_response(429, 'too_many_attempts', 'Too many failed logins. Try again later.');
+end
+$$;
+
+-- Null when p_password is the account's; else the answer, with the failure counted against
+-- the account's lockout as a failed login is (or 429 while it is locked), so that a session
+-- cannot be used to guess the password: the routes that ask for it again (two-factor, API
+-- keys) answer it, and the count stays.
+create or replace function auth.password_refusal(p_user_id uuid, p_password text)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user auth.users;
+  v_locked jsonb;
+begin
+  select u.* into v_user from auth.users as u where u.id = p_user_id;
+  v_locked := auth.lockout_answer(lower(v_user.email));
+  if v_locked is not null then
+    return v_locked;
+  end if;
+  if auth.password_matches(p_password, v_user.password_hash) then
+    return null;
+  end if;
+  insert into auth.login_failures (email_key) values (lower(v_user.email));
+  return app.error_response(403, 'invalid_password', 'The password is incorrect.');
+end
+$$;
+
 -- Login. A failure is answered (not raised) so that the failed attempt is committed: the
 -- lockout counts failures per email inside auth.lockout_window(), and the account's security
 -- log keeps it. p_client and p_refreshable are auth.register's.
@@ -233,22 +283,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_email_key text := lower(btrim(coalesce(p_email, '')));
-  v_locked_until timestamptz;
+  v_locked jsonb;
   v_user auth.users;
 begin
   -- One login per email at a time, so concurrent guesses cannot all pass the count below.
   perform pg_advisory_xact_lock(hashtext('liftbase.login:' || v_email_key));
-  -- Locked while the window holds threshold failures: until the oldest of them leaves it.
-  select f.failed_at + auth.lockout_window() into v_locked_until
-    from auth.login_failures as f
-   where f.email_key = v_email_key and f.failed_at > now() - auth.lockout_window()
-   order by f.failed_at desc
-  offset auth.lockout_threshold() - 1
-   limit 1;
-  if v_locked_until is not null then
-    perform app.set_response_header('Retry-After',
-      greatest(1, ceil(extract(epoch from v_locked_until - now())))::integer::text);
-    return app.error_response(429, 'too_many_attempts', 'Too many failed logins. Try again later.');
+  v_locked := auth.lockout_answer(v_email_key);
+  if v_locked is not null then
+    return v_locked;
   end if;
 
   select u.* into v_user from auth.users as u where lower(u.email) = v_email_key;
@@ -271,11 +313,12 @@ begin
                               'Verify this account''s email address first: follow the link of the mail sent to it.');
   end if;
 
-  delete from auth.login_failures where email_key = v_email_key;
   -- With two-factor sign-in a code is still owed: 202 and a challenge (auth_two_factor.sql).
+  -- The failures stay until the code is given: a wrong code counts as a wrong password.
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
+  delete from auth.login_failures where email_key = v_email_key;
   perform auth.act_as(v_user.id);
   perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
   return auth.session_answer(v_user, p_refreshable);

@@ -142,18 +142,6 @@ begin
 end
 $$;
 
--- 403 unless p_password is the account's.
-create or replace function auth.require_password(p_user_id uuid, p_password text)
-returns void
-language plpgsql
-as $$
-begin
-  if not auth.password_matches(p_password, (select u.password_hash from auth.users as u where u.id = p_user_id)) then
-    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
-  end if;
-end
-$$;
-
 -- GET /me/two-factor: whether it is on, since when, and how many recovery codes are left.
 create or replace function auth.two_factor_state(p_user_id uuid)
 returns jsonb
@@ -174,7 +162,9 @@ end
 $$;
 
 -- POST /me/two-factor: a new secret to enrol, with its otpauth:// URI (a QR code of it is
--- what an authenticator app scans). 409 when two-factor sign-in is on already.
+-- what an authenticator app scans). 409 when two-factor sign-in is on already (or turned on
+-- by a confirmation that committed meanwhile). A wrong password is answered and counted
+-- (auth.password_refusal).
 create or replace function auth.start_two_factor_enrolment(p_user_id uuid, p_password text)
 returns jsonb
 language plpgsql
@@ -184,13 +174,17 @@ as $$
 declare
   v_secret bytea := public.gen_random_bytes(20);
   v_email text := (select u.email from auth.users as u where u.id = p_user_id);
+  v_refusal jsonb := auth.password_refusal(p_user_id, p_password);
 begin
-  perform auth.require_password(p_user_id, p_password);
-  if auth.two_factor_enabled(p_user_id) then
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
+  insert into auth.totp_factors as f (user_id, secret) values (p_user_id, v_secret)
+  on conflict (user_id) do update set secret = excluded.secret, created_at = excluded.created_at, last_step = null
+   where f.confirmed_at is null;
+  if not found then
     perform app.raise_error(409, 'two_factor_enabled', 'Two-factor sign-in is on already: turn it off first.');
   end if;
-  insert into auth.totp_factors (user_id, secret) values (p_user_id, v_secret)
-  on conflict (user_id) do update set secret = excluded.secret, created_at = excluded.created_at, last_step = null;
   return jsonb_build_object(
     'secret', auth.base32(v_secret),
     'otpauth_uri', format('otpauth://totp/Liftbase:%s?secret=%s&issuer=Liftbase&algorithm=SHA1&digits=6&period=30',
@@ -220,15 +214,20 @@ begin
 end
 $$;
 
--- DELETE /me/two-factor: the password and a code (or a recovery code) turn it off.
+-- DELETE /me/two-factor: the password and a code (or a recovery code) turn it off. A wrong
+-- password is answered and counted (auth.password_refusal).
 create or replace function auth.disable_two_factor(p_user_id uuid, p_password text, p_code text, p_client jsonb)
 returns jsonb
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+  v_refusal jsonb := auth.password_refusal(p_user_id, p_password);
 begin
-  perform auth.require_password(p_user_id, p_password);
+  if v_refusal is not null then
+    return v_refusal;
+  end if;
   if not auth.two_factor_enabled(p_user_id) then
     perform app.raise_error(409, 'two_factor_not_enabled', 'Two-factor sign-in is not on.');
   end if;
@@ -262,7 +261,8 @@ $$;
 
 -- POST /auth/login/two-factor: the challenge and a code, or a recovery code, answered as a
 -- login is. Failures are answered, not raised: a wrong code counts against the challenge
--- (auth.challenge_attempts, then it ends) and is logged.
+-- (auth.challenge_attempts, then it ends) and against the account's lockout as a wrong
+-- password does (so that many challenges cannot buy many guesses), and is logged.
 create or replace function auth.complete_login(p_challenge text, p_code text, p_recovery_code text, p_client jsonb)
 returns jsonb
 language plpgsql
@@ -274,6 +274,8 @@ declare
   v_attempts integer;
   v_refreshable boolean;
   v_user auth.users;
+  v_email_key text;
+  v_locked jsonb;
 begin
   select c.user_id, c.attempts, c.refreshable into v_user_id, v_attempts, v_refreshable
     from auth.login_challenges as c
@@ -282,6 +284,11 @@ begin
   if v_user_id is null then
     return app.error_response(401, 'invalid_challenge', 'The challenge is unknown, used or expired: log in again.');
   end if;
+  v_email_key := (select lower(u.email) from auth.users as u where u.id = v_user_id);
+  v_locked := auth.lockout_answer(v_email_key);
+  if v_locked is not null then
+    return v_locked;
+  end if;
   if not (case when p_recovery_code is not null then auth.take_recovery_code(v_user_id, p_recovery_code)
                else auth.take_totp_code(v_user_id, p_code) end) then
     if v_attempts + 1 >= auth.challenge_attempts() then
@@ -289,10 +296,12 @@ begin
     else
       update auth.login_challenges set attempts = attempts + 1 where token_hash = auth.token_hash(p_challenge);
     end if;
+    insert into auth.login_failures (email_key) values (v_email_key);
     perform auth.log_security_event(v_user_id, 'sign_in_failed', p_client, '{"step": "two_factor"}');
     return app.error_response(401, 'invalid_code', 'The code is not a current code or an unused recovery code.');
   end if;
   delete from auth.login_challenges where token_hash = auth.token_hash(p_challenge);
+  delete from auth.login_failures where email_key = v_email_key;
   select u.* into v_user from auth.users as u where u.id = v_user_id;
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');

@@ -60,7 +60,7 @@ declare
   coordinator_tables constant text[] := array[
     'auth.sessions', 'auth.password_resets', 'auth.outbox', 'auth.login_failures', 'auth.invitations',
     'auth.email_verifications', 'auth.token_families', 'auth.api_keys', 'auth.security_events', 'auth.totp_factors',
-    'auth.recovery_codes', 'auth.login_challenges'];
+    'auth.recovery_codes', 'auth.login_challenges', 'auth.external_identities'];
   -- Every other table of app with a user_id is distributed by it, co-located with this one.
   anchor constant text := 'app.user_settings';
   -- Citus's catalog, named in dynamic SQL: it exists only where Citus is installed, and

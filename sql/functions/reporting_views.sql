@@ -175,21 +175,21 @@ as $$ select now() - auth.security_log_retention() $$;
 grant execute on function reporting.security_log_start() to liftbase_reporter;
 
 create view reporting.security_events as
-select (e.occurred_at at time zone 'UTC')::date as day, e.occurred_at, e.user_id, e.kind, e.client_address,
-       e.user_agent
+select (e.occurred_at at time zone 'UTC')::date as day, e.kind, count(*) as events,
+       count(distinct e.user_id) as accounts, count(distinct e.client_address) as client_addresses
   from auth.security_events as e
- where e.occurred_at >= reporting.security_log_start();
+ where e.occurred_at >= reporting.security_log_start()
+ group by 1, 2;
 comment on view reporting.security_events is
-'The accounts'' security logs: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
-One row per event of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set).';
-comment on column reporting.security_events.day is 'Day of the event (UTC)';
-comment on column reporting.security_events.occurred_at is 'When it happened';
-comment on column reporting.security_events.user_id is 'The account';
+'Security events per day and kind: sign-ins and failed ones, new devices, password and two-factor changes, API keys, reused refresh tokens.
+One row per UTC day and kind of auth.security_events within the retention (liftbase.security_log_retention, 180 days unless set). Counts only: each account reads its own events, with addresses and clients, at GET /me/security-events.';
+comment on column reporting.security_events.day is 'Day of the events (UTC)';
 comment on column reporting.security_events.kind is
   'sign_in, new_device, sign_in_failed, password_changed, password_reset, two_factor_enabled, two_factor_disabled, '
-  'recovery_code_used, refresh_token_reused, api_key_created or api_key_revoked';
-comment on column reporting.security_events.client_address is 'The client''s address, as the server resolved it';
-comment on column reporting.security_events.user_agent is 'The client''s User-Agent, cut to 200 characters';
+  'recovery_code_used, identity_linked, refresh_token_reused, api_key_created or api_key_revoked';
+comment on column reporting.security_events.events is 'Events of the kind that day';
+comment on column reporting.security_events.accounts is 'Accounts they happened to';
+comment on column reporting.security_events.client_addresses is 'Client addresses they came from';
 
 -- Weekly training volume by muscle --------------------------------------------------------
 

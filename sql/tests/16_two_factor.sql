@@ -3,7 +3,7 @@
 -- challenges that end, and turning it off.
 begin;
 \ir support/helpers.psql
-select plan(33);
+select plan(35);
 
 create function pg_temp.secret(p_email text) returns bytea language sql as $$
   select f.secret from auth.totp_factors as f join auth.users as u on u.id = f.user_id where u.email = p_email $$;
@@ -29,8 +29,11 @@ select is(auth.base32(convert_to('12345678901234567890', 'UTF8')), 'GEZDGNBVGY3T
 select pg_temp.sign_up('two', 'two@example.com', 'a long password');
 
 -- Enrolment ----------------------------------------------------------------------------------------
-select is(pg_temp.error_of('two_factor_enrol', 'two', '{"password": "wrong password"}') ->> 'code', 'invalid_password',
-  'enrolling takes the password');
+select is(pg_temp.call('two_factor_enrol', 'two', '{"password": "wrong password"}') -> 'error' ->> 'code',
+  'invalid_password', 'enrolling takes the password');
+select is((select count(*)::integer from auth.login_failures where email_key = 'two@example.com'), 1,
+  'and a wrong one counts towards the login lockout');
+delete from auth.login_failures;
 create temporary table enrolment as select pg_temp.call('two_factor_enrol', 'two', '{"password": "a long password"}') as answer;
 select is((select answer ->> 'secret' from enrolment), auth.base32(pg_temp.secret('two@example.com')),
   'enrolling gives the secret');
@@ -86,10 +89,14 @@ select is(pg_temp.error_of('auth_login_two_factor', null, jsonb_build_object(
             'challenge', 'c', 'code', '123456', 'recovery_code', 'a-b')) -> 'fields' ->> 'code',
   'give a code or a recovery_code, not both', 'a code and a recovery code together are refused');
 
+delete from auth.login_failures;
 create temporary table guessed as select pg_temp.login() ->> 'challenge' as challenge;
 select pg_temp.second_step((select challenge from guessed), '{"code": "000000"}') from generate_series(1, 5);
 select is(pg_temp.second_step((select challenge from guessed), jsonb_build_object('code', pg_temp.code('two@example.com', 1)))
             -> 'error' ->> 'code', 'invalid_challenge', 'five wrong codes end the challenge');
+select is(pg_temp.login() -> 'error' ->> 'code', 'too_many_attempts',
+  'and lock the account''s logins as five wrong passwords do: new challenges buy no new guesses');
+delete from auth.login_failures;
 create temporary table lapsed as select pg_temp.login() ->> 'challenge' as challenge;
 update auth.login_challenges set expires_at = now() - interval '1 second';
 select is(pg_temp.second_step((select challenge from lapsed), '{"code": "000000"}') -> 'error' ->> 'code',
@@ -97,10 +104,11 @@ select is(pg_temp.second_step((select challenge from lapsed), '{"code": "000000"
 
 -- Keys, turning it off, the log --------------------------------------------------------------------
 insert into tokens values ('two key', (select id from auth.users where email = 'two@example.com'),
-  (select pg_temp.call('api_key_create', 'two', '{"name": "k", "scope": "read_write"}') ->> 'key'));
+  (select pg_temp.call('api_key_create', 'two', '{"password": "a long password", "name": "k", "scope": "read_write"}')
+     ->> 'key'));
 select is(pg_temp.error_of('two_factor_disable', 'two key', '{"password": "a long password", "code": "000000"}') ->> 'code',
   'api_key_not_allowed', 'no API key touches it');
-select is(pg_temp.error_of('two_factor_disable', 'two', '{"password": "wrong password", "code": "000000"}') ->> 'code',
+select is(pg_temp.call('two_factor_disable', 'two', '{"password": "wrong password", "code": "000000"}') -> 'error' ->> 'code',
   'invalid_password', 'turning it off takes the password');
 select is(pg_temp.call('two_factor_disable', 'two', '{"password": "a long password", "code": "000000"}') -> 'error' ->> 'code',
   'invalid_code', 'and a code');

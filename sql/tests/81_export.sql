@@ -60,6 +60,7 @@ insert into export_paths values
   ('auth.totp_factors', null, 'a two-factor secret is a credential of this server, not user data'),
   ('auth.recovery_codes', null, 'recovery codes are credentials of this server, not user data'),
   ('auth.login_challenges', null, 'a login''s second step, minutes long: a credential, not user data'),
+  ('auth.external_identities', null, 'identities at this server''s sign-in providers: signed in again with the provider on another server'),
   ('app.webhook_queue', null, 'webhook events on their way to the outbox (Citus only), deliveries are not exported'),
   ('app.webhook_subscriptions', null, 'endpoints with this server''s signing secrets: credentials, subscribed again on another server'),
   ('auth.outbox', null, 'messages queued for delivery to the user, not data the user entered');

@@ -4264,7 +4264,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SecurityEvent/client_address`.
             public var clientAddress: Swift.String?
-            /// What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`), `step` of a failed one (`two_factor`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            /// What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`, `oidc` with its `provider`), `step` of a failed one (`two_factor`), `provider` of a linked identity, `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
             ///
             /// - Remark: Generated from `#/components/schemas/SecurityEvent/detail`.
             public var detail: OpenAPIRuntime.OpenAPIObjectContainer
@@ -4280,7 +4280,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - clientAddress: The client's address as the server resolved it (docs/security.md: trusted proxies).
-            ///   - detail: What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`), `step` of a failed one (`two_factor`), `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
+            ///   - detail: What the kind adds: `method` of a sign-in (`password`, `registration`, `two_factor`, `recovery_code`, `oidc` with its `provider`), `step` of a failed one (`two_factor`), `provider` of a linked identity, `api_key_id`, `name` and `scope` of a key, `signed_in_at` of a reused refresh token's sign-in.
             ///   - id:
             ///   - kind:
             ///   - occurredAt:
@@ -4356,6 +4356,7 @@ extension Components {
             case twoFactorEnabled = "two_factor_enabled"
             case twoFactorDisabled = "two_factor_disabled"
             case recoveryCodeUsed = "recovery_code_used"
+            case identityLinked = "identity_linked"
             case refreshTokenReused = "refresh_token_reused"
             case apiKeyCreated = "api_key_created"
             case apiKeyRevoked = "api_key_revoked"

@@ -5689,7 +5689,7 @@ public enum Operations {
     }
     /// A login's second step: the challenge and a code
     ///
-    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge, and every wrong one counts towards the account's login lockout as a wrong password does. Counted against `two_factor_per_address` (429 `rate_limited`).
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
@@ -5991,7 +5991,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `rate_limited`: over `two_factor_per_address`; `too_many_attempts`: wrong codes count towards the account's login lockout as wrong passwords do. Both with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)/responses/429`.
             ///
@@ -6320,6 +6320,570 @@ public enum Operations {
             /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Sign in (or up) with an ID token of Apple, Google or another OpenID provider
+    ///
+    /// Signs in, or up, with an ID token of an OpenID Connect provider the operator configured (`LIFTBASE_OIDC_PROVIDERS`: Sign in with Apple, Google, any issuer; docs/security.md). The server checks the token's signature against the provider's published keys, its issuer, its audience (the operator's client ids) and its expiry; the token must carry the `nonce` the client made for this sign-in (as sent, or its SHA-256 in hex as Apple asks) and works once. The provider's subject names the account; a new subject is linked to an existing account only when both the provider and the account verified the address, and otherwise makes an account under the rules of registration. Answered as a login (202 and a challenge with two-factor sign-in); counted against `login_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/oidc/{provider}`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)`.
+    public enum AuthOidc {
+        public static let id: Swift.String = "auth_oidc"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// A provider's name in the server's configuration: `apple`, `google`, or one of the operator's.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/path/provider`.
+                public var provider: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - provider: A provider's name in the server's configuration: `apple`, `google`, or one of the operator's.
+                public init(provider: Swift.String) {
+                    self.provider = provider
+                }
+            }
+            public var path: Operations.AuthOidc.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthOidc.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AuthOidc.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AuthOidc.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The provider's ID token (a signed JWT).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/json/id_token`.
+                    public var idToken: Swift.String
+                    /// An invitation's token, when registration is by invitation only and this makes an account.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/json/invitation`.
+                    public var invitation: Swift.String?
+                    /// The nonce the client made and gave the provider for this sign-in.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/json/nonce`.
+                    public var nonce: Swift.String
+                    /// Ask for an access token and a refresh token (docs/security.md).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/json/refreshable`.
+                    public var refreshable: Swift.Bool?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - idToken: The provider's ID token (a signed JWT).
+                    ///   - invitation: An invitation's token, when registration is by invitation only and this makes an account.
+                    ///   - nonce: The nonce the client made and gave the provider for this sign-in.
+                    ///   - refreshable: Ask for an access token and a refresh token (docs/security.md).
+                    public init(
+                        idToken: Swift.String,
+                        invitation: Swift.String? = nil,
+                        nonce: Swift.String,
+                        refreshable: Swift.Bool? = nil
+                    ) {
+                        self.idToken = idToken
+                        self.invitation = invitation
+                        self.nonce = nonce
+                        self.refreshable = refreshable
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case idToken = "id_token"
+                        case invitation
+                        case nonce
+                        case refreshable
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.idToken = try container.decode(
+                            Swift.String.self,
+                            forKey: .idToken
+                        )
+                        self.invitation = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .invitation
+                        )
+                        self.nonce = try container.decode(
+                            Swift.String.self,
+                            forKey: .nonce
+                        )
+                        self.refreshable = try container.decodeIfPresent(
+                            Swift.Bool.self,
+                            forKey: .refreshable
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "id_token",
+                            "invitation",
+                            "nonce",
+                            "refreshable"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/requestBody/content/application\/json`.
+                case json(Operations.AuthOidc.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AuthOidc.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.AuthOidc.Input.Path,
+                headers: Operations.AuthOidc.Input.Headers = .init(),
+                body: Operations.AuthOidc.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SignedIn)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SignedIn {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthOidc.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthOidc.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Signed in to the account the identity names
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AuthOidc.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AuthOidc.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.SignedIn)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SignedIn {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthOidc.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthOidc.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// A new account, signed in
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.AuthOidc.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.AuthOidc.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/oidc/{provider}/POST/responses/202/content/application\/json`.
+                    case json(Components.Schemas.TwoFactorChallenge)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TwoFactorChallenge {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AuthOidc.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AuthOidc.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// A code is owed (two-factor sign-in)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.AuthOidc.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.AuthOidc.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_id_token`: its signature, issuer, audience, expiry or nonce; `id_token_replayed`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `account_disabled`; `registration_closed`, `invitation_required`, `invalid_invitation`: a new account under the rules of registration
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `provider_not_found`: no such provider is configured; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`: an account has the address and it was not verified by both sides: sign in with its password; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `id_token`, `nonce`; `email_required`: a new subject without an address; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over `login_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `provider_unavailable`: the provider's keys could not be read; `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -17904,7 +18468,7 @@ public enum Operations {
     }
     /// Create a personal API key; the key is shown once
     ///
-    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). Takes the password again (a wrong one counts towards the login lockout). At most 50 keys per account; keys outlive a password change, not a password reset.
     ///
     /// - Remark: HTTP `POST /api/v1/me/api-keys`.
     /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
@@ -17933,6 +18497,10 @@ public enum Operations {
                     public var expiresAt: Foundation.Date?
                     /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/name`.
                     public var name: Swift.String
+                    /// The account's password, asked again: a session alone does not make a key.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/password`.
+                    public var password: Swift.String
                     /// - Remark: Generated from `#/paths/api/v1/me/api-keys/POST/requestBody/json/scope`.
                     public var scope: Components.Schemas.ApiKeyScope
                     /// Creates a new `JsonPayload`.
@@ -17940,19 +18508,23 @@ public enum Operations {
                     /// - Parameters:
                     ///   - expiresAt: When it stops working (in the future); null or absent: never.
                     ///   - name:
+                    ///   - password: The account's password, asked again: a session alone does not make a key.
                     ///   - scope:
                     public init(
                         expiresAt: Foundation.Date? = nil,
                         name: Swift.String,
+                        password: Swift.String,
                         scope: Components.Schemas.ApiKeyScope
                     ) {
                         self.expiresAt = expiresAt
                         self.name = name
+                        self.password = password
                         self.scope = scope
                     }
                     public enum CodingKeys: String, CodingKey {
                         case expiresAt = "expires_at"
                         case name
+                        case password
                         case scope
                     }
                     public init(from decoder: any Swift.Decoder) throws {
@@ -17965,6 +18537,10 @@ public enum Operations {
                             Swift.String.self,
                             forKey: .name
                         )
+                        self.password = try container.decode(
+                            Swift.String.self,
+                            forKey: .password
+                        )
                         self.scope = try container.decode(
                             Components.Schemas.ApiKeyScope.self,
                             forKey: .scope
@@ -17972,6 +18548,7 @@ public enum Operations {
                         try decoder.ensureNoAdditionalProperties(knownKeys: [
                             "expires_at",
                             "name",
+                            "password",
                             "scope"
                         ])
                     }
@@ -18091,7 +18668,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
+            /// `invalid_password`; `api_key_not_allowed`; `insufficient_scope`: the token is an API key that may only read
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/403`.
             ///
@@ -18183,7 +18760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `name`, `scope`, `expires_at` (in the past); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            /// `validation_failed`: `password`, `name`, `scope`, `expires_at` (in the past); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/422`.
             ///
@@ -18206,7 +18783,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `too_many_attempts`: the account's logins are locked by failed ones (docs/security.md), with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)/responses/429`.
             ///
@@ -19480,7 +20057,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `too_many_attempts`: the account's logins are locked by failed ones, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/two-factor/post(two_factor_enrol)/responses/429`.
             ///
@@ -19857,7 +20434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `too_many_attempts`: the account's logins are locked by failed ones, with Retry-After; `rate_limited`: over `two_factor_per_address`, with Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/two-factor/delete(two_factor_disable)/responses/429`.
             ///

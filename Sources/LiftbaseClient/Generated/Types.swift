@@ -111,7 +111,7 @@ public protocol APIProtocol: Sendable {
     func authLogin(_ input: Operations.AuthLogin.Input) async throws -> Operations.AuthLogin.Output
     /// A login's second step: the challenge and a code
     ///
-    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge, and every wrong one counts towards the account's login lockout as a wrong password does. Counted against `two_factor_per_address` (429 `rate_limited`).
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
@@ -123,6 +123,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/auth/logout`.
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)`.
     func authLogout(_ input: Operations.AuthLogout.Input) async throws -> Operations.AuthLogout.Output
+    /// Sign in (or up) with an ID token of Apple, Google or another OpenID provider
+    ///
+    /// Signs in, or up, with an ID token of an OpenID Connect provider the operator configured (`LIFTBASE_OIDC_PROVIDERS`: Sign in with Apple, Google, any issuer; docs/security.md). The server checks the token's signature against the provider's published keys, its issuer, its audience (the operator's client ids) and its expiry; the token must carry the `nonce` the client made for this sign-in (as sent, or its SHA-256 in hex as Apple asks) and works once. The provider's subject names the account; a new subject is linked to an existing account only when both the provider and the account verified the address, and otherwise makes an account under the rules of registration. Answered as a login (202 and a challenge with two-factor sign-in); counted against `login_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/oidc/{provider}`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)`.
+    func authOidc(_ input: Operations.AuthOidc.Input) async throws -> Operations.AuthOidc.Output
     /// Change the password; other sessions end
     ///
     /// - Remark: HTTP `POST /api/v1/auth/password/change`.
@@ -310,7 +317,7 @@ public protocol APIProtocol: Sendable {
     func apiKeysList(_ input: Operations.ApiKeysList.Input) async throws -> Operations.ApiKeysList.Output
     /// Create a personal API key; the key is shown once
     ///
-    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). Takes the password again (a wrong one counts towards the login lockout). At most 50 keys per account; keys outlive a password change, not a password reset.
     ///
     /// - Remark: HTTP `POST /api/v1/me/api-keys`.
     /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
@@ -899,7 +906,7 @@ extension APIProtocol {
     }
     /// A login's second step: the challenge and a code
     ///
-    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge. Counted against `two_factor_per_address` (429 `rate_limited`).
+    /// The second step of a login that answered 202: its challenge with a current code of the account's authenticator (`code`), or one of its recovery codes (`recovery_code`), never both. Answered as a login is. Each code works once; five wrong ones end the challenge, and every wrong one counts towards the account's login lockout as a wrong password does. Counted against `two_factor_per_address` (429 `rate_limited`).
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login/two-factor`.
     /// - Remark: Generated from `#/paths//api/v1/auth/login/two-factor/post(auth_login_two_factor)`.
@@ -920,6 +927,23 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(auth_logout)`.
     public func authLogout(headers: Operations.AuthLogout.Input.Headers = .init()) async throws -> Operations.AuthLogout.Output {
         try await authLogout(Operations.AuthLogout.Input(headers: headers))
+    }
+    /// Sign in (or up) with an ID token of Apple, Google or another OpenID provider
+    ///
+    /// Signs in, or up, with an ID token of an OpenID Connect provider the operator configured (`LIFTBASE_OIDC_PROVIDERS`: Sign in with Apple, Google, any issuer; docs/security.md). The server checks the token's signature against the provider's published keys, its issuer, its audience (the operator's client ids) and its expiry; the token must carry the `nonce` the client made for this sign-in (as sent, or its SHA-256 in hex as Apple asks) and works once. The provider's subject names the account; a new subject is linked to an existing account only when both the provider and the account verified the address, and otherwise makes an account under the rules of registration. Answered as a login (202 and a challenge with two-factor sign-in); counted against `login_per_address`.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/oidc/{provider}`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)`.
+    public func authOidc(
+        path: Operations.AuthOidc.Input.Path,
+        headers: Operations.AuthOidc.Input.Headers = .init(),
+        body: Operations.AuthOidc.Input.Body
+    ) async throws -> Operations.AuthOidc.Output {
+        try await authOidc(Operations.AuthOidc.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
     }
     /// Change the password; other sessions end
     ///
@@ -1344,7 +1368,7 @@ extension APIProtocol {
     }
     /// Create a personal API key; the key is shown once
     ///
-    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). At most 50 keys per account; keys outlive a password change.
+    /// Makes a personal API key for scripts and integrations, sent as a bearer token. The answer shows it once; the server keeps its hash. A `read` key makes GET requests only; no key changes the account's security (password, keys, the security log, logout, deleting the account). Takes the password again (a wrong one counts towards the login lockout). At most 50 keys per account; keys outlive a password change, not a password reset.
     ///
     /// - Remark: HTTP `POST /api/v1/me/api-keys`.
     /// - Remark: Generated from `#/paths//api/v1/me/api-keys/post(api_key_create)`.
