@@ -14364,18 +14364,23 @@ $$;
 
 ALTER FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.writable_token(p_token text) RETURNS text
+CREATE FUNCTION auth.writable_key(p_token text) RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  if p_token like 'lbk\_%'
-     and exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token) and k.scope = 'read') then
+  if exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token) and k.scope = 'read') then
     perform app.raise_error(403, 'insufficient_scope', 'This API key may only read.');
   end if;
   return p_token;
 end
 $$;
+
+ALTER FUNCTION auth.writable_key(p_token text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.writable_token(p_token text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ select case when p_token like 'lbk\_%' then auth.writable_key(p_token) else p_token end $$;
 
 ALTER FUNCTION auth.writable_token(p_token text) OWNER TO liftbase_owner;
 
@@ -18436,6 +18441,9 @@ REVOKE ALL ON FUNCTION auth.verify_email(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.verify_email(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.webhook_signature(p_secret text, p_id text, p_timestamp bigint, p_body text) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.writable_key(p_token text) FROM PUBLIC;
+GRANT ALL ON FUNCTION auth.writable_key(p_token text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.writable_token(p_token text) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.writable_token(p_token text) TO liftbase_api;

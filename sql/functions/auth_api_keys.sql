@@ -48,7 +48,16 @@ $$;
 
 -- The token of a request that may write, as it came, unless it is a read-only key: 403.
 -- Anything else (no token, a session, a key of no account) is auth.authenticate's to judge.
+-- SQL, so that it is inlined into every write's statement: a session's token costs a LIKE
+-- (about 0.1 µs, where a call of the key check would cost 3 µs on every write).
 create or replace function auth.writable_token(p_token text)
+returns text
+language sql
+stable
+as $$ select case when p_token like 'lbk\_%' then auth.writable_key(p_token) else p_token end $$;
+
+-- auth.writable_token for a token that looks like a key: 403 when it is a read-only one.
+create or replace function auth.writable_key(p_token text)
 returns text
 language plpgsql
 stable
@@ -56,8 +65,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  if p_token like 'lbk\_%'
-     and exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token) and k.scope = 'read') then
+  if exists (select from auth.api_keys as k where k.token_hash = auth.token_hash(p_token) and k.scope = 'read') then
     perform app.raise_error(403, 'insufficient_scope', 'This API key may only read.');
   end if;
   return p_token;
@@ -187,6 +195,7 @@ $$;
 
 grant execute on function
   auth.writable_token(text),
+  auth.writable_key(text),
   auth.refuse_api_key(text),
   auth.create_api_key(uuid, jsonb, jsonb),
   auth.api_keys_of(uuid),
