@@ -923,9 +923,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
-                               app.read_text(p_body, 'new_password'), auth.client_of(p_args));
-  return null;
+  return auth.password_change(p_token, app.read_text(p_body, 'current_password'),
+                              app.read_text(p_body, 'new_password'), auth.client_of(p_args));
 end
 $$;
 
@@ -2136,8 +2135,7 @@ begin
   perform auth.refuse_api_key(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
     'password', app.field_problem(p_body, 'password', 'text')));
-  perform auth.delete_current_account(app.read_text(p_body, 'password'));
-  return null;
+  return auth.delete_current_account(app.read_text(p_body, 'password'));
 end
 $$;
 
@@ -12690,16 +12688,18 @@ $$;
 
 ALTER FUNCTION auth.current_account() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.delete_current_account(p_password text) RETURNS void
+CREATE FUNCTION auth.delete_current_account(p_password text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_user auth.users;
+  v_refusal jsonb;
 begin
   select u.* into v_user from auth.users as u where u.id = app.current_user_id();
-  if not auth.password_matches(p_password, v_user.password_hash) then
-    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  v_refusal := auth.password_refusal(v_user.id, p_password);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
   -- The cascade then deletes from every shard and from the coordinator's tables, which
@@ -12710,6 +12710,7 @@ begin
     perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;
+  return null;
 end
 $$;
 
@@ -13483,20 +13484,22 @@ $$;
 
 ALTER FUNCTION auth.outbox_take_webhook_queue() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb DEFAULT '{}'::jsonb) RETURNS void
+CREATE FUNCTION auth.password_change(p_token text, p_current_password text, p_new_password text, p_client jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_refusal jsonb;
 begin
   perform auth.refuse_api_key(p_token);
-  if not auth.password_matches(p_current_password,
-                               (select u.password_hash from auth.users as u where u.id = v_user_id)) then
-    perform app.raise_error(403, 'invalid_password', 'The current password is incorrect.');
+  v_refusal := auth.password_refusal(v_user_id, p_current_password);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   perform auth.set_password(v_user_id, p_new_password, auth.token_hash(p_token));
   perform auth.log_security_event(v_user_id, 'password_changed', p_client);
+  return null;
 end
 $$;
 

@@ -115,9 +115,8 @@ begin
   perform app.raise_if_invalid(jsonb_build_object(
     'current_password', app.field_problem(p_body, 'current_password', 'text', false),
     'new_password', app.field_problem(p_body, 'new_password', 'text', false)));
-  perform auth.password_change(p_token, app.read_text(p_body, 'current_password'),
-                               app.read_text(p_body, 'new_password'), auth.client_of(p_args));
-  return null;
+  return auth.password_change(p_token, app.read_text(p_body, 'current_password'),
+                              app.read_text(p_body, 'new_password'), auth.client_of(p_args));
 end
 $$;
 

@@ -54,8 +54,7 @@ begin
   perform auth.refuse_api_key(p_token);
   perform app.raise_if_invalid(jsonb_build_object(
     'password', app.field_problem(p_body, 'password', 'text')));
-  perform auth.delete_current_account(app.read_text(p_body, 'password'));
-  return null;
+  return auth.delete_current_account(app.read_text(p_body, 'password'));
 end
 $$;
 

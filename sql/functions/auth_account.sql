@@ -64,18 +64,21 @@ end
 $$;
 
 -- Deletes the account and, through ON DELETE CASCADE, every row the user owns.
+-- A wrong password is answered and counted towards the lockout (auth.password_refusal).
 create or replace function auth.delete_current_account(p_password text)
-returns void
+returns jsonb
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_user auth.users;
+  v_refusal jsonb;
 begin
   select u.* into v_user from auth.users as u where u.id = app.current_user_id();
-  if not auth.password_matches(p_password, v_user.password_hash) then
-    perform app.raise_error(403, 'invalid_password', 'The password is incorrect.');
+  v_refusal := auth.password_refusal(v_user.id, p_password);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   -- On Citus the trigger on auth.users that queues account.deleted is dropped (app.on_citus).
   -- The cascade then deletes from every shard and from the coordinator's tables, which
@@ -86,6 +89,7 @@ begin
     perform app.queue_account_deleted(v_user.id);
   end if;
   delete from auth.users where id = v_user.id;
+  return null;
 end
 $$;
 

@@ -91,24 +91,28 @@ begin
 end
 $$;
 
--- Changes the password of the token's user; every other session of the account ends.
+-- Changes the password of the token's user; every other session of the account ends. A
+-- wrong current password is answered and counted towards the lockout (auth.password_refusal):
+-- a session someone took cannot be used to guess the password. Null on success.
 create or replace function auth.password_change(p_token text, p_current_password text, p_new_password text,
                                                 p_client jsonb default '{}')
-returns void
+returns jsonb
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
+  v_refusal jsonb;
 begin
   perform auth.refuse_api_key(p_token);
-  if not auth.password_matches(p_current_password,
-                               (select u.password_hash from auth.users as u where u.id = v_user_id)) then
-    perform app.raise_error(403, 'invalid_password', 'The current password is incorrect.');
+  v_refusal := auth.password_refusal(v_user_id, p_current_password);
+  if v_refusal is not null then
+    return v_refusal;
   end if;
   perform auth.set_password(v_user_id, p_new_password, auth.token_hash(p_token));
   perform auth.log_security_event(v_user_id, 'password_changed', p_client);
+  return null;
 end
 $$;
 

@@ -1,7 +1,7 @@
 -- Auth rules: registration, login and lockout, logout, password reset and change.
 begin;
 \ir support/helpers.psql
-select plan(42);
+select plan(43);
 
 -- Registration ------------------------------------------------------------------------------
 create temporary table t (key text primary key, value text);
@@ -107,9 +107,10 @@ select is(auth.password_reset((select payload ->> 'token' from auth.outbox order
 -- Password change ----------------------------------------------------------------------------
 insert into t select 'first', auth.login('ann@example.com', 'new password 1') ->> 'token';
 insert into t select 'second', auth.login('ann@example.com', 'new password 1') ->> 'token';
-select throws_ok(format('select auth.password_change(%L, %L, %L)', (select value from t where key = 'first'),
-    'not my password', 'new password 4'),
-  'LB403', 'The current password is incorrect.', 'a change needs the current password');
+select is(auth.password_change((select value from t where key = 'first'), 'not my password', 'new password 4')
+            -> 'error' ->> 'code', 'invalid_password', 'a change needs the current password');
+select is((select count(*)::integer from auth.login_failures where email_key = 'ann@example.com'), 1,
+  'and a wrong one counts towards the login lockout: a session is no way to guess it');
 select throws_ok(format('select auth.password_change(%L, %L, %L)', (select value from t where key = 'first'),
     'new password 1', 'short'),
   'LB422', 'Some fields are invalid.', 'the new password follows the password rule');

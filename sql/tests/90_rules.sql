@@ -257,7 +257,7 @@ select is(pg_temp.error_of('me_delete', 'b', '{}') -> 'fields', '{"password": "i
   'nor with a body without password');
 select is(pg_temp.error_of('me_delete', 'b', '{"password": 12345678}') -> 'fields', '{"password": "must be a string"}'::jsonb,
   'a password that is not a string is named too');
-select is(pg_temp.error_of('me_delete', 'b', '{"password": "not the password"}') ->> 'code', 'invalid_password',
+select is(pg_temp.call('me_delete', 'b', '{"password": "not the password"}') -> 'error' ->> 'code', 'invalid_password',
   'a wrong password is still 403 invalid_password');
 select is(pg_temp.error_of('me_delete', 'b', '{"password": "rules b pass"}'), null, 'the right password deletes the account');
 

@@ -7208,7 +7208,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `too_many_attempts`: the account's logins are locked by failed ones; a wrong current password counts as one. With Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password/change/post(auth_password_change)/responses/429`.
             ///
@@ -18064,7 +18064,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            /// `too_many_attempts`: the account's logins are locked by failed ones; a wrong password counts as one. With Retry-After; `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/delete(me_delete)/responses/429`.
             ///
