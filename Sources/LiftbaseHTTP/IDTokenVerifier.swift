@@ -60,10 +60,10 @@ actor IDTokenVerifier {
         let claims: IDTokenClaims
         do {
             claims = try await verify(idToken, with: keys, for: provider)
-        } catch let error where keySets[name].map({ .now - $0.fetchedAt >= refetchInterval }) ?? true {
+        } catch {
             // A key the set lacks may be a new one: the set is fetched again, at most once
             // a refetch interval, so that bad tokens cannot make the server fetch at will.
-            _ = error
+            guard keySets[name].map({ .now - $0.fetchedAt >= refetchInterval }) ?? true else { throw error }
             keys = try await keySet(of: provider, fresh: true)
             claims = try await verify(idToken, with: keys, for: provider)
         }
