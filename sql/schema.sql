@@ -12564,13 +12564,11 @@ begin
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
-  perform auth.act_as(v_user_id);
   if p_recovery_code is not null then
     perform auth.log_security_event(v_user_id, 'recovery_code_used', p_client);
   end if;
-  perform auth.log_sign_in(v_user_id, p_client, jsonb_build_object(
-    'method', case when p_recovery_code is not null then 'recovery_code' else 'two_factor' end));
-  return auth.session_answer(v_user, v_refreshable);
+  return auth.sign_in(v_user, p_client, jsonb_build_object(
+    'method', case when p_recovery_code is not null then 'recovery_code' else 'two_factor' end), v_refreshable);
 end
 $$;
 
@@ -12966,9 +12964,7 @@ begin
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
   delete from auth.login_failures where email_key = v_email_key;
-  perform auth.act_as(v_user.id);
-  perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, '{"method": "password"}', p_refreshable);
 end
 $$;
 
@@ -13125,10 +13121,9 @@ CREATE FUNCTION auth.oidc_new_account(p_claims jsonb, p_invitation text) RETURNS
 declare
   v_email text := btrim(p_claims ->> 'email');
   v_user auth.users := auth.create_account(v_email, auth.new_token(), null);
+  v_invited boolean := auth.spend_invitation(p_invitation, v_email);
 begin
-  update auth.invitations set used_at = now()
-   where token_hash = auth.token_hash(coalesce(p_invitation, '')) and lower(email) = lower(v_email) and used_at is null;
-  if coalesce((p_claims ->> 'email_verified')::boolean, false) then
+  if v_invited or coalesce((p_claims ->> 'email_verified')::boolean, false) then
     update auth.users set email_verified_at = now() where id = v_user.id;
   else
     perform auth.queue_email_verification(v_user);
@@ -13190,9 +13185,8 @@ begin
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
-  perform auth.act_as(v_user.id);
-  perform auth.log_sign_in(v_user.id, p_client, jsonb_build_object('method', 'oidc', 'provider', p_claims ->> 'provider'));
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, jsonb_build_object('method', 'oidc', 'provider', p_claims ->> 'provider'),
+                      p_refreshable);
 end
 $$;
 
@@ -13836,7 +13830,6 @@ CREATE FUNCTION auth.register(p_email text, p_password text, p_display_name text
     AS $$
 declare
   v_user auth.users;
-  v_invitation_hash bytea;
   v_refusal jsonb := auth.registration_refusal(p_email, p_invitation);
 begin
   if v_refusal is not null then
@@ -13851,11 +13844,7 @@ begin
   v_user := auth.create_account(p_email, p_password, p_display_name);
   -- An invitation for the address is spent by the sign-up, and shows the address to be its
   -- owner's (it was mailed there); any other account is sent a verification mail.
-  v_invitation_hash := auth.token_hash(coalesce(p_invitation, ''));
-  update auth.invitations set used_at = now()
-   where token_hash = v_invitation_hash and lower(email) = lower(v_user.email)
-     and used_at is null and revoked_at is null and expires_at > now();
-  if found then
+  if auth.spend_invitation(p_invitation, v_user.email) then
     v_user.email_verified_at := now();
     update auth.users set email_verified_at = v_user.email_verified_at where id = v_user.id;
   else
@@ -13864,8 +13853,7 @@ begin
   if auth.requires_verified_email() and v_user.email_verified_at is null then
     return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
   end if;
-  perform auth.log_sign_in(v_user.id, p_client, '{"method": "registration"}');
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, '{"method": "registration"}', p_refreshable);
 end
 $$;
 
@@ -14024,19 +14012,6 @@ CREATE FUNCTION auth.security_log_retention() RETURNS interval
 
 ALTER FUNCTION auth.security_log_retention() OWNER TO liftbase_owner;
 
-CREATE FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) RETURNS jsonb
-    LANGUAGE plpgsql
-    AS $$
-begin
-  if coalesce(p_refreshable, false) then
-    return jsonb_build_object('user', auth.user_json(p_user)) || auth.start_token_family(p_user.id);
-  end if;
-  return jsonb_build_object('user', auth.user_json(p_user), 'token', auth.start_session(p_user.id));
-end
-$$;
-
-ALTER FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) OWNER TO liftbase_owner;
-
 CREATE FUNCTION auth.session_lifetime() RETURNS interval
     LANGUAGE sql IMMUTABLE
     AS $$ select interval '30 days' $$;
@@ -14064,6 +14039,35 @@ end
 $$;
 
 ALTER FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_keep_token_hash bytea) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.sign_in(p_user auth.users, p_client jsonb, p_detail jsonb, p_refreshable boolean) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+begin
+  perform auth.act_as(p_user.id);
+  perform auth.log_sign_in(p_user.id, p_client, p_detail);
+  if coalesce(p_refreshable, false) then
+    return jsonb_build_object('user', auth.user_json(p_user)) || auth.start_token_family(p_user.id);
+  end if;
+  return jsonb_build_object('user', auth.user_json(p_user), 'token', auth.start_session(p_user.id));
+end
+$$;
+
+ALTER FUNCTION auth.sign_in(p_user auth.users, p_client jsonb, p_detail jsonb, p_refreshable boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.spend_invitation(p_token text, p_email text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+begin
+  if not auth.invitation_is_open(p_token, p_email) then
+    return false;
+  end if;
+  update auth.invitations set used_at = now() where token_hash = auth.token_hash(p_token);
+  return true;
+end
+$$;
+
+ALTER FUNCTION auth.spend_invitation(p_token text, p_email text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -18399,11 +18403,13 @@ GRANT ALL ON FUNCTION auth.security_events_page(p_user_id uuid, p_before bigint,
 REVOKE ALL ON FUNCTION auth.security_log_retention() FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.security_log_retention() TO liftbase_reporting_owner;
 
-REVOKE ALL ON FUNCTION auth.session_answer(p_user auth.users, p_refreshable boolean) FROM PUBLIC;
-
 REVOKE ALL ON FUNCTION auth.session_lifetime() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.set_password(p_user_id uuid, p_new_password text, p_keep_token_hash bytea) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.sign_in(p_user auth.users, p_client jsonb, p_detail jsonb, p_refreshable boolean) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.spend_invitation(p_token text, p_email text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION auth.spend_rate_budgets(p_policies text[], p_keys text[]) TO liftbase_api;

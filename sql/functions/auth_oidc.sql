@@ -68,7 +68,8 @@ end
 $$;
 
 -- A new account for a provider's identity, registration's rules passed: its password is
--- random and unknown (a reset mail sets one), its address verified when the provider says so.
+-- random and unknown (a reset mail sets one), its address verified when the provider says so
+-- or an invitation for it is spent (as at registration).
 create or replace function auth.oidc_new_account(p_claims jsonb, p_invitation text)
 returns uuid
 language plpgsql
@@ -76,10 +77,9 @@ as $$
 declare
   v_email text := btrim(p_claims ->> 'email');
   v_user auth.users := auth.create_account(v_email, auth.new_token(), null);
+  v_invited boolean := auth.spend_invitation(p_invitation, v_email);
 begin
-  update auth.invitations set used_at = now()
-   where token_hash = auth.token_hash(coalesce(p_invitation, '')) and lower(email) = lower(v_email) and used_at is null;
-  if coalesce((p_claims ->> 'email_verified')::boolean, false) then
+  if v_invited or coalesce((p_claims ->> 'email_verified')::boolean, false) then
     update auth.users set email_verified_at = now() where id = v_user.id;
   else
     perform auth.queue_email_verification(v_user);
@@ -145,9 +145,8 @@ begin
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
-  perform auth.act_as(v_user.id);
-  perform auth.log_sign_in(v_user.id, p_client, jsonb_build_object('method', 'oidc', 'provider', p_claims ->> 'provider'));
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, jsonb_build_object('method', 'oidc', 'provider', p_claims ->> 'provider'),
+                      p_refreshable);
 end
 $$;
 

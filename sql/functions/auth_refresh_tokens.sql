@@ -109,13 +109,17 @@ begin
 end
 $$;
 
--- What a sign-in answers: the account and its token, and, when the client asked for them,
--- the short-lived access token's lifetime and a refresh token.
-create or replace function auth.session_answer(p_user auth.users, p_refreshable boolean)
+-- A sign-in of p_user (a login, a registration, a login's second step, a provider's token):
+-- the user made the transaction's, the sign-in written to the security log with p_detail
+-- (its method), and the answer: the account and its token, and, when the client asked for
+-- them, the short-lived access token's lifetime and a refresh token.
+create or replace function auth.sign_in(p_user auth.users, p_client jsonb, p_detail jsonb, p_refreshable boolean)
 returns jsonb
 language plpgsql
 as $$
 begin
+  perform auth.act_as(p_user.id);
+  perform auth.log_sign_in(p_user.id, p_client, p_detail);
   if coalesce(p_refreshable, false) then
     return jsonb_build_object('user', auth.user_json(p_user)) || auth.start_token_family(p_user.id);
   end if;

@@ -57,6 +57,21 @@ begin
 end
 $$;
 
+-- Spends invitation p_token for p_email when it is open (auth.invitation_is_open's rule):
+-- whether it was. A sign-up that spends one has shown its address to be its owner's.
+create or replace function auth.spend_invitation(p_token text, p_email text)
+returns boolean
+language plpgsql
+as $$
+begin
+  if not auth.invitation_is_open(p_token, p_email) then
+    return false;
+  end if;
+  update auth.invitations set used_at = now() where token_hash = auth.token_hash(p_token);
+  return true;
+end
+$$;
+
 -- Whether registration lets p_email sign up with p_invitation: null when it does, else the
 -- answer (answered, not raised, so that the sign-up's rate-limit count stays).
 create or replace function auth.registration_refusal(p_email text, p_invitation text)

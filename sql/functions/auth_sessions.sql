@@ -177,7 +177,7 @@ end
 $$;
 
 -- p_client is the request's (auth.client_of), for the security log; p_refreshable asks for
--- an access token and a refresh token (auth.session_answer).
+-- an access token and a refresh token (auth.sign_in).
 create or replace function auth.register(p_email text, p_password text, p_display_name text,
                                          p_invitation text default null, p_client jsonb default '{}',
                                          p_refreshable boolean default false)
@@ -188,7 +188,6 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_user auth.users;
-  v_invitation_hash bytea;
   v_refusal jsonb := auth.registration_refusal(p_email, p_invitation);
 begin
   if v_refusal is not null then
@@ -203,11 +202,7 @@ begin
   v_user := auth.create_account(p_email, p_password, p_display_name);
   -- An invitation for the address is spent by the sign-up, and shows the address to be its
   -- owner's (it was mailed there); any other account is sent a verification mail.
-  v_invitation_hash := auth.token_hash(coalesce(p_invitation, ''));
-  update auth.invitations set used_at = now()
-   where token_hash = v_invitation_hash and lower(email) = lower(v_user.email)
-     and used_at is null and revoked_at is null and expires_at > now();
-  if found then
+  if auth.spend_invitation(p_invitation, v_user.email) then
     v_user.email_verified_at := now();
     update auth.users set email_verified_at = v_user.email_verified_at where id = v_user.id;
   else
@@ -216,8 +211,7 @@ begin
   if auth.requires_verified_email() and v_user.email_verified_at is null then
     return jsonb_build_object('user', auth.user_json(v_user), 'token', null);
   end if;
-  perform auth.log_sign_in(v_user.id, p_client, '{"method": "registration"}');
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, '{"method": "registration"}', p_refreshable);
 end
 $$;
 
@@ -319,9 +313,7 @@ begin
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
   delete from auth.login_failures where email_key = v_email_key;
-  perform auth.act_as(v_user.id);
-  perform auth.log_sign_in(v_user.id, p_client, '{"method": "password"}');
-  return auth.session_answer(v_user, p_refreshable);
+  return auth.sign_in(v_user, p_client, '{"method": "password"}', p_refreshable);
 end
 $$;
 

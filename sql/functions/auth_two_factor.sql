@@ -306,13 +306,11 @@ begin
   if v_user.disabled_at is not null then
     perform app.raise_error(403, 'account_disabled', 'This account is disabled.');
   end if;
-  perform auth.act_as(v_user_id);
   if p_recovery_code is not null then
     perform auth.log_security_event(v_user_id, 'recovery_code_used', p_client);
   end if;
-  perform auth.log_sign_in(v_user_id, p_client, jsonb_build_object(
-    'method', case when p_recovery_code is not null then 'recovery_code' else 'two_factor' end));
-  return auth.session_answer(v_user, v_refreshable);
+  return auth.sign_in(v_user, p_client, jsonb_build_object(
+    'method', case when p_recovery_code is not null then 'recovery_code' else 'two_factor' end), v_refreshable);
 end
 $$;
 

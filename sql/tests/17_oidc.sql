@@ -4,7 +4,7 @@
 -- provider's subject, linked by an address only when both sides verified it.
 begin;
 \ir support/helpers.psql
-select plan(22);
+select plan(23);
 
 -- A sign-in with claims as the HTTP layer hands them over (oidc_claims in p_args).
 create function pg_temp.oidc(p_claims jsonb, p_nonce text default 'n-1', p_body jsonb default '{}') returns jsonb
@@ -77,6 +77,16 @@ set local liftbase.registration = 'closed';
 select is(pg_temp.oidc(pg_temp.claims('apple-new', 'closed@example.com')) -> 'error' ->> 'code', 'registration_closed',
   'a server closed to sign-ups makes no account for a provider either');
 select ok(pg_temp.oidc(pg_temp.claims('apple-001', null)) ? 'token', 'while linked identities still sign in');
+reset liftbase.registration;
+set local liftbase.registration = 'invite_only';
+create temporary table invitation as select auth.create_invitation('invited@example.com', 3) ->> 'token' as token;
+create temporary table invited as
+  select pg_temp.oidc(pg_temp.claims('apple-invited', 'invited@example.com', false), 'n-1',
+                      jsonb_build_object('invitation', (select token from invitation))) as answer;
+select ok((select answer ? 'token' from invited)
+          and (select email_verified_at is not null from auth.users where email = 'invited@example.com')
+          and (select used_at is not null from auth.invitations where email = 'invited@example.com'),
+  'by invitation only, an invitation lets a provider''s new person in, spent, and shows the address theirs');
 reset liftbase.registration;
 
 update auth.users set disabled_at = now() where email = 'ann@example.com';
