@@ -21,20 +21,27 @@ struct FoodImportCLITests {
         ).rows
     }
 
+    /// Runs `liftbase import ARGUMENTS`, expecting success; its stdout. A failure is recorded
+    /// with what the command printed to stderr, which says why.
+    func importFoods(_ arguments: [String]) async throws -> String {
+        let run = try await runCLIOffThePool(["import"] + arguments)
+        #expect(run.status == 0, "liftbase import \(arguments[0]) failed: \(run.stderr)")
+        return run.stdout
+    }
+
     @Test("fdc-csv: energy 1008 else Atwater, portions, branded barcode; idempotent")
     func fdc() async throws {
         try await TestDatabase.withFreshMigratedDatabase { url in
             let folder = Self.fixtures.appendingPathComponent("fdc").path
-            let first = try await runCLIOffThePool(["import", "fdc-csv", folder, "--database-url", url])
-            #expect(first.status == 0)
-            #expect(first.stdout.contains("food_nutrient.csv: 11 rows"))
+            let first = try await importFoods(["fdc-csv", folder, "--database-url", url])
+            #expect(first.contains("food_nutrient.csv: 11 rows"))
             let expected: [[String?]] = [
                 ["Apples, fuji, with skin, raw", "", "", "64.7", "0.15", "", "1 medium apple", "192", "1"],
                 ["GREEK YOGURT, PLAIN", "FAGE", "0689544080015", "59", "10", "", "1 container", "170", "0"],
                 ["Hummus, commercial", "", "", "166", "7.9", "379", "1 tbsp", "15", "2"],
             ]
             #expect(try foods(url, "fdc") == expected)
-            #expect(try await runCLIOffThePool(["import", "fdc-csv", folder, "--database-url", url]).status == 0)
+            _ = try await importFoods(["fdc-csv", folder, "--database-url", url])
             #expect(try foods(url, "fdc") == expected)
         }
     }
@@ -43,15 +50,14 @@ struct FoodImportCLITests {
     func off() async throws {
         try await TestDatabase.withFreshMigratedDatabase { url in
             let file = Self.fixtures.appendingPathComponent("off/products.tsv").path
-            let first = try await runCLIOffThePool(["import", "off-csv", file, "--database-url", url])
-            #expect(first.status == 0)
-            #expect(first.stdout.contains(#""skipped": 2"#))
+            let first = try await importFoods(["off-csv", file, "--database-url", url])
+            #expect(first.contains(#""skipped": 2"#))
             let expected: [[String?]] = [
                 ["Coca-Cola \"Original\"", "Coca-Cola", "5449000000996", "42", "0", "0", "330 ml", "330", "0"],
                 ["Nutella", "Ferrero", "3017620422003", "539", "6.3", "42.8000", "15 g", "15", "0"],
             ]
             #expect(try foods(url, "off") == expected)
-            #expect(try await runCLIOffThePool(["import", "off-csv", file, "--database-url", url]).status == 0)
+            _ = try await importFoods(["off-csv", file, "--database-url", url])
             #expect(try foods(url, "off") == expected)
         }
     }
@@ -75,13 +81,13 @@ struct FoodImportCLITests {
                 try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })  // Latin-1
                     .write(to: URL(fileURLWithPath: folder + "/" + name))
             }
-            #expect(try await runCLIOffThePool(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
+            _ = try await importFoods(["usda-sr28", folder, "--database-url", url])
             let expected: [[String?]] = [
                 ["Bananas, raw", "", "", "89", "1.09", "1", "1 cup, mashed", "225", "2"],
                 ["Pi\u{F1}a colada mix", "", "", "120", "0", "", "100 g", "100", "0"],
             ]
             #expect(try foods(url, "usda-sr28") == expected)
-            #expect(try await runCLIOffThePool(["import", "usda-sr28", folder, "--database-url", url]).status == 0)
+            _ = try await importFoods(["usda-sr28", folder, "--database-url", url])
             #expect(try foods(url, "usda-sr28") == expected)
         }
     }
