@@ -216,6 +216,34 @@ ALTER DOMAIN app.meal_type OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.meal_type IS 'must be one of breakfast, lunch, dinner, snack';
 
+CREATE DOMAIN app.measurement_source AS text
+	CONSTRAINT measurement_source_check CHECK ((VALUE = ANY (ARRAY['manual'::text, 'scale'::text, 'apple_health'::text, 'health_connect'::text, 'import'::text])));
+
+ALTER DOMAIN app.measurement_source OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.measurement_source IS 'must be one of manual, scale, apple_health, health_connect, import';
+
+CREATE DOMAIN app.measurement_type_name AS text
+	CONSTRAINT measurement_type_name_check CHECK (((length(btrim(VALUE)) >= 1) AND (length(btrim(VALUE)) <= 60)));
+
+ALTER DOMAIN app.measurement_type_name OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.measurement_type_name IS 'must be 1 to 60 characters';
+
+CREATE DOMAIN app.measurement_unit AS text
+	CONSTRAINT measurement_unit_check CHECK (((length(btrim(VALUE)) >= 1) AND (length(btrim(VALUE)) <= 16)));
+
+ALTER DOMAIN app.measurement_unit OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.measurement_unit IS 'must be 1 to 16 characters';
+
+CREATE DOMAIN app.measurement_value AS numeric
+	CONSTRAINT measurement_value_check CHECK (((VALUE >= ('-1000000'::integer)::numeric) AND (VALUE <= (1000000)::numeric)));
+
+ALTER DOMAIN app.measurement_value OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.measurement_value IS 'must be a number from -1000000 to 1000000';
+
 CREATE FUNCTION app.are_muscles(p_names text[]) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1007,6 +1035,47 @@ $$;
 
 ALTER FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  if not exists (select from app.body_metrics as b where b.user_id = v_user_id and b.id <> v_entry.id) then
+    perform app.raise_error(409, 'last_weigh_in',
+                            'This is your only weigh-in, which targets are computed from: record another first.');
+  end if;
+  delete from app.body_metrics where user_id = v_user_id and id = v_entry.id;
+  if v_entry.height_cm is not null then
+    perform app.follow_latest_height(v_user_id);
+  end if;
+  perform app.record_targets(v_user_id, 'metrics', true);
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.body_metric_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+begin
+  perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.body_metric_change_problems(v_body));
+  v_entry := app.update_body_metric(v_user_id, v_entry, v_body);
+  perform app.record_targets(v_user_id, 'metrics', true);
+  return app.targets_as_they_stand(v_user_id) || jsonb_build_object('entry', app.body_metric_json(v_entry));
+end
+$$;
+
+ALTER FUNCTION api.body_metric_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -1020,11 +1089,8 @@ begin
   v_replayed := app.replayed_key('app.body_metrics', v_user_id, v_body);
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
-    return jsonb_build_object(
-      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
-                 where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
-      'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
+    return app.targets_as_they_stand(v_user_id) || jsonb_build_object(
+      'entry', app.body_metric_json(app.find_body_metric(v_user_id, jsonb_build_object('id', v_replayed))));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.
@@ -2156,6 +2222,234 @@ $$;
 
 ALTER FUNCTION api.me_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.measurement_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_target_problems jsonb;
+  v_entry app.body_measurements;
+  v_replayed text;
+begin
+  v_replayed := app.replayed_key('app.body_measurements', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.measurement_json(app.find_measurement(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  v_target_problems := app.measurement_target_problems(v_user_id, v_body);
+  perform app.raise_if_invalid(v_target_problems || app.measurement_time_problems(v_body, true)
+    || jsonb_build_object('value', case when jsonb_strip_nulls(v_target_problems) = '{}'
+                                        then app.measurement_value_problem(v_user_id, v_body ->> 'measure',
+                                                                           app.read_uuid(v_body, 'type_id'), v_body, true)
+                                        else app.field_problem(v_body, 'value', 'app.measurement_value') end));
+  insert into app.body_measurements (user_id, client_id, measure, type_id, value, recorded_at, source)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), app.read_text(v_body, 'measure'), app.read_uuid(v_body, 'type_id'),
+          app.read_number(v_body, 'value'), coalesce(app.read_timestamp(v_body, 'recorded_at'), now()),
+          coalesce(app.read_text(v_body, 'source'), 'manual'))
+  returning * into v_entry;
+  return app.measurement_json(v_entry);
+end
+$$;
+
+ALTER FUNCTION api.measurement_create(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_measurements := app.find_measurement(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'measurement', v_entry.id::text, p_args);
+  delete from app.body_measurements where user_id = v_user_id and id = v_entry.id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.measurement_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_series(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.date_range_within(p_args, v_user_id, 365, 3660);
+  v_measure text := p_args ->> 'measure';
+  v_type_id uuid;
+begin
+  if (v_measure is null) = (p_args ->> 'type_id' is null) then
+    perform app.raise_parameter_problem('measure', 'or type_id, exactly one, is required');
+  end if;
+  if v_measure is not null and not exists (select from app.measures as m where m.id = v_measure) then
+    perform app.raise_parameter_problem('measure', 'must be one of the standard measures (GET /user/measures)');
+  end if;
+  if p_args ->> 'type_id' is not null then
+    if not app.is_uuid(p_args ->> 'type_id') then
+      perform app.raise_parameter_problem('type_id', 'must be a UUID');
+    end if;
+    v_type_id := (app.find_measurement_type(v_user_id, jsonb_build_object('id', p_args ->> 'type_id'))).id;
+  end if;
+  return app.measurement_series(v_user_id, v_measure, v_type_id, v_range.from_date, v_range.to_date);
+end
+$$;
+
+ALTER FUNCTION api.measurement_series(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_type_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_type app.measurement_types;
+  v_replayed text;
+begin
+  v_replayed := app.replayed_key('app.measurement_types', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.measurement_type_json(app.find_measurement_type(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  perform app.raise_if_invalid(app.measurement_type_problems(v_user_id, null, v_body, true));
+  insert into app.measurement_types (user_id, client_id, name, unit, min_value, max_value)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')),
+          btrim(app.read_text(v_body, 'unit')), app.read_number(v_body, 'min_value'),
+          app.read_number(v_body, 'max_value'))
+  returning * into v_type;
+  return app.measurement_type_json(v_type);
+end
+$$;
+
+ALTER FUNCTION api.measurement_type_create(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_type_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_type app.measurement_types := app.find_measurement_type(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'measurement_type', v_type.id::text, p_args);
+  delete from app.measurement_types where user_id = v_user_id and id = v_type.id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.measurement_type_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_type_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_type app.measurement_types := app.find_measurement_type(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's case.
+  v_name text := btrim(app.read_text(v_body, 'name'));
+  v_unit text := btrim(app.read_text(v_body, 'unit'));
+  v_min numeric := app.read_number(v_body, 'min_value');
+  v_max numeric := app.read_number(v_body, 'max_value');
+begin
+  perform app.check_if_match(v_user_id, 'measurement_type', v_type.id::text, p_args);
+  perform app.raise_if_invalid(app.measurement_type_problems(v_user_id, v_type.id, v_body, false));
+  update app.measurement_types
+     set name = coalesce(v_name, name),
+         unit = coalesce(v_unit, unit),
+         min_value = case when v_body ? 'min_value' then v_min else min_value end,
+         max_value = case when v_body ? 'max_value' then v_max else max_value end,
+         updated_at = now()
+   where user_id = v_user_id and id = v_type.id
+  returning * into v_type;
+  return app.measurement_type_json(v_type);
+end
+$$;
+
+ALTER FUNCTION api.measurement_type_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurement_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_measurements := app.find_measurement(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's coalesce.
+  v_value numeric;
+  v_recorded_at timestamptz;
+  v_source text;
+begin
+  perform app.check_if_match(v_user_id, 'measurement', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.measurement_time_problems(v_body, false)
+    || jsonb_build_object('value', app.measurement_value_problem(v_user_id, v_entry.measure, v_entry.type_id, v_body,
+                                                                 v_body ? 'value')));
+  v_value := app.read_number(v_body, 'value');
+  v_recorded_at := app.read_timestamp(v_body, 'recorded_at');
+  v_source := app.read_text(v_body, 'source');
+  update app.body_measurements
+     set value = coalesce(v_value, value),
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = v_user_id and id = v_entry.id
+  returning * into v_entry;
+  return app.measurement_json(v_entry);
+end
+$$;
+
+ALTER FUNCTION api.measurement_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measurements_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_measure text := p_args ->> 'measure';
+  v_type_id uuid;
+  v_after_at timestamptz;
+  v_after_id bigint;
+begin
+  if v_measure is not null
+     and not exists (select from app.measures as m where m.id = v_measure and m.weigh_in_member is null) then
+    perform app.raise_parameter_problem('measure', 'must be a standard measure other than a weigh-in''s (GET /user/measures)');
+  end if;
+  if p_args ->> 'type_id' is not null then
+    if not app.is_uuid(p_args ->> 'type_id') then
+      perform app.raise_parameter_problem('type_id', 'must be a UUID');
+    end if;
+    v_type_id := (app.find_measurement_type(v_user_id, jsonb_build_object('id', p_args ->> 'type_id'))).id;
+  end if;
+  if v_page.cursor_number is not null then
+    select c.recorded_at, c.id into v_after_at, v_after_id from app.body_measurements as c
+     where c.user_id = v_user_id and c.id = v_page.cursor_number;
+    if v_after_id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id
+               and (v_measure is null or e.measure = v_measure)
+               and (v_type_id is null or e.type_id = v_type_id)
+               and (v_after_id is null or (e.recorded_at, e.id) < (v_after_at, v_after_id))
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b), '[]'), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.measurements_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.measures_get(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.measures_json(v_user_id);
+end
+$$;
+
+ALTER FUNCTION api.measures_get(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.metrics_acknowledge(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -3219,7 +3513,9 @@ CREATE TABLE app.body_metrics (
     body_fat_pct app.body_fat_pct,
     height_cm app.height_cm,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    client_id uuid
+    client_id uuid,
+    source app.measurement_source DEFAULT 'manual'::text NOT NULL,
+    updated_at timestamp with time zone
 );
 
 ALTER TABLE ONLY app.body_metrics FORCE ROW LEVEL SECURITY;
@@ -3232,14 +3528,13 @@ CREATE FUNCTION app.add_body_metric(p_user_id uuid, p_body jsonb) RETURNS app.bo
 declare
   v_entry app.body_metrics;
 begin
-  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm)
+  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm, source)
   values (p_user_id, app.read_uuid(p_body, 'client_id'), coalesce(app.read_timestamp(p_body, 'recorded_at'), now()),
           app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
-          app.read_number(p_body, 'height_cm'))
+          app.read_number(p_body, 'height_cm'), coalesce(app.read_text(p_body, 'source'), 'manual'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
-    update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()
-     where user_id = p_user_id and height_cm is distinct from v_entry.height_cm;
+    perform app.follow_latest_height(p_user_id);
   end if;
   return v_entry;
 end
@@ -3407,11 +3702,26 @@ $$;
 
 ALTER FUNCTION app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.body_metric_change_problems(p_body jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'weight_kg', app.field_problem(p_body, 'weight_kg', 'app.weight_kg', p_body ? 'weight_kg'),
+    'body_fat_pct', app.field_problem(p_body, 'body_fat_pct', 'app.body_fat_pct', false),
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', false),
+    'recorded_at', coalesce(app.field_problem(p_body, 'recorded_at', 'app.timestamp_value', p_body ? 'recorded_at'),
+                            app.future_time_problem(p_body, 'recorded_at')),
+    'source', app.field_problem(p_body, 'source', 'app.measurement_source', p_body ? 'source'))
+$$;
+
+ALTER FUNCTION app.body_metric_change_problems(p_body jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.body_metric_json(p_entry app.body_metrics) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   select jsonb_build_object('id', p_entry.id, 'recorded_at', p_entry.recorded_at, 'weight_kg', p_entry.weight_kg,
-                            'body_fat_pct', p_entry.body_fat_pct, 'height_cm', p_entry.height_cm)
+                            'body_fat_pct', p_entry.body_fat_pct, 'height_cm', p_entry.height_cm,
+                            'source', p_entry.source, 'updated_at', p_entry.updated_at)
 $$;
 
 ALTER FUNCTION app.body_metric_json(p_entry app.body_metrics) OWNER TO liftbase_owner;
@@ -3422,7 +3732,8 @@ CREATE FUNCTION app.body_metric_problems(p_body jsonb, p_height_required boolean
   select jsonb_build_object(
     'weight_kg', app.field_problem(p_body, 'weight_kg', 'app.weight_kg'),
     'body_fat_pct', app.field_problem(p_body, 'body_fat_pct', 'app.body_fat_pct', false),
-    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', p_height_required))
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', p_height_required),
+    'source', app.field_problem(p_body, 'source', 'app.measurement_source', false))
 $$;
 
 ALTER FUNCTION app.body_metric_problems(p_body jsonb, p_height_required boolean) OWNER TO liftbase_owner;
@@ -4772,7 +5083,7 @@ declare
   v_account jsonb := auth.current_account() - 'disabled';
 begin
   return concat_ws(',',
-    '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
+    '{"format":"liftbase-export","version":2,"exported_at":' || to_json(now()),
     '"user":' || v_account::text,
     '"settings":' || app.settings_json(p_user_id)::text,
     '"profile":' || coalesce((
@@ -4790,9 +5101,20 @@ begin
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
-               'body_fat_pct', m.body_fat_pct, 'height_cm', m.height_cm, 'created_at', m.created_at)
+               'body_fat_pct', m.body_fat_pct, 'height_cm', m.height_cm, 'created_at', m.created_at,
+               'source', m.source)
                order by m.recorded_at, m.created_at, m.id)::text
         from app.body_metrics as m where m.user_id = p_user_id), '[]'),
+    '"measurement_types":' || coalesce((
+      select json_agg(json_build_object('id', t.id, 'name', t.name, 'unit', t.unit, 'min_value', t.min_value,
+               'max_value', t.max_value, 'created_at', t.created_at)
+               order by lower(t.name), t.created_at, t.id)::text
+        from app.measurement_types as t where t.user_id = p_user_id), '[]'),
+    '"body_measurements":' || coalesce((
+      select json_agg(json_build_object('id', b.id, 'recorded_at', b.recorded_at, 'measure', b.measure,
+               'type_id', b.type_id, 'value', b.value, 'source', b.source, 'created_at', b.created_at)
+               order by b.recorded_at, b.measure, b.value, b.created_at, b.id)::text
+        from app.body_measurements as b where b.user_id = p_user_id), '[]'),
     '"target_snapshots":' || coalesce((
       select json_agg(json_build_object('id', t.id, 'computed_at', t.computed_at, 'reason', t.reason,
                'formula_version', t.formula_version, 'bmr_formula', t.bmr_formula, 'calories', t.calories,
@@ -5073,6 +5395,23 @@ $$;
 
 ALTER FUNCTION app.find_active_program(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.find_body_metric(p_user_id uuid, p_args jsonb) RETURNS app.body_metrics
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_entry app.body_metrics;
+begin
+  select b.* into v_entry from app.body_metrics as b
+   where b.user_id = p_user_id and b.id = app.number_id_parameter(p_args, 'id');
+  if v_entry.id is null then
+    perform app.raise_error(404, 'metric_not_found', 'No such weigh-in.');
+  end if;
+  return v_entry;
+end
+$$;
+
+ALTER FUNCTION app.find_body_metric(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) RETURNS app.custom_meals
     LANGUAGE plpgsql STABLE
     AS $$
@@ -5128,6 +5467,79 @@ end
 $$;
 
 ALTER FUNCTION app.find_food(p_user_id uuid, p_id uuid, OUT id uuid, OUT is_user_food boolean, OUT name text, OUT brand text, OUT food_group text, OUT barcode text, OUT source text, OUT energy_kcal numeric, OUT protein_g numeric, OUT fat_g numeric, OUT carbs_g numeric, OUT fiber_g numeric, OUT sugars_g numeric, OUT sodium_mg numeric, OUT saturated_fat_g numeric, OUT serving_label text, OUT serving_g numeric) OWNER TO liftbase_owner;
+
+CREATE TABLE app.body_measurements (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    client_id uuid,
+    measure text,
+    type_id uuid,
+    value app.measurement_value NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    source app.measurement_source DEFAULT 'manual'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone,
+    CONSTRAINT body_measurements_one_measure CHECK (((measure IS NULL) <> (type_id IS NULL)))
+);
+
+ALTER TABLE ONLY app.body_measurements FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.body_measurements OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.body_measurements IS 'Body measurements: a standard measure or an own type, a value, when, and from where (docs/health.md)';
+
+CREATE FUNCTION app.find_measurement(p_user_id uuid, p_args jsonb) RETURNS app.body_measurements
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_entry app.body_measurements;
+begin
+  select b.* into v_entry from app.body_measurements as b
+   where b.user_id = p_user_id and b.id = app.number_id_parameter(p_args, 'id');
+  if v_entry.id is null then
+    perform app.raise_error(404, 'measurement_not_found', 'No such measurement.');
+  end if;
+  return v_entry;
+end
+$$;
+
+ALTER FUNCTION app.find_measurement(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.measurement_types (
+    user_id uuid NOT NULL,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    client_id uuid,
+    name app.measurement_type_name NOT NULL,
+    unit app.measurement_unit NOT NULL,
+    min_value app.measurement_value,
+    max_value app.measurement_value,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone,
+    CONSTRAINT measurement_types_range CHECK (((min_value)::numeric < (max_value)::numeric))
+);
+
+ALTER TABLE ONLY app.measurement_types FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.measurement_types OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.measurement_types IS 'A person''s own body measures: name, unit, optional range (docs/health.md)';
+
+CREATE FUNCTION app.find_measurement_type(p_user_id uuid, p_args jsonb) RETURNS app.measurement_types
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_type app.measurement_types;
+begin
+  select t.* into v_type from app.measurement_types as t
+   where t.user_id = p_user_id and t.id = app.id_parameter(p_args, 'id');
+  if v_type.id is null then
+    perform app.raise_error(404, 'measurement_type_not_found', 'No such measurement type.');
+  end if;
+  return v_type;
+end
+$$;
+
+ALTER FUNCTION app.find_measurement_type(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) RETURNS app.program_sessions
     LANGUAGE plpgsql STABLE
@@ -5434,6 +5846,25 @@ end
 $$;
 
 ALTER FUNCTION app.finish_usda_import() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.follow_latest_height(p_user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_height numeric;
+begin
+  select b.height_cm into v_height from app.body_metrics as b
+   where b.user_id = p_user_id and b.height_cm is not null
+   order by b.recorded_at desc, b.id desc
+   limit 1;
+  if v_height is not null then
+    update app.user_profiles set height_cm = v_height, updated_at = now()
+     where user_id = p_user_id and height_cm is distinct from v_height;
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.follow_latest_height(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) RETURNS record
     LANGUAGE plpgsql STABLE
@@ -6404,9 +6835,9 @@ begin
   imported := 0;
   skipped_duplicates := 0;
   errors := '[]';
-  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' is distinct from '1' then
+  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' not in ('1', '2') then
     errors := jsonb_build_array(jsonb_build_object('line', null,
-      'message', 'the document must be a liftbase-export of version 1'));
+      'message', 'the document must be a liftbase-export of version 1 or 2'));
     return;
   end if;
   -- Settings are read apart from the other sections: a value of another kind is named,
@@ -6444,6 +6875,8 @@ begin
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'body_metrics', v_document -> 'body_metrics', imported,
                                        skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_measurements(p_user_id, v_document, imported, skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'target_snapshots', v_document -> 'target_snapshots', imported,
                                        skipped_duplicates) as s;
@@ -6511,6 +6944,53 @@ $$;
 
 ALTER FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_types jsonb := coalesce(p_document -> 'measurement_types', '[]');
+  v_entries jsonb := coalesce(p_document -> 'body_measurements', '[]');
+  v_type_map jsonb;
+  v_held jsonb;
+  v_count integer;
+begin
+  if jsonb_typeof(v_types) <> 'array' then
+    v_types := '[]';
+  end if;
+  if jsonb_typeof(v_entries) <> 'array' then
+    v_entries := '[]';
+  end if;
+  select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+    from app.import_liftbase_section(p_user_id, 'measurement_types', v_types, imported, skipped_duplicates) as s;
+  -- The document's type ids, each to the account's type of that name.
+  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+    from jsonb_array_elements(v_types) as r
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'));
+  -- Read first, as for body metrics (Citus plans no subquery on the written table).
+  select coalesce(jsonb_agg(jsonb_build_array(b.recorded_at, coalesce(b.measure, b.type_id::text), b.value)), '[]')
+    into v_held
+    from app.body_measurements as b where b.user_id = p_user_id;
+  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
+  select u.user_id, app.read_timestamp(r, 'recorded_at'), r ->> 'measure', app.read_uuid(v_type_map, r ->> 'type_id'),
+         app.read_number(r, 'value'), coalesce(r ->> 'source', 'manual'),
+         coalesce(app.read_timestamp(r, 'created_at'), now())
+    from app.user_settings as u
+   cross join jsonb_array_elements(v_entries) as r
+   where u.user_id = p_user_id
+     -- A measure this server lacks, or an entry of no type of the document, is left out.
+     and (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
+          or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
+     and not v_held @> jsonb_build_array(jsonb_build_array(
+           app.read_timestamp(r, 'recorded_at'),
+           coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')), app.read_number(r, 'value')));
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
+end
+$$;
+
+ALTER FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member text, kind text)
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -6524,7 +7004,13 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('target_override', 'carbs_g', 'integer'), ('target_override', 'fat_g', 'integer'),
       ('body_metrics', 'id', 'integer'), ('body_metrics', 'recorded_at', 'timestamp'), ('body_metrics', 'weight_kg', 'number'),
       ('body_metrics', 'body_fat_pct', 'number'), ('body_metrics', 'height_cm', 'number'),
-      ('body_metrics', 'created_at', 'timestamp'),
+      ('body_metrics', 'created_at', 'timestamp'), ('body_metrics', 'source', 'string'),
+      ('measurement_types', 'id', 'uuid'), ('measurement_types', 'name', 'string'), ('measurement_types', 'unit', 'string'),
+      ('measurement_types', 'min_value', 'number'), ('measurement_types', 'max_value', 'number'),
+      ('measurement_types', 'created_at', 'timestamp'),
+      ('body_measurements', 'recorded_at', 'timestamp'), ('body_measurements', 'measure', 'string'),
+      ('body_measurements', 'type_id', 'uuid'), ('body_measurements', 'value', 'number'),
+      ('body_measurements', 'source', 'string'), ('body_measurements', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -6966,13 +7452,24 @@ begin
       -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
       select coalesce(array_agg(b.recorded_at), '{}') into v_held_times
         from app.body_metrics as b where b.user_id = p_user_id;
-      insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
+      insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at, source)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
-             app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
+             app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now()),
+             coalesce(r ->> 'source', 'manual')
         from app.user_settings as u
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
          and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
+      on conflict do nothing;
+    when 'measurement_types' then
+      -- A type whose name the account holds already is that one (app.import_liftbase_measurements
+      -- follows its entries there): skipped here.
+      insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
+      select u.user_id, app.read_uuid(r, 'id'), btrim(r ->> 'name'), btrim(r ->> 'unit'), app.read_number(r, 'min_value'),
+             app.read_number(r, 'max_value'), coalesce(app.read_timestamp(r, 'created_at'), now())
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
       on conflict do nothing;
     when 'target_snapshots' then
       -- As body metrics.
@@ -8512,6 +9009,194 @@ CREATE FUNCTION app.meal_order(p_meal_type text) RETURNS integer
 
 ALTER FUNCTION app.meal_order(p_meal_type text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.measurement_json(p_entry app.body_measurements) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', p_entry.id, 'measure', p_entry.measure, 'type_id', p_entry.type_id,
+                            'value', p_entry.value, 'recorded_at', p_entry.recorded_at, 'source', p_entry.source,
+                            'created_at', p_entry.created_at, 'updated_at', p_entry.updated_at)
+$$;
+
+ALTER FUNCTION app.measurement_json(p_entry app.body_measurements) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_series(p_user_id uuid, p_measure text, p_type_id uuid, p_from date, p_to date) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_zone text := app.user_timezone(p_user_id);
+  v_start timestamptz := p_from::timestamp at time zone v_zone;
+  v_end timestamptz := (p_to + 1)::timestamp at time zone v_zone;
+  v_measure app.measures;
+  v_unit text;
+  v_points jsonb;
+begin
+  if p_measure is not null then
+    select m.* into v_measure from app.measures as m where m.id = p_measure;
+    v_unit := v_measure.unit;
+  else
+    select t.unit into v_unit from app.measurement_types as t where t.user_id = p_user_id and t.id = p_type_id;
+  end if;
+  if v_measure.weigh_in_member is not null then
+    select jsonb_agg(jsonb_build_object('recorded_at', w.recorded_at, 'value', w.value) order by w.recorded_at, w.id)
+      into v_points
+      from (select b.recorded_at, b.id,
+                   case v_measure.weigh_in_member when 'weight_kg' then b.weight_kg::numeric
+                                                  when 'body_fat_pct' then b.body_fat_pct::numeric
+                                                  else b.height_cm::numeric end as value
+              from app.body_metrics as b
+             where b.user_id = p_user_id and b.recorded_at >= v_start and b.recorded_at < v_end) as w
+     where w.value is not null;
+  elsif p_measure is not null then
+    select jsonb_agg(jsonb_build_object('recorded_at', b.recorded_at, 'value', b.value) order by b.recorded_at, b.id)
+      into v_points
+      from app.body_measurements as b
+     where b.user_id = p_user_id and b.measure = p_measure and b.recorded_at >= v_start and b.recorded_at < v_end;
+  else
+    select jsonb_agg(jsonb_build_object('recorded_at', b.recorded_at, 'value', b.value) order by b.recorded_at, b.id)
+      into v_points
+      from app.body_measurements as b
+     where b.user_id = p_user_id and b.type_id = p_type_id and b.recorded_at >= v_start and b.recorded_at < v_end;
+  end if;
+  return jsonb_build_object('measure', p_measure, 'type_id', p_type_id, 'unit', v_unit, 'from', p_from, 'to', p_to,
+                            'points', coalesce(v_points, '[]'));
+end
+$$;
+
+ALTER FUNCTION app.measurement_series(p_user_id uuid, p_measure text, p_type_id uuid, p_from date, p_to date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_target_problems(p_user_id uuid, p_body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_measure app.measures;
+begin
+  if (p_body ? 'measure') = (p_body ? 'type_id') then
+    return jsonb_build_object('measure', 'give either measure (a standard measure) or type_id (one of your own)');
+  end if;
+  if p_body ? 'measure' then
+    if app.input_problem(p_body -> 'measure', 'string') is not null then
+      return jsonb_build_object('measure', app.input_problem(p_body -> 'measure', 'string'));
+    end if;
+    select m.* into v_measure from app.measures as m where m.id = p_body ->> 'measure';
+    return jsonb_build_object('measure', case
+      when v_measure.id is null then 'must be one of the standard measures (GET /user/measures)'
+      when v_measure.weigh_in_member is not null then 'is a weigh-in''s value: record it with POST /user/metrics' end);
+  end if;
+  return jsonb_build_object('type_id', coalesce(app.input_problem(p_body -> 'type_id', 'uuid'), case
+    when not exists (select from app.measurement_types as t
+                      where t.user_id = p_user_id and t.id = app.read_uuid(p_body, 'type_id'))
+      then 'must be one of your measurement types' end));
+end
+$$;
+
+ALTER FUNCTION app.measurement_target_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_time_problems(p_body jsonb, p_creating boolean) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'recorded_at', coalesce(app.field_problem(p_body, 'recorded_at', 'app.timestamp_value',
+                                              not p_creating and p_body ? 'recorded_at'),
+                            app.future_time_problem(p_body, 'recorded_at')),
+    'source', app.field_problem(p_body, 'source', 'app.measurement_source', not p_creating and p_body ? 'source'))
+$$;
+
+ALTER FUNCTION app.measurement_time_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_type_json(p_type app.measurement_types) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', p_type.id, 'name', p_type.name, 'unit', p_type.unit,
+                            'min_value', p_type.min_value, 'max_value', p_type.max_value,
+                            'created_at', p_type.created_at, 'updated_at', p_type.updated_at)
+$$;
+
+ALTER FUNCTION app.measurement_type_json(p_type app.measurement_types) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_type_problems(p_user_id uuid, p_type_id uuid, p_body jsonb, p_creating boolean) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_type app.measurement_types;
+  v_min numeric;
+  v_max numeric;
+  v_problems jsonb;
+begin
+  select t.* into v_type from app.measurement_types as t where t.user_id = p_user_id and t.id = p_type_id;
+  v_problems := jsonb_build_object(
+    'name', coalesce(app.field_problem(p_body, 'name', 'app.measurement_type_name', p_creating or p_body ? 'name'),
+                     case when exists (select from app.measurement_types as t
+                                        where t.user_id = p_user_id and lower(t.name) = lower(btrim(p_body ->> 'name'))
+                                          and t.id is distinct from p_type_id)
+                          then 'is the name of another of your measurement types' end),
+    'unit', app.field_problem(p_body, 'unit', 'app.measurement_unit', p_creating or p_body ? 'unit'),
+    'min_value', app.field_problem(p_body, 'min_value', 'app.measurement_value', false),
+    'max_value', app.field_problem(p_body, 'max_value', 'app.measurement_value', false));
+  if jsonb_strip_nulls(v_problems) ?| array['min_value', 'max_value'] then
+    return v_problems;
+  end if;
+  v_min := case when p_body ? 'min_value' then app.read_number(p_body, 'min_value') else v_type.min_value end;
+  v_max := case when p_body ? 'max_value' then app.read_number(p_body, 'max_value') else v_type.max_value end;
+  return v_problems || jsonb_build_object('max_value', case
+    when v_min >= v_max then 'must be above min_value'
+    when exists (select from app.body_measurements as b
+                  where b.user_id = p_user_id and b.type_id = p_type_id
+                    and (b.value < v_min or b.value > v_max))
+      then 'must hold every entry of the type: one lies outside the range' end);
+end
+$$;
+
+ALTER FUNCTION app.measurement_type_problems(p_user_id uuid, p_type_id uuid, p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measurement_value_problem(p_user_id uuid, p_measure text, p_type_id uuid, p_body jsonb, p_required boolean) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_problem text := app.field_problem(p_body, 'value', 'app.measurement_value', p_required);
+  v_value numeric;
+  v_min numeric;
+  v_max numeric;
+begin
+  if v_problem is not null or not (p_body ? 'value') then
+    return v_problem;
+  end if;
+  v_value := app.read_number(p_body, 'value');
+  if p_measure is not null then
+    select m.min_value, m.max_value into v_min, v_max from app.measures as m where m.id = p_measure;
+  else
+    select t.min_value, t.max_value into v_min, v_max from app.measurement_types as t
+     where t.user_id = p_user_id and t.id = p_type_id;
+  end if;
+  if v_min is not null and v_max is not null and (v_value < v_min or v_value > v_max) then
+    return format('must be between %s and %s', v_min, v_max);
+  elsif v_value < v_min then
+    return format('must be at least %s', v_min);
+  elsif v_value > v_max then
+    return format('must be at most %s', v_max);
+  end if;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.measurement_value_problem(p_user_id uuid, p_measure text, p_type_id uuid, p_body jsonb, p_required boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.measures_json(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return jsonb_build_object(
+    'measures', (select jsonb_agg(jsonb_build_object('id', m.id, 'name', m.name, 'unit', m.unit,
+                                                     'min_value', m.min_value, 'max_value', m.max_value,
+                                                     'weigh_in_member', m.weigh_in_member) order by m.label_order)
+                   from app.measures as m),
+    'types', coalesce((select jsonb_agg(app.measurement_type_json(row(t.*)::app.measurement_types)
+                                        order by lower(t.name), t.id)
+                         from app.measurement_types as t where t.user_id = p_user_id), '[]'));
+end
+$$;
+
+ALTER FUNCTION app.measures_json(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -8768,6 +9453,12 @@ end
 $$;
 
 ALTER FUNCTION app.note_account_deletion() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.number_id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $_$ select case when p_args ->> p_name ~ '^[0-9]{1,18}$' then (p_args ->> p_name)::bigint end $_$;
+
+ALTER FUNCTION app.number_id_parameter(p_args jsonb, p_name text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -10104,6 +10795,12 @@ begin
        where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.programs'::regclass then
       select t.id::text into v_id from app.programs as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.measurement_types'::regclass then
+      select t.id::text into v_id from app.measurement_types as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.body_measurements'::regclass then
+      select t.id::text into v_id from app.body_measurements as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then
       select t.id::text into v_id from app.webhook_subscriptions as t
        where t.user_id = p_user_id and t.client_id = v_client_id;
@@ -10187,7 +10884,8 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     when 'auth_email_verify' then array['token']
     when 'auth_register' then array['display_name', 'email', 'invitation', 'password', 'refreshable']
     when 'auth_token' then array['refresh_token']
-    when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
+    when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'source', 'weight_kg']
+    when 'body_metric_update' then array['body_fat_pct', 'height_cm', 'recorded_at', 'source', 'weight_kg']
     when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
                                          'items[].food_item_id', 'items[].name', 'items[].portion_id',
                                          'items[].protein_g', 'items[].servings', 'name']
@@ -10214,6 +10912,10 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     when 'goals_put' then array['goal_rate_per_week', 'goal_type']
     when 'me_delete' then array['password']
     when 'me_update' then array['display_name']
+    when 'measurement_create' then array['client_id', 'measure', 'recorded_at', 'source', 'type_id', 'value']
+    when 'measurement_type_create' then array['client_id', 'max_value', 'min_value', 'name', 'unit']
+    when 'measurement_type_update' then array['max_value', 'min_value', 'name', 'unit']
+    when 'measurement_update' then array['recorded_at', 'source', 'value']
     when 'metrics_acknowledge' then array['metrics_computed_at', 'version']
     when 'onboarding_complete' then array['activity_level', 'age_years', 'body_fat_pct', 'date_of_birth',
                                           'display_name', 'goal_rate_per_week', 'goal_type', 'height_cm', 'sex',
@@ -11281,6 +11983,11 @@ begin
                                where x.user_id = p_user_id and x.id = app.id_parameter(v_args))
     when 'body_metric' then (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
                               where b.user_id = p_user_id and b.id = p_id::bigint)
+    when 'measurement' then (select app.measurement_json(row(b.*)::app.body_measurements) from app.body_measurements as b
+                              where b.user_id = p_user_id and b.id = p_id::bigint)
+    when 'measurement_type' then (select app.measurement_type_json(row(t.*)::app.measurement_types)
+                                    from app.measurement_types as t
+                                   where t.user_id = p_user_id and t.id = app.id_parameter(v_args))
     when 'health_metric' then (select app.metrics_json(row(h.*)::app.health_metrics) from app.health_metrics as h
                                 where h.user_id = p_user_id and h.id = p_id::bigint)
     when 'goal' then app.goal_json(p_user_id)
@@ -11403,6 +12110,18 @@ CREATE FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg
 $$;
 
 ALTER FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.targets_as_they_stand(p_user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return jsonb_build_object(
+    'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(p_user_id) as t where t.id is not null),
+    'metrics', (select app.metrics_json(h) from app.latest_health_metrics(p_user_id) as h where h.id is not null));
+end
+$$;
+
+ALTER FUNCTION app.targets_as_they_stand(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
@@ -11664,6 +12383,36 @@ end
 $_$;
 
 ALTER FUNCTION app.unknown_members(p_body jsonb, p_members text[]) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.update_body_metric(p_user_id uuid, p_entry app.body_metrics, p_body jsonb) RETURNS app.body_metrics
+    LANGUAGE plpgsql
+    AS $$
+declare
+  -- Read before the update: Citus takes no call of a stable function inside a write's case.
+  v_weight numeric := app.read_number(p_body, 'weight_kg');
+  v_body_fat numeric := app.read_number(p_body, 'body_fat_pct');
+  v_height numeric := app.read_number(p_body, 'height_cm');
+  v_recorded_at timestamptz := app.read_timestamp(p_body, 'recorded_at');
+  v_source text := app.read_text(p_body, 'source');
+  v_entry app.body_metrics;
+begin
+  update app.body_metrics
+     set weight_kg = coalesce(v_weight, weight_kg),
+         body_fat_pct = case when p_body ? 'body_fat_pct' then v_body_fat else body_fat_pct end,
+         height_cm = case when p_body ? 'height_cm' then v_height else height_cm end,
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = p_user_id and id = p_entry.id
+  returning * into v_entry;
+  if p_entry.height_cm is not null or v_entry.height_cm is not null then
+    perform app.follow_latest_height(p_user_id);
+  end if;
+  return v_entry;
+end
+$$;
+
+ALTER FUNCTION app.update_body_metric(p_user_id uuid, p_entry app.body_metrics, p_body jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.user_exercise_json(p_exercise app.user_exercises) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -14906,6 +15655,15 @@ CREATE AGGREGATE app.weight_trend(numeric) (
 
 ALTER AGGREGATE app.weight_trend(numeric) OWNER TO liftbase_owner;
 
+ALTER TABLE app.body_measurements ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.body_measurements_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE app.body_metrics ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.body_metrics_id_seq
     START WITH 1
@@ -15138,6 +15896,24 @@ CREATE TABLE app.import_runs (
 ALTER TABLE ONLY app.import_runs FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.import_runs OWNER TO liftbase_owner;
+
+CREATE TABLE app.measures (
+    id text NOT NULL,
+    name text NOT NULL,
+    unit text NOT NULL,
+    min_value numeric NOT NULL,
+    max_value numeric NOT NULL,
+    label_order integer NOT NULL,
+    weigh_in_member text,
+    CONSTRAINT measures_check CHECK ((min_value < max_value)),
+    CONSTRAINT measures_id_check CHECK ((id ~ '^[a-z_]{2,32}$'::text)),
+    CONSTRAINT measures_unit_check CHECK ((unit = ANY (ARRAY['kg'::text, 'cm'::text, '%'::text]))),
+    CONSTRAINT measures_weigh_in_member_check CHECK ((weigh_in_member = ANY (ARRAY['weight_kg'::text, 'height_cm'::text, 'body_fat_pct'::text])))
+);
+
+ALTER TABLE app.measures OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.measures IS 'The standard body measures: unit and plausible range; weigh_in_member when a weigh-in holds it (docs/health.md)';
 
 CREATE TABLE app.metrics_acknowledgements (
     user_id uuid NOT NULL,
@@ -15813,6 +16589,9 @@ COMMENT ON COLUMN reporting.weekly_training_volume.sets IS 'Sets credited to the
 
 COMMENT ON COLUMN reporting.weekly_training_volume.users IS 'Distinct users who trained the muscle that week';
 
+ALTER TABLE ONLY app.body_measurements
+    ADD CONSTRAINT body_measurements_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_pkey PRIMARY KEY (user_id, id);
 
@@ -15878,6 +16657,18 @@ ALTER TABLE ONLY app.health_metrics
 
 ALTER TABLE ONLY app.import_runs
     ADD CONSTRAINT import_runs_pkey PRIMARY KEY (user_id, id);
+
+ALTER TABLE ONLY app.measurement_types
+    ADD CONSTRAINT measurement_types_pkey PRIMARY KEY (user_id, id);
+
+ALTER TABLE ONLY app.measures
+    ADD CONSTRAINT measures_label_order_key UNIQUE (label_order);
+
+ALTER TABLE ONLY app.measures
+    ADD CONSTRAINT measures_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY app.measures
+    ADD CONSTRAINT measures_weigh_in_member_key UNIQUE (weigh_in_member);
 
 ALTER TABLE ONLY app.metrics_acknowledgements
     ADD CONSTRAINT metrics_acknowledgements_pkey PRIMARY KEY (user_id, health_metric_id);
@@ -16023,6 +16814,14 @@ ALTER TABLE ONLY liftbase_meta.builtin_catalogs
 ALTER TABLE ONLY liftbase_meta.migrations
     ADD CONSTRAINT migrations_pkey PRIMARY KEY (name);
 
+CREATE UNIQUE INDEX body_measurements_client_key ON app.body_measurements USING btree (user_id, client_id);
+
+CREATE INDEX body_measurements_latest_idx ON app.body_measurements USING btree (user_id, recorded_at DESC, id DESC);
+
+CREATE INDEX body_measurements_measure_idx ON app.body_measurements USING btree (user_id, measure, recorded_at) WHERE (measure IS NOT NULL);
+
+CREATE INDEX body_measurements_type_idx ON app.body_measurements USING btree (user_id, type_id, recorded_at) WHERE (type_id IS NOT NULL);
+
 CREATE UNIQUE INDEX body_metrics_client_key ON app.body_metrics USING btree (user_id, client_id);
 
 CREATE INDEX body_metrics_latest_idx ON app.body_metrics USING btree (user_id, recorded_at DESC, id DESC);
@@ -16070,6 +16869,10 @@ CREATE INDEX foods_search_idx ON app.foods USING gin (search_vector);
 CREATE INDEX health_metrics_latest_idx ON app.health_metrics USING btree (user_id, computed_at DESC, id DESC);
 
 CREATE INDEX import_runs_created_idx ON app.import_runs USING btree (created_at);
+
+CREATE UNIQUE INDEX measurement_types_client_key ON app.measurement_types USING btree (user_id, client_id);
+
+CREATE UNIQUE INDEX measurement_types_name_key ON app.measurement_types USING btree (user_id, lower((name)::text));
 
 CREATE UNIQUE INDEX plans_client_key ON app.plans USING btree (user_id, client_id);
 
@@ -16146,6 +16949,12 @@ CREATE INDEX sessions_user_idx ON auth.sessions USING btree (user_id);
 CREATE INDEX token_families_user_idx ON auth.token_families USING btree (user_id);
 
 CREATE UNIQUE INDEX users_email_key ON auth.users USING btree (lower(email));
+
+CREATE TRIGGER body_measurements_sync_delete AFTER DELETE ON app.body_measurements FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('measurement', 'id');
+
+CREATE TRIGGER body_measurements_sync_insert AFTER INSERT ON app.body_measurements FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('measurement', 'id');
+
+CREATE TRIGGER body_measurements_sync_update AFTER UPDATE ON app.body_measurements FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('measurement', 'id');
 
 CREATE TRIGGER body_metrics_days_delete AFTER DELETE ON app.body_metrics REFERENCING OLD TABLE AS old_entries FOR EACH STATEMENT EXECUTE FUNCTION app.keep_body_weight_days();
 
@@ -16224,6 +17033,12 @@ CREATE TRIGGER health_metrics_sync_insert AFTER INSERT ON app.health_metrics FOR
 CREATE TRIGGER health_metrics_sync_update AFTER UPDATE ON app.health_metrics FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'id');
 
 CREATE TRIGGER health_metrics_webhook AFTER INSERT OR DELETE OR UPDATE ON app.health_metrics FOR EACH ROW EXECUTE FUNCTION app.webhook_event_trigger('metrics.updated');
+
+CREATE TRIGGER measurement_types_sync_delete AFTER DELETE ON app.measurement_types FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement_type/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement_type/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('measurement_type', 'id');
+
+CREATE TRIGGER measurement_types_sync_insert AFTER INSERT ON app.measurement_types FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement_type/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('measurement_type', 'id');
+
+CREATE TRIGGER measurement_types_sync_update AFTER UPDATE ON app.measurement_types FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('measurement_type/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('measurement_type', 'id');
 
 CREATE TRIGGER metrics_acknowledgements_sync_delete AFTER DELETE ON app.metrics_acknowledgements FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.health_metric_id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('health_metric_id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('health_metric/'::text || (old.health_metric_id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('health_metric', 'health_metric_id');
 
@@ -16367,6 +17182,15 @@ CREATE TRIGGER users_sync_update AFTER UPDATE ON auth.users FOR EACH ROW WHEN ((
 
 CREATE TRIGGER users_webhook_account_deleted BEFORE DELETE ON auth.users FOR EACH ROW EXECUTE FUNCTION app.webhook_account_deleted();
 
+ALTER TABLE ONLY app.body_measurements
+    ADD CONSTRAINT body_measurements_measure_fkey FOREIGN KEY (measure) REFERENCES app.measures(id);
+
+ALTER TABLE ONLY app.body_measurements
+    ADD CONSTRAINT body_measurements_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.body_measurements
+    ADD CONSTRAINT body_measurements_user_id_type_id_fkey FOREIGN KEY (user_id, type_id) REFERENCES app.measurement_types(user_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.body_metrics
     ADD CONSTRAINT body_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -16444,6 +17268,9 @@ ALTER TABLE ONLY app.health_metrics
 
 ALTER TABLE ONLY app.import_runs
     ADD CONSTRAINT import_runs_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.measurement_types
+    ADD CONSTRAINT measurement_types_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.metrics_acknowledgements
     ADD CONSTRAINT metrics_acknowledgements_user_id_health_metric_id_fkey FOREIGN KEY (user_id, health_metric_id) REFERENCES app.health_metrics(user_id, id) ON DELETE CASCADE;
@@ -16586,6 +17413,8 @@ ALTER TABLE ONLY auth.token_families
 ALTER TABLE ONLY auth.totp_factors
     ADD CONSTRAINT totp_factors_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE app.body_measurements ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.body_metrics ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.body_weight_days ENABLE ROW LEVEL SECURITY;
@@ -16612,7 +17441,11 @@ ALTER TABLE app.health_metrics ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.import_runs ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.measurement_types ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.metrics_acknowledgements ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY own_rows ON app.body_measurements USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.body_metrics USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -16637,6 +17470,8 @@ CREATE POLICY own_rows ON app.goals USING ((user_id = ( SELECT app.current_user_
 CREATE POLICY own_rows ON app.health_metrics USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.import_runs USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.measurement_types USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.metrics_acknowledgements USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -16855,6 +17690,12 @@ GRANT ALL ON FUNCTION api.auth_register(p_token text, p_body jsonb, p_args jsonb
 REVOKE ALL ON FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_token(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.body_metric_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.body_metric_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.body_metrics_add(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -16977,6 +17818,33 @@ GRANT ALL ON FUNCTION api.me_delete(p_token text, p_body jsonb, p_args jsonb) TO
 
 REVOKE ALL ON FUNCTION api.me_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_series(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_series(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_type_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_type_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_type_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_type_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_type_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_type_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurement_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurement_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measurements_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measurements_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.measures_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.measures_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.metrics_acknowledge(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.metrics_acknowledge(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -17122,7 +17990,7 @@ GRANT ALL ON FUNCTION api.weekly_summary(p_token text, p_body jsonb, p_args json
 REVOKE ALL ON FUNCTION app.activity_factor(p_activity_level text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.activity_factor(p_activity_level text) TO liftbase_api;
 
-GRANT SELECT,INSERT ON TABLE app.body_metrics TO liftbase_api;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_metrics TO liftbase_api;
 GRANT SELECT ON TABLE app.body_metrics TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.add_body_metric(p_user_id uuid, p_body jsonb) FROM PUBLIC;
@@ -17140,6 +18008,9 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.program_sessions TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.apply_program_log(p_user_id uuid, p_session app.program_sessions, p_training_session_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.body_metric_change_problems(p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.body_metric_change_problems(p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.body_metric_json(p_entry app.body_metrics) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.body_metric_json(p_entry app.body_metrics) TO liftbase_api;
@@ -17379,6 +18250,9 @@ GRANT ALL ON FUNCTION app.field_problem(p_body jsonb, p_field text, p_domain reg
 REVOKE ALL ON FUNCTION app.find_active_program(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_active_program(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.find_body_metric(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.find_body_metric(p_user_id uuid, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_custom_meal(p_user_id uuid, p_args jsonb) TO liftbase_api;
 
@@ -17387,6 +18261,16 @@ GRANT ALL ON FUNCTION app.find_entry(p_user_id uuid, p_args jsonb) TO liftbase_a
 
 REVOKE ALL ON FUNCTION app.find_food(p_user_id uuid, p_id uuid, OUT id uuid, OUT is_user_food boolean, OUT name text, OUT brand text, OUT food_group text, OUT barcode text, OUT source text, OUT energy_kcal numeric, OUT protein_g numeric, OUT fat_g numeric, OUT carbs_g numeric, OUT fiber_g numeric, OUT sugars_g numeric, OUT sodium_mg numeric, OUT saturated_fat_g numeric, OUT serving_label text, OUT serving_g numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_food(p_user_id uuid, p_id uuid, OUT id uuid, OUT is_user_food boolean, OUT name text, OUT brand text, OUT food_group text, OUT barcode text, OUT source text, OUT energy_kcal numeric, OUT protein_g numeric, OUT fat_g numeric, OUT carbs_g numeric, OUT fiber_g numeric, OUT sugars_g numeric, OUT sodium_mg numeric, OUT saturated_fat_g numeric, OUT serving_label text, OUT serving_g numeric) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_measurements TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.find_measurement(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.find_measurement(p_user_id uuid, p_args jsonb) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.measurement_types TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.find_measurement_type(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.find_measurement_type(p_user_id uuid, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) TO liftbase_api;
@@ -17413,6 +18297,9 @@ REVOKE ALL ON FUNCTION app.finish_fdc_import() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.finish_off_import() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.finish_usda_import() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.follow_latest_height(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.follow_latest_height(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.food_item_values(p_user_id uuid, p_item jsonb, p_path text, OUT problems jsonb, OUT name text, OUT food_id uuid, OUT user_food_id uuid, OUT portion_seq integer, OUT servings numeric, OUT calories numeric, OUT protein_g numeric, OUT carbs_g numeric, OUT fat_g numeric, OUT barcode text) TO liftbase_api;
@@ -17529,6 +18416,9 @@ GRANT ALL ON FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dr
 
 REVOKE ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_liftbase_members() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_members() TO liftbase_api;
@@ -17715,6 +18605,30 @@ GRANT ALL ON FUNCTION app.me_document_shape() TO liftbase_api;
 REVOKE ALL ON FUNCTION app.meal_order(p_meal_type text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.meal_order(p_meal_type text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.measurement_json(p_entry app.body_measurements) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_json(p_entry app.body_measurements) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_series(p_user_id uuid, p_measure text, p_type_id uuid, p_from date, p_to date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_series(p_user_id uuid, p_measure text, p_type_id uuid, p_from date, p_to date) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_target_problems(p_user_id uuid, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_target_problems(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_time_problems(p_body jsonb, p_creating boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_time_problems(p_body jsonb, p_creating boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_type_json(p_type app.measurement_types) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_type_json(p_type app.measurement_types) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_type_problems(p_user_id uuid, p_type_id uuid, p_body jsonb, p_creating boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_type_problems(p_user_id uuid, p_type_id uuid, p_body jsonb, p_creating boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measurement_value_problem(p_user_id uuid, p_measure text, p_type_id uuid, p_body jsonb, p_required boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measurement_value_problem(p_user_id uuid, p_measure text, p_type_id uuid, p_body jsonb, p_required boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.measures_json(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.measures_json(p_user_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.merge_exercise(p_user_id uuid, p_from uuid, p_into uuid) TO liftbase_api;
 
@@ -17746,6 +18660,9 @@ REVOKE ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.not_modified(p_args jsonb, p_tag text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.note_account_deletion() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.number_id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.number_id_parameter(p_args jsonb, p_name text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.nutrients_for(p_grams numeric, p_energy numeric, p_protein numeric, p_carbs numeric, p_fat numeric, p_fiber numeric, p_sugars numeric, p_sodium numeric, p_saturated numeric) TO liftbase_api;
@@ -18082,6 +18999,9 @@ GRANT ALL ON FUNCTION app.target_problems(p_target jsonb, p_path text, p_trackin
 REVOKE ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.target_set(p_tracking_type text, p_reps integer, p_weight_kg numeric, p_assistance_kg numeric, p_duration_seconds integer, p_distance_m numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.targets_as_they_stand(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.targets_as_they_stand(p_user_id uuid) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.targets_from_tdee(p_tdee numeric, p_inputs jsonb) TO liftbase_api;
 
@@ -18108,6 +19028,9 @@ GRANT ALL ON FUNCTION app.type_import_sets(p_rows app.import_set_row[], p_exerci
 
 REVOKE ALL ON FUNCTION app.unknown_members(p_body jsonb, p_members text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.unknown_members(p_body jsonb, p_members text[]) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.update_body_metric(p_user_id uuid, p_entry app.body_metrics, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.update_body_metric(p_user_id uuid, p_entry app.body_metrics, p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.user_exercise_json(p_exercise app.user_exercises) TO liftbase_api;
@@ -18491,6 +19414,8 @@ GRANT ALL ON FUNCTION reporting.training_volume_by_week() TO liftbase_reporter;
 REVOKE ALL ON FUNCTION app.weight_trend(numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend(numeric) TO liftbase_api;
 
+GRANT SELECT,USAGE ON SEQUENCE app.body_measurements_id_seq TO liftbase_api;
+
 GRANT SELECT,USAGE ON SEQUENCE app.body_metrics_id_seq TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.body_weight_days TO liftbase_api;
@@ -18525,6 +19450,8 @@ GRANT SELECT,USAGE ON SEQUENCE app.health_metrics_id_seq TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.import_runs TO liftbase_api;
 GRANT SELECT ON TABLE app.import_runs TO liftbase_reporting_owner;
+
+GRANT SELECT ON TABLE app.measures TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.metrics_acknowledgements TO liftbase_api;
 GRANT SELECT ON TABLE app.metrics_acknowledgements TO liftbase_reporting_owner;

@@ -139,6 +139,67 @@ public let endpoints: [Endpoint] = [
     ),
     Endpoint(.GET, "/user/metrics", function: "body_metrics_list", summary: "Body-stats history, newest first"),
     Endpoint(
+        .PATCH,
+        "/user/metrics/{id}",
+        function: "body_metric_update",
+        summary: "Correct a weigh-in; recomputes targets and metrics"
+    ),
+    Endpoint(
+        .DELETE,
+        "/user/metrics/{id}",
+        function: "body_metric_delete",
+        status: 204,
+        summary: "Delete a weigh-in; recomputes targets and metrics"
+    ),
+    Endpoint(
+        .GET,
+        "/user/measures",
+        function: "measures_get",
+        summary: "Standard measures and the account's own types"
+    ),
+    Endpoint(
+        .POST,
+        "/user/measurement-types",
+        function: "measurement_type_create",
+        status: 201,
+        summary: "A measure of the account's own"
+    ),
+    Endpoint(
+        .PATCH,
+        "/user/measurement-types/{id}",
+        function: "measurement_type_update",
+        summary: "Rename an own measure or change its unit or range"
+    ),
+    Endpoint(
+        .DELETE,
+        "/user/measurement-types/{id}",
+        function: "measurement_type_delete",
+        status: 204,
+        summary: "Delete an own measure and its entries"
+    ),
+    Endpoint(
+        .POST,
+        "/user/measurements",
+        function: "measurement_create",
+        status: 201,
+        summary: "Record a body measurement"
+    ),
+    Endpoint(.GET, "/user/measurements", function: "measurements_list", summary: "Body measurements, newest first"),
+    Endpoint(.PATCH, "/user/measurements/{id}", function: "measurement_update", summary: "Correct a body measurement"),
+    Endpoint(
+        .DELETE,
+        "/user/measurements/{id}",
+        function: "measurement_delete",
+        status: 204,
+        summary: "Delete a body measurement"
+    ),
+    Endpoint(
+        .GET,
+        "/user/measurement-series",
+        function: "measurement_series",
+        summary: "One measure's values over a date range, for a graph"
+    ),
+    Endpoint(
         .GET,
         "/user/targets",
         function: "targets_get",

@@ -192,7 +192,7 @@ struct ExportCLITests {
                 == ExportFixture.withoutExportedAt(try ExportFixture.sqlDocument(userID: userID))
         )
         #expect(
-            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["version"] as? Int == 1
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["version"] as? Int == 2
         )
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -85,11 +85,8 @@ begin
   v_replayed := app.replayed_key('app.body_metrics', v_user_id, v_body);
   if v_replayed is not null then
     -- The weigh-in counted once: its entry, and the targets and metrics as they stand.
-    return jsonb_build_object(
-      'entry', (select app.body_metric_json(row(b.*)::app.body_metrics) from app.body_metrics as b
-                 where b.user_id = v_user_id and b.id = v_replayed::bigint),
-      'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(v_user_id) as t where t.id is not null),
-      'metrics', (select app.metrics_json(h) from app.latest_health_metrics(v_user_id) as h where h.id is not null));
+    return app.targets_as_they_stand(v_user_id) || jsonb_build_object(
+      'entry', app.body_metric_json(app.find_body_metric(v_user_id, jsonb_build_object('id', v_replayed))));
   end if;
   -- recorded_at: when the weigh-in was taken (an upload may come days later); its day is
   -- that moment's date in the user's zone.
@@ -100,6 +97,50 @@ begin
   v_recorded := app.record_targets(v_user_id, 'metrics');
   return jsonb_build_object('entry', app.body_metric_json(v_entry), 'snapshot', v_recorded -> 'snapshot',
                             'metrics', v_recorded -> 'metrics');
+end
+$$;
+
+-- PATCH /user/metrics/{id}: corrects a weigh-in. The daily and trend weights follow
+-- (triggers), and the targets and metrics are recomputed in the same transaction when the
+-- correction changes them.
+create or replace function api.body_metric_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+begin
+  perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.body_metric_change_problems(v_body));
+  v_entry := app.update_body_metric(v_user_id, v_entry, v_body);
+  perform app.record_targets(v_user_id, 'metrics', true);
+  return app.targets_as_they_stand(v_user_id) || jsonb_build_object('entry', app.body_metric_json(v_entry));
+end
+$$;
+
+-- DELETE /user/metrics/{id}: removes a weigh-in; what reads weight follows as on a
+-- correction. The last one stays (409 last_weigh_in): targets are computed from it.
+create or replace function api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  if not exists (select from app.body_metrics as b where b.user_id = v_user_id and b.id <> v_entry.id) then
+    perform app.raise_error(409, 'last_weigh_in',
+                            'This is your only weigh-in, which targets are computed from: record another first.');
+  end if;
+  delete from app.body_metrics where user_id = v_user_id and id = v_entry.id;
+  if v_entry.height_cm is not null then
+    perform app.follow_latest_height(v_user_id);
+  end if;
+  perform app.record_targets(v_user_id, 'metrics', true);
+  return null;
 end
 $$;
 
@@ -202,5 +243,237 @@ begin
     set exercise_ids = excluded.exercise_ids, muscles = excluded.muscles, updated_at = excluded.updated_at
   returning * into v_row;
   return jsonb_build_object('exercise_ids', to_jsonb(v_row.exercise_ids), 'muscles', to_jsonb(v_row.muscles::text[]));
+end
+$$;
+
+-- GET /user/measures: the standard measures and the account's own measurement types.
+create or replace function api.measures_get(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return app.measures_json(v_user_id);
+end
+$$;
+
+-- POST /user/measurement-types {name, unit, min_value?, max_value?}: a measure of one's own.
+create or replace function api.measurement_type_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_type app.measurement_types;
+  v_replayed text;
+begin
+  v_replayed := app.replayed_key('app.measurement_types', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.measurement_type_json(app.find_measurement_type(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  perform app.raise_if_invalid(app.measurement_type_problems(v_user_id, null, v_body, true));
+  insert into app.measurement_types (user_id, client_id, name, unit, min_value, max_value)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), btrim(app.read_text(v_body, 'name')),
+          btrim(app.read_text(v_body, 'unit')), app.read_number(v_body, 'min_value'),
+          app.read_number(v_body, 'max_value'))
+  returning * into v_type;
+  return app.measurement_type_json(v_type);
+end
+$$;
+
+-- PATCH /user/measurement-types/{id}: name, unit, range (null clears a bound); a range must
+-- hold the type's entries.
+create or replace function api.measurement_type_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_type app.measurement_types := app.find_measurement_type(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's case.
+  v_name text := btrim(app.read_text(v_body, 'name'));
+  v_unit text := btrim(app.read_text(v_body, 'unit'));
+  v_min numeric := app.read_number(v_body, 'min_value');
+  v_max numeric := app.read_number(v_body, 'max_value');
+begin
+  perform app.check_if_match(v_user_id, 'measurement_type', v_type.id::text, p_args);
+  perform app.raise_if_invalid(app.measurement_type_problems(v_user_id, v_type.id, v_body, false));
+  update app.measurement_types
+     set name = coalesce(v_name, name),
+         unit = coalesce(v_unit, unit),
+         min_value = case when v_body ? 'min_value' then v_min else min_value end,
+         max_value = case when v_body ? 'max_value' then v_max else max_value end,
+         updated_at = now()
+   where user_id = v_user_id and id = v_type.id
+  returning * into v_type;
+  return app.measurement_type_json(v_type);
+end
+$$;
+
+-- DELETE /user/measurement-types/{id}: the type and every entry of it.
+create or replace function api.measurement_type_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_type app.measurement_types := app.find_measurement_type(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'measurement_type', v_type.id::text, p_args);
+  delete from app.measurement_types where user_id = v_user_id and id = v_type.id;
+  return null;
+end
+$$;
+
+-- POST /user/measurements {measure | type_id, value, recorded_at?, source?, client_id?}.
+create or replace function api.measurement_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_target_problems jsonb;
+  v_entry app.body_measurements;
+  v_replayed text;
+begin
+  v_replayed := app.replayed_key('app.body_measurements', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.measurement_json(app.find_measurement(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  v_target_problems := app.measurement_target_problems(v_user_id, v_body);
+  perform app.raise_if_invalid(v_target_problems || app.measurement_time_problems(v_body, true)
+    || jsonb_build_object('value', case when jsonb_strip_nulls(v_target_problems) = '{}'
+                                        then app.measurement_value_problem(v_user_id, v_body ->> 'measure',
+                                                                           app.read_uuid(v_body, 'type_id'), v_body, true)
+                                        else app.field_problem(v_body, 'value', 'app.measurement_value') end));
+  insert into app.body_measurements (user_id, client_id, measure, type_id, value, recorded_at, source)
+  values (v_user_id, app.read_uuid(v_body, 'client_id'), app.read_text(v_body, 'measure'), app.read_uuid(v_body, 'type_id'),
+          app.read_number(v_body, 'value'), coalesce(app.read_timestamp(v_body, 'recorded_at'), now()),
+          coalesce(app.read_text(v_body, 'source'), 'manual'))
+  returning * into v_entry;
+  return app.measurement_json(v_entry);
+end
+$$;
+
+-- GET /user/measurements?measure=|type_id=&limit=&cursor=: entries newest first, of one
+-- measure or all.
+create or replace function api.measurements_list(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_measure text := p_args ->> 'measure';
+  v_type_id uuid;
+  v_after_at timestamptz;
+  v_after_id bigint;
+begin
+  if v_measure is not null
+     and not exists (select from app.measures as m where m.id = v_measure and m.weigh_in_member is null) then
+    perform app.raise_parameter_problem('measure', 'must be a standard measure other than a weigh-in''s (GET /user/measures)');
+  end if;
+  if p_args ->> 'type_id' is not null then
+    if not app.is_uuid(p_args ->> 'type_id') then
+      perform app.raise_parameter_problem('type_id', 'must be a UUID');
+    end if;
+    v_type_id := (app.find_measurement_type(v_user_id, jsonb_build_object('id', p_args ->> 'type_id'))).id;
+  end if;
+  if v_page.cursor_number is not null then
+    select c.recorded_at, c.id into v_after_at, v_after_id from app.body_measurements as c
+     where c.user_id = v_user_id and c.id = v_page.cursor_number;
+    if v_after_id is null then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  return app.page(coalesce((
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id
+               and (v_measure is null or e.measure = v_measure)
+               and (v_type_id is null or e.type_id = v_type_id)
+               and (v_after_id is null or (e.recorded_at, e.id) < (v_after_at, v_after_id))
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b), '[]'), v_page.page_size);
+end
+$$;
+
+-- PATCH /user/measurements/{id} {value?, recorded_at?, source?}: the measure stays (a body
+-- naming one is refused as an unknown member).
+create or replace function api.measurement_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_measurements := app.find_measurement(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's coalesce.
+  v_value numeric;
+  v_recorded_at timestamptz;
+  v_source text;
+begin
+  perform app.check_if_match(v_user_id, 'measurement', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.measurement_time_problems(v_body, false)
+    || jsonb_build_object('value', app.measurement_value_problem(v_user_id, v_entry.measure, v_entry.type_id, v_body,
+                                                                 v_body ? 'value')));
+  v_value := app.read_number(v_body, 'value');
+  v_recorded_at := app.read_timestamp(v_body, 'recorded_at');
+  v_source := app.read_text(v_body, 'source');
+  update app.body_measurements
+     set value = coalesce(v_value, value),
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = v_user_id and id = v_entry.id
+  returning * into v_entry;
+  return app.measurement_json(v_entry);
+end
+$$;
+
+create or replace function api.measurement_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.body_measurements := app.find_measurement(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'measurement', v_entry.id::text, p_args);
+  delete from app.body_measurements where user_id = v_user_id and id = v_entry.id;
+  return null;
+end
+$$;
+
+-- GET /user/measurement-series?measure=|type_id=&from=&to=: one measure's values over a
+-- range of local dates (default the last 365 days, at most ten years), oldest first, for
+-- a graph; weight, body fat and height from the weigh-ins.
+create or replace function api.measurement_series(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.date_range_within(p_args, v_user_id, 365, 3660);
+  v_measure text := p_args ->> 'measure';
+  v_type_id uuid;
+begin
+  if (v_measure is null) = (p_args ->> 'type_id' is null) then
+    perform app.raise_parameter_problem('measure', 'or type_id, exactly one, is required');
+  end if;
+  if v_measure is not null and not exists (select from app.measures as m where m.id = v_measure) then
+    perform app.raise_parameter_problem('measure', 'must be one of the standard measures (GET /user/measures)');
+  end if;
+  if p_args ->> 'type_id' is not null then
+    if not app.is_uuid(p_args ->> 'type_id') then
+      perform app.raise_parameter_problem('type_id', 'must be a UUID');
+    end if;
+    v_type_id := (app.find_measurement_type(v_user_id, jsonb_build_object('id', p_args ->> 'type_id'))).id;
+  end if;
+  return app.measurement_series(v_user_id, v_measure, v_type_id, v_range.from_date, v_range.to_date);
 end
 $$;

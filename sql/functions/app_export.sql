@@ -17,7 +17,7 @@ declare
   v_account jsonb := auth.current_account() - 'disabled';
 begin
   return concat_ws(',',
-    '{"format":"liftbase-export","version":1,"exported_at":' || to_json(now()),
+    '{"format":"liftbase-export","version":2,"exported_at":' || to_json(now()),
     '"user":' || v_account::text,
     '"settings":' || app.settings_json(p_user_id)::text,
     '"profile":' || coalesce((
@@ -35,9 +35,20 @@ begin
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
-               'body_fat_pct', m.body_fat_pct, 'height_cm', m.height_cm, 'created_at', m.created_at)
+               'body_fat_pct', m.body_fat_pct, 'height_cm', m.height_cm, 'created_at', m.created_at,
+               'source', m.source)
                order by m.recorded_at, m.created_at, m.id)::text
         from app.body_metrics as m where m.user_id = p_user_id), '[]'),
+    '"measurement_types":' || coalesce((
+      select json_agg(json_build_object('id', t.id, 'name', t.name, 'unit', t.unit, 'min_value', t.min_value,
+               'max_value', t.max_value, 'created_at', t.created_at)
+               order by lower(t.name), t.created_at, t.id)::text
+        from app.measurement_types as t where t.user_id = p_user_id), '[]'),
+    '"body_measurements":' || coalesce((
+      select json_agg(json_build_object('id', b.id, 'recorded_at', b.recorded_at, 'measure', b.measure,
+               'type_id', b.type_id, 'value', b.value, 'source', b.source, 'created_at', b.created_at)
+               order by b.recorded_at, b.measure, b.value, b.created_at, b.id)::text
+        from app.body_measurements as b where b.user_id = p_user_id), '[]'),
     '"target_snapshots":' || coalesce((
       select json_agg(json_build_object('id', t.id, 'computed_at', t.computed_at, 'reason', t.reason,
                'formula_version', t.formula_version, 'bmr_formula', t.bmr_formula, 'calories', t.calories,

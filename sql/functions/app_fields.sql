@@ -164,7 +164,25 @@ as $$
   select jsonb_build_object(
     'weight_kg', app.field_problem(p_body, 'weight_kg', 'app.weight_kg'),
     'body_fat_pct', app.field_problem(p_body, 'body_fat_pct', 'app.body_fat_pct', false),
-    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', p_height_required))
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', p_height_required),
+    'source', app.field_problem(p_body, 'source', 'app.measurement_source', false))
+$$;
+
+-- Problems with a correction of a weigh-in (PATCH /user/metrics/{id}): only the members
+-- sent; weight and the time may change but never be null, body fat and height may be
+-- cleared with null.
+create or replace function app.body_metric_change_problems(p_body jsonb)
+returns jsonb
+language sql
+stable
+as $$
+  select jsonb_build_object(
+    'weight_kg', app.field_problem(p_body, 'weight_kg', 'app.weight_kg', p_body ? 'weight_kg'),
+    'body_fat_pct', app.field_problem(p_body, 'body_fat_pct', 'app.body_fat_pct', false),
+    'height_cm', app.field_problem(p_body, 'height_cm', 'app.height_cm', false),
+    'recorded_at', coalesce(app.field_problem(p_body, 'recorded_at', 'app.timestamp_value', p_body ? 'recorded_at'),
+                            app.future_time_problem(p_body, 'recorded_at')),
+    'source', app.field_problem(p_body, 'source', 'app.measurement_source', p_body ? 'source'))
 $$;
 
 grant execute on function
@@ -175,7 +193,8 @@ grant execute on function
   app.user_today(uuid),
   app.profile_problems(jsonb),
   app.goal_problems(jsonb),
-  app.body_metric_problems(jsonb, boolean)
+  app.body_metric_problems(jsonb, boolean),
+  app.body_metric_change_problems(jsonb)
 to liftbase_api;
 
 create or replace function app.are_muscles(p_names text[]) returns boolean

@@ -1,4 +1,4 @@
--- Importing a Liftbase export (`liftbase-export` version 1, docs/export-format.md) into an
+-- Importing a Liftbase export (`liftbase-export` version 1 or 2, docs/export-format.md) into an
 -- account. UUID ids are kept (primary keys lead with user_id, so another account's ids are
 -- free here), which makes a re-import of the same document skip every row it already
 -- holds; an own exercise named (case-insensitively) like one the account already has is
@@ -7,7 +7,8 @@
 -- and their references followed by natural keys
 -- (recorded_at; computed_at and reason; computed_at and version). Catalog ids the server
 -- lacks become null, the name snapshots stay. Import runs are history and not re-created;
--- session totals are recomputed. Members a version-1 reader does not know are ignored.
+-- session totals are recomputed. Members this reader does not know are ignored. An own
+-- measurement type named like one the account holds is that one, as for own exercises.
 -- Import keys travel with sessions and diary rows, so a Strong, Hevy or Cronometer file
 -- imported before the move is still recognised after it.
 
@@ -73,13 +74,24 @@ begin
       -- (docs/scaling.md). The integer keys are new, so no conflict is ever skipped.
       select coalesce(array_agg(b.recorded_at), '{}') into v_held_times
         from app.body_metrics as b where b.user_id = p_user_id;
-      insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at)
+      insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at, source)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
-             app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now())
+             app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now()),
+             coalesce(r ->> 'source', 'manual')
         from app.user_settings as u
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
          and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
+      on conflict do nothing;
+    when 'measurement_types' then
+      -- A type whose name the account holds already is that one (app.import_liftbase_measurements
+      -- follows its entries there): skipped here.
+      insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
+      select u.user_id, app.read_uuid(r, 'id'), btrim(r ->> 'name'), btrim(r ->> 'unit'), app.read_number(r, 'min_value'),
+             app.read_number(r, 'max_value'), coalesce(app.read_timestamp(r, 'created_at'), now())
+        from app.user_settings as u
+       cross join jsonb_array_elements(v_rows) as r
+       where u.user_id = p_user_id
       on conflict do nothing;
     when 'target_snapshots' then
       -- As body metrics.
@@ -485,7 +497,57 @@ begin
 end
 $$;
 
--- The members of a version-1 document (docs/export-format.md) that an import reads, with
+-- The measurement types and body measurements of a document (version 2). Types keep their
+-- ids; one named like a type the account holds already is that one, and its entries land
+-- there. Entries get ids of this server; one the account holds (same time, measure and
+-- value) is skipped.
+create or replace function app.import_liftbase_measurements(p_user_id uuid, p_document jsonb,
+  inout imported integer, inout skipped_duplicates integer)
+language plpgsql
+as $$
+declare
+  v_types jsonb := coalesce(p_document -> 'measurement_types', '[]');
+  v_entries jsonb := coalesce(p_document -> 'body_measurements', '[]');
+  v_type_map jsonb;
+  v_held jsonb;
+  v_count integer;
+begin
+  if jsonb_typeof(v_types) <> 'array' then
+    v_types := '[]';
+  end if;
+  if jsonb_typeof(v_entries) <> 'array' then
+    v_entries := '[]';
+  end if;
+  select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+    from app.import_liftbase_section(p_user_id, 'measurement_types', v_types, imported, skipped_duplicates) as s;
+  -- The document's type ids, each to the account's type of that name.
+  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+    from jsonb_array_elements(v_types) as r
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'));
+  -- Read first, as for body metrics (Citus plans no subquery on the written table).
+  select coalesce(jsonb_agg(jsonb_build_array(b.recorded_at, coalesce(b.measure, b.type_id::text), b.value)), '[]')
+    into v_held
+    from app.body_measurements as b where b.user_id = p_user_id;
+  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
+  select u.user_id, app.read_timestamp(r, 'recorded_at'), r ->> 'measure', app.read_uuid(v_type_map, r ->> 'type_id'),
+         app.read_number(r, 'value'), coalesce(r ->> 'source', 'manual'),
+         coalesce(app.read_timestamp(r, 'created_at'), now())
+    from app.user_settings as u
+   cross join jsonb_array_elements(v_entries) as r
+   where u.user_id = p_user_id
+     -- A measure this server lacks, or an entry of no type of the document, is left out.
+     and (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
+          or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
+     and not v_held @> jsonb_build_array(jsonb_build_array(
+           app.read_timestamp(r, 'recorded_at'),
+           coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')), app.read_number(r, 'value')));
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
+end
+$$;
+
+-- The members of a document (docs/export-format.md) that an import reads, with
 -- the kind each is read as (app_input.sql): sections at the top, then the lists inside
 -- their items ("training_sessions.exercises.sets"). Settings are checked apart, as PATCH
 -- /settings checks them; stored JSON (warnings, inputs, dropped_sets) is kept as it is.
@@ -504,7 +566,13 @@ as $$
       ('target_override', 'carbs_g', 'integer'), ('target_override', 'fat_g', 'integer'),
       ('body_metrics', 'id', 'integer'), ('body_metrics', 'recorded_at', 'timestamp'), ('body_metrics', 'weight_kg', 'number'),
       ('body_metrics', 'body_fat_pct', 'number'), ('body_metrics', 'height_cm', 'number'),
-      ('body_metrics', 'created_at', 'timestamp'),
+      ('body_metrics', 'created_at', 'timestamp'), ('body_metrics', 'source', 'string'),
+      ('measurement_types', 'id', 'uuid'), ('measurement_types', 'name', 'string'), ('measurement_types', 'unit', 'string'),
+      ('measurement_types', 'min_value', 'number'), ('measurement_types', 'max_value', 'number'),
+      ('measurement_types', 'created_at', 'timestamp'),
+      ('body_measurements', 'recorded_at', 'timestamp'), ('body_measurements', 'measure', 'string'),
+      ('body_measurements', 'type_id', 'uuid'), ('body_measurements', 'value', 'number'),
+      ('body_measurements', 'source', 'string'), ('body_measurements', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -725,9 +793,9 @@ begin
   imported := 0;
   skipped_duplicates := 0;
   errors := '[]';
-  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' is distinct from '1' then
+  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' not in ('1', '2') then
     errors := jsonb_build_array(jsonb_build_object('line', null,
-      'message', 'the document must be a liftbase-export of version 1'));
+      'message', 'the document must be a liftbase-export of version 1 or 2'));
     return;
   end if;
   -- Settings are read apart from the other sections: a value of another kind is named,
@@ -765,6 +833,8 @@ begin
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'body_metrics', v_document -> 'body_metrics', imported,
                                        skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_measurements(p_user_id, v_document, imported, skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'target_snapshots', v_document -> 'target_snapshots', imported,
                                        skipped_duplicates) as s;
@@ -819,6 +889,7 @@ grant execute on function
   app.import_liftbase_value_problems(jsonb),
   app.import_liftbase_section(uuid, text, jsonb, integer, integer),
   app.import_liftbase_metrics(uuid, jsonb, integer, integer),
+  app.import_liftbase_measurements(uuid, jsonb, integer, integer),
   app.import_liftbase_exercise_map(uuid, jsonb),
   app.import_liftbase_remap_parents(jsonb, jsonb),
   app.import_liftbase_remap_exercises(jsonb, jsonb),

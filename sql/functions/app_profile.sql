@@ -68,14 +68,84 @@ as $$
 declare
   v_entry app.body_metrics;
 begin
-  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm)
+  insert into app.body_metrics (user_id, client_id, recorded_at, weight_kg, body_fat_pct, height_cm, source)
   values (p_user_id, app.read_uuid(p_body, 'client_id'), coalesce(app.read_timestamp(p_body, 'recorded_at'), now()),
           app.read_number(p_body, 'weight_kg'), app.read_number(p_body, 'body_fat_pct'),
-          app.read_number(p_body, 'height_cm'))
+          app.read_number(p_body, 'height_cm'), coalesce(app.read_text(p_body, 'source'), 'manual'))
   returning * into v_entry;
   if v_entry.height_cm is not null then
-    update app.user_profiles set height_cm = v_entry.height_cm, updated_at = now()
-     where user_id = p_user_id and height_cm is distinct from v_entry.height_cm;
+    perform app.follow_latest_height(p_user_id);
+  end if;
+  return v_entry;
+end
+$$;
+
+-- The profile's height is the latest weigh-in's that holds one: after a weigh-in with a
+-- height is recorded, corrected or deleted. Without any, the profile keeps its own.
+create or replace function app.follow_latest_height(p_user_id uuid)
+returns void
+language plpgsql
+as $$
+declare
+  v_height numeric;
+begin
+  select b.height_cm into v_height from app.body_metrics as b
+   where b.user_id = p_user_id and b.height_cm is not null
+   order by b.recorded_at desc, b.id desc
+   limit 1;
+  if v_height is not null then
+    update app.user_profiles set height_cm = v_height, updated_at = now()
+     where user_id = p_user_id and height_cm is distinct from v_height;
+  end if;
+end
+$$;
+
+-- The user's weigh-in {id} of the path, or 404 metric_not_found.
+create or replace function app.find_body_metric(p_user_id uuid, p_args jsonb)
+returns app.body_metrics
+language plpgsql
+stable
+as $$
+declare
+  v_entry app.body_metrics;
+begin
+  select b.* into v_entry from app.body_metrics as b
+   where b.user_id = p_user_id and b.id = app.number_id_parameter(p_args, 'id');
+  if v_entry.id is null then
+    perform app.raise_error(404, 'metric_not_found', 'No such weigh-in.');
+  end if;
+  return v_entry;
+end
+$$;
+
+-- Corrects a weigh-in with the members p_body holds (weight_kg, body_fat_pct and height_cm,
+-- the last two cleared by null; recorded_at; source); the caller has checked them. The
+-- daily weights follow through their triggers, the profile's height through
+-- app.follow_latest_height.
+create or replace function app.update_body_metric(p_user_id uuid, p_entry app.body_metrics, p_body jsonb)
+returns app.body_metrics
+language plpgsql
+as $$
+declare
+  -- Read before the update: Citus takes no call of a stable function inside a write's case.
+  v_weight numeric := app.read_number(p_body, 'weight_kg');
+  v_body_fat numeric := app.read_number(p_body, 'body_fat_pct');
+  v_height numeric := app.read_number(p_body, 'height_cm');
+  v_recorded_at timestamptz := app.read_timestamp(p_body, 'recorded_at');
+  v_source text := app.read_text(p_body, 'source');
+  v_entry app.body_metrics;
+begin
+  update app.body_metrics
+     set weight_kg = coalesce(v_weight, weight_kg),
+         body_fat_pct = case when p_body ? 'body_fat_pct' then v_body_fat else body_fat_pct end,
+         height_cm = case when p_body ? 'height_cm' then v_height else height_cm end,
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = p_user_id and id = p_entry.id
+  returning * into v_entry;
+  if p_entry.height_cm is not null or v_entry.height_cm is not null then
+    perform app.follow_latest_height(p_user_id);
   end if;
   return v_entry;
 end
@@ -132,13 +202,17 @@ language sql
 stable
 as $$
   select jsonb_build_object('id', p_entry.id, 'recorded_at', p_entry.recorded_at, 'weight_kg', p_entry.weight_kg,
-                            'body_fat_pct', p_entry.body_fat_pct, 'height_cm', p_entry.height_cm)
+                            'body_fat_pct', p_entry.body_fat_pct, 'height_cm', p_entry.height_cm,
+                            'source', p_entry.source, 'updated_at', p_entry.updated_at)
 $$;
 
 grant execute on function
   app.save_profile(uuid, jsonb),
   app.save_goal(uuid, text, numeric, boolean, timestamptz),
   app.add_body_metric(uuid, jsonb),
+  app.follow_latest_height(uuid),
+  app.find_body_metric(uuid, jsonb),
+  app.update_body_metric(uuid, app.body_metrics, jsonb),
   app.profile_json(uuid),
   app.goal_json(uuid),
   app.body_metric_json(app.body_metrics)

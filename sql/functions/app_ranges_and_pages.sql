@@ -24,6 +24,14 @@ language sql
 immutable
 as $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
 
+-- {<p_name>} of the path as the id of a row numbered by an identity column (a weigh-in, a
+-- measurement): the number, or null when the text is none (answered 404 like an unknown id).
+create or replace function app.number_id_parameter(p_args jsonb, p_name text default 'id')
+returns bigint
+language sql
+immutable
+as $$ select case when p_args ->> p_name ~ '^[0-9]{1,18}$' then (p_args ->> p_name)::bigint end $$;
+
 -- ?<p_name>= as a date (YYYY-MM-DD, a calendar date from 1900-01-01 to 2999-12-31, as in
 -- bodies: app.is_input_date), or null when absent (a 400 when p_required).
 create or replace function app.date_parameter(p_args jsonb, p_name text, p_required boolean default false)
@@ -186,6 +194,7 @@ $$;
 grant execute on function
   app.raise_parameter_problem(text, text),
   app.id_parameter(jsonb, text),
+  app.number_id_parameter(jsonb, text),
   app.raise_unknown_cursor(),
   app.date_parameter(jsonb, text, boolean),
   app.date_range_parameter(jsonb, uuid, integer),

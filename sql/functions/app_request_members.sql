@@ -25,7 +25,8 @@ as $$
     when 'auth_email_verify' then array['token']
     when 'auth_register' then array['display_name', 'email', 'invitation', 'password', 'refreshable']
     when 'auth_token' then array['refresh_token']
-    when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'weight_kg']
+    when 'body_metrics_add' then array['body_fat_pct', 'client_id', 'height_cm', 'recorded_at', 'source', 'weight_kg']
+    when 'body_metric_update' then array['body_fat_pct', 'height_cm', 'recorded_at', 'source', 'weight_kg']
     when 'custom_meal_create' then array['client_id', 'items', 'items[].calories', 'items[].carbs_g', 'items[].fat_g',
                                          'items[].food_item_id', 'items[].name', 'items[].portion_id',
                                          'items[].protein_g', 'items[].servings', 'name']
@@ -52,6 +53,10 @@ as $$
     when 'goals_put' then array['goal_rate_per_week', 'goal_type']
     when 'me_delete' then array['password']
     when 'me_update' then array['display_name']
+    when 'measurement_create' then array['client_id', 'measure', 'recorded_at', 'source', 'type_id', 'value']
+    when 'measurement_type_create' then array['client_id', 'max_value', 'min_value', 'name', 'unit']
+    when 'measurement_type_update' then array['max_value', 'min_value', 'name', 'unit']
+    when 'measurement_update' then array['recorded_at', 'source', 'value']
     when 'metrics_acknowledge' then array['metrics_computed_at', 'version']
     when 'onboarding_complete' then array['activity_level', 'age_years', 'body_fat_pct', 'date_of_birth',
                                           'display_name', 'goal_rate_per_week', 'goal_type', 'height_cm', 'sex',

@@ -205,6 +205,12 @@ begin
        where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.programs'::regclass then
       select t.id::text into v_id from app.programs as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.measurement_types'::regclass then
+      select t.id::text into v_id from app.measurement_types as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.body_measurements'::regclass then
+      select t.id::text into v_id from app.body_measurements as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then
       select t.id::text into v_id from app.webhook_subscriptions as t
        where t.user_id = p_user_id and t.client_id = v_client_id;

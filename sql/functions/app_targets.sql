@@ -170,6 +170,19 @@ begin
 end
 $$;
 
+-- {snapshot, metrics}: the latest targets and metrics, or nulls before onboarding.
+create or replace function app.targets_as_they_stand(p_user_id uuid)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return jsonb_build_object(
+    'snapshot', (select app.snapshot_json(t) from app.latest_target_snapshot(p_user_id) as t where t.id is not null),
+    'metrics', (select app.metrics_json(h) from app.latest_health_metrics(p_user_id) as h where h.id is not null));
+end
+$$;
+
 create or replace function app.snapshot_json(p_snapshot app.target_snapshots)
 returns jsonb
 language sql
@@ -210,6 +223,7 @@ grant execute on function
   app.compute_targets(jsonb),
   app.current_inputs(uuid),
   app.record_targets(uuid, text, boolean),
+  app.targets_as_they_stand(uuid),
   app.snapshot_json(app.target_snapshots),
   app.metrics_json(app.health_metrics)
 to liftbase_api;

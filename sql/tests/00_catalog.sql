@@ -134,7 +134,7 @@ create function pg_temp.raw_input_casts() returns text[] language sql stable as 
        || '|cast\s*\(\s*([a-z_][a-z_0-9]*)[^()]*?(?:->>|#>>)[^()]*\s+as\s+(?!text\M|jsonb?\M)[a-z_."]+'
        || '|jsonb_array_elements_text\s*\([^;]*?\)\s*::\s*(?!text\M)[a-z_."]+)', 'gi') as r (m0)
      cross join lateral (select array[r.m0[1], coalesce(r.m0[2], r.m0[3])]) as x (m)
-     where p.oid::regproc::text !~ '^app\.(read_[a-z_]+|input_[a-z_]+|id_parameter|date_parameter)$'
+     where p.oid::regproc::text !~ '^app\.(read_[a-z_]+|input_[a-z_]+|id_parameter|number_id_parameter|date_parameter)$'
   )
   select array_agg(format('%s: %s', c.function, c.cast_text) order by c.function, c.cast_text)
     from casts as c

@@ -94,7 +94,7 @@ select is((select h.snapshot_id = t.id and a.health_metric_id = h.id
 select is((select food_id from app.favorites), null, 'a catalog food the server lacks becomes null (the snapshot stays)');
 select is((select favorite_id from app.food_entries), '44444444-4444-4444-4444-444444444444'::uuid, 'diary rows keep their favorite');
 select is(pg_temp.call('import_liftbase', 'fresh', '{"format": "something-else", "version": 1}') -> 'errors',
-  '[{"line": null, "message": "the document must be a liftbase-export of version 1"}]', 'other documents are refused');
+  '[{"line": null, "message": "the document must be a liftbase-export of version 1 or 2"}]', 'other documents are refused');
 
 -- Programs ----------------------------------------------------------------------------------------
 -- An ended program and an active one; the active one's first slot links to the session of

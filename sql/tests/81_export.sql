@@ -23,6 +23,8 @@ insert into export_paths values
   ('app.goals', '$.goals ? (@ != null)', null),
   ('app.target_overrides', '$.target_override ? (@ != null)', null),
   ('app.body_metrics', '$.body_metrics[*]', null),
+  ('app.measurement_types', '$.measurement_types[*]', null),
+  ('app.body_measurements', '$.body_measurements[*]', null),
   ('app.target_snapshots', '$.target_snapshots[*]', null),
   ('app.health_metrics', '$.health_metrics[*]', null),
   ('app.metrics_acknowledgements', '$.metrics_acknowledgements[*]', null),
@@ -143,10 +145,10 @@ select ok(not exists (
 
 select is((select doc -> 'user' ->> 'email' from documents where name = 'a'), 'export-a@example.com', 'the document names its account');
 select is((select jsonb_build_object('format', doc -> 'format', 'version', doc -> 'version') from documents where name = 'a'),
-  '{"format": "liftbase-export", "version": 1}', 'format and version head the document');
+  '{"format": "liftbase-export", "version": 2}', 'format and version head the document');
 select is((select array_agg(k order by n) from documents as d, json_object_keys(d.body::json) with ordinality as o (k, n) where d.name = 'a'),
   array['format', 'version', 'exported_at', 'user', 'settings', 'profile', 'goals', 'target_override', 'body_metrics',
-        'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
+        'measurement_types', 'body_measurements', 'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
         'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'programs',
         'training_sessions', 'food_entries'],
   'members come in the documented order, the long arrays last');

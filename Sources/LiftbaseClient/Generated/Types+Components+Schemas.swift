@@ -285,6 +285,20 @@ extension Components {
             public var id: Swift.Int
             /// - Remark: Generated from `#/components/schemas/BodyMetric/recorded_at`.
             public var recordedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/BodyMetric/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case manual = "manual"
+                case scale = "scale"
+                case appleHealth = "apple_health"
+                case healthConnect = "health_connect"
+                case _import = "import"
+            }
+            /// - Remark: Generated from `#/components/schemas/BodyMetric/source`.
+            public var source: Components.Schemas.BodyMetric.SourcePayload
+            /// When it was last corrected; null if never.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BodyMetric/updated_at`.
+            public var updatedAt: Foundation.Date?
             /// - Remark: Generated from `#/components/schemas/BodyMetric/weight_kg`.
             public var weightKg: Swift.Double
             /// Creates a new `BodyMetric`.
@@ -294,18 +308,24 @@ extension Components {
             ///   - heightCm:
             ///   - id:
             ///   - recordedAt:
+            ///   - source:
+            ///   - updatedAt: When it was last corrected; null if never.
             ///   - weightKg:
             public init(
                 bodyFatPct: Swift.Double? = nil,
                 heightCm: Swift.Double? = nil,
                 id: Swift.Int,
                 recordedAt: Foundation.Date,
+                source: Components.Schemas.BodyMetric.SourcePayload,
+                updatedAt: Foundation.Date? = nil,
                 weightKg: Swift.Double
             ) {
                 self.bodyFatPct = bodyFatPct
                 self.heightCm = heightCm
                 self.id = id
                 self.recordedAt = recordedAt
+                self.source = source
+                self.updatedAt = updatedAt
                 self.weightKg = weightKg
             }
             public enum CodingKeys: String, CodingKey {
@@ -313,6 +333,8 @@ extension Components {
                 case heightCm = "height_cm"
                 case id
                 case recordedAt = "recorded_at"
+                case source
+                case updatedAt = "updated_at"
                 case weightKg = "weight_kg"
             }
         }
@@ -1511,10 +1533,12 @@ extension Components {
                 case weightChangeKgPerWeek = "weight_change_kg_per_week"
             }
         }
-        /// The `liftbase-export` document, version 1: every row of the user (docs/export-format.md). Readers ignore members they do not know; POST /import/liftbase takes it back.
+        /// The `liftbase-export` document, version 2: every row of the user (docs/export-format.md). Readers ignore members they do not know; POST /import/liftbase takes it back.
         ///
         /// - Remark: Generated from `#/components/schemas/ExportDocument`.
         public struct ExportDocument: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/body_measurements`.
+            public var bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/body_metrics`.
             public var bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/custom_meals`.
@@ -1537,6 +1561,8 @@ extension Components {
             public var healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/import_runs`.
             public var importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/measurement_types`.
+            public var measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/metrics_acknowledgements`.
             public var metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/plans`.
@@ -1566,6 +1592,7 @@ extension Components {
             /// Creates a new `ExportDocument`.
             ///
             /// - Parameters:
+            ///   - bodyMeasurements:
             ///   - bodyMetrics:
             ///   - customMeals:
             ///   - equipmentSelection:
@@ -1577,6 +1604,7 @@ extension Components {
             ///   - goals:
             ///   - healthMetrics:
             ///   - importRuns:
+            ///   - measurementTypes:
             ///   - metricsAcknowledgements:
             ///   - plans:
             ///   - profile:
@@ -1591,6 +1619,7 @@ extension Components {
             ///   - userFoods:
             ///   - version:
             public init(
+                bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 customMeals: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 equipmentSelection: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -1602,6 +1631,7 @@ extension Components {
                 goals: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
+                measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 plans: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 profile: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
@@ -1616,6 +1646,7 @@ extension Components {
                 userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 version: Swift.Int
             ) {
+                self.bodyMeasurements = bodyMeasurements
                 self.bodyMetrics = bodyMetrics
                 self.customMeals = customMeals
                 self.equipmentSelection = equipmentSelection
@@ -1627,6 +1658,7 @@ extension Components {
                 self.goals = goals
                 self.healthMetrics = healthMetrics
                 self.importRuns = importRuns
+                self.measurementTypes = measurementTypes
                 self.metricsAcknowledgements = metricsAcknowledgements
                 self.plans = plans
                 self.profile = profile
@@ -1642,6 +1674,7 @@ extension Components {
                 self.version = version
             }
             public enum CodingKeys: String, CodingKey {
+                case bodyMeasurements = "body_measurements"
                 case bodyMetrics = "body_metrics"
                 case customMeals = "custom_meals"
                 case equipmentSelection = "equipment_selection"
@@ -1653,6 +1686,7 @@ extension Components {
                 case goals
                 case healthMetrics = "health_metrics"
                 case importRuns = "import_runs"
+                case measurementTypes = "measurement_types"
                 case metricsAcknowledgements = "metrics_acknowledgements"
                 case plans
                 case profile
@@ -2371,10 +2405,12 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// A `liftbase-export` document of version 1 to import (GET /export makes one). Only `format` and `version` are required: a missing or null section is read as empty, members this server does not know are ignored.
+        /// A `liftbase-export` document of version 1 or 2 to import (GET /export makes one). Only `format` and `version` are required: a missing or null section is read as empty, members this server does not know are ignored.
         ///
         /// - Remark: Generated from `#/components/schemas/ImportDocument`.
         public struct ImportDocument: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ImportDocument/body_measurements`.
+            public var bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/body_metrics`.
             public var bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/custom_meals`.
@@ -2401,6 +2437,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ImportDocument/import_runs`.
             public var importRuns: OpenAPIRuntime.OpenAPIValueContainer?
+            /// - Remark: Generated from `#/components/schemas/ImportDocument/measurement_types`.
+            public var measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/metrics_acknowledgements`.
             public var metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/plans`.
@@ -2432,6 +2470,7 @@ extension Components {
             /// Creates a new `ImportDocument`.
             ///
             /// - Parameters:
+            ///   - bodyMeasurements:
             ///   - bodyMetrics:
             ///   - customMeals:
             ///   - equipmentSelection:
@@ -2443,6 +2482,7 @@ extension Components {
             ///   - goals:
             ///   - healthMetrics:
             ///   - importRuns: Not read: a document's import history stays with the account it came from.
+            ///   - measurementTypes:
             ///   - metricsAcknowledgements:
             ///   - plans:
             ///   - profile:
@@ -2457,6 +2497,7 @@ extension Components {
             ///   - userFoods:
             ///   - version:
             public init(
+                bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 customMeals: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 equipmentSelection: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -2468,6 +2509,7 @@ extension Components {
                 goals: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 importRuns: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 plans: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 profile: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
@@ -2482,6 +2524,7 @@ extension Components {
                 userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 version: OpenAPIRuntime.OpenAPIValueContainer
             ) {
+                self.bodyMeasurements = bodyMeasurements
                 self.bodyMetrics = bodyMetrics
                 self.customMeals = customMeals
                 self.equipmentSelection = equipmentSelection
@@ -2493,6 +2536,7 @@ extension Components {
                 self.goals = goals
                 self.healthMetrics = healthMetrics
                 self.importRuns = importRuns
+                self.measurementTypes = measurementTypes
                 self.metricsAcknowledgements = metricsAcknowledgements
                 self.plans = plans
                 self.profile = profile
@@ -2508,6 +2552,7 @@ extension Components {
                 self.version = version
             }
             public enum CodingKeys: String, CodingKey {
+                case bodyMeasurements = "body_measurements"
                 case bodyMetrics = "body_metrics"
                 case customMeals = "custom_meals"
                 case equipmentSelection = "equipment_selection"
@@ -2519,6 +2564,7 @@ extension Components {
                 case goals
                 case healthMetrics = "health_metrics"
                 case importRuns = "import_runs"
+                case measurementTypes = "measurement_types"
                 case metricsAcknowledgements = "metrics_acknowledgements"
                 case plans
                 case profile
@@ -2954,6 +3000,486 @@ extension Components {
             case lunch = "lunch"
             case dinner = "dinner"
             case snack = "snack"
+        }
+        /// - Remark: Generated from `#/components/schemas/Measurement`.
+        public struct Measurement: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Measurement/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Measurement/id`.
+            public var id: Swift.Int
+            /// A standard measure (GET /user/measures); null for an own type.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Measurement/measure`.
+            public var measure: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Measurement/recorded_at`.
+            public var recordedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Measurement/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case manual = "manual"
+                case scale = "scale"
+                case appleHealth = "apple_health"
+                case healthConnect = "health_connect"
+                case _import = "import"
+            }
+            /// - Remark: Generated from `#/components/schemas/Measurement/source`.
+            public var source: Components.Schemas.Measurement.SourcePayload
+            /// One of the account's measurement types; null for a standard measure.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Measurement/type_id`.
+            public var typeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Measurement/updated_at`.
+            public var updatedAt: Foundation.Date?
+            /// In the measure's unit.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Measurement/value`.
+            public var value: Swift.Double
+            /// Creates a new `Measurement`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - id:
+            ///   - measure: A standard measure (GET /user/measures); null for an own type.
+            ///   - recordedAt:
+            ///   - source:
+            ///   - typeId: One of the account's measurement types; null for a standard measure.
+            ///   - updatedAt:
+            ///   - value: In the measure's unit.
+            public init(
+                createdAt: Foundation.Date,
+                id: Swift.Int,
+                measure: Swift.String? = nil,
+                recordedAt: Foundation.Date,
+                source: Components.Schemas.Measurement.SourcePayload,
+                typeId: Swift.String? = nil,
+                updatedAt: Foundation.Date? = nil,
+                value: Swift.Double
+            ) {
+                self.createdAt = createdAt
+                self.id = id
+                self.measure = measure
+                self.recordedAt = recordedAt
+                self.source = source
+                self.typeId = typeId
+                self.updatedAt = updatedAt
+                self.value = value
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case id
+                case measure
+                case recordedAt = "recorded_at"
+                case source
+                case typeId = "type_id"
+                case updatedAt = "updated_at"
+                case value
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MeasurementPage`.
+        public struct MeasurementPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MeasurementPage/items`.
+            public var items: [Components.Schemas.Measurement]
+            /// - Remark: Generated from `#/components/schemas/MeasurementPage/next_cursor`.
+            public var nextCursor: Components.Schemas.Cursor?
+            /// Creates a new `MeasurementPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Measurement],
+                nextCursor: Components.Schemas.Cursor? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor = "next_cursor"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MeasurementSeries`.
+        public struct MeasurementSeries: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/from`.
+            public var from: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/measure`.
+            public var measure: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/PointsPayload`.
+            public struct PointsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/MeasurementSeries/PointsPayload/recorded_at`.
+                public var recordedAt: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/MeasurementSeries/PointsPayload/value`.
+                public var value: Swift.Double
+                /// Creates a new `PointsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - recordedAt:
+                ///   - value:
+                public init(
+                    recordedAt: Foundation.Date,
+                    value: Swift.Double
+                ) {
+                    self.recordedAt = recordedAt
+                    self.value = value
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case recordedAt = "recorded_at"
+                    case value
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.recordedAt = try container.decode(
+                        Foundation.Date.self,
+                        forKey: .recordedAt
+                    )
+                    self.value = try container.decode(
+                        Swift.Double.self,
+                        forKey: .value
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "recorded_at",
+                        "value"
+                    ])
+                }
+            }
+            /// Oldest first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/points`.
+            public typealias PointsPayload = [Components.Schemas.MeasurementSeries.PointsPayloadPayload]
+            /// Oldest first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/points`.
+            public var points: Components.Schemas.MeasurementSeries.PointsPayload
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/to`.
+            public var to: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/type_id`.
+            public var typeId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MeasurementSeries/unit`.
+            public var unit: Swift.String
+            /// Creates a new `MeasurementSeries`.
+            ///
+            /// - Parameters:
+            ///   - from:
+            ///   - measure:
+            ///   - points: Oldest first.
+            ///   - to:
+            ///   - typeId:
+            ///   - unit:
+            public init(
+                from: Swift.String,
+                measure: Swift.String? = nil,
+                points: Components.Schemas.MeasurementSeries.PointsPayload,
+                to: Swift.String,
+                typeId: Swift.String? = nil,
+                unit: Swift.String
+            ) {
+                self.from = from
+                self.measure = measure
+                self.points = points
+                self.to = to
+                self.typeId = typeId
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case from
+                case measure
+                case points
+                case to
+                case typeId = "type_id"
+                case unit
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.from = try container.decode(
+                    Swift.String.self,
+                    forKey: .from
+                )
+                self.measure = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .measure
+                )
+                self.points = try container.decode(
+                    Components.Schemas.MeasurementSeries.PointsPayload.self,
+                    forKey: .points
+                )
+                self.to = try container.decode(
+                    Swift.String.self,
+                    forKey: .to
+                )
+                self.typeId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .typeId
+                )
+                self.unit = try container.decode(
+                    Swift.String.self,
+                    forKey: .unit
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "from",
+                    "measure",
+                    "points",
+                    "to",
+                    "type_id",
+                    "unit"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MeasurementType`.
+        public struct MeasurementType: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/max_value`.
+            public var maxValue: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/min_value`.
+            public var minValue: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/unit`.
+            public var unit: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MeasurementType/updated_at`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `MeasurementType`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - id:
+            ///   - maxValue:
+            ///   - minValue:
+            ///   - name:
+            ///   - unit:
+            ///   - updatedAt:
+            public init(
+                createdAt: Foundation.Date,
+                id: Swift.String,
+                maxValue: Swift.Double? = nil,
+                minValue: Swift.Double? = nil,
+                name: Swift.String,
+                unit: Swift.String,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.createdAt = createdAt
+                self.id = id
+                self.maxValue = maxValue
+                self.minValue = minValue
+                self.name = name
+                self.unit = unit
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt = "created_at"
+                case id
+                case maxValue = "max_value"
+                case minValue = "min_value"
+                case name
+                case unit
+                case updatedAt = "updated_at"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MeasurementTypeInput`.
+        public struct MeasurementTypeInput: Codable, Hashable, Sendable {
+            /// Above min_value; entries above are refused; null: no bound.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeasurementTypeInput/max_value`.
+            public var maxValue: Swift.Double?
+            /// Entries below are refused; null: no bound.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeasurementTypeInput/min_value`.
+            public var minValue: Swift.Double?
+            /// Unique among the account's types, in any case.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeasurementTypeInput/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MeasurementTypeInput/unit`.
+            public var unit: Swift.String?
+            /// Creates a new `MeasurementTypeInput`.
+            ///
+            /// - Parameters:
+            ///   - maxValue: Above min_value; entries above are refused; null: no bound.
+            ///   - minValue: Entries below are refused; null: no bound.
+            ///   - name: Unique among the account's types, in any case.
+            ///   - unit:
+            public init(
+                maxValue: Swift.Double? = nil,
+                minValue: Swift.Double? = nil,
+                name: Swift.String? = nil,
+                unit: Swift.String? = nil
+            ) {
+                self.maxValue = maxValue
+                self.minValue = minValue
+                self.name = name
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case maxValue = "max_value"
+                case minValue = "min_value"
+                case name
+                case unit
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.maxValue = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .maxValue
+                )
+                self.minValue = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .minValue
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.unit = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .unit
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "max_value",
+                    "min_value",
+                    "name",
+                    "unit"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Measures`.
+        public struct Measures: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload`.
+            public struct MeasuresPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/max_value`.
+                public var maxValue: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/min_value`.
+                public var minValue: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/unit`.
+                @frozen public enum UnitPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case kg = "kg"
+                    case cm = "cm"
+                    case _percnt_ = "%"
+                }
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/unit`.
+                public var unit: Components.Schemas.Measures.MeasuresPayloadPayload.UnitPayload
+                /// For weight, body fat and height: the weigh-in's member that holds it (recorded with POST /user/metrics); null for a measurement entry's measure.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/weigh_in_member`.
+                @frozen public enum WeighInMemberPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case weightKg = "weight_kg"
+                    case heightCm = "height_cm"
+                    case bodyFatPct = "body_fat_pct"
+                    case _empty_ = ""
+                }
+                /// For weight, body fat and height: the weigh-in's member that holds it (recorded with POST /user/metrics); null for a measurement entry's measure.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Measures/MeasuresPayload/weigh_in_member`.
+                public var weighInMember: Components.Schemas.Measures.MeasuresPayloadPayload.WeighInMemberPayload?
+                /// Creates a new `MeasuresPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - maxValue:
+                ///   - minValue:
+                ///   - name:
+                ///   - unit:
+                ///   - weighInMember: For weight, body fat and height: the weigh-in's member that holds it (recorded with POST /user/metrics); null for a measurement entry's measure.
+                public init(
+                    id: Swift.String,
+                    maxValue: Swift.Double,
+                    minValue: Swift.Double,
+                    name: Swift.String,
+                    unit: Components.Schemas.Measures.MeasuresPayloadPayload.UnitPayload,
+                    weighInMember: Components.Schemas.Measures.MeasuresPayloadPayload.WeighInMemberPayload? = nil
+                ) {
+                    self.id = id
+                    self.maxValue = maxValue
+                    self.minValue = minValue
+                    self.name = name
+                    self.unit = unit
+                    self.weighInMember = weighInMember
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case maxValue = "max_value"
+                    case minValue = "min_value"
+                    case name
+                    case unit
+                    case weighInMember = "weigh_in_member"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.id = try container.decode(
+                        Swift.String.self,
+                        forKey: .id
+                    )
+                    self.maxValue = try container.decode(
+                        Swift.Double.self,
+                        forKey: .maxValue
+                    )
+                    self.minValue = try container.decode(
+                        Swift.Double.self,
+                        forKey: .minValue
+                    )
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.unit = try container.decode(
+                        Components.Schemas.Measures.MeasuresPayloadPayload.UnitPayload.self,
+                        forKey: .unit
+                    )
+                    self.weighInMember = try container.decodeIfPresent(
+                        Components.Schemas.Measures.MeasuresPayloadPayload.WeighInMemberPayload.self,
+                        forKey: .weighInMember
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "id",
+                        "max_value",
+                        "min_value",
+                        "name",
+                        "unit",
+                        "weigh_in_member"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Measures/measures`.
+            public typealias MeasuresPayload = [Components.Schemas.Measures.MeasuresPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/Measures/measures`.
+            public var measures: Components.Schemas.Measures.MeasuresPayload
+            /// - Remark: Generated from `#/components/schemas/Measures/types`.
+            public var types: [Components.Schemas.MeasurementType]
+            /// Creates a new `Measures`.
+            ///
+            /// - Parameters:
+            ///   - measures:
+            ///   - types:
+            public init(
+                measures: Components.Schemas.Measures.MeasuresPayload,
+                types: [Components.Schemas.MeasurementType]
+            ) {
+                self.measures = measures
+                self.types = types
+            }
+            public enum CodingKeys: String, CodingKey {
+                case measures
+                case types
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.measures = try container.decode(
+                    Components.Schemas.Measures.MeasuresPayload.self,
+                    forKey: .measures
+                )
+                self.types = try container.decode(
+                    [Components.Schemas.MeasurementType].self,
+                    forKey: .types
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "measures",
+                    "types"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/Muscle`.
         @frozen public enum Muscle: String, Codable, Hashable, Sendable, CaseIterable {

@@ -33709,7 +33709,7 @@ public enum Operations {
     }
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
@@ -33787,6 +33787,8 @@ public enum Operations {
                                 case ownFood = "own_food"
                                 case ownExercise = "own_exercise"
                                 case bodyMetric = "body_metric"
+                                case measurement = "measurement"
+                                case measurementType = "measurement_type"
                                 case healthMetric = "health_metric"
                                 case program = "program"
                                 case goal = "goal"
@@ -39484,6 +39486,3594 @@ public enum Operations {
             }
         }
     }
+    /// One measure's values over a date range, for a graph
+    ///
+    /// One measure's values over a range of the account's local dates (default the last 365 days; at most 3,660 days apart), oldest first. Weight, body fat and height come from the weigh-ins.
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurement-series`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)`.
+    public enum MeasurementSeries {
+        public static let id: Swift.String = "measurement_series"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// A standard measure; or give type_id.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/query/measure`.
+                public var measure: Swift.String?
+                /// One of the account's types; or give measure.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/query/type_id`.
+                public var typeId: Swift.String?
+                /// First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/query/from`.
+                public var from: Components.Parameters.From?
+                /// Last day of the range (YYYY-MM-DD).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/query/to`.
+                public var to: Components.Parameters.To?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - measure: A standard measure; or give type_id.
+                ///   - typeId: One of the account's types; or give measure.
+                ///   - from: First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///   - to: Last day of the range (YYYY-MM-DD).
+                public init(
+                    measure: Swift.String? = nil,
+                    typeId: Swift.String? = nil,
+                    from: Components.Parameters.From? = nil,
+                    to: Components.Parameters.To? = nil
+                ) {
+                    self.measure = measure
+                    self.typeId = typeId
+                    self.from = from
+                    self.to = to
+                }
+            }
+            public var query: Operations.MeasurementSeries.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementSeries.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementSeries.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementSeries.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.MeasurementSeries.Input.Query = .init(),
+                headers: Operations.MeasurementSeries.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-series/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MeasurementSeries)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MeasurementSeries {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementSeries.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementSeries.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The series
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementSeries.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementSeries.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: measure, type_id (neither or both), from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_type_not_found`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A measure of the account's own
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurement-types`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)`.
+    public enum MeasurementTypeCreate {
+        public static let id: Swift.String = "measurement_type_create"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeCreate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeCreate.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementTypeCreate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates). Creates only.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
+                    /// Above min_value; entries above are refused; null: no bound.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json/max_value`.
+                    public var maxValue: Swift.Double?
+                    /// Entries below are refused; null: no bound.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json/min_value`.
+                    public var minValue: Swift.Double?
+                    /// Unique among the account's types, in any case.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json/name`.
+                    public var name: Swift.String
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/json/unit`.
+                    public var unit: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates). Creates only.
+                    ///   - maxValue: Above min_value; entries above are refused; null: no bound.
+                    ///   - minValue: Entries below are refused; null: no bound.
+                    ///   - name: Unique among the account's types, in any case.
+                    ///   - unit:
+                    public init(
+                        clientId: Swift.String? = nil,
+                        maxValue: Swift.Double? = nil,
+                        minValue: Swift.Double? = nil,
+                        name: Swift.String,
+                        unit: Swift.String
+                    ) {
+                        self.clientId = clientId
+                        self.maxValue = maxValue
+                        self.minValue = minValue
+                        self.name = name
+                        self.unit = unit
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
+                        case maxValue = "max_value"
+                        case minValue = "min_value"
+                        case name
+                        case unit
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.maxValue = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .maxValue
+                        )
+                        self.minValue = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .minValue
+                        )
+                        self.name = try container.decode(
+                            Swift.String.self,
+                            forKey: .name
+                        )
+                        self.unit = try container.decode(
+                            Swift.String.self,
+                            forKey: .unit
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "max_value",
+                            "min_value",
+                            "name",
+                            "unit"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/requestBody/content/application\/json`.
+                case json(Operations.MeasurementTypeCreate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.MeasurementTypeCreate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.MeasurementTypeCreate.Input.Headers = .init(),
+                body: Operations.MeasurementTypeCreate.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MeasurementType)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MeasurementType {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementTypeCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementTypeCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementTypeCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementTypeCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.MeasurementType)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MeasurementType {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementTypeCreate.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementTypeCreate.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The type
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.MeasurementTypeCreate.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.MeasurementTypeCreate.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `name` (also when another type has it), `unit`, `min_value`, `max_value`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Rename an own measure or change its unit or range
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)`.
+    public enum MeasurementTypeUpdate {
+        public static let id: Swift.String = "measurement_type_update"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MeasurementTypeUpdate.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeUpdate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementTypeUpdate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Components.Schemas.MeasurementTypeInput)
+            }
+            public var body: Operations.MeasurementTypeUpdate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.MeasurementTypeUpdate.Input.Path,
+                headers: Operations.MeasurementTypeUpdate.Input.Headers = .init(),
+                body: Operations.MeasurementTypeUpdate.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MeasurementType)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MeasurementType {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementTypeUpdate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementTypeUpdate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The type
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementTypeUpdate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementTypeUpdate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_type_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementTypeUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementTypeUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.MeasurementTypeUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.MeasurementTypeUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: as on create; `max_value` also when an entry of the type lies outside the new range; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete an own measure and its entries
+    ///
+    /// Deletes the type and every entry of it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)`.
+    public enum MeasurementTypeDelete {
+        public static let id: Swift.String = "measurement_type_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MeasurementTypeDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementTypeDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementTypeDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.MeasurementTypeDelete.Input.Path,
+                headers: Operations.MeasurementTypeDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.MeasurementTypeDelete.Output.NoContent)
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.MeasurementTypeDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_type_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurement-types/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementTypeDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementTypeDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.MeasurementTypeDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.MeasurementTypeDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Body measurements, newest first
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)`.
+    public enum MeasurementsList {
+        public static let id: Swift.String = "measurements_list"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Only this standard measure.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/query/measure`.
+                public var measure: Swift.String?
+                /// Only this own type.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/query/type_id`.
+                public var typeId: Swift.String?
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - measure: Only this standard measure.
+                ///   - typeId: Only this own type.
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    measure: Swift.String? = nil,
+                    typeId: Swift.String? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.measure = measure
+                    self.typeId = typeId
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.MeasurementsList.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementsList.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementsList.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementsList.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.MeasurementsList.Input.Query = .init(),
+                headers: Operations.MeasurementsList.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MeasurementPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MeasurementPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementsList.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementsList.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Entries, newest first
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementsList.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementsList.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: measure, type_id, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_type_not_found`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Record a body measurement
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)`.
+    public enum MeasurementCreate {
+        public static let id: Swift.String = "measurement_create"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementCreate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementCreate.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementCreate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
+                    /// A standard measure other than a weigh-in's (GET /user/measures); or give type_id.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/measure`.
+                    public var measure: Swift.String?
+                    /// When it was measured (default: now); in the past, or at most 5 minutes ahead.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/source`.
+                    public var source: Operations.MeasurementCreate.Input.Body.JsonPayload.SourcePayload?
+                    /// One of the account's measurement types; or give measure.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/type_id`.
+                    public var typeId: Swift.String?
+                    /// In the measure's unit, within its range.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/value`.
+                    public var value: Swift.Double
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///   - measure: A standard measure other than a weigh-in's (GET /user/measures); or give type_id.
+                    ///   - recordedAt: When it was measured (default: now); in the past, or at most 5 minutes ahead.
+                    ///   - source: Where the value came from (default `manual`).
+                    ///   - typeId: One of the account's measurement types; or give measure.
+                    ///   - value: In the measure's unit, within its range.
+                    public init(
+                        clientId: Swift.String? = nil,
+                        measure: Swift.String? = nil,
+                        recordedAt: Foundation.Date? = nil,
+                        source: Operations.MeasurementCreate.Input.Body.JsonPayload.SourcePayload? = nil,
+                        typeId: Swift.String? = nil,
+                        value: Swift.Double
+                    ) {
+                        self.clientId = clientId
+                        self.measure = measure
+                        self.recordedAt = recordedAt
+                        self.source = source
+                        self.typeId = typeId
+                        self.value = value
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case clientId = "client_id"
+                        case measure
+                        case recordedAt = "recorded_at"
+                        case source
+                        case typeId = "type_id"
+                        case value
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.measure = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .measure
+                        )
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.source = try container.decodeIfPresent(
+                            Operations.MeasurementCreate.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
+                        self.typeId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .typeId
+                        )
+                        self.value = try container.decode(
+                            Swift.Double.self,
+                            forKey: .value
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "client_id",
+                            "measure",
+                            "recorded_at",
+                            "source",
+                            "type_id",
+                            "value"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/content/application\/json`.
+                case json(Operations.MeasurementCreate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.MeasurementCreate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.MeasurementCreate.Input.Headers = .init(),
+                body: Operations.MeasurementCreate.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Measurement)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Measurement {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Measurement)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Measurement {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementCreate.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementCreate.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The entry
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.MeasurementCreate.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.MeasurementCreate.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `measure` (unknown, a weigh-in's, or both or neither of measure and type_id), `type_id`, `value` (its range), `recorded_at`, `source`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Correct a body measurement
+    ///
+    /// Corrects an entry's value, time or source; its measure stays (a measure or type_id member is refused as unknown).
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)`.
+    public enum MeasurementUpdate {
+        public static let id: Swift.String = "measurement_update"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MeasurementUpdate.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementUpdate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementUpdate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/json/source`.
+                    public var source: Operations.MeasurementUpdate.Input.Body.JsonPayload.SourcePayload?
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/json/value`.
+                    public var value: Swift.Double?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - recordedAt:
+                    ///   - source: Where the value came from (default `manual`).
+                    ///   - value:
+                    public init(
+                        recordedAt: Foundation.Date? = nil,
+                        source: Operations.MeasurementUpdate.Input.Body.JsonPayload.SourcePayload? = nil,
+                        value: Swift.Double? = nil
+                    ) {
+                        self.recordedAt = recordedAt
+                        self.source = source
+                        self.value = value
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case recordedAt = "recorded_at"
+                        case source
+                        case value
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.source = try container.decodeIfPresent(
+                            Operations.MeasurementUpdate.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
+                        self.value = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .value
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "recorded_at",
+                            "source",
+                            "value"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Operations.MeasurementUpdate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.MeasurementUpdate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.MeasurementUpdate.Input.Path,
+                headers: Operations.MeasurementUpdate.Input.Headers = .init(),
+                body: Operations.MeasurementUpdate.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Measurement)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Measurement {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementUpdate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementUpdate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The entry
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasurementUpdate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasurementUpdate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.MeasurementUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.MeasurementUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: each bad member; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete a body measurement
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)`.
+    public enum MeasurementDelete {
+        public static let id: Swift.String = "measurement_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.MeasurementDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasurementDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasurementDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.MeasurementDelete.Input.Path,
+                headers: Operations.MeasurementDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.MeasurementDelete.Output.NoContent)
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.MeasurementDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `measurement_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasurementDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasurementDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.MeasurementDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.MeasurementDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Standard measures and the account's own types
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measures`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)`.
+    public enum MeasuresGet {
+        public static let id: Swift.String = "measures_get"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/measures/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasuresGet.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MeasuresGet.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MeasuresGet.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.MeasuresGet.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/measures/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/measures/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Measures)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Measures {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MeasuresGet.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MeasuresGet.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The standard measures in form order, and the account's own types by name
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MeasuresGet.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MeasuresGet.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Body-stats history, newest first
     ///
     /// - Remark: HTTP `GET /api/v1/user/metrics`.
@@ -39798,6 +43388,20 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/recorded_at`.
                     public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/source`.
+                    public var source: Operations.BodyMetricsAdd.Input.Body.JsonPayload.SourcePayload?
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/weight_kg`.
                     public var weightKg: Swift.Double
                     /// Creates a new `JsonPayload`.
@@ -39807,18 +43411,21 @@ public enum Operations {
                     ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - heightCm: Also becomes the profile's height.
                     ///   - recordedAt: When the weigh-in was taken (default: now); in the past, or at most 5 minutes ahead (clock skew). Its day is that moment's date in the user's zone.
+                    ///   - source: Where the value came from (default `manual`).
                     ///   - weightKg:
                     public init(
                         bodyFatPct: Swift.Double? = nil,
                         clientId: Swift.String? = nil,
                         heightCm: Swift.Double? = nil,
                         recordedAt: Foundation.Date? = nil,
+                        source: Operations.BodyMetricsAdd.Input.Body.JsonPayload.SourcePayload? = nil,
                         weightKg: Swift.Double
                     ) {
                         self.bodyFatPct = bodyFatPct
                         self.clientId = clientId
                         self.heightCm = heightCm
                         self.recordedAt = recordedAt
+                        self.source = source
                         self.weightKg = weightKg
                     }
                     public enum CodingKeys: String, CodingKey {
@@ -39826,6 +43433,7 @@ public enum Operations {
                         case clientId = "client_id"
                         case heightCm = "height_cm"
                         case recordedAt = "recorded_at"
+                        case source
                         case weightKg = "weight_kg"
                     }
                     public init(from decoder: any Swift.Decoder) throws {
@@ -39846,6 +43454,10 @@ public enum Operations {
                             Foundation.Date.self,
                             forKey: .recordedAt
                         )
+                        self.source = try container.decodeIfPresent(
+                            Operations.BodyMetricsAdd.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
                         self.weightKg = try container.decode(
                             Swift.Double.self,
                             forKey: .weightKg
@@ -39855,6 +43467,7 @@ public enum Operations {
                             "client_id",
                             "height_cm",
                             "recorded_at",
+                            "source",
                             "weight_kg"
                         ])
                     }
@@ -40147,7 +43760,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `weight_kg`, `body_fat_pct`, `height_cm`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            /// `validation_failed`: `weight_kg`, `body_fat_pct`, `height_cm`, `source`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/422`.
             ///
@@ -40219,6 +43832,943 @@ public enum Operations {
             /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Correct a weigh-in; recomputes targets and metrics
+    ///
+    /// Corrects a weigh-in. The daily and trend weights, adaptive expenditure and analytics follow at once; targets and metrics are recomputed in the same transaction when the correction changes them (a new snapshot only then). A height becomes the profile's when this is the latest weigh-in with one.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)`.
+    public enum BodyMetricUpdate {
+        public static let id: Swift.String = "body_metric_update"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.BodyMetricUpdate.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BodyMetricUpdate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BodyMetricUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.BodyMetricUpdate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// null clears it.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/body_fat_pct`.
+                    public var bodyFatPct: Swift.Double?
+                    /// null clears it.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/height_cm`.
+                    public var heightCm: Swift.Double?
+                    /// In the past, or at most 5 minutes ahead.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/source`.
+                    public var source: Operations.BodyMetricUpdate.Input.Body.JsonPayload.SourcePayload?
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/json/weight_kg`.
+                    public var weightKg: Swift.Double?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - bodyFatPct: null clears it.
+                    ///   - heightCm: null clears it.
+                    ///   - recordedAt: In the past, or at most 5 minutes ahead.
+                    ///   - source: Where the value came from (default `manual`).
+                    ///   - weightKg:
+                    public init(
+                        bodyFatPct: Swift.Double? = nil,
+                        heightCm: Swift.Double? = nil,
+                        recordedAt: Foundation.Date? = nil,
+                        source: Operations.BodyMetricUpdate.Input.Body.JsonPayload.SourcePayload? = nil,
+                        weightKg: Swift.Double? = nil
+                    ) {
+                        self.bodyFatPct = bodyFatPct
+                        self.heightCm = heightCm
+                        self.recordedAt = recordedAt
+                        self.source = source
+                        self.weightKg = weightKg
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case bodyFatPct = "body_fat_pct"
+                        case heightCm = "height_cm"
+                        case recordedAt = "recorded_at"
+                        case source
+                        case weightKg = "weight_kg"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.bodyFatPct = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .bodyFatPct
+                        )
+                        self.heightCm = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .heightCm
+                        )
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.source = try container.decodeIfPresent(
+                            Operations.BodyMetricUpdate.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
+                        self.weightKg = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .weightKg
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "body_fat_pct",
+                            "height_cm",
+                            "recorded_at",
+                            "source",
+                            "weight_kg"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Operations.BodyMetricUpdate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.BodyMetricUpdate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.BodyMetricUpdate.Input.Path,
+                headers: Operations.BodyMetricUpdate.Input.Headers = .init(),
+                body: Operations.BodyMetricUpdate.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/200/content/json/entry`.
+                        public var entry: Components.Schemas.BodyMetric
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - entry:
+                        public init(entry: Components.Schemas.BodyMetric) {
+                            self.entry = entry
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case entry
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Operations.BodyMetricUpdate.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.BodyMetricUpdate.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BodyMetricUpdate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BodyMetricUpdate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The corrected weigh-in and the targets and metrics as they now stand
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.BodyMetricUpdate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.BodyMetricUpdate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `metric_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BodyMetricUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BodyMetricUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.BodyMetricUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.BodyMetricUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: each bad member; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete a weigh-in; recomputes targets and metrics
+    ///
+    /// Deletes a weigh-in; what reads weight follows as on a correction. The only weigh-in cannot be deleted: targets are computed from it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)`.
+    public enum BodyMetricDelete {
+        public static let id: Swift.String = "body_metric_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.BodyMetricDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BodyMetricDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BodyMetricDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.BodyMetricDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.BodyMetricDelete.Input.Path,
+                headers: Operations.BodyMetricDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.BodyMetricDelete.Output.NoContent)
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.BodyMetricDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `metric_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `last_weigh_in`: the account's only weigh-in; `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BodyMetricDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BodyMetricDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.BodyMetricDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.BodyMetricDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)

@@ -548,7 +548,7 @@ public protocol APIProtocol: Sendable {
     func setupComplete(_ input: Operations.SetupComplete.Input) async throws -> Operations.SetupComplete.Output
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
@@ -634,6 +634,57 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /api/v1/user/goals`.
     /// - Remark: Generated from `#/paths//api/v1/user/goals/put(goals_put)`.
     func goalsPut(_ input: Operations.GoalsPut.Input) async throws -> Operations.GoalsPut.Output
+    /// One measure's values over a date range, for a graph
+    ///
+    /// One measure's values over a range of the account's local dates (default the last 365 days; at most 3,660 days apart), oldest first. Weight, body fat and height come from the weigh-ins.
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurement-series`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)`.
+    func measurementSeries(_ input: Operations.MeasurementSeries.Input) async throws -> Operations.MeasurementSeries.Output
+    /// A measure of the account's own
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurement-types`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)`.
+    func measurementTypeCreate(_ input: Operations.MeasurementTypeCreate.Input) async throws -> Operations.MeasurementTypeCreate.Output
+    /// Rename an own measure or change its unit or range
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)`.
+    func measurementTypeUpdate(_ input: Operations.MeasurementTypeUpdate.Input) async throws -> Operations.MeasurementTypeUpdate.Output
+    /// Delete an own measure and its entries
+    ///
+    /// Deletes the type and every entry of it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)`.
+    func measurementTypeDelete(_ input: Operations.MeasurementTypeDelete.Input) async throws -> Operations.MeasurementTypeDelete.Output
+    /// Body measurements, newest first
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)`.
+    func measurementsList(_ input: Operations.MeasurementsList.Input) async throws -> Operations.MeasurementsList.Output
+    /// Record a body measurement
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)`.
+    func measurementCreate(_ input: Operations.MeasurementCreate.Input) async throws -> Operations.MeasurementCreate.Output
+    /// Correct a body measurement
+    ///
+    /// Corrects an entry's value, time or source; its measure stays (a measure or type_id member is refused as unknown).
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)`.
+    func measurementUpdate(_ input: Operations.MeasurementUpdate.Input) async throws -> Operations.MeasurementUpdate.Output
+    /// Delete a body measurement
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)`.
+    func measurementDelete(_ input: Operations.MeasurementDelete.Input) async throws -> Operations.MeasurementDelete.Output
+    /// Standard measures and the account's own types
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measures`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)`.
+    func measuresGet(_ input: Operations.MeasuresGet.Input) async throws -> Operations.MeasuresGet.Output
     /// Body-stats history, newest first
     ///
     /// - Remark: HTTP `GET /api/v1/user/metrics`.
@@ -644,6 +695,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/user/metrics`.
     /// - Remark: Generated from `#/paths//api/v1/user/metrics/post(body_metrics_add)`.
     func bodyMetricsAdd(_ input: Operations.BodyMetricsAdd.Input) async throws -> Operations.BodyMetricsAdd.Output
+    /// Correct a weigh-in; recomputes targets and metrics
+    ///
+    /// Corrects a weigh-in. The daily and trend weights, adaptive expenditure and analytics follow at once; targets and metrics are recomputed in the same transaction when the correction changes them (a new snapshot only then). A height becomes the profile's when this is the latest weigh-in with one.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)`.
+    func bodyMetricUpdate(_ input: Operations.BodyMetricUpdate.Input) async throws -> Operations.BodyMetricUpdate.Output
+    /// Delete a weigh-in; recomputes targets and metrics
+    ///
+    /// Deletes a weigh-in; what reads weight follows as on a correction. The only weigh-in cannot be deleted: targets are computed from it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)`.
+    func bodyMetricDelete(_ input: Operations.BodyMetricDelete.Input) async throws -> Operations.BodyMetricDelete.Output
     /// Display name, sex, age, height, activity, time zone, units
     ///
     /// - Remark: HTTP `GET /api/v1/user/profile`.
@@ -1879,7 +1944,7 @@ extension APIProtocol {
     }
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
@@ -2073,6 +2138,127 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// One measure's values over a date range, for a graph
+    ///
+    /// One measure's values over a range of the account's local dates (default the last 365 days; at most 3,660 days apart), oldest first. Weight, body fat and height come from the weigh-ins.
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurement-series`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-series/get(measurement_series)`.
+    public func measurementSeries(
+        query: Operations.MeasurementSeries.Input.Query = .init(),
+        headers: Operations.MeasurementSeries.Input.Headers = .init()
+    ) async throws -> Operations.MeasurementSeries.Output {
+        try await measurementSeries(Operations.MeasurementSeries.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A measure of the account's own
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurement-types`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/post(measurement_type_create)`.
+    public func measurementTypeCreate(
+        headers: Operations.MeasurementTypeCreate.Input.Headers = .init(),
+        body: Operations.MeasurementTypeCreate.Input.Body
+    ) async throws -> Operations.MeasurementTypeCreate.Output {
+        try await measurementTypeCreate(Operations.MeasurementTypeCreate.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Rename an own measure or change its unit or range
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/patch(measurement_type_update)`.
+    public func measurementTypeUpdate(
+        path: Operations.MeasurementTypeUpdate.Input.Path,
+        headers: Operations.MeasurementTypeUpdate.Input.Headers = .init(),
+        body: Operations.MeasurementTypeUpdate.Input.Body
+    ) async throws -> Operations.MeasurementTypeUpdate.Output {
+        try await measurementTypeUpdate(Operations.MeasurementTypeUpdate.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete an own measure and its entries
+    ///
+    /// Deletes the type and every entry of it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurement-types/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurement-types/{id}/delete(measurement_type_delete)`.
+    public func measurementTypeDelete(
+        path: Operations.MeasurementTypeDelete.Input.Path,
+        headers: Operations.MeasurementTypeDelete.Input.Headers = .init()
+    ) async throws -> Operations.MeasurementTypeDelete.Output {
+        try await measurementTypeDelete(Operations.MeasurementTypeDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Body measurements, newest first
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/get(measurements_list)`.
+    public func measurementsList(
+        query: Operations.MeasurementsList.Input.Query = .init(),
+        headers: Operations.MeasurementsList.Input.Headers = .init()
+    ) async throws -> Operations.MeasurementsList.Output {
+        try await measurementsList(Operations.MeasurementsList.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Record a body measurement
+    ///
+    /// - Remark: HTTP `POST /api/v1/user/measurements`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/post(measurement_create)`.
+    public func measurementCreate(
+        headers: Operations.MeasurementCreate.Input.Headers = .init(),
+        body: Operations.MeasurementCreate.Input.Body
+    ) async throws -> Operations.MeasurementCreate.Output {
+        try await measurementCreate(Operations.MeasurementCreate.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Correct a body measurement
+    ///
+    /// Corrects an entry's value, time or source; its measure stays (a measure or type_id member is refused as unknown).
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/patch(measurement_update)`.
+    public func measurementUpdate(
+        path: Operations.MeasurementUpdate.Input.Path,
+        headers: Operations.MeasurementUpdate.Input.Headers = .init(),
+        body: Operations.MeasurementUpdate.Input.Body
+    ) async throws -> Operations.MeasurementUpdate.Output {
+        try await measurementUpdate(Operations.MeasurementUpdate.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a body measurement
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/measurements/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measurements/{id}/delete(measurement_delete)`.
+    public func measurementDelete(
+        path: Operations.MeasurementDelete.Input.Path,
+        headers: Operations.MeasurementDelete.Input.Headers = .init()
+    ) async throws -> Operations.MeasurementDelete.Output {
+        try await measurementDelete(Operations.MeasurementDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Standard measures and the account's own types
+    ///
+    /// - Remark: HTTP `GET /api/v1/user/measures`.
+    /// - Remark: Generated from `#/paths//api/v1/user/measures/get(measures_get)`.
+    public func measuresGet(headers: Operations.MeasuresGet.Input.Headers = .init()) async throws -> Operations.MeasuresGet.Output {
+        try await measuresGet(Operations.MeasuresGet.Input(headers: headers))
+    }
     /// Body-stats history, newest first
     ///
     /// - Remark: HTTP `GET /api/v1/user/metrics`.
@@ -2097,6 +2283,38 @@ extension APIProtocol {
         try await bodyMetricsAdd(Operations.BodyMetricsAdd.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Correct a weigh-in; recomputes targets and metrics
+    ///
+    /// Corrects a weigh-in. The daily and trend weights, adaptive expenditure and analytics follow at once; targets and metrics are recomputed in the same transaction when the correction changes them (a new snapshot only then). A height becomes the profile's when this is the latest weigh-in with one.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/patch(body_metric_update)`.
+    public func bodyMetricUpdate(
+        path: Operations.BodyMetricUpdate.Input.Path,
+        headers: Operations.BodyMetricUpdate.Input.Headers = .init(),
+        body: Operations.BodyMetricUpdate.Input.Body
+    ) async throws -> Operations.BodyMetricUpdate.Output {
+        try await bodyMetricUpdate(Operations.BodyMetricUpdate.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a weigh-in; recomputes targets and metrics
+    ///
+    /// Deletes a weigh-in; what reads weight follows as on a correction. The only weigh-in cannot be deleted: targets are computed from it.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/user/metrics/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/user/metrics/{id}/delete(body_metric_delete)`.
+    public func bodyMetricDelete(
+        path: Operations.BodyMetricDelete.Input.Path,
+        headers: Operations.BodyMetricDelete.Input.Headers = .init()
+    ) async throws -> Operations.BodyMetricDelete.Output {
+        try await bodyMetricDelete(Operations.BodyMetricDelete.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// Display name, sex, age, height, activity, time zone, units
