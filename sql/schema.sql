@@ -2231,6 +2231,12 @@ declare
   v_target_problems jsonb;
   v_entry app.body_measurements;
   v_replayed text;
+  v_client_id uuid;
+  v_measure text;
+  v_type_id uuid;
+  v_value numeric;
+  v_recorded_at timestamptz;
+  v_source text;
 begin
   v_replayed := app.replayed_key('app.body_measurements', v_user_id, v_body);
   if v_replayed is not null then
@@ -2242,10 +2248,16 @@ begin
                                         then app.measurement_value_problem(v_user_id, v_body ->> 'measure',
                                                                            app.read_uuid(v_body, 'type_id'), v_body, true)
                                         else app.field_problem(v_body, 'value', 'app.measurement_value') end));
+  -- The values are read first: Citus sends the insert to the user's worker, which takes no
+  -- call of a stable function in its values.
+  v_client_id := app.read_uuid(v_body, 'client_id');
+  v_measure := app.read_text(v_body, 'measure');
+  v_type_id := app.read_uuid(v_body, 'type_id');
+  v_value := app.read_number(v_body, 'value');
+  v_recorded_at := coalesce(app.read_timestamp(v_body, 'recorded_at'), now());
+  v_source := coalesce(app.read_text(v_body, 'source'), 'manual');
   insert into app.body_measurements (user_id, client_id, measure, type_id, value, recorded_at, source)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), app.read_text(v_body, 'measure'), app.read_uuid(v_body, 'type_id'),
-          app.read_number(v_body, 'value'), coalesce(app.read_timestamp(v_body, 'recorded_at'), now()),
-          coalesce(app.read_text(v_body, 'source'), 'manual'))
+  values (v_user_id, v_client_id, v_measure, v_type_id, v_value, v_recorded_at, v_source)
   returning * into v_entry;
   return app.measurement_json(v_entry);
 end
@@ -6950,8 +6962,20 @@ CREATE FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document json
 declare
   v_types jsonb := coalesce(p_document -> 'measurement_types', '[]');
   v_entries jsonb := coalesce(p_document -> 'body_measurements', '[]');
+  v_type_ids uuid[];
+  v_type_names text[];
+  v_type_units text[];
+  v_type_minimums numeric[];
+  v_type_maximums numeric[];
+  v_type_times timestamptz[];
   v_type_map jsonb;
-  v_held jsonb;
+  v_times timestamptz[];
+  v_measures text[];
+  v_entry_types uuid[];
+  v_values numeric[];
+  v_sources text[];
+  v_created timestamptz[];
+  v_held text[];
   v_count integer;
 begin
   if jsonb_typeof(v_types) <> 'array' then
@@ -6960,29 +6984,58 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-    from app.import_liftbase_section(p_user_id, 'measurement_types', v_types, imported, skipped_duplicates) as s;
+  -- The document's rows are read into arrays first, and each insert selects from the user's
+  -- settings row: Citus then sends it whole to the user's worker, where a reader of the
+  -- document in the insert's values fails ("integer = boolean"), and COPY (an insert from a
+  -- plain list) meets row-level security (docs/scaling.md).
+  select coalesce(array_agg(app.read_uuid(r, 'id') order by n), '{}'), coalesce(array_agg(btrim(r ->> 'name') order by n), '{}'),
+         coalesce(array_agg(btrim(r ->> 'unit') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'min_value') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'max_value') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times
+    from jsonb_array_elements(v_types) with ordinality as x (r, n);
+  -- A type whose id or name (in any case) the account holds already is skipped.
+  insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
+  select u.user_id, t.id, t.name, t.unit, t.min_value, t.max_value, t.created_at
+    from app.user_settings as u
+   cross join unnest(v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times)
+         as t (id, name, unit, min_value, max_value, created_at)
+   where u.user_id = p_user_id
+  on conflict do nothing;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + cardinality(v_type_ids) - v_count;
   -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
-    from jsonb_array_elements(v_types) as r
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'));
-  -- Read first, as for body metrics (Citus plans no subquery on the written table).
-  select coalesce(jsonb_agg(jsonb_build_array(b.recorded_at, coalesce(b.measure, b.type_id::text), b.value)), '[]')
+  select coalesce(jsonb_object_agg(d.id, t.id), '{}') into v_type_map
+    from unnest(v_type_ids, v_type_names) as d (id, name)
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(d.name);
+
+  -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
+  -- document, and one the account holds (same time, measure and value) are left out. The
+  -- entries held are read first, as for body metrics.
+  select coalesce(array_agg(concat_ws('|', b.recorded_at, coalesce(b.measure, b.type_id::text), trim_scale(b.value))),
+                  '{}')
     into v_held
     from app.body_measurements as b where b.user_id = p_user_id;
-  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
-  select u.user_id, app.read_timestamp(r, 'recorded_at'), r ->> 'measure', app.read_uuid(v_type_map, r ->> 'type_id'),
-         app.read_number(r, 'value'), coalesce(r ->> 'source', 'manual'),
-         coalesce(app.read_timestamp(r, 'created_at'), now())
-    from app.user_settings as u
-   cross join jsonb_array_elements(v_entries) as r
-   where u.user_id = p_user_id
-     -- A measure this server lacks, or an entry of no type of the document, is left out.
-     and (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
+  select coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
+         coalesce(array_agg(r ->> 'measure' order by n), '{}'),
+         coalesce(array_agg(app.read_uuid(v_type_map, r ->> 'type_id') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
+         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_times, v_measures, v_entry_types, v_values, v_sources, v_created
+    from jsonb_array_elements(v_entries) with ordinality as x (r, n)
+   where (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
           or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
-     and not v_held @> jsonb_build_array(jsonb_build_array(
-           app.read_timestamp(r, 'recorded_at'),
-           coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')), app.read_number(r, 'value')));
+     and concat_ws('|', app.read_timestamp(r, 'recorded_at'), coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
+                   trim_scale(app.read_number(r, 'value'))) <> all (v_held);
+  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
+  select u.user_id, e.recorded_at, e.measure, e.type_id, e.value, e.source, e.created_at
+    from app.user_settings as u
+   cross join unnest(v_times, v_measures, v_entry_types, v_values, v_sources, v_created)
+         as e (recorded_at, measure, type_id, value, source, created_at)
+   where u.user_id = p_user_id;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
@@ -7460,16 +7513,6 @@ begin
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
          and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
-      on conflict do nothing;
-    when 'measurement_types' then
-      -- A type whose name the account holds already is that one (app.import_liftbase_measurements
-      -- follows its entries there): skipped here.
-      insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
-      select u.user_id, app.read_uuid(r, 'id'), btrim(r ->> 'name'), btrim(r ->> 'unit'), app.read_number(r, 'min_value'),
-             app.read_number(r, 'max_value'), coalesce(app.read_timestamp(r, 'created_at'), now())
-        from app.user_settings as u
-       cross join jsonb_array_elements(v_rows) as r
-       where u.user_id = p_user_id
       on conflict do nothing;
     when 'target_snapshots' then
       -- As body metrics.
@@ -15183,7 +15226,7 @@ declare
   reference_tables constant text[] := array[
     'auth.users', 'app.muscles', 'app.equipment', 'app.exercises', 'app.templates',
     'app.template_exercises', 'app.foods', 'app.food_portions', 'app.food_name_words',
-    'app.food_catalog_version', 'app.rpe_chart', 'app.tracking_type_exceptions'];
+    'app.food_catalog_version', 'app.rpe_chart', 'app.tracking_type_exceptions', 'app.measures'];
   -- Looked up by something other than the user (a token's hash, an email, an id): they stay
   -- on the coordinator, where one indexed read answers, as Citus-managed local tables (so
   -- that their foreign keys to auth.users still hold).

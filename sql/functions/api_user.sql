@@ -339,6 +339,12 @@ declare
   v_target_problems jsonb;
   v_entry app.body_measurements;
   v_replayed text;
+  v_client_id uuid;
+  v_measure text;
+  v_type_id uuid;
+  v_value numeric;
+  v_recorded_at timestamptz;
+  v_source text;
 begin
   v_replayed := app.replayed_key('app.body_measurements', v_user_id, v_body);
   if v_replayed is not null then
@@ -350,10 +356,16 @@ begin
                                         then app.measurement_value_problem(v_user_id, v_body ->> 'measure',
                                                                            app.read_uuid(v_body, 'type_id'), v_body, true)
                                         else app.field_problem(v_body, 'value', 'app.measurement_value') end));
+  -- The values are read first: Citus sends the insert to the user's worker, which takes no
+  -- call of a stable function in its values.
+  v_client_id := app.read_uuid(v_body, 'client_id');
+  v_measure := app.read_text(v_body, 'measure');
+  v_type_id := app.read_uuid(v_body, 'type_id');
+  v_value := app.read_number(v_body, 'value');
+  v_recorded_at := coalesce(app.read_timestamp(v_body, 'recorded_at'), now());
+  v_source := coalesce(app.read_text(v_body, 'source'), 'manual');
   insert into app.body_measurements (user_id, client_id, measure, type_id, value, recorded_at, source)
-  values (v_user_id, app.read_uuid(v_body, 'client_id'), app.read_text(v_body, 'measure'), app.read_uuid(v_body, 'type_id'),
-          app.read_number(v_body, 'value'), coalesce(app.read_timestamp(v_body, 'recorded_at'), now()),
-          coalesce(app.read_text(v_body, 'source'), 'manual'))
+  values (v_user_id, v_client_id, v_measure, v_type_id, v_value, v_recorded_at, v_source)
   returning * into v_entry;
   return app.measurement_json(v_entry);
 end

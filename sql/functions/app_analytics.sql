@@ -482,6 +482,9 @@ stable
 as $$
   select w.day, w.weight_kg, w.trend_kg from app.body_weight_days as w where w.user_id = p_user_id
 $$;
+-- On Citus: the same query in PL/pgSQL (liftbase_meta.on_citus_as_plpgsql says why). As SQL,
+-- GET /analytics/weight and the expenditure estimate read no day there.
+select liftbase_meta.on_citus_as_plpgsql('app.daily_weights(uuid)');
 
 -- The daily weights (app.body_weight_days) rebuilt from the weigh-ins: for one user, or for
 -- every user when p_user_id is null. Idempotent; what the triggers of migration 0022 keep

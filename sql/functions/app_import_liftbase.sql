@@ -83,16 +83,6 @@ begin
        where u.user_id = p_user_id
          and coalesce(app.read_timestamp(r, 'recorded_at') not in (select h from unnest(v_held_times) as h), true)
       on conflict do nothing;
-    when 'measurement_types' then
-      -- A type whose name the account holds already is that one (app.import_liftbase_measurements
-      -- follows its entries there): skipped here.
-      insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
-      select u.user_id, app.read_uuid(r, 'id'), btrim(r ->> 'name'), btrim(r ->> 'unit'), app.read_number(r, 'min_value'),
-             app.read_number(r, 'max_value'), coalesce(app.read_timestamp(r, 'created_at'), now())
-        from app.user_settings as u
-       cross join jsonb_array_elements(v_rows) as r
-       where u.user_id = p_user_id
-      on conflict do nothing;
     when 'target_snapshots' then
       -- As body metrics.
       select coalesce(array_agg(t.computed_at), '{}'), coalesce(array_agg(t.reason), '{}') into v_held_times, v_held_reasons
@@ -508,8 +498,20 @@ as $$
 declare
   v_types jsonb := coalesce(p_document -> 'measurement_types', '[]');
   v_entries jsonb := coalesce(p_document -> 'body_measurements', '[]');
+  v_type_ids uuid[];
+  v_type_names text[];
+  v_type_units text[];
+  v_type_minimums numeric[];
+  v_type_maximums numeric[];
+  v_type_times timestamptz[];
   v_type_map jsonb;
-  v_held jsonb;
+  v_times timestamptz[];
+  v_measures text[];
+  v_entry_types uuid[];
+  v_values numeric[];
+  v_sources text[];
+  v_created timestamptz[];
+  v_held text[];
   v_count integer;
 begin
   if jsonb_typeof(v_types) <> 'array' then
@@ -518,29 +520,58 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select s.imported, s.skipped_duplicates into imported, skipped_duplicates
-    from app.import_liftbase_section(p_user_id, 'measurement_types', v_types, imported, skipped_duplicates) as s;
+  -- The document's rows are read into arrays first, and each insert selects from the user's
+  -- settings row: Citus then sends it whole to the user's worker, where a reader of the
+  -- document in the insert's values fails ("integer = boolean"), and COPY (an insert from a
+  -- plain list) meets row-level security (docs/scaling.md).
+  select coalesce(array_agg(app.read_uuid(r, 'id') order by n), '{}'), coalesce(array_agg(btrim(r ->> 'name') order by n), '{}'),
+         coalesce(array_agg(btrim(r ->> 'unit') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'min_value') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'max_value') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times
+    from jsonb_array_elements(v_types) with ordinality as x (r, n);
+  -- A type whose id or name (in any case) the account holds already is skipped.
+  insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
+  select u.user_id, t.id, t.name, t.unit, t.min_value, t.max_value, t.created_at
+    from app.user_settings as u
+   cross join unnest(v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times)
+         as t (id, name, unit, min_value, max_value, created_at)
+   where u.user_id = p_user_id
+  on conflict do nothing;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + cardinality(v_type_ids) - v_count;
   -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
-    from jsonb_array_elements(v_types) as r
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'));
-  -- Read first, as for body metrics (Citus plans no subquery on the written table).
-  select coalesce(jsonb_agg(jsonb_build_array(b.recorded_at, coalesce(b.measure, b.type_id::text), b.value)), '[]')
+  select coalesce(jsonb_object_agg(d.id, t.id), '{}') into v_type_map
+    from unnest(v_type_ids, v_type_names) as d (id, name)
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(d.name);
+
+  -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
+  -- document, and one the account holds (same time, measure and value) are left out. The
+  -- entries held are read first, as for body metrics.
+  select coalesce(array_agg(concat_ws('|', b.recorded_at, coalesce(b.measure, b.type_id::text), trim_scale(b.value))),
+                  '{}')
     into v_held
     from app.body_measurements as b where b.user_id = p_user_id;
-  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
-  select u.user_id, app.read_timestamp(r, 'recorded_at'), r ->> 'measure', app.read_uuid(v_type_map, r ->> 'type_id'),
-         app.read_number(r, 'value'), coalesce(r ->> 'source', 'manual'),
-         coalesce(app.read_timestamp(r, 'created_at'), now())
-    from app.user_settings as u
-   cross join jsonb_array_elements(v_entries) as r
-   where u.user_id = p_user_id
-     -- A measure this server lacks, or an entry of no type of the document, is left out.
-     and (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
+  select coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
+         coalesce(array_agg(r ->> 'measure' order by n), '{}'),
+         coalesce(array_agg(app.read_uuid(v_type_map, r ->> 'type_id') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
+         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_times, v_measures, v_entry_types, v_values, v_sources, v_created
+    from jsonb_array_elements(v_entries) with ordinality as x (r, n)
+   where (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
           or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
-     and not v_held @> jsonb_build_array(jsonb_build_array(
-           app.read_timestamp(r, 'recorded_at'),
-           coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')), app.read_number(r, 'value')));
+     and concat_ws('|', app.read_timestamp(r, 'recorded_at'), coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
+                   trim_scale(app.read_number(r, 'value'))) <> all (v_held);
+  insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
+  select u.user_id, e.recorded_at, e.measure, e.type_id, e.value, e.source, e.created_at
+    from app.user_settings as u
+   cross join unnest(v_times, v_measures, v_entry_types, v_values, v_sources, v_created)
+         as e (recorded_at, measure, type_id, value, source, created_at)
+   where u.user_id = p_user_id;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;

@@ -53,7 +53,7 @@ declare
   reference_tables constant text[] := array[
     'auth.users', 'app.muscles', 'app.equipment', 'app.exercises', 'app.templates',
     'app.template_exercises', 'app.foods', 'app.food_portions', 'app.food_name_words',
-    'app.food_catalog_version', 'app.rpe_chart', 'app.tracking_type_exceptions'];
+    'app.food_catalog_version', 'app.rpe_chart', 'app.tracking_type_exceptions', 'app.measures'];
   -- Looked up by something other than the user (a token's hash, an email, an id): they stay
   -- on the coordinator, where one indexed read answers, as Citus-managed local tables (so
   -- that their foreign keys to auth.users still hold).

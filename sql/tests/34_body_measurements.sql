@@ -4,7 +4,7 @@
 -- ranges, are corrected and deleted, and a measure's series reads one range of a user's rows.
 begin;
 \ir support/helpers.psql
-select plan(38);
+select plan(41);
 
 select pg_temp.sign_up('a', 'measures-a@example.com', 'measures a password');
 select pg_temp.sign_up('b', 'measures-b@example.com', 'measures b password');
@@ -124,6 +124,22 @@ select is(pg_temp.call('measurement_series', 'a', null, '{"measure": "weight"}')
   'weight''s series reads the weigh-ins');
 select is(pg_temp.error_of('measurement_series', 'a', null, '{"measure": "waist", "from": "2000-01-01", "to": "2024-01-01"}') ->> 'code',
   'range_too_large', 'a series is at most ten years');
+
+-- A document's type named like one the account holds is that one; a measure this server
+-- lacks is left out; the same document again adds nothing.
+create temporary table document as select jsonb_build_object('format', 'liftbase-export', 'version', 2,
+  'measurement_types', jsonb_build_array(jsonb_build_object('id', '0b5e9d3c-0000-4000-8000-000000000001', 'name', 'grip', 'unit', 'kg')),
+  'body_measurements', jsonb_build_array(
+    jsonb_build_object('recorded_at', '2024-07-01T06:00:00Z', 'type_id', '0b5e9d3c-0000-4000-8000-000000000001', 'value', 60),
+    jsonb_build_object('recorded_at', '2024-07-01T06:00:00Z', 'measure', 'hips', 'value', 98.50, 'source', 'scale'),
+    jsonb_build_object('recorded_at', '2024-07-01T06:00:00Z', 'measure', 'wingspan', 'value', 190))) as doc;
+grant select on document to liftbase_api;
+select is(pg_temp.call('import_liftbase', 'a', (select doc from document)) -> 'imported', '2',
+  'an import brings the entries of measures this server has');
+select is((select type_id::text from app.body_measurements where value = 60), (select type ->> 'id' from types),
+  'an entry of a document''s type lands on the account''s type of that name');
+select is(pg_temp.call('import_liftbase', 'a', (select doc from document)) -> 'imported', '0',
+  'the same document again adds nothing');
 
 -- Deleting a type deletes its entries.
 select pg_temp.call('measurement_type_delete', 'a', null, jsonb_build_object('id', (select type ->> 'id' from types)));
