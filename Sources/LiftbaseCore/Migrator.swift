@@ -193,8 +193,16 @@ public struct Migrator: Sendable {
         guard modified.isEmpty else { throw MigratorError.modified(modified) }
 
         let due = pending(applied: applied)
+        // On Citus a migration runs one statement at a time (in its transaction, and with
+        // the setting of `apply` below): a DDL
+        // command on a distributed table is sent on to the workers with the text of the
+        // query that held it, and a text of several statements is refused there ("cannot
+        // insert multiple commands into a prepared statement"). A cluster distributed before
+        // a migration that alters its tables would otherwise never upgrade.
+        let onCitus =
+            try connection.query("select exists (select from pg_extension where extname = 'citus')").scalar == "t"
         for migration in due where migration.kind == .versioned {
-            try apply([migration], on: connection, progress: progress)
+            try apply([migration], on: connection, oneStatementAtATime: onCitus, progress: progress)
         }
         let functions = due.filter { $0.kind == .repeatable }
         if !functions.isEmpty { try apply(functions, on: connection, progress: progress) }
@@ -225,20 +233,35 @@ public struct Migrator: Sendable {
     }
 
     /// Applies `files` and records them in one transaction; progress lines are printed
-    /// once it committed.
-    private func apply(_ files: [File], on connection: Connection, progress: (String) -> Void) throws {
+    /// once it committed. `oneStatementAtATime`: each file's statements are sent one by one.
+    private func apply(
+        _ files: [File],
+        on connection: Connection,
+        oneStatementAtATime: Bool = false,
+        progress: (String) -> Void
+    ) throws {
         var current = files[0].name
         var lines: [String] = []
         do {
             try connection.execute("begin")
             try connection.execute("set local role liftbase_owner")
+            // On a cluster distributed before, a table a migration makes with a key to a
+            // reference table (auth.users) would become a Citus local table at once, whose
+            // row-level security policies Citus refuses, and which the distribution then
+            // leaves on the coordinator. Kept a plain table, it is distributed by user_id at
+            // the end of the run (distributeOnCitus), as the first distribution does.
+            if oneStatementAtATime {
+                try connection.execute("set local citus.enable_local_reference_table_foreign_keys = off")
+            }
             // Function files may reference each other in any order; plpgsql_check in
             // Scripts/test validates the bodies once all are in place.
             if files[0].kind == .repeatable { try connection.execute("set local check_function_bodies = off") }
             for file in files {
                 current = file.name
                 let started = ContinuousClock.now
-                try connection.execute(file.sql)
+                for statement in oneStatementAtATime ? SQLStatements.split(file.sql) : [file.sql] {
+                    try connection.execute(statement)
+                }
                 let elapsed = ContinuousClock.now - started
                 try connection.query(
                     """
