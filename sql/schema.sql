@@ -452,6 +452,20 @@ ALTER DOMAIN app.uuid_value OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.uuid_value IS 'must be a UUID';
 
+CREATE DOMAIN app.water_ml AS numeric
+	CONSTRAINT water_ml_check CHECK (((VALUE > (0)::numeric) AND (VALUE <= (5000)::numeric)));
+
+ALTER DOMAIN app.water_ml OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.water_ml IS 'must be more than 0 and at most 5000 (ml in one entry)';
+
+CREATE DOMAIN app.water_target_ml AS integer
+	CONSTRAINT water_target_ml_check CHECK (((VALUE >= 500) AND (VALUE <= 10000)));
+
+ALTER DOMAIN app.water_target_ml OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.water_target_ml IS 'must be a whole number between 500 and 10000';
+
 CREATE DOMAIN app.webhook_events AS text[]
 	CONSTRAINT webhook_events_check CHECK ((((cardinality(VALUE) >= 1) AND (cardinality(VALUE) <= 5)) AND (VALUE <@ ARRAY['workout.logged'::text, 'diary.changed'::text, 'metrics.updated'::text, 'goal.changed'::text, 'account.deleted'::text])));
 
@@ -2563,6 +2577,7 @@ begin
   return jsonb_build_object(
     'date', v_date,
     'totals', v_totals,
+    'water', app.water_day_totals(v_user_id, v_date),
     'targets', case when v_targets is not null then jsonb_build_object(
       'calories', v_targets -> 'calories', 'protein_g', v_targets -> 'protein_g',
       'carbs_g', v_targets -> 'carbs_g', 'fat_g', v_targets -> 'fat_g') end,
@@ -3295,16 +3310,18 @@ begin
     'calories', app.field_problem(v_body, 'calories', 'app.target_calories', false),
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
-    'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
+    'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false),
+    'water_ml', app.field_problem(v_body, 'water_ml', 'app.water_target_ml', false)));
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
+  insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g, water_ml)
   values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
-          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
+          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'), app.read_integer(v_body, 'water_ml'))
   on conflict (user_id) do update
     set calories = case when v_body ? 'calories' then excluded.calories else o.calories end,
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
         carbs_g = case when v_body ? 'carbs_g' then excluded.carbs_g else o.carbs_g end,
         fat_g = case when v_body ? 'fat_g' then excluded.fat_g else o.fat_g end,
+        water_ml = case when v_body ? 'water_ml' then excluded.water_ml else o.water_ml end,
         updated_at = excluded.updated_at;
   return app.effective_targets(v_user_id);
 end
@@ -3409,6 +3426,105 @@ end
 $$;
 
 ALTER FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.water_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_entry app.water_entries;
+  v_replayed text;
+  -- Read before the insert: Citus takes no call of a stable function in the values of a
+  -- write sent to the user's worker.
+  v_client_id uuid;
+  v_recorded_at timestamptz;
+  v_entry_date date;
+  v_amount numeric;
+  v_source text;
+begin
+  v_replayed := app.replayed_key('app.water_entries', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.water_entry_json(app.find_water_entry(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  perform app.raise_if_invalid(app.water_entry_problems(v_body, true));
+  v_client_id := app.read_uuid(v_body, 'client_id');
+  v_recorded_at := coalesce(app.read_timestamp(v_body, 'recorded_at'), now());
+  v_entry_date := coalesce(app.read_date(v_body, 'entry_date'),
+                           (v_recorded_at at time zone app.user_timezone(v_user_id))::date);
+  v_amount := app.read_number(v_body, 'amount_ml');
+  v_source := coalesce(app.read_text(v_body, 'source'), 'manual');
+  insert into app.water_entries (user_id, client_id, entry_date, recorded_at, amount_ml, source)
+  values (v_user_id, v_client_id, v_entry_date, v_recorded_at, v_amount, v_source)
+  returning * into v_entry;
+  return app.water_entry_json(v_entry);
+end
+$$;
+
+ALTER FUNCTION api.water_create(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.water_day(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
+begin
+  return jsonb_build_object('date', v_date) || app.water_day_totals(v_user_id, v_date) || jsonb_build_object(
+    'items', coalesce((select jsonb_agg(app.water_entry_json(row(w.*)::app.water_entries) order by w.recorded_at, w.id)
+                         from app.water_entries as w where w.user_id = v_user_id and w.entry_date = v_date), '[]'));
+end
+$$;
+
+ALTER FUNCTION api.water_day(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.water_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.water_entries := app.find_water_entry(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'water_entry', v_entry.id::text, p_args);
+  delete from app.water_entries where user_id = v_user_id and id = v_entry.id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.water_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.water_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.water_entries := app.find_water_entry(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's coalesce.
+  v_amount numeric;
+  v_recorded_at timestamptz;
+  v_entry_date date;
+  v_source text;
+begin
+  perform app.check_if_match(v_user_id, 'water_entry', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.water_entry_problems(v_body, false));
+  v_amount := app.read_number(v_body, 'amount_ml');
+  v_recorded_at := app.read_timestamp(v_body, 'recorded_at');
+  v_entry_date := app.read_date(v_body, 'entry_date');
+  v_source := app.read_text(v_body, 'source');
+  update app.water_entries
+     set amount_ml = coalesce(v_amount, amount_ml),
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         entry_date = coalesce(v_entry_date, entry_date),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = v_user_id and id = v_entry.id
+  returning * into v_entry;
+  return app.water_entry_json(v_entry);
+end
+$$;
+
+ALTER FUNCTION api.water_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
@@ -4462,17 +4578,19 @@ begin
     'protein_g', coalesce(o.protein_g, s.protein_g),
     'carbs_g', coalesce(o.carbs_g, s.carbs_g),
     'fat_g', coalesce(o.fat_g, s.fat_g),
+    'water_ml', app.water_target_ml(p_user_id),
     'source', jsonb_build_object(
       'calories', case when o.calories is not null then 'override' else 'computed' end,
       'protein_g', case when o.protein_g is not null then 'override' else 'computed' end,
       'carbs_g', case when o.carbs_g is not null then 'override' else 'computed' end,
-      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end),
+      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end,
+      'water_ml', case when o.water_ml is not null then 'override' else 'computed' end),
     'computed', case when s.id is not null then jsonb_build_object(
       'snapshot_id', s.id, 'computed_at', s.computed_at, 'calories', s.calories, 'protein_g', s.protein_g,
       'carbs_g', s.carbs_g, 'fat_g', s.fat_g, 'warnings', s.warnings) end,
     'overrides', case when o.user_id is not null then jsonb_build_object(
       'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
-      'updated_at', o.updated_at) end)
+      'water_ml', o.water_ml, 'updated_at', o.updated_at) end)
     from (select p_user_id as user_id) as u
     left join app.target_overrides as o on o.user_id = u.user_id
    where s.id is not null or o.user_id is not null);
@@ -5066,6 +5184,15 @@ begin
      where f.user_id = p_user_id
     window w as (order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id)
      order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id;
+  return next '],"water_entries":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('id', e.id, 'entry_date', e.entry_date, 'recorded_at', e.recorded_at,
+                                'amount_ml', e.amount_ml, 'source', e.source, 'created_at', e.created_at)::text
+      from app.water_entries as e
+     where e.user_id = p_user_id
+    window w as (order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id)
+     order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id;
   return next ']}';
 end
 $$;
@@ -5109,7 +5236,7 @@ begin
         from app.goals as g where g.user_id = p_user_id), 'null'),
     '"target_override":' || coalesce((
       select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g,
-                               'fat_g', o.fat_g)::text
+                               'fat_g', o.fat_g, 'water_ml', o.water_ml)::text
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
@@ -5675,6 +5802,41 @@ end
 $$;
 
 ALTER FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.water_entries (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    client_id uuid,
+    entry_date date NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    amount_ml app.water_ml NOT NULL,
+    source app.measurement_source DEFAULT 'manual'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone
+);
+
+ALTER TABLE ONLY app.water_entries FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.water_entries OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.water_entries IS 'What a person drank: ml, the day it counts on, when and from where (docs/health.md)';
+
+CREATE FUNCTION app.find_water_entry(p_user_id uuid, p_args jsonb) RETURNS app.water_entries
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_entry app.water_entries;
+begin
+  select w.* into v_entry from app.water_entries as w
+   where w.user_id = p_user_id and w.id = app.number_id_parameter(p_args, 'id');
+  if v_entry.id is null then
+    perform app.raise_error(404, 'water_entry_not_found', 'No such water entry.');
+  end if;
+  return v_entry;
+end
+$$;
+
+ALTER FUNCTION app.find_water_entry(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.finish_fdc_import() RETURNS jsonb
     LANGUAGE plpgsql
@@ -6915,6 +7077,8 @@ begin
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'food_entries', v_document -> 'food_entries', imported,
                                        skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_water(p_user_id, v_document, imported, skipped_duplicates) as s;
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
     end if;
@@ -7055,6 +7219,7 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('goals', 'goal_type', 'string'), ('goals', 'goal_rate_per_week', 'number'), ('goals', 'created_at', 'timestamp'),
       ('target_override', 'calories', 'integer'), ('target_override', 'protein_g', 'integer'),
       ('target_override', 'carbs_g', 'integer'), ('target_override', 'fat_g', 'integer'),
+      ('target_override', 'water_ml', 'integer'),
       ('body_metrics', 'id', 'integer'), ('body_metrics', 'recorded_at', 'timestamp'), ('body_metrics', 'weight_kg', 'number'),
       ('body_metrics', 'body_fat_pct', 'number'), ('body_metrics', 'height_cm', 'number'),
       ('body_metrics', 'created_at', 'timestamp'), ('body_metrics', 'source', 'string'),
@@ -7064,6 +7229,9 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('body_measurements', 'recorded_at', 'timestamp'), ('body_measurements', 'measure', 'string'),
       ('body_measurements', 'type_id', 'uuid'), ('body_measurements', 'value', 'number'),
       ('body_measurements', 'source', 'string'), ('body_measurements', 'created_at', 'timestamp'),
+      ('water_entries', 'entry_date', 'date'), ('water_entries', 'recorded_at', 'timestamp'),
+      ('water_entries', 'amount_ml', 'number'), ('water_entries', 'source', 'string'),
+      ('water_entries', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -7478,9 +7646,9 @@ begin
       skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
       return;
     when 'target_override' then
-      insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g)
+      insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g, water_ml)
       select p_user_id, app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
-             app.read_integer(r, 'fat_g')
+             app.read_integer(r, 'fat_g'), app.read_integer(r, 'water_ml')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'equipment_selection' then
@@ -7686,6 +7854,49 @@ end
 $_$;
 
 ALTER FUNCTION app.import_liftbase_value_problems(p_document jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.import_liftbase_water(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_entries jsonb := coalesce(p_document -> 'water_entries', '[]');
+  v_held text[];
+  v_dates date[];
+  v_times timestamptz[];
+  v_amounts numeric[];
+  v_sources text[];
+  v_created timestamptz[];
+  v_count integer;
+begin
+  if jsonb_typeof(v_entries) <> 'array' then
+    v_entries := '[]';
+  end if;
+  select coalesce(array_agg(concat_ws('|', w.recorded_at, trim_scale(w.amount_ml))), '{}') into v_held
+    from app.water_entries as w where w.user_id = p_user_id;
+  select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
+                                     (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
+                            order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'amount_ml') order by n), '{}'),
+         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_dates, v_times, v_amounts, v_sources, v_created
+    from jsonb_array_elements(v_entries) with ordinality as x (r, n)
+   where concat_ws('|', app.read_timestamp(r, 'recorded_at'), trim_scale(app.read_number(r, 'amount_ml')))
+         <> all (v_held);
+  insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
+  select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
+    from app.user_settings as u
+   cross join unnest(v_dates, v_times, v_amounts, v_sources, v_created)
+         as e (entry_date, recorded_at, amount_ml, source, created_at)
+   where u.user_id = p_user_id;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
+end
+$$;
+
+ALTER FUNCTION app.import_liftbase_water(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_line_problem(p_line integer, p_problem text) RETURNS app.import_set_row
     LANGUAGE plpgsql IMMUTABLE
@@ -10844,6 +11055,8 @@ begin
     when 'app.body_measurements'::regclass then
       select t.id::text into v_id from app.body_measurements as t
        where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.water_entries'::regclass then
+      select t.id::text into v_id from app.water_entries as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then
       select t.id::text into v_id from app.webhook_subscriptions as t
        where t.user_id = p_user_id and t.client_id = v_client_id;
@@ -10979,10 +11192,12 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
                                       'reminders.meals.enabled', 'reminders.meals.times', 'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
-    when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g']
+    when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']
     when 'two_factor_confirm' then array['code']
     when 'two_factor_disable' then array['code', 'password']
     when 'two_factor_enrol' then array['password']
+    when 'water_create' then array['amount_ml', 'client_id', 'entry_date', 'recorded_at', 'source']
+    when 'water_update' then array['amount_ml', 'entry_date', 'recorded_at', 'source']
     when 'webhook_create' then array['client_id', 'events', 'url']
     when 'sessions_create' then app.session_body_members()
     when 'session_replace' then app.session_body_members()
@@ -12028,6 +12243,8 @@ begin
                               where b.user_id = p_user_id and b.id = p_id::bigint)
     when 'measurement' then (select app.measurement_json(row(b.*)::app.body_measurements) from app.body_measurements as b
                               where b.user_id = p_user_id and b.id = p_id::bigint)
+    when 'water_entry' then (select app.water_entry_json(row(w.*)::app.water_entries) from app.water_entries as w
+                              where w.user_id = p_user_id and w.id = p_id::bigint)
     when 'measurement_type' then (select app.measurement_type_json(row(t.*)::app.measurement_types)
                                     from app.measurement_types as t
                                    where t.user_id = p_user_id and t.id = app.id_parameter(v_args))
@@ -12511,6 +12728,63 @@ CREATE FUNCTION app.visible_exercises(p_user_id uuid) RETURNS TABLE(id uuid, nam
 $$;
 
 ALTER FUNCTION app.visible_exercises(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.water_day_totals(p_user_id uuid, p_date date) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_target integer := app.water_target_ml(p_user_id);
+  v_total numeric;
+  v_entries bigint;
+begin
+  select coalesce(sum(w.amount_ml), 0), count(*) into v_total, v_entries
+    from app.water_entries as w where w.user_id = p_user_id and w.entry_date = p_date;
+  return jsonb_build_object('total_ml', v_total, 'target_ml', v_target, 'remaining_ml', v_target - v_total,
+                            'entries', v_entries);
+end
+$$;
+
+ALTER FUNCTION app.water_day_totals(p_user_id uuid, p_date date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.water_entry_json(p_entry app.water_entries) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object('id', p_entry.id, 'entry_date', p_entry.entry_date, 'recorded_at', p_entry.recorded_at,
+                            'amount_ml', p_entry.amount_ml, 'source', p_entry.source, 'created_at', p_entry.created_at,
+                            'updated_at', p_entry.updated_at)
+$$;
+
+ALTER FUNCTION app.water_entry_json(p_entry app.water_entries) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.water_entry_problems(p_body jsonb, p_creating boolean) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  select jsonb_build_object(
+    'amount_ml', app.field_problem(p_body, 'amount_ml', 'app.water_ml', p_creating or p_body ? 'amount_ml'),
+    'entry_date', app.field_problem(p_body, 'entry_date', 'app.calendar_date', not p_creating and p_body ? 'entry_date'))
+    || app.measurement_time_problems(p_body, p_creating)
+$$;
+
+ALTER FUNCTION app.water_entry_problems(p_body jsonb, p_creating boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.water_target_ml(p_user_id uuid) RETURNS integer
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_override integer;
+  v_weight numeric;
+begin
+  select o.water_ml into v_override from app.target_overrides as o where o.user_id = p_user_id;
+  if v_override is not null then
+    return v_override;
+  end if;
+  select b.weight_kg into v_weight from app.body_metrics as b
+   where b.user_id = p_user_id order by b.recorded_at desc, b.id desc limit 1;
+  return least(greatest(round(35 * v_weight / 50) * 50, 500), 10000)::integer;
+end
+$$;
+
+ALTER FUNCTION app.water_target_ml(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.webhook_account_deleted() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -16046,7 +16320,8 @@ CREATE TABLE app.target_overrides (
     protein_g app.macro_grams,
     carbs_g app.macro_grams,
     fat_g app.macro_grams,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    water_ml app.water_target_ml
 );
 
 ALTER TABLE ONLY app.target_overrides FORCE ROW LEVEL SECURITY;
@@ -16161,6 +16436,15 @@ CREATE TABLE app.user_setup (
 ALTER TABLE ONLY app.user_setup FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup OWNER TO liftbase_owner;
+
+ALTER TABLE app.water_entries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.water_entries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 CREATE TABLE app.webhook_queue (
     user_id uuid NOT NULL,
@@ -16794,6 +17078,9 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_pkey PRIMARY KEY (user_id);
 
+ALTER TABLE ONLY app.water_entries
+    ADD CONSTRAINT water_entries_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY app.webhook_queue
     ADD CONSTRAINT webhook_queue_pkey PRIMARY KEY (user_id, id);
 
@@ -16954,6 +17241,10 @@ CREATE INDEX user_foods_barcode_idx ON app.user_foods USING btree (user_id, barc
 CREATE UNIQUE INDEX user_foods_client_key ON app.user_foods USING btree (user_id, client_id);
 
 CREATE INDEX user_foods_name_trgm_idx ON app.user_foods USING gin (lower((name)::text) public.gin_trgm_ops);
+
+CREATE UNIQUE INDEX water_entries_client_key ON app.water_entries USING btree (user_id, client_id);
+
+CREATE INDEX water_entries_day_idx ON app.water_entries USING btree (user_id, entry_date, recorded_at);
 
 CREATE UNIQUE INDEX webhook_queue_event_key ON app.webhook_queue USING btree (user_id, subscription_id, event_key);
 
@@ -17213,6 +17504,12 @@ CREATE TRIGGER user_settings_sync_update AFTER UPDATE ON app.user_settings FOR E
 
 CREATE TRIGGER user_settings_weight_days AFTER UPDATE OF timezone ON app.user_settings FOR EACH ROW WHEN (((old.timezone)::text IS DISTINCT FROM (new.timezone)::text)) EXECUTE FUNCTION app.rezone_body_weight_days();
 
+CREATE TRIGGER water_entries_sync_delete AFTER DELETE ON app.water_entries FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('water_entry/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('water_entry/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('water_entry', 'id');
+
+CREATE TRIGGER water_entries_sync_insert AFTER INSERT ON app.water_entries FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('water_entry/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('water_entry', 'id');
+
+CREATE TRIGGER water_entries_sync_update AFTER UPDATE ON app.water_entries FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('water_entry/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('water_entry', 'id');
+
 CREATE TRIGGER sessions_of_enabled_accounts BEFORE INSERT ON auth.sessions FOR EACH ROW EXECUTE FUNCTION auth.refuse_session_of_disabled_account();
 
 CREATE TRIGGER users_end_sessions_when_disabled AFTER UPDATE OF disabled_at ON auth.users FOR EACH ROW WHEN ((new.disabled_at IS NOT NULL)) EXECUTE FUNCTION auth.end_sessions_of_disabled_account();
@@ -17408,6 +17705,9 @@ ALTER TABLE ONLY app.user_settings
 ALTER TABLE ONLY app.user_setup
     ADD CONSTRAINT user_setup_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.water_entries
+    ADD CONSTRAINT water_entries_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.webhook_queue
     ADD CONSTRAINT webhook_queue_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
@@ -17558,6 +17858,8 @@ CREATE POLICY own_rows ON app.user_settings USING ((user_id = ( SELECT app.curre
 
 CREATE POLICY own_rows ON app.user_setup USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.water_entries USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.webhook_queue USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.webhook_subscriptions USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
@@ -17631,6 +17933,8 @@ ALTER TABLE app.user_profiles ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.user_settings ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.user_setup ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.water_entries ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.webhook_queue ENABLE ROW LEVEL SECURITY;
 
@@ -18015,6 +18319,18 @@ GRANT ALL ON FUNCTION api.two_factor_enrol(p_token text, p_body jsonb, p_args js
 REVOKE ALL ON FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.two_factor_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.water_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.water_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.water_day(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.water_day(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.water_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.water_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.water_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.water_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.webhook_create(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -18335,6 +18651,11 @@ GRANT SELECT ON TABLE app.user_exercises TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_user_exercise(p_user_id uuid, p_args jsonb) TO liftbase_api;
 
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.water_entries TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.find_water_entry(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.find_water_entry(p_user_id uuid, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.finish_fdc_import() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.finish_off_import() FROM PUBLIC;
@@ -18489,6 +18810,9 @@ GRANT ALL ON FUNCTION app.import_liftbase_session_problem(p_user_id uuid, p_sess
 
 REVOKE ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_value_problems(p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_liftbase_water(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_liftbase_water(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_line_problem(p_line integer, p_problem text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_line_problem(p_line integer, p_problem text) TO liftbase_api;
@@ -19090,6 +19414,19 @@ GRANT ALL ON FUNCTION app.user_version(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.visible_exercises(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.visible_exercises(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.water_day_totals(p_user_id uuid, p_date date) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.water_day_totals(p_user_id uuid, p_date date) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.water_entry_json(p_entry app.water_entries) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.water_entry_json(p_entry app.water_entries) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.water_entry_problems(p_body jsonb, p_creating boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.water_entry_problems(p_body jsonb, p_creating boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.water_target_ml(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.water_target_ml(p_user_id uuid) TO liftbase_api;
+GRANT ALL ON FUNCTION app.water_target_ml(p_user_id uuid) TO liftbase_reporting_owner;
+
 REVOKE ALL ON FUNCTION app.webhook_account_deleted() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.webhook_deliveries(p_user_id uuid, p_subscription_id uuid, p_after bigint, p_limit integer) FROM PUBLIC;
@@ -19529,6 +19866,8 @@ GRANT SELECT ON TABLE app.user_profiles TO liftbase_reporting_owner;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.user_setup TO liftbase_api;
 GRANT SELECT ON TABLE app.user_setup TO liftbase_reporting_owner;
+
+GRANT SELECT,USAGE ON SEQUENCE app.water_entries_id_seq TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.webhook_queue TO liftbase_api;
 

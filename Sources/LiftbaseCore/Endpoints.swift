@@ -374,6 +374,10 @@ public let endpoints: [Endpoint] = [
         summary: "Log food: from a food, favorite, meal or values"
     ),
     Endpoint(.GET, "/nutrition/entries", function: "entries_list", summary: "The diary of a day or a date range"),
+    Endpoint(.POST, "/nutrition/water", function: "water_create", status: 201, summary: "Log a drink of water"),
+    Endpoint(.GET, "/nutrition/water", function: "water_day", summary: "A day's water: total, target and entries"),
+    Endpoint(.PATCH, "/nutrition/water/{id}", function: "water_update", summary: "Correct a water entry"),
+    Endpoint(.DELETE, "/nutrition/water/{id}", function: "water_delete", status: 204, summary: "Delete a water entry"),
     Endpoint(.PATCH, "/nutrition/entries/{id}", function: "entry_update", summary: "Edit a diary entry"),
     Endpoint(
         .DELETE,

@@ -146,4 +146,38 @@ struct MeasurementsHTTPTests {
             #expect(try await client.send(.delete, "/user/measurements/\(waistID)", token: token).status == .notFound)
         }
     }
+
+    @Test("water: the target from the weight, a drink on its local day, the day in /nutrition/daily, correction")
+    func water() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "water")
+            var body = OnboardingHTTPTests.validBody
+            body["timezone"] = "Europe/Berlin"
+            _ = try await client.send(.post, "/onboarding/complete", body, token: token)
+            #expect(try await client.send(.get, "/user/targets", token: token)["water_ml"] as? Int == 2800)
+
+            let drink = try await client.send(
+                .post,
+                "/nutrition/water",
+                ["amount_ml": 500, "recorded_at": "2024-03-10T23:30:00Z"],
+                token: token
+            )
+            #expect(drink.status == .created, "\(drink.text)")
+            #expect(drink["entry_date"] as? String == "2024-03-11")
+            let day = try await client.send(.get, "/nutrition/daily?date=2024-03-11", token: token)
+            #expect(day["water", "total_ml"] as? Int == 500)
+            #expect(day["water", "remaining_ml"] as? Int == 2300)
+
+            let id = try #require(drink["id"] as? Int)
+            let fixed = try await client.send(.patch, "/nutrition/water/\(id)", ["amount_ml": 330], token: token)
+            #expect(fixed["amount_ml"] as? Int == 330)
+            let water = try await client.send(.get, "/nutrition/water?date=2024-03-11", token: token)
+            #expect(water["total_ml"] as? Int == 330)
+            #expect((water["items"] as? [Any])?.count == 1)
+            #expect(try await client.send(.delete, "/nutrition/water/\(id)", token: token).status == .noContent)
+            #expect(
+                try await client.send(.get, "/nutrition/water?date=2024-03-11", token: token)["total_ml"] as? Int == 0
+            )
+        }
+    }
 }

@@ -245,6 +245,7 @@ begin
   return jsonb_build_object(
     'date', v_date,
     'totals', v_totals,
+    'water', app.water_day_totals(v_user_id, v_date),
     'targets', case when v_targets is not null then jsonb_build_object(
       'calories', v_targets -> 'calories', 'protein_g', v_targets -> 'protein_g',
       'carbs_g', v_targets -> 'carbs_g', 'fat_g', v_targets -> 'fat_g') end,
@@ -262,5 +263,106 @@ begin
                              from app.food_entries as e
                             where e.user_id = v_user_id and e.entry_date = v_date
                             group by e.meal_type) as t on t.meal_type = m.meal));
+end
+$$;
+
+-- POST /nutrition/water {amount_ml, recorded_at?, entry_date?, source?, client_id?}: a drink.
+-- It counts on entry_date, by default the local date of recorded_at in the account's zone.
+create or replace function api.water_create(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_entry app.water_entries;
+  v_replayed text;
+  -- Read before the insert: Citus takes no call of a stable function in the values of a
+  -- write sent to the user's worker.
+  v_client_id uuid;
+  v_recorded_at timestamptz;
+  v_entry_date date;
+  v_amount numeric;
+  v_source text;
+begin
+  v_replayed := app.replayed_key('app.water_entries', v_user_id, v_body);
+  if v_replayed is not null then
+    return app.water_entry_json(app.find_water_entry(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  perform app.raise_if_invalid(app.water_entry_problems(v_body, true));
+  v_client_id := app.read_uuid(v_body, 'client_id');
+  v_recorded_at := coalesce(app.read_timestamp(v_body, 'recorded_at'), now());
+  v_entry_date := coalesce(app.read_date(v_body, 'entry_date'),
+                           (v_recorded_at at time zone app.user_timezone(v_user_id))::date);
+  v_amount := app.read_number(v_body, 'amount_ml');
+  v_source := coalesce(app.read_text(v_body, 'source'), 'manual');
+  insert into app.water_entries (user_id, client_id, entry_date, recorded_at, amount_ml, source)
+  values (v_user_id, v_client_id, v_entry_date, v_recorded_at, v_amount, v_source)
+  returning * into v_entry;
+  return app.water_entry_json(v_entry);
+end
+$$;
+
+-- GET /nutrition/water?date=: a day's water (default today) with its entries in the order
+-- they were drunk.
+create or replace function api.water_day(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_date date := coalesce(app.date_parameter(p_args, 'date'), app.user_today(v_user_id));
+begin
+  return jsonb_build_object('date', v_date) || app.water_day_totals(v_user_id, v_date) || jsonb_build_object(
+    'items', coalesce((select jsonb_agg(app.water_entry_json(row(w.*)::app.water_entries) order by w.recorded_at, w.id)
+                         from app.water_entries as w where w.user_id = v_user_id and w.entry_date = v_date), '[]'));
+end
+$$;
+
+-- PATCH /nutrition/water/{id} {amount_ml?, recorded_at?, entry_date?, source?}. A new
+-- recorded_at without entry_date keeps the entry's day.
+create or replace function api.water_update(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.water_entries := app.find_water_entry(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write's coalesce.
+  v_amount numeric;
+  v_recorded_at timestamptz;
+  v_entry_date date;
+  v_source text;
+begin
+  perform app.check_if_match(v_user_id, 'water_entry', v_entry.id::text, p_args);
+  perform app.raise_if_invalid(app.water_entry_problems(v_body, false));
+  v_amount := app.read_number(v_body, 'amount_ml');
+  v_recorded_at := app.read_timestamp(v_body, 'recorded_at');
+  v_entry_date := app.read_date(v_body, 'entry_date');
+  v_source := app.read_text(v_body, 'source');
+  update app.water_entries
+     set amount_ml = coalesce(v_amount, amount_ml),
+         recorded_at = coalesce(v_recorded_at, recorded_at),
+         entry_date = coalesce(v_entry_date, entry_date),
+         source = coalesce(v_source, source),
+         updated_at = now()
+   where user_id = v_user_id and id = v_entry.id
+  returning * into v_entry;
+  return app.water_entry_json(v_entry);
+end
+$$;
+
+create or replace function api.water_delete(p_token text, p_body jsonb, p_args jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_entry app.water_entries := app.find_water_entry(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'water_entry', v_entry.id::text, p_args);
+  delete from app.water_entries where user_id = v_user_id and id = v_entry.id;
+  return null;
 end
 $$;

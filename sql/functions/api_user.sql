@@ -202,16 +202,18 @@ begin
     'calories', app.field_problem(v_body, 'calories', 'app.target_calories', false),
     'protein_g', app.field_problem(v_body, 'protein_g', 'app.macro_grams', false),
     'carbs_g', app.field_problem(v_body, 'carbs_g', 'app.macro_grams', false),
-    'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false)));
+    'fat_g', app.field_problem(v_body, 'fat_g', 'app.macro_grams', false),
+    'water_ml', app.field_problem(v_body, 'water_ml', 'app.water_target_ml', false)));
   -- updated_at from excluded (its default, now()): Citus takes no stable call in DO UPDATE SET.
-  insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g)
+  insert into app.target_overrides as o (user_id, calories, protein_g, carbs_g, fat_g, water_ml)
   values (v_user_id, app.read_integer(v_body, 'calories'), app.read_integer(v_body, 'protein_g'),
-          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'))
+          app.read_integer(v_body, 'carbs_g'), app.read_integer(v_body, 'fat_g'), app.read_integer(v_body, 'water_ml'))
   on conflict (user_id) do update
     set calories = case when v_body ? 'calories' then excluded.calories else o.calories end,
         protein_g = case when v_body ? 'protein_g' then excluded.protein_g else o.protein_g end,
         carbs_g = case when v_body ? 'carbs_g' then excluded.carbs_g else o.carbs_g end,
         fat_g = case when v_body ? 'fat_g' then excluded.fat_g else o.fat_g end,
+        water_ml = case when v_body ? 'water_ml' then excluded.water_ml else o.water_ml end,
         updated_at = excluded.updated_at;
   return app.effective_targets(v_user_id);
 end

@@ -31,7 +31,7 @@ begin
         from app.goals as g where g.user_id = p_user_id), 'null'),
     '"target_override":' || coalesce((
       select json_build_object('calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g,
-                               'fat_g', o.fat_g)::text
+                               'fat_g', o.fat_g, 'water_ml', o.water_ml)::text
         from app.target_overrides as o where o.user_id = p_user_id), 'null'),
     '"body_metrics":' || coalesce((
       select json_agg(json_build_object('id', m.id, 'recorded_at', m.recorded_at, 'weight_kg', m.weight_kg,
@@ -252,6 +252,15 @@ begin
      where f.user_id = p_user_id
     window w as (order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id)
      order by f.entry_date, app.meal_order(f.meal_type), f.created_at, f.name, f.id;
+  return next '],"water_entries":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('id', e.id, 'entry_date', e.entry_date, 'recorded_at', e.recorded_at,
+                                'amount_ml', e.amount_ml, 'source', e.source, 'created_at', e.created_at)::text
+      from app.water_entries as e
+     where e.user_id = p_user_id
+    window w as (order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id)
+     order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id;
   return next ']}';
 end
 $$;

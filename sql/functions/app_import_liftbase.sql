@@ -47,9 +47,9 @@ begin
       skipped_duplicates := skipped_duplicates + jsonb_array_length(v_rows) - v_count;
       return;
     when 'target_override' then
-      insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g)
+      insert into app.target_overrides (user_id, calories, protein_g, carbs_g, fat_g, water_ml)
       select p_user_id, app.read_integer(r, 'calories'), app.read_integer(r, 'protein_g'), app.read_integer(r, 'carbs_g'),
-             app.read_integer(r, 'fat_g')
+             app.read_integer(r, 'fat_g'), app.read_integer(r, 'water_ml')
         from jsonb_array_elements(v_rows) as r
       on conflict do nothing;
     when 'equipment_selection' then
@@ -578,6 +578,51 @@ begin
 end
 $$;
 
+-- The water entries of a document (version 2), with ids of this server; one the account
+-- holds already (same recorded_at and amount) is skipped. Read into arrays first and
+-- inserted selecting from the settings row, as the measurements.
+create or replace function app.import_liftbase_water(p_user_id uuid, p_document jsonb,
+  inout imported integer, inout skipped_duplicates integer)
+language plpgsql
+as $$
+declare
+  v_entries jsonb := coalesce(p_document -> 'water_entries', '[]');
+  v_held text[];
+  v_dates date[];
+  v_times timestamptz[];
+  v_amounts numeric[];
+  v_sources text[];
+  v_created timestamptz[];
+  v_count integer;
+begin
+  if jsonb_typeof(v_entries) <> 'array' then
+    v_entries := '[]';
+  end if;
+  select coalesce(array_agg(concat_ws('|', w.recorded_at, trim_scale(w.amount_ml))), '{}') into v_held
+    from app.water_entries as w where w.user_id = p_user_id;
+  select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
+                                     (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
+                            order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
+         coalesce(array_agg(app.read_number(r, 'amount_ml') order by n), '{}'),
+         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_dates, v_times, v_amounts, v_sources, v_created
+    from jsonb_array_elements(v_entries) with ordinality as x (r, n)
+   where concat_ws('|', app.read_timestamp(r, 'recorded_at'), trim_scale(app.read_number(r, 'amount_ml')))
+         <> all (v_held);
+  insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
+  select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
+    from app.user_settings as u
+   cross join unnest(v_dates, v_times, v_amounts, v_sources, v_created)
+         as e (entry_date, recorded_at, amount_ml, source, created_at)
+   where u.user_id = p_user_id;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
+end
+$$;
+
 -- The members of a document (docs/export-format.md) that an import reads, with
 -- the kind each is read as (app_input.sql): sections at the top, then the lists inside
 -- their items ("training_sessions.exercises.sets"). Settings are checked apart, as PATCH
@@ -595,6 +640,7 @@ as $$
       ('goals', 'goal_type', 'string'), ('goals', 'goal_rate_per_week', 'number'), ('goals', 'created_at', 'timestamp'),
       ('target_override', 'calories', 'integer'), ('target_override', 'protein_g', 'integer'),
       ('target_override', 'carbs_g', 'integer'), ('target_override', 'fat_g', 'integer'),
+      ('target_override', 'water_ml', 'integer'),
       ('body_metrics', 'id', 'integer'), ('body_metrics', 'recorded_at', 'timestamp'), ('body_metrics', 'weight_kg', 'number'),
       ('body_metrics', 'body_fat_pct', 'number'), ('body_metrics', 'height_cm', 'number'),
       ('body_metrics', 'created_at', 'timestamp'), ('body_metrics', 'source', 'string'),
@@ -604,6 +650,9 @@ as $$
       ('body_measurements', 'recorded_at', 'timestamp'), ('body_measurements', 'measure', 'string'),
       ('body_measurements', 'type_id', 'uuid'), ('body_measurements', 'value', 'number'),
       ('body_measurements', 'source', 'string'), ('body_measurements', 'created_at', 'timestamp'),
+      ('water_entries', 'entry_date', 'date'), ('water_entries', 'recorded_at', 'timestamp'),
+      ('water_entries', 'amount_ml', 'number'), ('water_entries', 'source', 'string'),
+      ('water_entries', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -892,6 +941,8 @@ begin
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_section(p_user_id, 'food_entries', v_document -> 'food_entries', imported,
                                        skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_water(p_user_id, v_document, imported, skipped_duplicates) as s;
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
     end if;
@@ -921,6 +972,7 @@ grant execute on function
   app.import_liftbase_section(uuid, text, jsonb, integer, integer),
   app.import_liftbase_metrics(uuid, jsonb, integer, integer),
   app.import_liftbase_measurements(uuid, jsonb, integer, integer),
+  app.import_liftbase_water(uuid, jsonb, integer, integer),
   app.import_liftbase_exercise_map(uuid, jsonb),
   app.import_liftbase_remap_parents(jsonb, jsonb),
   app.import_liftbase_remap_exercises(jsonb, jsonb),

@@ -77,10 +77,12 @@ as $$
                                       'reminders.meals.enabled', 'reminders.meals.times', 'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
-    when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g']
+    when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']
     when 'two_factor_confirm' then array['code']
     when 'two_factor_disable' then array['code', 'password']
     when 'two_factor_enrol' then array['password']
+    when 'water_create' then array['amount_ml', 'client_id', 'entry_date', 'recorded_at', 'source']
+    when 'water_update' then array['amount_ml', 'entry_date', 'recorded_at', 'source']
     when 'webhook_create' then array['client_id', 'events', 'url']
     when 'sessions_create' then app.session_body_members()
     when 'session_replace' then app.session_body_members()

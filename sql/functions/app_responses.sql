@@ -211,6 +211,8 @@ begin
     when 'app.body_measurements'::regclass then
       select t.id::text into v_id from app.body_measurements as t
        where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.water_entries'::regclass then
+      select t.id::text into v_id from app.water_entries as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.webhook_subscriptions'::regclass then
       select t.id::text into v_id from app.webhook_subscriptions as t
        where t.user_id = p_user_id and t.client_id = v_client_id;

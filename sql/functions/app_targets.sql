@@ -330,17 +330,19 @@ begin
     'protein_g', coalesce(o.protein_g, s.protein_g),
     'carbs_g', coalesce(o.carbs_g, s.carbs_g),
     'fat_g', coalesce(o.fat_g, s.fat_g),
+    'water_ml', app.water_target_ml(p_user_id),
     'source', jsonb_build_object(
       'calories', case when o.calories is not null then 'override' else 'computed' end,
       'protein_g', case when o.protein_g is not null then 'override' else 'computed' end,
       'carbs_g', case when o.carbs_g is not null then 'override' else 'computed' end,
-      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end),
+      'fat_g', case when o.fat_g is not null then 'override' else 'computed' end,
+      'water_ml', case when o.water_ml is not null then 'override' else 'computed' end),
     'computed', case when s.id is not null then jsonb_build_object(
       'snapshot_id', s.id, 'computed_at', s.computed_at, 'calories', s.calories, 'protein_g', s.protein_g,
       'carbs_g', s.carbs_g, 'fat_g', s.fat_g, 'warnings', s.warnings) end,
     'overrides', case when o.user_id is not null then jsonb_build_object(
       'calories', o.calories, 'protein_g', o.protein_g, 'carbs_g', o.carbs_g, 'fat_g', o.fat_g,
-      'updated_at', o.updated_at) end)
+      'water_ml', o.water_ml, 'updated_at', o.updated_at) end)
     from (select p_user_id as user_id) as u
     left join app.target_overrides as o on o.user_id = u.user_id
    where s.id is not null or o.user_id is not null);

@@ -125,7 +125,10 @@ select is(api.targets_put((select token from t where key = 'ann'), '{"calories":
   jsonb_build_object('calories', 2500, 'protein_g', 180,
     'carbs_g', (select carbs_g from app.target_snapshots where user_id = app.current_user_id() order by id desc limit 1),
     'fat_g', (select fat_g from app.target_snapshots where user_id = app.current_user_id() order by id desc limit 1),
-    'source', '{"calories": "override", "protein_g": "override", "carbs_g": "computed", "fat_g": "computed"}'::jsonb),
+    -- Water from the latest weigh-in, 78 kg: 35 ml/kg is 2730 ml, 2750 to the nearest 50.
+    'water_ml', 2750,
+    'source', '{"calories": "override", "protein_g": "override", "carbs_g": "computed", "fat_g": "computed",
+                "water_ml": "computed"}'::jsonb),
   'an override wins over the snapshot, field by field');
 select is(api.targets_put((select token from t where key = 'ann'), '{"calories": null}', '{}') -> 'source' ->> 'calories',
   'computed', 'null clears an override');

@@ -34,6 +34,8 @@ create function pg_temp.comparable(p_document jsonb) returns jsonb language sql 
                             from jsonb_array_elements(p_document -> 'body_metrics') with ordinality as x (b, n)),
          'body_measurements', (select coalesce(jsonb_agg(b - 'id' order by n), '[]')
                                  from jsonb_array_elements(p_document -> 'body_measurements') with ordinality as x (b, n)),
+         'water_entries', (select coalesce(jsonb_agg(w - 'id' order by n), '[]')
+                             from jsonb_array_elements(p_document -> 'water_entries') with ordinality as x (w, n)),
          'target_snapshots', (select coalesce(jsonb_agg(t - 'id' order by n), '[]')
                                 from jsonb_array_elements(p_document -> 'target_snapshots') with ordinality as x (t, n)),
          'health_metrics', (select coalesce(jsonb_agg(h - 'id' - 'snapshot_id' order by n), '[]')

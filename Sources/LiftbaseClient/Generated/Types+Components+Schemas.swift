@@ -1589,6 +1589,8 @@ extension Components {
             public var userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/version`.
             public var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/water_entries`.
+            public var waterEntries: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// Creates a new `ExportDocument`.
             ///
             /// - Parameters:
@@ -1618,6 +1620,7 @@ extension Components {
             ///   - userExercises:
             ///   - userFoods:
             ///   - version:
+            ///   - waterEntries:
             public init(
                 bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -1644,7 +1647,8 @@ extension Components {
                 user: OpenAPIRuntime.OpenAPIObjectContainer,
                 userExercises: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
-                version: Swift.Int
+                version: Swift.Int,
+                waterEntries: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil
             ) {
                 self.bodyMeasurements = bodyMeasurements
                 self.bodyMetrics = bodyMetrics
@@ -1672,6 +1676,7 @@ extension Components {
                 self.userExercises = userExercises
                 self.userFoods = userFoods
                 self.version = version
+                self.waterEntries = waterEntries
             }
             public enum CodingKeys: String, CodingKey {
                 case bodyMeasurements = "body_measurements"
@@ -1700,6 +1705,7 @@ extension Components {
                 case userExercises = "user_exercises"
                 case userFoods = "user_foods"
                 case version
+                case waterEntries = "water_entries"
             }
         }
         /// - Remark: Generated from `#/components/schemas/Favorite`.
@@ -2467,6 +2473,8 @@ extension Components {
             public var userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/version`.
             public var version: OpenAPIRuntime.OpenAPIValueContainer
+            /// - Remark: Generated from `#/components/schemas/ImportDocument/water_entries`.
+            public var waterEntries: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// Creates a new `ImportDocument`.
             ///
             /// - Parameters:
@@ -2496,6 +2504,7 @@ extension Components {
             ///   - userExercises:
             ///   - userFoods:
             ///   - version:
+            ///   - waterEntries:
             public init(
                 bodyMeasurements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 bodyMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -2522,7 +2531,8 @@ extension Components {
                 user: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 userExercises: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 userFoods: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
-                version: OpenAPIRuntime.OpenAPIValueContainer
+                version: OpenAPIRuntime.OpenAPIValueContainer,
+                waterEntries: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil
             ) {
                 self.bodyMeasurements = bodyMeasurements
                 self.bodyMetrics = bodyMetrics
@@ -2550,6 +2560,7 @@ extension Components {
                 self.userExercises = userExercises
                 self.userFoods = userFoods
                 self.version = version
+                self.waterEntries = waterEntries
             }
             public enum CodingKeys: String, CodingKey {
                 case bodyMeasurements = "body_measurements"
@@ -2578,6 +2589,7 @@ extension Components {
                 case userExercises = "user_exercises"
                 case userFoods = "user_foods"
                 case version
+                case waterEntries = "water_entries"
             }
         }
         /// - Remark: Generated from `#/components/schemas/ImportExercise`.
@@ -5907,6 +5919,8 @@ extension Components {
                 public var proteinG: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Targets/overrides/updated_at`.
                 public var updatedAt: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/Targets/overrides/water_ml`.
+                public var waterMl: Swift.Int?
                 /// Creates a new `OverridesPayload`.
                 ///
                 /// - Parameters:
@@ -5915,18 +5929,21 @@ extension Components {
                 ///   - fatG:
                 ///   - proteinG:
                 ///   - updatedAt:
+                ///   - waterMl:
                 public init(
                     calories: Swift.Int? = nil,
                     carbsG: Swift.Int? = nil,
                     fatG: Swift.Int? = nil,
                     proteinG: Swift.Int? = nil,
-                    updatedAt: Foundation.Date
+                    updatedAt: Foundation.Date,
+                    waterMl: Swift.Int? = nil
                 ) {
                     self.calories = calories
                     self.carbsG = carbsG
                     self.fatG = fatG
                     self.proteinG = proteinG
                     self.updatedAt = updatedAt
+                    self.waterMl = waterMl
                 }
                 public enum CodingKeys: String, CodingKey {
                     case calories
@@ -5934,6 +5951,7 @@ extension Components {
                     case fatG = "fat_g"
                     case proteinG = "protein_g"
                     case updatedAt = "updated_at"
+                    case waterMl = "water_ml"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Targets/overrides`.
@@ -5950,6 +5968,8 @@ extension Components {
                 public var fatG: Components.Schemas.TargetSource
                 /// - Remark: Generated from `#/components/schemas/Targets/source/protein_g`.
                 public var proteinG: Components.Schemas.TargetSource
+                /// - Remark: Generated from `#/components/schemas/Targets/source/water_ml`.
+                public var waterMl: Components.Schemas.TargetSource
                 /// Creates a new `SourcePayload`.
                 ///
                 /// - Parameters:
@@ -5957,26 +5977,34 @@ extension Components {
                 ///   - carbsG:
                 ///   - fatG:
                 ///   - proteinG:
+                ///   - waterMl:
                 public init(
                     calories: Components.Schemas.TargetSource,
                     carbsG: Components.Schemas.TargetSource,
                     fatG: Components.Schemas.TargetSource,
-                    proteinG: Components.Schemas.TargetSource
+                    proteinG: Components.Schemas.TargetSource,
+                    waterMl: Components.Schemas.TargetSource
                 ) {
                     self.calories = calories
                     self.carbsG = carbsG
                     self.fatG = fatG
                     self.proteinG = proteinG
+                    self.waterMl = waterMl
                 }
                 public enum CodingKeys: String, CodingKey {
                     case calories
                     case carbsG = "carbs_g"
                     case fatG = "fat_g"
                     case proteinG = "protein_g"
+                    case waterMl = "water_ml"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Targets/source`.
             public var source: Components.Schemas.Targets.SourcePayload
+            /// Daily water in ml: the override, else 35 ml per kg of the latest weigh-in (to 50 ml, 500–10,000); null without either (docs/health.md).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Targets/water_ml`.
+            public var waterMl: Swift.Int?
             /// Creates a new `Targets`.
             ///
             /// - Parameters:
@@ -5987,6 +6015,7 @@ extension Components {
             ///   - overrides:
             ///   - proteinG:
             ///   - source:
+            ///   - waterMl: Daily water in ml: the override, else 35 ml per kg of the latest weigh-in (to 50 ml, 500–10,000); null without either (docs/health.md).
             public init(
                 calories: Swift.Int? = nil,
                 carbsG: Swift.Int? = nil,
@@ -5994,7 +6023,8 @@ extension Components {
                 fatG: Swift.Int? = nil,
                 overrides: Components.Schemas.Targets.OverridesPayload? = nil,
                 proteinG: Swift.Int? = nil,
-                source: Components.Schemas.Targets.SourcePayload
+                source: Components.Schemas.Targets.SourcePayload,
+                waterMl: Swift.Int? = nil
             ) {
                 self.calories = calories
                 self.carbsG = carbsG
@@ -6003,6 +6033,7 @@ extension Components {
                 self.overrides = overrides
                 self.proteinG = proteinG
                 self.source = source
+                self.waterMl = waterMl
             }
             public enum CodingKeys: String, CodingKey {
                 case calories
@@ -6012,6 +6043,7 @@ extension Components {
                 case overrides
                 case proteinG = "protein_g"
                 case source
+                case waterMl = "water_ml"
             }
         }
         /// Daily targets as computed at one time, with the inputs they came from.
@@ -6518,6 +6550,133 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case code
                 case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WaterEntry`.
+        public struct WaterEntry: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/amount_ml`.
+            public var amountMl: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/created_at`.
+            public var createdAt: Foundation.Date
+            /// The day it counts on.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/entry_date`.
+            public var entryDate: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/id`.
+            public var id: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/recorded_at`.
+            public var recordedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case manual = "manual"
+                case scale = "scale"
+                case appleHealth = "apple_health"
+                case healthConnect = "health_connect"
+                case _import = "import"
+            }
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/source`.
+            public var source: Components.Schemas.WaterEntry.SourcePayload
+            /// - Remark: Generated from `#/components/schemas/WaterEntry/updated_at`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `WaterEntry`.
+            ///
+            /// - Parameters:
+            ///   - amountMl:
+            ///   - createdAt:
+            ///   - entryDate: The day it counts on.
+            ///   - id:
+            ///   - recordedAt:
+            ///   - source:
+            ///   - updatedAt:
+            public init(
+                amountMl: Swift.Double,
+                createdAt: Foundation.Date,
+                entryDate: Swift.String,
+                id: Swift.Int,
+                recordedAt: Foundation.Date,
+                source: Components.Schemas.WaterEntry.SourcePayload,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.amountMl = amountMl
+                self.createdAt = createdAt
+                self.entryDate = entryDate
+                self.id = id
+                self.recordedAt = recordedAt
+                self.source = source
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case amountMl = "amount_ml"
+                case createdAt = "created_at"
+                case entryDate = "entry_date"
+                case id
+                case recordedAt = "recorded_at"
+                case source
+                case updatedAt = "updated_at"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WaterTotals`.
+        public struct WaterTotals: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WaterTotals/entries`.
+            public var entries: Swift.Int
+            /// target_ml − total_ml (negative once it is passed); null without a target.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WaterTotals/remaining_ml`.
+            public var remainingMl: Swift.Double?
+            /// GET /user/targets' water_ml.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WaterTotals/target_ml`.
+            public var targetMl: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/WaterTotals/total_ml`.
+            public var totalMl: Swift.Double
+            /// Creates a new `WaterTotals`.
+            ///
+            /// - Parameters:
+            ///   - entries:
+            ///   - remainingMl: target_ml − total_ml (negative once it is passed); null without a target.
+            ///   - targetMl: GET /user/targets' water_ml.
+            ///   - totalMl:
+            public init(
+                entries: Swift.Int,
+                remainingMl: Swift.Double? = nil,
+                targetMl: Swift.Int? = nil,
+                totalMl: Swift.Double
+            ) {
+                self.entries = entries
+                self.remainingMl = remainingMl
+                self.targetMl = targetMl
+                self.totalMl = totalMl
+            }
+            public enum CodingKeys: String, CodingKey {
+                case entries
+                case remainingMl = "remaining_ml"
+                case targetMl = "target_ml"
+                case totalMl = "total_ml"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.entries = try container.decode(
+                    Swift.Int.self,
+                    forKey: .entries
+                )
+                self.remainingMl = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .remainingMl
+                )
+                self.targetMl = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .targetMl
+                )
+                self.totalMl = try container.decode(
+                    Swift.Double.self,
+                    forKey: .totalMl
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "entries",
+                    "remaining_ml",
+                    "target_ml",
+                    "total_ml"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Webhook`.

@@ -23741,6 +23741,8 @@ public enum Operations {
                         public var targets: Components.Schemas.NullableMacros?
                         /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/content/json/totals`.
                         public var totals: Components.Schemas.Macros
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/content/json/water`.
+                        public var water: Components.Schemas.WaterTotals
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
@@ -23749,18 +23751,21 @@ public enum Operations {
                         ///   - remaining:
                         ///   - targets:
                         ///   - totals:
+                        ///   - water:
                         public init(
                             date: Swift.String,
                             meals: Operations.NutritionDaily.Output.Ok.Body.JsonPayload.MealsPayload,
                             remaining: Components.Schemas.NullableMacros? = nil,
                             targets: Components.Schemas.NullableMacros? = nil,
-                            totals: Components.Schemas.Macros
+                            totals: Components.Schemas.Macros,
+                            water: Components.Schemas.WaterTotals
                         ) {
                             self.date = date
                             self.meals = meals
                             self.remaining = remaining
                             self.targets = targets
                             self.totals = totals
+                            self.water = water
                         }
                         public enum CodingKeys: String, CodingKey {
                             case date
@@ -23768,6 +23773,7 @@ public enum Operations {
                             case remaining
                             case targets
                             case totals
+                            case water
                         }
                     }
                     /// - Remark: Generated from `#/paths/api/v1/nutrition/daily/GET/responses/200/content/application\/json`.
@@ -25827,6 +25833,1752 @@ public enum Operations {
             /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
             ///
             /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A day's water: total, target and entries
+    ///
+    /// - Remark: HTTP `GET /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)`.
+    public enum WaterDay {
+        public static let id: Swift.String = "water_day"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// One day (YYYY-MM-DD); default the user's today.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/query/date`.
+                public var date: Components.Parameters.Date?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - date: One day (YYYY-MM-DD); default the user's today.
+                public init(date: Components.Parameters.Date? = nil) {
+                    self.date = date
+                }
+            }
+            public var query: Operations.WaterDay.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterDay.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterDay.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WaterDay.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.WaterDay.Input.Query = .init(),
+                headers: Operations.WaterDay.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/date`.
+                        public var date: Swift.String
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/entries`.
+                        public var entries: Swift.Int
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/items`.
+                        public var items: [Components.Schemas.WaterEntry]
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/remaining_ml`.
+                        public var remainingMl: Swift.Double?
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/target_ml`.
+                        public var targetMl: Swift.Int?
+                        /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/json/total_ml`.
+                        public var totalMl: Swift.Double
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - date:
+                        ///   - entries:
+                        ///   - items:
+                        ///   - remainingMl:
+                        ///   - targetMl:
+                        ///   - totalMl:
+                        public init(
+                            date: Swift.String,
+                            entries: Swift.Int,
+                            items: [Components.Schemas.WaterEntry],
+                            remainingMl: Swift.Double? = nil,
+                            targetMl: Swift.Int? = nil,
+                            totalMl: Swift.Double
+                        ) {
+                            self.date = date
+                            self.entries = entries
+                            self.items = items
+                            self.remainingMl = remainingMl
+                            self.targetMl = targetMl
+                            self.totalMl = totalMl
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case date
+                            case entries
+                            case items
+                            case remainingMl = "remaining_ml"
+                            case targetMl = "target_ml"
+                            case totalMl = "total_ml"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.date = try container.decode(
+                                Swift.String.self,
+                                forKey: .date
+                            )
+                            self.entries = try container.decode(
+                                Swift.Int.self,
+                                forKey: .entries
+                            )
+                            self.items = try container.decode(
+                                [Components.Schemas.WaterEntry].self,
+                                forKey: .items
+                            )
+                            self.remainingMl = try container.decodeIfPresent(
+                                Swift.Double.self,
+                                forKey: .remainingMl
+                            )
+                            self.targetMl = try container.decodeIfPresent(
+                                Swift.Int.self,
+                                forKey: .targetMl
+                            )
+                            self.totalMl = try container.decode(
+                                Swift.Double.self,
+                                forKey: .totalMl
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "date",
+                                "entries",
+                                "items",
+                                "remaining_ml",
+                                "target_ml",
+                                "total_ml"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/GET/responses/200/content/application\/json`.
+                    case json(Operations.WaterDay.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.WaterDay.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterDay.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterDay.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The day's water (default today) and its entries in the order drunk
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WaterDay.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WaterDay.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: date; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Log a drink of water
+    ///
+    /// Logs a drink. It counts on `entry_date`: by default the local date of `recorded_at` in the account's time zone at the time of logging, kept when the zone changes later.
+    ///
+    /// - Remark: HTTP `POST /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)`.
+    public enum WaterCreate {
+        public static let id: Swift.String = "water_create"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterCreate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterCreate.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WaterCreate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/amount_ml`.
+                    public var amountMl: Swift.Double
+                    /// The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/client_id`.
+                    public var clientId: Swift.String?
+                    /// The day it counts on (default: recorded_at's local date).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/entry_date`.
+                    public var entryDate: Swift.String?
+                    /// When it was drunk (default: now); in the past, or at most 5 minutes ahead.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/source`.
+                    public var source: Operations.WaterCreate.Input.Body.JsonPayload.SourcePayload?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - amountMl:
+                    ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
+                    ///   - entryDate: The day it counts on (default: recorded_at's local date).
+                    ///   - recordedAt: When it was drunk (default: now); in the past, or at most 5 minutes ahead.
+                    ///   - source: Where the value came from (default `manual`).
+                    public init(
+                        amountMl: Swift.Double,
+                        clientId: Swift.String? = nil,
+                        entryDate: Swift.String? = nil,
+                        recordedAt: Foundation.Date? = nil,
+                        source: Operations.WaterCreate.Input.Body.JsonPayload.SourcePayload? = nil
+                    ) {
+                        self.amountMl = amountMl
+                        self.clientId = clientId
+                        self.entryDate = entryDate
+                        self.recordedAt = recordedAt
+                        self.source = source
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case amountMl = "amount_ml"
+                        case clientId = "client_id"
+                        case entryDate = "entry_date"
+                        case recordedAt = "recorded_at"
+                        case source
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.amountMl = try container.decode(
+                            Swift.Double.self,
+                            forKey: .amountMl
+                        )
+                        self.clientId = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .clientId
+                        )
+                        self.entryDate = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .entryDate
+                        )
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.source = try container.decodeIfPresent(
+                            Operations.WaterCreate.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "amount_ml",
+                            "client_id",
+                            "entry_date",
+                            "recorded_at",
+                            "source"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/content/application\/json`.
+                case json(Operations.WaterCreate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.WaterCreate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.WaterCreate.Input.Headers = .init(),
+                body: Operations.WaterCreate.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WaterEntry)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WaterEntry {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterCreate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterCreate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first row, nothing written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WaterCreate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WaterCreate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.WaterEntry)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WaterEntry {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterCreate.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterCreate.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The entry
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.WaterCreate.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.WaterCreate.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `amount_ml`, `recorded_at`, `entry_date`, `source`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Correct a water entry
+    ///
+    /// Corrects an entry. A new recorded_at without entry_date keeps the entry's day.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)`.
+    public enum WaterUpdate {
+        public static let id: Swift.String = "water_update"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.WaterUpdate.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterUpdate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WaterUpdate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json/amount_ml`.
+                    public var amountMl: Swift.Double?
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json/entry_date`.
+                    public var entryDate: Swift.String?
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json/recorded_at`.
+                    public var recordedAt: Foundation.Date?
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json/source`.
+                    @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case manual = "manual"
+                        case scale = "scale"
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                        case _import = "import"
+                    }
+                    /// Where the value came from (default `manual`).
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/json/source`.
+                    public var source: Operations.WaterUpdate.Input.Body.JsonPayload.SourcePayload?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - amountMl:
+                    ///   - entryDate:
+                    ///   - recordedAt:
+                    ///   - source: Where the value came from (default `manual`).
+                    public init(
+                        amountMl: Swift.Double? = nil,
+                        entryDate: Swift.String? = nil,
+                        recordedAt: Foundation.Date? = nil,
+                        source: Operations.WaterUpdate.Input.Body.JsonPayload.SourcePayload? = nil
+                    ) {
+                        self.amountMl = amountMl
+                        self.entryDate = entryDate
+                        self.recordedAt = recordedAt
+                        self.source = source
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case amountMl = "amount_ml"
+                        case entryDate = "entry_date"
+                        case recordedAt = "recorded_at"
+                        case source
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.amountMl = try container.decodeIfPresent(
+                            Swift.Double.self,
+                            forKey: .amountMl
+                        )
+                        self.entryDate = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .entryDate
+                        )
+                        self.recordedAt = try container.decodeIfPresent(
+                            Foundation.Date.self,
+                            forKey: .recordedAt
+                        )
+                        self.source = try container.decodeIfPresent(
+                            Operations.WaterUpdate.Input.Body.JsonPayload.SourcePayload.self,
+                            forKey: .source
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "amount_ml",
+                            "entry_date",
+                            "recorded_at",
+                            "source"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Operations.WaterUpdate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.WaterUpdate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.WaterUpdate.Input.Path,
+                headers: Operations.WaterUpdate.Input.Headers = .init(),
+                body: Operations.WaterUpdate.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WaterEntry)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WaterEntry {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterUpdate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterUpdate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The entry
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WaterUpdate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WaterUpdate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `water_entry_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.WaterUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.WaterUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: each bad member; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete a water entry
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)`.
+    public enum WaterDelete {
+        public static let id: Swift.String = "water_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/path/id`.
+                public var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                public init(id: Swift.String) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.WaterDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WaterDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WaterDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.WaterDelete.Input.Path,
+                headers: Operations.WaterDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.WaterDelete.Output.NoContent)
+            /// Deleted
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.WaterDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `water_entry_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WaterDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WaterDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.WaterDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.WaterDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)
@@ -33709,7 +35461,7 @@ public enum Operations {
     }
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `water_entry`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
@@ -33789,6 +35541,7 @@ public enum Operations {
                                 case bodyMetric = "body_metric"
                                 case measurement = "measurement"
                                 case measurementType = "measurement_type"
+                                case waterEntry = "water_entry"
                                 case healthMetric = "health_metric"
                                 case program = "program"
                                 case goal = "goal"
@@ -45963,6 +47716,10 @@ public enum Operations {
                     public var fatG: Swift.Int?
                     /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/requestBody/json/protein_g`.
                     public var proteinG: Swift.Int?
+                    /// Daily water in ml.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/user/targets/PUT/requestBody/json/water_ml`.
+                    public var waterMl: Swift.Int?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
@@ -45970,22 +47727,26 @@ public enum Operations {
                     ///   - carbsG:
                     ///   - fatG:
                     ///   - proteinG:
+                    ///   - waterMl: Daily water in ml.
                     public init(
                         calories: Swift.Int? = nil,
                         carbsG: Swift.Int? = nil,
                         fatG: Swift.Int? = nil,
-                        proteinG: Swift.Int? = nil
+                        proteinG: Swift.Int? = nil,
+                        waterMl: Swift.Int? = nil
                     ) {
                         self.calories = calories
                         self.carbsG = carbsG
                         self.fatG = fatG
                         self.proteinG = proteinG
+                        self.waterMl = waterMl
                     }
                     public enum CodingKeys: String, CodingKey {
                         case calories
                         case carbsG = "carbs_g"
                         case fatG = "fat_g"
                         case proteinG = "protein_g"
+                        case waterMl = "water_ml"
                     }
                     public init(from decoder: any Swift.Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -46005,11 +47766,16 @@ public enum Operations {
                             Swift.Int.self,
                             forKey: .proteinG
                         )
+                        self.waterMl = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .waterMl
+                        )
                         try decoder.ensureNoAdditionalProperties(knownKeys: [
                             "calories",
                             "carbs_g",
                             "fat_g",
-                            "protein_g"
+                            "protein_g",
+                            "water_ml"
                         ])
                     }
                 }
@@ -46271,7 +48037,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `calories`, `protein_g`, `carbs_g`, `fat_g`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            /// `validation_failed`: `calories`, `protein_g`, `carbs_g`, `fat_g`, `water_ml`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/user/targets/put(targets_put)/responses/422`.
             ///

@@ -432,6 +432,30 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/nutrition/entries/{id}`.
     /// - Remark: Generated from `#/paths//api/v1/nutrition/entries/{id}/delete(entry_delete)`.
     func entryDelete(_ input: Operations.EntryDelete.Input) async throws -> Operations.EntryDelete.Output
+    /// A day's water: total, target and entries
+    ///
+    /// - Remark: HTTP `GET /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)`.
+    func waterDay(_ input: Operations.WaterDay.Input) async throws -> Operations.WaterDay.Output
+    /// Log a drink of water
+    ///
+    /// Logs a drink. It counts on `entry_date`: by default the local date of `recorded_at` in the account's time zone at the time of logging, kept when the zone changes later.
+    ///
+    /// - Remark: HTTP `POST /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)`.
+    func waterCreate(_ input: Operations.WaterCreate.Input) async throws -> Operations.WaterCreate.Output
+    /// Correct a water entry
+    ///
+    /// Corrects an entry. A new recorded_at without entry_date keeps the entry's day.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)`.
+    func waterUpdate(_ input: Operations.WaterUpdate.Input) async throws -> Operations.WaterUpdate.Output
+    /// Delete a water entry
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)`.
+    func waterDelete(_ input: Operations.WaterDelete.Input) async throws -> Operations.WaterDelete.Output
     /// Profile, body stats, goal, targets and health metrics in one transaction
     ///
     /// Profile, a body-stats entry, the goal, a target snapshot and health metrics, in one transaction: the metrics exist the moment it answers.
@@ -548,7 +572,7 @@ public protocol APIProtocol: Sendable {
     func setupComplete(_ input: Operations.SetupComplete.Input) async throws -> Operations.SetupComplete.Output
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `water_entry`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
@@ -1698,6 +1722,64 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// A day's water: total, target and entries
+    ///
+    /// - Remark: HTTP `GET /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/get(water_day)`.
+    public func waterDay(
+        query: Operations.WaterDay.Input.Query = .init(),
+        headers: Operations.WaterDay.Input.Headers = .init()
+    ) async throws -> Operations.WaterDay.Output {
+        try await waterDay(Operations.WaterDay.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Log a drink of water
+    ///
+    /// Logs a drink. It counts on `entry_date`: by default the local date of `recorded_at` in the account's time zone at the time of logging, kept when the zone changes later.
+    ///
+    /// - Remark: HTTP `POST /api/v1/nutrition/water`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/post(water_create)`.
+    public func waterCreate(
+        headers: Operations.WaterCreate.Input.Headers = .init(),
+        body: Operations.WaterCreate.Input.Body
+    ) async throws -> Operations.WaterCreate.Output {
+        try await waterCreate(Operations.WaterCreate.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Correct a water entry
+    ///
+    /// Corrects an entry. A new recorded_at without entry_date keeps the entry's day.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/patch(water_update)`.
+    public func waterUpdate(
+        path: Operations.WaterUpdate.Input.Path,
+        headers: Operations.WaterUpdate.Input.Headers = .init(),
+        body: Operations.WaterUpdate.Input.Body
+    ) async throws -> Operations.WaterUpdate.Output {
+        try await waterUpdate(Operations.WaterUpdate.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a water entry
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/nutrition/water/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/nutrition/water/{id}/delete(water_delete)`.
+    public func waterDelete(
+        path: Operations.WaterDelete.Input.Path,
+        headers: Operations.WaterDelete.Input.Headers = .init()
+    ) async throws -> Operations.WaterDelete.Output {
+        try await waterDelete(Operations.WaterDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// Profile, body stats, goal, targets and health metrics in one transaction
     ///
     /// Profile, a body-stats entry, the goal, a target snapshot and health metrics, in one transaction: the metrics exist the moment it answers.
@@ -1944,7 +2026,7 @@ extension APIProtocol {
     }
     /// Changes since a cursor, in commit order, with tombstones
     ///
-    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
+    /// The user's changes after `cursor`, in the order they committed (docs/sync.md). Without a cursor: the user's current state (every entity once, no tombstones). Each change names an entity (`session`, `diary_entry`, `favorite`, `custom_meal`, `plan`, `own_food`, `own_exercise`, `body_metric`, `measurement`, `measurement_type`, `water_entry`, `health_metric`, `program`, `goal`, `profile`, `targets`, `settings`, `equipment`, `exclusions`), its id (a user's one-of entities carry the user's id), `upsert` with `data` shaped as that entity's own GET, or `delete` (a tombstone, kept 90 days). Pass `next_cursor` back until `has_more` is false; poll with the last one.
     ///
     /// - Remark: HTTP `GET /api/v1/sync/changes`.
     /// - Remark: Generated from `#/paths//api/v1/sync/changes/get(sync_changes)`.
