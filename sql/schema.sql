@@ -155,6 +155,20 @@ ALTER DOMAIN app.grams OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.grams IS 'must be between 0 and 5000';
 
+CREATE DOMAIN app.health_platform AS text
+	CONSTRAINT health_platform_check CHECK ((VALUE = ANY (ARRAY['apple_health'::text, 'health_connect'::text])));
+
+ALTER DOMAIN app.health_platform OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.health_platform IS 'must be apple_health or health_connect';
+
+CREATE DOMAIN app.health_sample_type AS text
+	CONSTRAINT health_sample_type_check CHECK ((VALUE = ANY (ARRAY['steps'::text, 'active_energy'::text, 'resting_energy'::text, 'sleep'::text, 'resting_heart_rate'::text, 'heart_rate_variability'::text, 'weight'::text, 'body_fat'::text])));
+
+ALTER DOMAIN app.health_sample_type OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.health_sample_type IS 'must be one of steps, active_energy, resting_energy, sleep, resting_heart_rate, heart_rate_variability, weight, body_fat';
+
 CREATE DOMAIN app.height_cm AS numeric
 	CONSTRAINT height_cm_check CHECK (((VALUE >= (100)::numeric) AND (VALUE <= (250)::numeric)));
 
@@ -2103,6 +2117,158 @@ $$;
 
 ALTER FUNCTION api.goals_put(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.health_daily(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_range record := app.date_range_within(p_args, v_user_id, 30, 366);
+  v_type text := p_args ->> 'type';
+begin
+  if app.health_units(v_type) is null then
+    perform app.raise_parameter_problem('type', obj_description('app.health_sample_type'::regtype, 'pg_type'));
+  end if;
+  return jsonb_build_object('type', v_type, 'from', v_range.from_date, 'to', v_range.to_date,
+    'items', coalesce((select jsonb_agg(jsonb_build_object('date', d.day, 'value', d.value, 'source', d.source,
+                                                           'samples', d.samples) order by d.day)
+                         from app.health_days as d
+                        where d.user_id = v_user_id and d.type = v_type::app.health_sample_type
+                          and d.day between v_range.from_date and v_range.to_date), '[]'));
+end
+$$;
+
+ALTER FUNCTION api.health_daily(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.health_samples_sync(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_body jsonb := coalesce(p_body, '{}');
+  v_zone text := app.user_timezone(v_user_id);
+  v_platform text;
+  v_read jsonb;
+  v_rejected jsonb;
+  v_ids text[];
+  v_types text[];
+  v_values numeric[];
+  v_starts timestamptz[];
+  v_ends timestamptz[];
+  v_apps text[];
+  v_devices text[];
+  v_days date[];
+  v_new text[];
+  v_changed text[];
+  v_touched_types text[] := '{}';
+  v_touched_days date[] := '{}';
+  v_deleted_types text[];
+  v_deleted_days date[];
+  v_deleted integer;
+  v_deleted_ids text[];
+  v_batch jsonb;
+begin
+  perform app.raise_if_invalid(jsonb_build_object(
+    'platform', app.field_problem(v_body, 'platform', 'app.health_platform'),
+    'samples', case when jsonb_typeof(v_body -> 'samples') not in ('array', 'null') then 'must be a list'
+                    when jsonb_array_length(coalesce(v_body -> 'samples', '[]')) > 5000
+                      then 'must hold at most 5000 samples (send more in further calls)' end,
+    'deleted', coalesce(app.input_problem(v_body -> 'deleted', 'string[]'),
+                        case when jsonb_array_length(coalesce(v_body -> 'deleted', '[]')) > 5000
+                             then 'must hold at most 5000 sample ids' end)));
+  v_platform := app.read_text(v_body, 'platform');
+  -- Read before the writes: Citus takes no call of a stable function in a write.
+  v_deleted_ids := coalesce(app.read_text_list(v_body, 'deleted'), '{}');
+
+  -- Each sample read; the last of a sample id repeated in the batch is the one kept.
+  select coalesce(jsonb_agg(jsonb_build_object('index', x.n - 1, 'read', app.health_sample_read(x.s)) order by x.n), '[]')
+    into v_read
+    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n);
+  select coalesce(jsonb_agg(jsonb_build_object('index', r -> 'index', 'sample_id', p.sample_id,
+                                               'problem', r #> '{read,problem}') order by (r ->> 'index')::integer), '[]')
+    into v_rejected
+    from jsonb_array_elements(v_read) as r
+    -- The sample's own id, when it has one (a rejected sample was not read).
+    cross join lateral (select case when jsonb_typeof(v_body #> array['samples', r ->> 'index', 'sample_id']) = 'string'
+                                    then v_body #>> array['samples', r ->> 'index', 'sample_id'] end as sample_id) as p
+   where r -> 'read' ? 'problem';
+  select coalesce(array_agg(k.sample_id order by k.sample_id), '{}'),
+         coalesce(array_agg(k.type order by k.sample_id), '{}'),
+         coalesce(array_agg(k.value order by k.sample_id), '{}'),
+         coalesce(array_agg(k.start_at order by k.sample_id), '{}'),
+         coalesce(array_agg(k.end_at order by k.sample_id), '{}'),
+         coalesce(array_agg(k.source_app order by k.sample_id), '{}'),
+         coalesce(array_agg(k.device order by k.sample_id), '{}'),
+         coalesce(array_agg(((case when k.type = 'sleep' then k.end_at else k.start_at end) at time zone v_zone)::date
+                            order by k.sample_id), '{}')
+    into v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days
+    from (select distinct on (r #>> '{read,sample_id}') r #>> '{read,sample_id}' as sample_id, r #>> '{read,type}' as type,
+                 (r #>> '{read,value}')::numeric as value, (r #>> '{read,start_at}')::timestamptz as start_at,
+                 (r #>> '{read,end_at}')::timestamptz as end_at, r #>> '{read,source_app}' as source_app,
+                 r #>> '{read,device}' as device
+            from jsonb_array_elements(v_read) as r
+           where not r -> 'read' ? 'problem'
+           order by r #>> '{read,sample_id}', (r ->> 'index')::integer desc) as k;
+
+  -- What the account holds of them: new ones, changed ones (their old days are touched too).
+  select coalesce(array_agg(b.sample_id) filter (where h.sample_id is null), '{}'),
+         coalesce(array_agg(b.sample_id) filter (where h.sample_id is not null
+                    and (h.type::text, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day)
+                        is distinct from (b.type, b.value, b.start_at, b.end_at, b.source_app, b.device, b.day)), '{}'),
+         coalesce(array_agg(h.type::text) filter (where h.sample_id is not null), '{}'),
+         coalesce(array_agg(h.day) filter (where h.sample_id is not null), '{}')
+    into v_new, v_changed, v_deleted_types, v_deleted_days
+    from unnest(v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days)
+         as b (sample_id, type, value, start_at, end_at, source_app, device, day)
+    left join app.health_samples as h
+      on h.user_id = v_user_id and h.platform = v_platform and h.sample_id = b.sample_id;
+  v_touched_types := v_deleted_types || v_types;
+  v_touched_days := v_deleted_days || v_days;
+  -- The samples to write as rows of a JSON list: on Citus a write from a list of several
+  -- arrays goes through COPY, which row-level security refuses.
+  v_batch := (select coalesce(jsonb_agg(jsonb_build_object('sample_id', b.sample_id, 'type', b.type, 'value', b.value,
+                                                            'start_at', b.start_at, 'end_at', b.end_at,
+                                                            'source_app', b.source_app, 'device', b.device,
+                                                            'day', b.day)), '[]')
+                from unnest(v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days)
+                     as b (sample_id, type, value, start_at, end_at, source_app, device, day)
+               where b.sample_id = any (v_new || v_changed));
+
+  -- A changed sample is written again: on Citus an update from a list of rows is refused
+  -- ("STABLE functions used in UPDATE queries cannot be called with column references").
+  delete from app.health_samples as h
+   where h.user_id = v_user_id and h.platform = v_platform and h.sample_id = any (v_changed);
+  insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day)
+  select u.user_id, v_platform, b.sample_id, b.type, b.value, b.start_at, b.end_at, b.source_app, b.device, b.day
+    from app.user_settings as u
+   cross join jsonb_to_recordset(v_batch) as b (sample_id text, type text, value numeric, start_at timestamptz,
+                                                end_at timestamptz, source_app text, device text, day date)
+   where u.user_id = v_user_id and b.sample_id = any (v_new || v_changed)
+  -- On Citus an insert from a list with an upsert clause goes through an intermediate
+  -- result, one without it through COPY, which row-level security refuses (docs/scaling.md).
+  on conflict do nothing;
+
+  -- The platform's deletions: gone from the samples and from their days.
+  with gone as (
+    delete from app.health_samples as h
+     where h.user_id = v_user_id and h.platform = v_platform and h.sample_id = any (v_deleted_ids)
+    returning h.type::text as type, h.day)
+  select count(*), coalesce(array_agg(g.type), '{}'), coalesce(array_agg(g.day), '{}')
+    into v_deleted, v_deleted_types, v_deleted_days
+    from gone as g;
+  perform app.refresh_health_days(v_user_id, v_touched_types || v_deleted_types, v_touched_days || v_deleted_days);
+  if 'weight' = any (v_types || v_deleted_types) then
+    perform app.weigh_ins_from_health(v_user_id, v_platform, v_ids, v_types, v_values, v_ends, v_new || v_changed,
+                                      v_deleted_ids);
+  end if;
+
+  return jsonb_build_object('new', cardinality(v_new), 'changed', cardinality(v_changed),
+                            'unchanged', cardinality(v_ids) - cardinality(v_new) - cardinality(v_changed),
+                            'deleted', v_deleted, 'rejected', v_rejected);
+end
+$$;
+
+ALTER FUNCTION api.health_samples_sync(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -2430,8 +2596,10 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_measure text := p_args ->> 'measure';
   v_type_id uuid;
-  v_after_at timestamptz;
-  v_after_id bigint;
+  -- Before the cursor's entry; without one, before every entry.
+  v_after_at timestamptz := 'infinity';
+  v_after_id bigint := 0;
+  v_rows jsonb;
 begin
   if v_measure is not null
      and not exists (select from app.measures as m where m.id = v_measure and m.weigh_in_member is null) then
@@ -2446,19 +2614,33 @@ begin
   if v_page.cursor_number is not null then
     select c.recorded_at, c.id into v_after_at, v_after_id from app.body_measurements as c
      where c.user_id = v_user_id and c.id = v_page.cursor_number;
-    if v_after_id is null then
+    if not found then
       perform app.raise_unknown_cursor();
     end if;
   end if;
-  return app.page(coalesce((
+  if v_measure is not null then
     select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
       from (select * from app.body_measurements as e
-             where e.user_id = v_user_id
-               and (v_measure is null or e.measure = v_measure)
-               and (v_type_id is null or e.type_id = v_type_id)
-               and (v_after_id is null or (e.recorded_at, e.id) < (v_after_at, v_after_id))
+             where e.user_id = v_user_id and e.measure = v_measure and (e.recorded_at, e.id) < (v_after_at, v_after_id)
              order by e.recorded_at desc, e.id desc
-             limit v_page.page_size + 1) as b), '[]'), v_page.page_size);
+             limit v_page.page_size + 1) as b;
+  elsif v_type_id is not null then
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id and e.type_id = v_type_id and (e.recorded_at, e.id) < (v_after_at, v_after_id)
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b;
+  else
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id and (e.recorded_at, e.id) < (v_after_at, v_after_id)
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b;
+  end if;
+  return app.page(coalesce(v_rows, '[]'), v_page.page_size);
 end
 $$;
 
@@ -5193,6 +5375,16 @@ begin
      where e.user_id = p_user_id
     window w as (order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id)
      order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id;
+  return next '],"health_samples":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('platform', h.platform, 'sample_id', h.sample_id, 'type', h.type, 'value', h.value,
+                                'start_at', h.start_at, 'end_at', h.end_at, 'source_app', h.source_app,
+                                'device', h.device, 'day', h.day, 'created_at', h.created_at)::text
+      from app.health_samples as h
+     where h.user_id = p_user_id
+    window w as (order by h.day, h.type, h.start_at, h.platform, h.sample_id)
+     order by h.day, h.type, h.start_at, h.platform, h.sample_id;
   return next ']}';
 end
 $$;
@@ -6293,6 +6485,111 @@ $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.health_sample_read(p_sample jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_problems jsonb;
+  v_type text;
+  v_start timestamptz;
+  v_end timestamptz;
+  v_factor numeric;
+  v_value numeric;
+begin
+  if jsonb_typeof(p_sample) is distinct from 'object' then
+    return jsonb_build_object('problem', 'must be an object');
+  end if;
+  v_problems := jsonb_strip_nulls(jsonb_build_object(
+    'sample_id', coalesce(app.input_problem(p_sample -> 'sample_id', 'string'),
+                          case when length(p_sample ->> 'sample_id') not between 1 and 200
+                               then 'must be 1 to 200 characters' end),
+    'type', app.field_problem(p_sample, 'type', 'app.health_sample_type'),
+    'value', app.input_problem(p_sample -> 'value', 'number'),
+    'unit', app.input_problem(p_sample -> 'unit', 'string'),
+    'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
+    'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
+    'source_app', coalesce(app.input_problem(p_sample -> 'source_app', 'string'),
+                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
+    'device', coalesce(app.input_problem(p_sample -> 'device', 'string'),
+                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end)));
+  if v_problems <> '{}' then
+    return jsonb_build_object('problem', v_problems);
+  end if;
+  v_type := p_sample ->> 'type';
+  v_start := app.read_timestamp(p_sample, 'start');
+  v_end := app.read_timestamp(p_sample, 'end');
+  v_factor := app.health_unit_factor(v_type, coalesce(p_sample ->> 'unit', case when v_type = 'sleep' then 'min' end));
+  if v_end < v_start then
+    return jsonb_build_object('problem', jsonb_build_object('end', 'must not be before start'));
+  elsif v_end > now() + app.clock_skew() then
+    return jsonb_build_object('problem', jsonb_build_object('end', 'must not be later than now (5 minutes of clock skew allowed)'));
+  elsif v_factor is null then
+    return jsonb_build_object('problem', jsonb_build_object('unit', format('must be %s for %s', app.health_units(v_type), v_type)));
+  elsif p_sample -> 'value' is null and v_type <> 'sleep' then
+    return jsonb_build_object('problem', jsonb_build_object('value', 'is required'));
+  end if;
+  v_value := trim_scale(round(coalesce(app.read_number(p_sample, 'value'), extract(epoch from v_end - v_start) / 60)
+                              * v_factor, 4));
+  if app.health_value_problem(v_type, v_value) is not null then
+    return jsonb_build_object('problem', jsonb_build_object('value', app.health_value_problem(v_type, v_value)));
+  end if;
+  return jsonb_build_object('sample_id', p_sample ->> 'sample_id', 'type', v_type, 'value', v_value,
+                            'start_at', v_start, 'end_at', v_end, 'source_app', p_sample ->> 'source_app',
+                            'device', p_sample ->> 'device');
+end
+$$;
+
+ALTER FUNCTION app.health_sample_read(p_sample jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.health_unit_factor(p_type text, p_unit text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_type = 'steps' and p_unit = 'count' then 1
+    when p_type in ('active_energy', 'resting_energy') and p_unit = 'kcal' then 1
+    when p_type in ('active_energy', 'resting_energy') and p_unit = 'kJ' then 1 / 4.184
+    when p_type = 'sleep' and p_unit = 'min' then 1
+    when p_type = 'sleep' and p_unit = 'h' then 60
+    when p_type = 'sleep' and p_unit = 's' then 1 / 60.0
+    when p_type = 'resting_heart_rate' and p_unit in ('bpm', 'count/min') then 1
+    when p_type = 'heart_rate_variability' and p_unit = 'ms' then 1
+    when p_type = 'weight' and p_unit = 'kg' then 1
+    when p_type = 'weight' and p_unit = 'lb' then 0.45359237
+    when p_type = 'body_fat' and p_unit = '%' then 1
+  end
+$$;
+
+ALTER FUNCTION app.health_unit_factor(p_type text, p_unit text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.health_units(p_type text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case p_type
+    when 'steps' then 'count' when 'active_energy' then 'kcal or kJ' when 'resting_energy' then 'kcal or kJ'
+    when 'sleep' then 'min, h or s' when 'resting_heart_rate' then 'bpm or count/min'
+    when 'heart_rate_variability' then 'ms' when 'weight' then 'kg or lb' when 'body_fat' then '%' end
+$$;
+
+ALTER FUNCTION app.health_units(p_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.health_value_problem(p_type text, p_value numeric) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_type = 'steps' and (p_value < 0 or p_value > 200000 or p_value <> trunc(p_value))
+      then 'must be a whole number of steps from 0 to 200000'
+    when p_type in ('active_energy', 'resting_energy') and (p_value < 0 or p_value > 20000)
+      then 'must be from 0 to 20000 kcal'
+    when p_type = 'sleep' and (p_value < 0 or p_value > 1440) then 'must be from 0 to 1440 minutes'
+    when p_type = 'resting_heart_rate' and (p_value < 20 or p_value > 250) then 'must be from 20 to 250 bpm'
+    when p_type = 'heart_rate_variability' and (p_value < 0 or p_value > 1000) then 'must be from 0 to 1000 ms'
+    when p_type = 'weight' and (p_value < 20 or p_value > 400) then 'must be from 20 to 400 kg'
+    when p_type = 'body_fat' and (p_value < 1 or p_value > 75) then 'must be from 1 to 75 %'
+  end
+$$;
+
+ALTER FUNCTION app.health_value_problem(p_type text, p_value numeric) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS uuid
     LANGUAGE sql IMMUTABLE
     AS $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
@@ -7079,6 +7376,8 @@ begin
                                        skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_water(p_user_id, v_document, imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_health(p_user_id, v_document, imported, skipped_duplicates) as s;
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
     end if;
@@ -7120,6 +7419,61 @@ $$;
 
 ALTER FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.import_liftbase_health(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_samples jsonb := coalesce(p_document -> 'health_samples', '[]');
+  v_held text[];
+  v_platforms text[];
+  v_ids text[];
+  v_types text[];
+  v_values numeric[];
+  v_starts timestamptz[];
+  v_ends timestamptz[];
+  v_apps text[];
+  v_devices text[];
+  v_days date[];
+  v_created timestamptz[];
+  v_count integer;
+begin
+  if jsonb_typeof(v_samples) <> 'array' then
+    v_samples := '[]';
+  end if;
+  -- The samples held are read first and left out (so the count is of rows written, on
+  -- Citus too, where an insert through an intermediate result counts the rows it tried).
+  select coalesce(array_agg(h.platform || ':' || h.sample_id), '{}') into v_held
+    from app.health_samples as h where h.user_id = p_user_id;
+  select coalesce(array_agg(r ->> 'platform' order by n), '{}'), coalesce(array_agg(r ->> 'sample_id' order by n), '{}'),
+         coalesce(array_agg(r ->> 'type' order by n), '{}'), coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'start_at') order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'end_at') order by n), '{}'),
+         coalesce(array_agg(r ->> 'source_app' order by n), '{}'), coalesce(array_agg(r ->> 'device' order by n), '{}'),
+         coalesce(array_agg(app.read_date(r, 'day') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created
+    from jsonb_array_elements(v_samples) with ordinality as x (r, n)
+   where concat_ws(':', r ->> 'platform', r ->> 'sample_id') <> all (v_held);
+  insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day,
+                                  created_at)
+  select u.user_id, h.platform, h.sample_id, h.type, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day,
+         h.created_at
+    from app.user_settings as u
+   cross join unnest(v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created)
+         as h (platform, sample_id, type, value, start_at, end_at, source_app, device, day, created_at)
+   where u.user_id = p_user_id
+  on conflict do nothing;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_samples) - v_count;
+  if v_count > 0 then
+    perform app.refresh_health_days(p_user_id, v_types, v_days);
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.import_liftbase_health(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) RETURNS record
     LANGUAGE plpgsql
     AS $$
@@ -7133,6 +7487,8 @@ declare
   v_type_maximums numeric[];
   v_type_times timestamptz[];
   v_type_map jsonb;
+  v_held_ids text[];
+  v_held_names text[];
   v_times timestamptz[];
   v_measures text[];
   v_entry_types uuid[];
@@ -7148,6 +7504,10 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
+  -- The types held, by id and name: a document's type that is one of them is not written
+  -- (so the count is of rows written, on Citus too).
+  select coalesce(array_agg(t.id::text), '{}'), coalesce(array_agg(lower(t.name)), '{}') into v_held_ids, v_held_names
+    from app.measurement_types as t where t.user_id = p_user_id;
   -- The document's rows are read into arrays first, and each insert selects from the user's
   -- settings row: Citus then sends it whole to the user's worker, where a reader of the
   -- document in the insert's values fails ("integer = boolean"), and COPY (an insert from a
@@ -7158,7 +7518,8 @@ begin
          coalesce(array_agg(app.read_number(r, 'max_value') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times
-    from jsonb_array_elements(v_types) with ordinality as x (r, n);
+    from jsonb_array_elements(v_types) with ordinality as x (r, n)
+   where lower(btrim(r ->> 'name')) <> all (v_held_names) and coalesce(r ->> 'id', '') <> all (v_held_ids);
   -- A type whose id or name (in any case) the account holds already is skipped.
   insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
   select u.user_id, t.id, t.name, t.unit, t.min_value, t.max_value, t.created_at
@@ -7169,17 +7530,19 @@ begin
   on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
-  skipped_duplicates := skipped_duplicates + cardinality(v_type_ids) - v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_types) - v_count;
   -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(d.id, t.id), '{}') into v_type_map
-    from unnest(v_type_ids, v_type_names) as d (id, name)
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(d.name);
+  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+    from jsonb_array_elements(v_types) as r
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'))
+   where r ->> 'id' is not null;
 
   -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
   -- document, and one the account holds (same time, measure and value) are left out. The
-  -- entries held are read first, as for body metrics.
-  select coalesce(array_agg(concat_ws('|', b.recorded_at, coalesce(b.measure, b.type_id::text), trim_scale(b.value))),
-                  '{}')
+  -- entries held are read first, as for body metrics; each is keyed by its time as a number
+  -- (its text would depend on the zone of the session, which differs on a Citus worker).
+  select coalesce(array_agg(concat_ws('|', extract(epoch from b.recorded_at), coalesce(b.measure, b.type_id::text),
+                                      trim_scale(b.value))), '{}')
     into v_held
     from app.body_measurements as b where b.user_id = p_user_id;
   select coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
@@ -7192,14 +7555,18 @@ begin
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
    where (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
           or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
-     and concat_ws('|', app.read_timestamp(r, 'recorded_at'), coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
+     and concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')),
+                   coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
                    trim_scale(app.read_number(r, 'value'))) <> all (v_held);
   insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
   select u.user_id, e.recorded_at, e.measure, e.type_id, e.value, e.source, e.created_at
     from app.user_settings as u
    cross join unnest(v_times, v_measures, v_entry_types, v_values, v_sources, v_created)
          as e (recorded_at, measure, type_id, value, source, created_at)
-   where u.user_id = p_user_id;
+   where u.user_id = p_user_id
+  -- Identity keys never conflict: the clause makes Citus insert through an intermediate
+  -- result, not COPY, which row-level security refuses (docs/scaling.md).
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
@@ -7232,6 +7599,11 @@ CREATE FUNCTION app.import_liftbase_members() RETURNS TABLE(section text, member
       ('water_entries', 'entry_date', 'date'), ('water_entries', 'recorded_at', 'timestamp'),
       ('water_entries', 'amount_ml', 'number'), ('water_entries', 'source', 'string'),
       ('water_entries', 'created_at', 'timestamp'),
+      ('health_samples', 'platform', 'string'), ('health_samples', 'sample_id', 'string'),
+      ('health_samples', 'type', 'string'), ('health_samples', 'value', 'number'),
+      ('health_samples', 'start_at', 'timestamp'), ('health_samples', 'end_at', 'timestamp'),
+      ('health_samples', 'source_app', 'string'), ('health_samples', 'device', 'string'),
+      ('health_samples', 'day', 'date'), ('health_samples', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -7871,7 +8243,7 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select coalesce(array_agg(concat_ws('|', w.recorded_at, trim_scale(w.amount_ml))), '{}') into v_held
+  select coalesce(array_agg(concat_ws('|', extract(epoch from w.recorded_at), trim_scale(w.amount_ml))), '{}') into v_held
     from app.water_entries as w where w.user_id = p_user_id;
   select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
                                      (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
@@ -7882,14 +8254,16 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
-   where concat_ws('|', app.read_timestamp(r, 'recorded_at'), trim_scale(app.read_number(r, 'amount_ml')))
+   where concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')), trim_scale(app.read_number(r, 'amount_ml')))
          <> all (v_held);
   insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
   select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
     from app.user_settings as u
    cross join unnest(v_dates, v_times, v_amounts, v_sources, v_created)
          as e (entry_date, recorded_at, amount_ml, source, created_at)
-   where u.user_id = p_user_id;
+   where u.user_id = p_user_id
+  -- As for the measurements: an upsert clause keeps Citus from COPY.
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
@@ -10886,6 +11260,58 @@ $$;
 
 ALTER FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.refresh_health_days(p_user_id uuid, p_types text[], p_days date[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  -- Each pair as text, the day as its number (a date's text depends on DateStyle: Citus
+  -- takes no such cast of a column in a write).
+  v_keys text[] := array(select t || '|' || (y - date '2000-01-01') from unnest(p_types, p_days) as x (t, y));
+  v_types app.health_sample_type[] := array(select distinct t::app.health_sample_type from unnest(p_types) as t);
+  v_days date[] := array(select distinct y from unnest(p_days) as y);
+  v_rows jsonb;
+begin
+  select coalesce(jsonb_agg(jsonb_build_object('type', w.type, 'day', w.day, 'value', w.value, 'source', w.source,
+                                               'samples', w.samples)), '[]')
+    into v_rows
+    from (
+      -- Additive types: each source's total; the largest wins.
+      (select distinct on (s.type, s.day) s.type, s.day, sum(s.value) as value,
+              concat_ws(' / ', s.source_app, s.device) as source, count(*)::integer as samples
+         from app.health_samples as s
+        where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
+          and s.type in ('steps', 'active_energy', 'resting_energy', 'sleep')
+          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
+        group by s.type, s.day, concat_ws(' / ', s.source_app, s.device)
+        order by s.type, s.day, sum(s.value) desc, concat_ws(' / ', s.source_app, s.device))
+      union all
+      (select s.type, s.day, round(avg(s.value), 1), 'all', count(*)::integer
+         from app.health_samples as s
+        where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
+          and s.type in ('resting_heart_rate', 'heart_rate_variability')
+          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
+        group by s.type, s.day)
+      union all
+      (select distinct on (s.type, s.day) s.type, s.day, s.value, concat_ws(' / ', s.source_app, s.device), 1
+         from app.health_samples as s
+        where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
+          and s.type in ('weight', 'body_fat')
+          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
+        order by s.type, s.day, s.end_at desc, s.id desc)) as w;
+  delete from app.health_days as d
+   where d.user_id = p_user_id and d.type = any (v_types) and d.day = any (v_days)
+     and d.type::text || '|' || (d.day - date '2000-01-01') = any (v_keys);
+  insert into app.health_days (user_id, type, day, value, source, samples)
+  select u.user_id, w.type, w.day, w.value, w.source, w.samples
+    from app.user_settings as u
+   cross join jsonb_to_recordset(v_rows) as w (type text, day date, value numeric, source text, samples integer)
+   where u.user_id = p_user_id
+  on conflict do nothing;
+end
+$$;
+
+ALTER FUNCTION app.refresh_health_days(p_user_id uuid, p_types text[], p_days date[]) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.refresh_me_document(p_user_id uuid) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -11166,6 +11592,9 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
                                   'protein_g', 'saturated_fat_g', 'serving_g', 'serving_label', 'sodium_mg',
                                   'sugars_g']
     when 'goals_put' then array['goal_rate_per_week', 'goal_type']
+    when 'health_samples_sync' then array['deleted', 'platform', 'samples', 'samples[].device', 'samples[].end',
+                                          'samples[].sample_id', 'samples[].source_app', 'samples[].start',
+                                          'samples[].type', 'samples[].unit', 'samples[].value']
     when 'me_delete' then array['password']
     when 'me_update' then array['display_name']
     when 'measurement_create' then array['client_id', 'measure', 'recorded_at', 'source', 'type_id', 'value']
@@ -13002,6 +13431,42 @@ end
 $$;
 
 ALTER FUNCTION app.weekly_summary(p_user_id uuid, p_start date) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids text[], p_types text[], p_values numeric[], p_ends timestamp with time zone[], p_written text[], p_deleted text[]) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_weigh_ins jsonb;
+  v_gone bigint[];
+begin
+  -- The weigh-ins read first, then inserted from a row of the user's with an upsert clause
+  -- (on Citus an insert from a list otherwise goes through COPY, which row-level security
+  -- refuses).
+  v_weigh_ins := (select coalesce(jsonb_agg(jsonb_build_object('client_id', md5(p_platform || ':' || s.sample_id)::uuid,
+                                                                'recorded_at', s.end_at, 'weight_kg', s.value)), '[]')
+                    from unnest(p_ids, p_types, p_values, p_ends) as s (sample_id, type, value, end_at)
+                   where s.type = 'weight' and s.value between 30 and 300 and s.sample_id = any (p_written));
+  insert into app.body_metrics as b (user_id, client_id, recorded_at, weight_kg, source)
+  select u.user_id, w.client_id, w.recorded_at, w.weight_kg, p_platform
+    from app.user_settings as u
+   cross join jsonb_to_recordset(v_weigh_ins) as w (client_id uuid, recorded_at timestamptz, weight_kg numeric)
+   where u.user_id = p_user_id
+  on conflict (user_id, client_id) do update
+    set weight_kg = excluded.weight_kg, recorded_at = excluded.recorded_at, updated_at = excluded.created_at;
+  select coalesce(array_agg(b.id order by b.recorded_at desc, b.id desc), '{}') into v_gone
+    from app.body_metrics as b
+   where b.user_id = p_user_id
+     and b.client_id = any (array(select md5(p_platform || ':' || d)::uuid from unnest(p_deleted) as d));
+  if cardinality(v_gone) > 0
+     and cardinality(v_gone) >= (select count(*) from app.body_metrics as b where b.user_id = p_user_id) then
+    v_gone := v_gone[2:];
+  end if;
+  delete from app.body_metrics as b where b.user_id = p_user_id and b.id = any (v_gone);
+  perform app.record_targets(p_user_id, 'metrics', true);
+end
+$$;
+
+ALTER FUNCTION app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids text[], p_types text[], p_values numeric[], p_ends timestamp with time zone[], p_written text[], p_deleted text[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -16185,8 +16650,59 @@ ALTER TABLE ONLY app.goals FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.goals OWNER TO liftbase_owner;
 
+CREATE TABLE app.health_days (
+    user_id uuid NOT NULL,
+    type app.health_sample_type NOT NULL,
+    day date NOT NULL,
+    value numeric NOT NULL,
+    source text NOT NULL,
+    samples integer NOT NULL,
+    CONSTRAINT health_days_samples_check CHECK ((samples > 0))
+);
+
+ALTER TABLE ONLY app.health_days FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.health_days OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.health_days IS 'Each day''s value per health type, kept by POST /health/samples (docs/health.md)';
+
 ALTER TABLE app.health_metrics ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.health_metrics_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE app.health_samples (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    platform app.health_platform NOT NULL,
+    sample_id text NOT NULL,
+    type app.health_sample_type NOT NULL,
+    value numeric NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    end_at timestamp with time zone NOT NULL,
+    source_app text,
+    device text,
+    day date NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone,
+    CONSTRAINT health_samples_device_check CHECK ((length(device) <= 200)),
+    CONSTRAINT health_samples_sample_id_check CHECK (((length(sample_id) >= 1) AND (length(sample_id) <= 200))),
+    CONSTRAINT health_samples_source_app_check CHECK ((length(source_app) <= 200)),
+    CONSTRAINT health_samples_times CHECK ((end_at >= start_at))
+);
+
+ALTER TABLE ONLY app.health_samples FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.health_samples OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.health_samples IS 'Samples from Apple Health and Health Connect, by the platform''s sample id (docs/health.md)';
+
+ALTER TABLE app.health_samples ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.health_samples_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -16979,8 +17495,14 @@ ALTER TABLE ONLY app.foods
 ALTER TABLE ONLY app.goals
     ADD CONSTRAINT goals_pkey PRIMARY KEY (user_id);
 
+ALTER TABLE ONLY app.health_days
+    ADD CONSTRAINT health_days_pkey PRIMARY KEY (user_id, type, day);
+
 ALTER TABLE ONLY app.health_metrics
     ADD CONSTRAINT health_metrics_pkey PRIMARY KEY (user_id, id);
+
+ALTER TABLE ONLY app.health_samples
+    ADD CONSTRAINT health_samples_pkey PRIMARY KEY (user_id, id);
 
 ALTER TABLE ONLY app.import_runs
     ADD CONSTRAINT import_runs_pkey PRIMARY KEY (user_id, id);
@@ -17148,9 +17670,9 @@ CREATE UNIQUE INDEX body_measurements_client_key ON app.body_measurements USING 
 
 CREATE INDEX body_measurements_latest_idx ON app.body_measurements USING btree (user_id, recorded_at DESC, id DESC);
 
-CREATE INDEX body_measurements_measure_idx ON app.body_measurements USING btree (user_id, measure, recorded_at) WHERE (measure IS NOT NULL);
+CREATE INDEX body_measurements_measure_idx ON app.body_measurements USING btree (user_id, measure, recorded_at DESC, id DESC) WHERE (measure IS NOT NULL);
 
-CREATE INDEX body_measurements_type_idx ON app.body_measurements USING btree (user_id, type_id, recorded_at) WHERE (type_id IS NOT NULL);
+CREATE INDEX body_measurements_type_idx ON app.body_measurements USING btree (user_id, type_id, recorded_at DESC, id DESC) WHERE (type_id IS NOT NULL);
 
 CREATE UNIQUE INDEX body_metrics_client_key ON app.body_metrics USING btree (user_id, client_id);
 
@@ -17197,6 +17719,10 @@ CREATE INDEX foods_name_trgm_idx ON app.foods USING gin (lower(name) public.gin_
 CREATE INDEX foods_search_idx ON app.foods USING gin (search_vector);
 
 CREATE INDEX health_metrics_latest_idx ON app.health_metrics USING btree (user_id, computed_at DESC, id DESC);
+
+CREATE INDEX health_samples_day_idx ON app.health_samples USING btree (user_id, type, day);
+
+CREATE UNIQUE INDEX health_samples_sample_key ON app.health_samples USING btree (user_id, platform, sample_id);
 
 CREATE INDEX import_runs_created_idx ON app.import_runs USING btree (created_at);
 
@@ -17600,11 +18126,17 @@ ALTER TABLE ONLY app.food_usage
 ALTER TABLE ONLY app.goals
     ADD CONSTRAINT goals_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.health_days
+    ADD CONSTRAINT health_days_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY app.health_metrics
     ADD CONSTRAINT health_metrics_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.health_metrics
     ADD CONSTRAINT health_metrics_user_id_snapshot_id_fkey FOREIGN KEY (user_id, snapshot_id) REFERENCES app.target_snapshots(user_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.health_samples
+    ADD CONSTRAINT health_samples_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY app.import_runs
     ADD CONSTRAINT import_runs_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
@@ -17780,7 +18312,11 @@ ALTER TABLE app.food_usage ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.goals ENABLE ROW LEVEL SECURITY;
 
+ALTER TABLE app.health_days ENABLE ROW LEVEL SECURITY;
+
 ALTER TABLE app.health_metrics ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.health_samples ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.import_runs ENABLE ROW LEVEL SECURITY;
 
@@ -17810,7 +18346,11 @@ CREATE POLICY own_rows ON app.food_usage USING ((user_id = ( SELECT app.current_
 
 CREATE POLICY own_rows ON app.goals USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.health_days USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.health_metrics USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.health_samples USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.import_runs USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
@@ -18138,6 +18678,12 @@ GRANT ALL ON FUNCTION api.goals_get(p_token text, p_body jsonb, p_args jsonb) TO
 
 REVOKE ALL ON FUNCTION api.goals_put(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.goals_put(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.health_daily(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.health_daily(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.health_samples_sync(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.health_samples_sync(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.import_cronometer(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
@@ -18704,6 +19250,18 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.health_sample_read(p_sample jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.health_sample_read(p_sample jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.health_unit_factor(p_type text, p_unit text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.health_unit_factor(p_type text, p_unit text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.health_units(p_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.health_units(p_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.health_value_problem(p_type text, p_value numeric) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.health_value_problem(p_type text, p_value numeric) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) TO liftbase_api;
 
@@ -18780,6 +19338,9 @@ GRANT ALL ON FUNCTION app.import_liftbase(p_user_id uuid, p_document jsonb, p_dr
 
 REVOKE ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_exercise_map(p_user_id uuid, p_document jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.import_liftbase_health(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.import_liftbase_health(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_liftbase_measurements(p_user_id uuid, p_document jsonb, INOUT imported integer, INOUT skipped_duplicates integer) TO liftbase_api;
@@ -19195,6 +19756,9 @@ GRANT ALL ON FUNCTION app.record_targets(p_user_id uuid, p_reason text, p_only_i
 REVOKE ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.refresh_body_weight_days(p_user_id uuid, p_days date[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.refresh_health_days(p_user_id uuid, p_types text[], p_days date[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.refresh_health_days(p_user_id uuid, p_types text[], p_days date[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.refresh_me_document(p_user_id uuid) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.refresh_session_row_totals(p_user_id uuid, p_session_id uuid) FROM PUBLIC;
@@ -19453,6 +20017,9 @@ GRANT ALL ON FUNCTION app.weekly_muscle_volume(p_user_id uuid, p_from date, p_to
 
 REVOKE ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekly_summary(p_user_id uuid, p_start date) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids text[], p_types text[], p_values numeric[], p_ends timestamp with time zone[], p_written text[], p_deleted text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids text[], p_types text[], p_values numeric[], p_ends timestamp with time zone[], p_written text[], p_deleted text[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weight_trend_step(p_trend numeric, p_weight numeric) TO liftbase_api;
@@ -19826,7 +20393,13 @@ GRANT SELECT ON TABLE app.foods TO liftbase_api;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.goals TO liftbase_api;
 GRANT SELECT ON TABLE app.goals TO liftbase_reporting_owner;
 
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.health_days TO liftbase_api;
+
 GRANT SELECT,USAGE ON SEQUENCE app.health_metrics_id_seq TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.health_samples TO liftbase_api;
+
+GRANT SELECT,USAGE ON SEQUENCE app.health_samples_id_seq TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.import_runs TO liftbase_api;
 GRANT SELECT ON TABLE app.import_runs TO liftbase_reporting_owner;

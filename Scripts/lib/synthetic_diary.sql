@@ -1,7 +1,8 @@
 -- Years of food diary and weigh-ins for one user, for benchmarks: about 8 diary entries a
 -- day (6 to 10) over the :days days up to today (default 1,825: five years, about 15,000
 -- entries) from :foods catalog foods (default 400; a few staples most days, then a long
--- tail), and a weigh-in on most mornings (about 1,800 over five years). Run after the
+-- tail), a weigh-in on most mornings (about 1,800 over five years), waist and hips
+-- measured each Sunday, and 6 to 9 glasses of water a day. Run after the
 -- user's onboarding, as a superuser on a benchmark database with a food catalog
 -- (synthetic_foods.sql):
 --   psql -v user_id=UUID [-v days=1825] [-v foods=400] -f Scripts/lib/synthetic_diary.sql
@@ -66,4 +67,20 @@ begin
 end
 $$;
 
-analyze app.food_entries, app.body_metrics, app.target_snapshots, app.health_metrics;
+-- Waist and hips each Sunday morning (about 520 entries over five years).
+insert into app.body_measurements (user_id, measure, value, recorded_at)
+select :'user_id', m.measure, round((m.start - 4 * (1 - exp(-(d.day - (current_date - :days)) / 400.0))
+                                     + (abs(hashtext(:'user_id' || m.measure || d.day)) % 10 - 5) / 10.0)::numeric, 1),
+       d.day + time '07:05'
+  from synthetic_days as d
+ cross join (values ('waist', 90.0), ('hips', 102.0)) as m (measure, start)
+ where extract(isodow from d.day) = 7;
+
+-- Water: 6 to 9 glasses of 250 ml a day (about 14,000 entries over five years).
+insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml)
+select :'user_id', d.day, d.day + time '07:30' + k * interval '100 minutes', 250
+  from synthetic_days as d
+ cross join generate_series(1, 6 + abs(hashtext(:'user_id' || ':water:' || d.day)) % 4) as k;
+
+analyze app.food_entries, app.body_metrics, app.target_snapshots, app.health_metrics, app.body_measurements,
+  app.water_entries;

@@ -374,6 +374,13 @@ public let endpoints: [Endpoint] = [
         summary: "Log food: from a food, favorite, meal or values"
     ),
     Endpoint(.GET, "/nutrition/entries", function: "entries_list", summary: "The diary of a day or a date range"),
+    Endpoint(
+        .POST,
+        "/health/samples",
+        function: "health_samples_sync",
+        summary: "A batch of Apple Health or Health Connect samples and deletions"
+    ),
+    Endpoint(.GET, "/health/daily", function: "health_daily", summary: "Each day's value of a health type"),
     Endpoint(.POST, "/nutrition/water", function: "water_create", status: 201, summary: "Log a drink of water"),
     Endpoint(.GET, "/nutrition/water", function: "water_day", summary: "A day's water: total, target and entries"),
     Endpoint(.PATCH, "/nutrition/water/{id}", function: "water_update", summary: "Correct a water entry"),

@@ -180,4 +180,124 @@ struct MeasurementsHTTPTests {
             )
         }
     }
+
+    @Test("health samples: a batch by sample id, an odd sample named and left out, the day's steps from one source")
+    func healthSamples() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "health")
+            func sample(_ id: String, _ device: String, _ steps: Int, unit: String = "count") -> [String: Any] {
+                [
+                    "sample_id": id, "type": "steps", "value": steps, "unit": unit, "start": "2024-05-01T06:00:00Z",
+                    "end": "2024-05-01T07:00:00Z", "source_app": "Health", "device": device,
+                ]
+            }
+            let batch: [String: Any] = [
+                "platform": "apple_health",
+                "samples": [
+                    sample("a", "iPhone", 4000), sample("b", "Apple Watch", 3800), sample("c", "iPhone", 5, unit: "kg"),
+                ],
+            ]
+            let first = try await client.send(.post, "/health/samples", batch, token: token)
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first["new"] as? Int == 2)
+            let rejected = try #require(first["rejected"] as? [[String: Any]])
+            #expect(rejected.first?["index"] as? Int == 2)
+            #expect(rejected.first?["sample_id"] as? String == "c")
+            let again = try await client.send(.post, "/health/samples", batch, token: token)
+            #expect(again["unchanged"] as? Int == 2)
+
+            let days = try await client.send(
+                .get,
+                "/health/daily?type=steps&from=2024-05-01&to=2024-05-01",
+                token: token
+            )
+            #expect(days.status == .ok, "\(days.text)")
+            let day = try #require((days["items"] as? [[String: Any]])?.first)
+            #expect(day["value"] as? Int == 4000)
+            #expect(day["source"] as? String == "Health / iPhone")
+
+            let deleted = try await client.send(
+                .post,
+                "/health/samples",
+                ["platform": "apple_health", "deleted": ["a"]],
+                token: token
+            )
+            #expect(deleted["deleted"] as? Int == 1)
+            let after = try await client.send(
+                .get,
+                "/health/daily?type=steps&from=2024-05-01&to=2024-05-01",
+                token: token
+            )
+            #expect((after["items"] as? [[String: Any]])?.first?["value"] as? Int == 3800)
+            #expect(try await client.send(.get, "/health/daily?type=blood_glucose", token: token).status == .badRequest)
+            let unknown = try await client.send(.post, "/health/samples", ["platform": "fitbit"], token: token)
+            #expect(unknown.status == .unprocessableContent)
+        }
+    }
+
+    @Test("a scale's weight sample is a weigh-in; the body and health data move to another account by export")
+    func weightSampleAndExport() async throws {
+        try await withTestClient { client in
+            let token = try await registerUser(client, "health-move")
+            _ = try await client.send(.post, "/onboarding/complete", OnboardingHTTPTests.validBody, token: token)
+            let weighIn: [String: Any] = [
+                "platform": "health_connect",
+                "samples": [
+                    [
+                        "sample_id": "scale-1", "type": "weight", "value": 90, "unit": "kg",
+                        "start": "2026-11-01T07:00:00Z", "end": "2099-01-01T07:00:00Z",
+                    ],
+                    [
+                        "sample_id": "steps-1", "type": "steps", "value": 8000, "start": "2024-05-01T06:00:00Z",
+                        "end": "2024-05-01T07:00:00Z", "unit": "count",
+                    ],
+                ],
+            ]
+            let refused = try await client.send(.post, "/health/samples", weighIn, token: token)
+            #expect((refused["rejected"] as? [[String: Any]])?.first?["sample_id"] as? String == "scale-1")
+            var fixed = weighIn
+            fixed["samples"] = [
+                [
+                    "sample_id": "scale-1", "type": "weight", "value": 198.4, "unit": "lb",
+                    "start": "2026-11-27T07:00:00Z", "end": "2026-11-27T07:00:00Z",
+                ]
+            ]
+            _ = try await client.send(.post, "/health/samples", fixed, token: token)
+            let metrics = try #require(
+                try await client.send(.get, "/user/metrics", token: token)["items"] as? [[String: Any]]
+            )
+            #expect(
+                metrics.contains {
+                    $0["source"] as? String == "health_connect" && $0["weight_kg"] as? Double == 89.9927
+                }
+            )
+            _ = try await client.send(.post, "/user/measurements", ["measure": "chest", "value": 101], token: token)
+            let drink = try await client.send(.post, "/nutrition/water", ["amount_ml": 330], token: token)
+            let drinkDay = try #require(drink["entry_date"] as? String)
+
+            let document = try await client.send(.get, "/export?format=json", token: token)
+            #expect(document["version"] as? Int == 2)
+            let other = try await registerUser(client, "health-moved")
+            let imported = try await client.importCSV("liftbase", document.text, token: other)
+            #expect(imported.status == .ok, "\(imported.text)")
+            #expect((imported["errors"] as? [Any])?.isEmpty == true)
+            // 06:00 UTC on 1 May is the evening before in the first account's zone (UTC−11).
+            let steps = "/health/daily?type=steps&from=2024-04-30&to=2024-04-30"
+            let days = try await client.send(.get, steps, token: other)
+            #expect((days["items"] as? [[String: Any]])?.first?["value"] as? Int == 8000, "\(days.text)")
+            #expect(((try await client.send(.get, "/user/measurements", token: other))["items"] as? [Any])?.count == 1)
+            // The same document again adds nothing (counted by what is there: on Citus an
+            // import's answer may count rows it tried, docs/scaling.md).
+            let again = try await client.importCSV("liftbase", document.text, token: other)
+            #expect(again.status == .ok)
+            #expect(((try await client.send(.get, "/user/measurements", token: other))["items"] as? [Any])?.count == 1)
+            #expect(
+                try await client.send(.get, "/nutrition/water?date=\(drinkDay)", token: other)["entries"] as? Int == 1
+            )
+            #expect(
+                (try await client.send(.get, steps, token: other)["items"] as? [[String: Any]])?.first?["samples"]
+                    as? Int == 1
+            )
+        }
+    }
 }

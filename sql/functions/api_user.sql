@@ -374,7 +374,8 @@ end
 $$;
 
 -- GET /user/measurements?measure=|type_id=&limit=&cursor=: entries newest first, of one
--- measure or all.
+-- measure or all. One static statement per case, each an index range that stops at the
+-- page (a plan for all three would keep to none of the indexes once it is generic).
 create or replace function api.measurements_list(p_token text, p_body jsonb, p_args jsonb)
 returns jsonb
 language plpgsql
@@ -384,8 +385,10 @@ declare
   v_page record := app.page_parameters(p_args, 'number');
   v_measure text := p_args ->> 'measure';
   v_type_id uuid;
-  v_after_at timestamptz;
-  v_after_id bigint;
+  -- Before the cursor's entry; without one, before every entry.
+  v_after_at timestamptz := 'infinity';
+  v_after_id bigint := 0;
+  v_rows jsonb;
 begin
   if v_measure is not null
      and not exists (select from app.measures as m where m.id = v_measure and m.weigh_in_member is null) then
@@ -400,19 +403,33 @@ begin
   if v_page.cursor_number is not null then
     select c.recorded_at, c.id into v_after_at, v_after_id from app.body_measurements as c
      where c.user_id = v_user_id and c.id = v_page.cursor_number;
-    if v_after_id is null then
+    if not found then
       perform app.raise_unknown_cursor();
     end if;
   end if;
-  return app.page(coalesce((
+  if v_measure is not null then
     select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
       from (select * from app.body_measurements as e
-             where e.user_id = v_user_id
-               and (v_measure is null or e.measure = v_measure)
-               and (v_type_id is null or e.type_id = v_type_id)
-               and (v_after_id is null or (e.recorded_at, e.id) < (v_after_at, v_after_id))
+             where e.user_id = v_user_id and e.measure = v_measure and (e.recorded_at, e.id) < (v_after_at, v_after_id)
              order by e.recorded_at desc, e.id desc
-             limit v_page.page_size + 1) as b), '[]'), v_page.page_size);
+             limit v_page.page_size + 1) as b;
+  elsif v_type_id is not null then
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id and e.type_id = v_type_id and (e.recorded_at, e.id) < (v_after_at, v_after_id)
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b;
+  else
+    select jsonb_agg(app.measurement_json(row(b.*)::app.body_measurements) order by b.recorded_at desc, b.id desc)
+      into v_rows
+      from (select * from app.body_measurements as e
+             where e.user_id = v_user_id and (e.recorded_at, e.id) < (v_after_at, v_after_id)
+             order by e.recorded_at desc, e.id desc
+             limit v_page.page_size + 1) as b;
+  end if;
+  return app.page(coalesce(v_rows, '[]'), v_page.page_size);
 end
 $$;
 

@@ -261,6 +261,16 @@ begin
      where e.user_id = p_user_id
     window w as (order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id)
      order by e.entry_date, e.recorded_at, e.amount_ml, e.created_at, e.id;
+  return next '],"health_samples":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('platform', h.platform, 'sample_id', h.sample_id, 'type', h.type, 'value', h.value,
+                                'start_at', h.start_at, 'end_at', h.end_at, 'source_app', h.source_app,
+                                'device', h.device, 'day', h.day, 'created_at', h.created_at)::text
+      from app.health_samples as h
+     where h.user_id = p_user_id
+    window w as (order by h.day, h.type, h.start_at, h.platform, h.sample_id)
+     order by h.day, h.type, h.start_at, h.platform, h.sample_id;
   return next ']}';
 end
 $$;

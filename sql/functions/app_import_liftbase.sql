@@ -505,6 +505,8 @@ declare
   v_type_maximums numeric[];
   v_type_times timestamptz[];
   v_type_map jsonb;
+  v_held_ids text[];
+  v_held_names text[];
   v_times timestamptz[];
   v_measures text[];
   v_entry_types uuid[];
@@ -520,6 +522,10 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
+  -- The types held, by id and name: a document's type that is one of them is not written
+  -- (so the count is of rows written, on Citus too).
+  select coalesce(array_agg(t.id::text), '{}'), coalesce(array_agg(lower(t.name)), '{}') into v_held_ids, v_held_names
+    from app.measurement_types as t where t.user_id = p_user_id;
   -- The document's rows are read into arrays first, and each insert selects from the user's
   -- settings row: Citus then sends it whole to the user's worker, where a reader of the
   -- document in the insert's values fails ("integer = boolean"), and COPY (an insert from a
@@ -530,7 +536,8 @@ begin
          coalesce(array_agg(app.read_number(r, 'max_value') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_type_ids, v_type_names, v_type_units, v_type_minimums, v_type_maximums, v_type_times
-    from jsonb_array_elements(v_types) with ordinality as x (r, n);
+    from jsonb_array_elements(v_types) with ordinality as x (r, n)
+   where lower(btrim(r ->> 'name')) <> all (v_held_names) and coalesce(r ->> 'id', '') <> all (v_held_ids);
   -- A type whose id or name (in any case) the account holds already is skipped.
   insert into app.measurement_types (user_id, id, name, unit, min_value, max_value, created_at)
   select u.user_id, t.id, t.name, t.unit, t.min_value, t.max_value, t.created_at
@@ -541,17 +548,19 @@ begin
   on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
-  skipped_duplicates := skipped_duplicates + cardinality(v_type_ids) - v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_types) - v_count;
   -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(d.id, t.id), '{}') into v_type_map
-    from unnest(v_type_ids, v_type_names) as d (id, name)
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(d.name);
+  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+    from jsonb_array_elements(v_types) as r
+    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'))
+   where r ->> 'id' is not null;
 
   -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
   -- document, and one the account holds (same time, measure and value) are left out. The
-  -- entries held are read first, as for body metrics.
-  select coalesce(array_agg(concat_ws('|', b.recorded_at, coalesce(b.measure, b.type_id::text), trim_scale(b.value))),
-                  '{}')
+  -- entries held are read first, as for body metrics; each is keyed by its time as a number
+  -- (its text would depend on the zone of the session, which differs on a Citus worker).
+  select coalesce(array_agg(concat_ws('|', extract(epoch from b.recorded_at), coalesce(b.measure, b.type_id::text),
+                                      trim_scale(b.value))), '{}')
     into v_held
     from app.body_measurements as b where b.user_id = p_user_id;
   select coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
@@ -564,14 +573,18 @@ begin
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
    where (exists (select from app.measures as m where m.id = r ->> 'measure' and m.weigh_in_member is null)
           or (r ->> 'measure' is null and v_type_map ? (r ->> 'type_id')))
-     and concat_ws('|', app.read_timestamp(r, 'recorded_at'), coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
+     and concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')),
+                   coalesce(r ->> 'measure', v_type_map ->> (r ->> 'type_id')),
                    trim_scale(app.read_number(r, 'value'))) <> all (v_held);
   insert into app.body_measurements (user_id, recorded_at, measure, type_id, value, source, created_at)
   select u.user_id, e.recorded_at, e.measure, e.type_id, e.value, e.source, e.created_at
     from app.user_settings as u
    cross join unnest(v_times, v_measures, v_entry_types, v_values, v_sources, v_created)
          as e (recorded_at, measure, type_id, value, source, created_at)
-   where u.user_id = p_user_id;
+   where u.user_id = p_user_id
+  -- Identity keys never conflict: the clause makes Citus insert through an intermediate
+  -- result, not COPY, which row-level security refuses (docs/scaling.md).
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
@@ -598,7 +611,7 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select coalesce(array_agg(concat_ws('|', w.recorded_at, trim_scale(w.amount_ml))), '{}') into v_held
+  select coalesce(array_agg(concat_ws('|', extract(epoch from w.recorded_at), trim_scale(w.amount_ml))), '{}') into v_held
     from app.water_entries as w where w.user_id = p_user_id;
   select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
                                      (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
@@ -609,17 +622,76 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
-   where concat_ws('|', app.read_timestamp(r, 'recorded_at'), trim_scale(app.read_number(r, 'amount_ml')))
+   where concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')), trim_scale(app.read_number(r, 'amount_ml')))
          <> all (v_held);
   insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
   select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
     from app.user_settings as u
    cross join unnest(v_dates, v_times, v_amounts, v_sources, v_created)
          as e (entry_date, recorded_at, amount_ml, source, created_at)
-   where u.user_id = p_user_id;
+   where u.user_id = p_user_id
+  -- As for the measurements: an upsert clause keeps Citus from COPY.
+  on conflict do nothing;
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_entries) - v_count;
+end
+$$;
+
+-- The health samples of a document (version 2), by the platform's sample id: one the
+-- account holds already is skipped; the days they fall on are computed again. Read into
+-- arrays first and inserted selecting from the settings row, as the measurements.
+create or replace function app.import_liftbase_health(p_user_id uuid, p_document jsonb,
+  inout imported integer, inout skipped_duplicates integer)
+language plpgsql
+as $$
+declare
+  v_samples jsonb := coalesce(p_document -> 'health_samples', '[]');
+  v_held text[];
+  v_platforms text[];
+  v_ids text[];
+  v_types text[];
+  v_values numeric[];
+  v_starts timestamptz[];
+  v_ends timestamptz[];
+  v_apps text[];
+  v_devices text[];
+  v_days date[];
+  v_created timestamptz[];
+  v_count integer;
+begin
+  if jsonb_typeof(v_samples) <> 'array' then
+    v_samples := '[]';
+  end if;
+  -- The samples held are read first and left out (so the count is of rows written, on
+  -- Citus too, where an insert through an intermediate result counts the rows it tried).
+  select coalesce(array_agg(h.platform || ':' || h.sample_id), '{}') into v_held
+    from app.health_samples as h where h.user_id = p_user_id;
+  select coalesce(array_agg(r ->> 'platform' order by n), '{}'), coalesce(array_agg(r ->> 'sample_id' order by n), '{}'),
+         coalesce(array_agg(r ->> 'type' order by n), '{}'), coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'start_at') order by n), '{}'),
+         coalesce(array_agg(app.read_timestamp(r, 'end_at') order by n), '{}'),
+         coalesce(array_agg(r ->> 'source_app' order by n), '{}'), coalesce(array_agg(r ->> 'device' order by n), '{}'),
+         coalesce(array_agg(app.read_date(r, 'day') order by n), '{}'),
+         coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
+    into v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created
+    from jsonb_array_elements(v_samples) with ordinality as x (r, n)
+   where concat_ws(':', r ->> 'platform', r ->> 'sample_id') <> all (v_held);
+  insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day,
+                                  created_at)
+  select u.user_id, h.platform, h.sample_id, h.type, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day,
+         h.created_at
+    from app.user_settings as u
+   cross join unnest(v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created)
+         as h (platform, sample_id, type, value, start_at, end_at, source_app, device, day, created_at)
+   where u.user_id = p_user_id
+  on conflict do nothing;
+  get diagnostics v_count = row_count;
+  imported := imported + v_count;
+  skipped_duplicates := skipped_duplicates + jsonb_array_length(v_samples) - v_count;
+  if v_count > 0 then
+    perform app.refresh_health_days(p_user_id, v_types, v_days);
+  end if;
 end
 $$;
 
@@ -653,6 +725,11 @@ as $$
       ('water_entries', 'entry_date', 'date'), ('water_entries', 'recorded_at', 'timestamp'),
       ('water_entries', 'amount_ml', 'number'), ('water_entries', 'source', 'string'),
       ('water_entries', 'created_at', 'timestamp'),
+      ('health_samples', 'platform', 'string'), ('health_samples', 'sample_id', 'string'),
+      ('health_samples', 'type', 'string'), ('health_samples', 'value', 'number'),
+      ('health_samples', 'start_at', 'timestamp'), ('health_samples', 'end_at', 'timestamp'),
+      ('health_samples', 'source_app', 'string'), ('health_samples', 'device', 'string'),
+      ('health_samples', 'day', 'date'), ('health_samples', 'created_at', 'timestamp'),
       ('target_snapshots', 'id', 'integer'), ('target_snapshots', 'computed_at', 'timestamp'),
       ('target_snapshots', 'reason', 'string'), ('target_snapshots', 'formula_version', 'integer'),
       ('target_snapshots', 'bmr_formula', 'string'), ('target_snapshots', 'calories', 'integer'),
@@ -943,6 +1020,8 @@ begin
                                        skipped_duplicates) as s;
     select s.imported, s.skipped_duplicates into imported, skipped_duplicates
       from app.import_liftbase_water(p_user_id, v_document, imported, skipped_duplicates) as s;
+    select s.imported, s.skipped_duplicates into imported, skipped_duplicates
+      from app.import_liftbase_health(p_user_id, v_document, imported, skipped_duplicates) as s;
     if p_dry_run then
       raise exception using errcode = 'LBDRY', message = 'dry run: roll the import back';
     end if;
@@ -973,6 +1052,7 @@ grant execute on function
   app.import_liftbase_metrics(uuid, jsonb, integer, integer),
   app.import_liftbase_measurements(uuid, jsonb, integer, integer),
   app.import_liftbase_water(uuid, jsonb, integer, integer),
+  app.import_liftbase_health(uuid, jsonb, integer, integer),
   app.import_liftbase_exercise_map(uuid, jsonb),
   app.import_liftbase_remap_parents(jsonb, jsonb),
   app.import_liftbase_remap_exercises(jsonb, jsonb),

@@ -51,6 +51,9 @@ as $$
                                   'protein_g', 'saturated_fat_g', 'serving_g', 'serving_label', 'sodium_mg',
                                   'sugars_g']
     when 'goals_put' then array['goal_rate_per_week', 'goal_type']
+    when 'health_samples_sync' then array['deleted', 'platform', 'samples', 'samples[].device', 'samples[].end',
+                                          'samples[].sample_id', 'samples[].source_app', 'samples[].start',
+                                          'samples[].type', 'samples[].unit', 'samples[].value']
     when 'me_delete' then array['password']
     when 'me_update' then array['display_name']
     when 'measurement_create' then array['client_id', 'measure', 'recorded_at', 'source', 'type_id', 'value']

@@ -123,7 +123,8 @@ create function pg_temp.raw_input_casts() returns text[] language sql stable as 
       ('app.record_adaptive_targets', 'v_result', 'app.targets_from_tdee: computed here'),
       ('app.record_adaptive_targets', 'p_estimate', 'app.expenditure_estimate: computed here'),
       ('app.program_session_json', 'x', 'sets built by app.program_plan'),
-      ('app.trim_for_time', 'x', 'sets built by app.program_plan')
+      ('app.trim_for_time', 'x', 'sets built by app.program_plan'),
+      ('api.health_samples_sync', 'r', 'samples checked and read by app.health_sample_read')
   ),
   casts as (
     select p.oid::regproc::text as function, m[1] as cast_text, m[2] as source

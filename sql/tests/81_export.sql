@@ -26,6 +26,8 @@ insert into export_paths values
   ('app.measurement_types', '$.measurement_types[*]', null),
   ('app.body_measurements', '$.body_measurements[*]', null),
   ('app.water_entries', '$.water_entries[*]', null),
+  ('app.health_samples', '$.health_samples[*]', null),
+  ('app.health_days', null, 'derived from the health samples, which the export holds: each day''s value per type'),
   ('app.target_snapshots', '$.target_snapshots[*]', null),
   ('app.health_metrics', '$.health_metrics[*]', null),
   ('app.metrics_acknowledgements', '$.metrics_acknowledgements[*]', null),
@@ -151,7 +153,7 @@ select is((select array_agg(k order by n) from documents as d, json_object_keys(
   array['format', 'version', 'exported_at', 'user', 'settings', 'profile', 'goals', 'target_override', 'body_metrics',
         'measurement_types', 'body_measurements', 'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
         'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'programs',
-        'training_sessions', 'food_entries', 'water_entries'],
+        'training_sessions', 'food_entries', 'water_entries', 'health_samples'],
   'members come in the documented order, the long arrays last');
 select is((select pg_temp.member_names(body::json -> 'user') from documents where name = 'a'),
   array['id', 'email', 'created_at', 'display_name', 'email_verified'],

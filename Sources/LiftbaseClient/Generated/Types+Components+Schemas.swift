@@ -1559,6 +1559,8 @@ extension Components {
             public var goals: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/health_metrics`.
             public var healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/health_samples`.
+            public var healthSamples: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/import_runs`.
             public var importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/measurement_types`.
@@ -1605,6 +1607,7 @@ extension Components {
             ///   - format:
             ///   - goals:
             ///   - healthMetrics:
+            ///   - healthSamples:
             ///   - importRuns:
             ///   - measurementTypes:
             ///   - metricsAcknowledgements:
@@ -1633,6 +1636,7 @@ extension Components {
                 format: OpenAPIRuntime.OpenAPIValueContainer,
                 goals: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
+                healthSamples: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 importRuns: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -1661,6 +1665,7 @@ extension Components {
                 self.format = format
                 self.goals = goals
                 self.healthMetrics = healthMetrics
+                self.healthSamples = healthSamples
                 self.importRuns = importRuns
                 self.measurementTypes = measurementTypes
                 self.metricsAcknowledgements = metricsAcknowledgements
@@ -1690,6 +1695,7 @@ extension Components {
                 case format
                 case goals
                 case healthMetrics = "health_metrics"
+                case healthSamples = "health_samples"
                 case importRuns = "import_runs"
                 case measurementTypes = "measurement_types"
                 case metricsAcknowledgements = "metrics_acknowledgements"
@@ -2439,6 +2445,8 @@ extension Components {
             public var goals: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/ImportDocument/health_metrics`.
             public var healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// - Remark: Generated from `#/components/schemas/ImportDocument/health_samples`.
+            public var healthSamples: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// Not read: a document's import history stays with the account it came from.
             ///
             /// - Remark: Generated from `#/components/schemas/ImportDocument/import_runs`.
@@ -2489,6 +2497,7 @@ extension Components {
             ///   - format:
             ///   - goals:
             ///   - healthMetrics:
+            ///   - healthSamples:
             ///   - importRuns: Not read: a document's import history stays with the account it came from.
             ///   - measurementTypes:
             ///   - metricsAcknowledgements:
@@ -2517,6 +2526,7 @@ extension Components {
                 format: OpenAPIRuntime.OpenAPIValueContainer,
                 goals: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 healthMetrics: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
+                healthSamples: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 importRuns: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 measurementTypes: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 metricsAcknowledgements: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
@@ -2545,6 +2555,7 @@ extension Components {
                 self.format = format
                 self.goals = goals
                 self.healthMetrics = healthMetrics
+                self.healthSamples = healthSamples
                 self.importRuns = importRuns
                 self.measurementTypes = measurementTypes
                 self.metricsAcknowledgements = metricsAcknowledgements
@@ -2574,6 +2585,7 @@ extension Components {
                 case format
                 case goals
                 case healthMetrics = "health_metrics"
+                case healthSamples = "health_samples"
                 case importRuns = "import_runs"
                 case measurementTypes = "measurement_types"
                 case metricsAcknowledgements = "metrics_acknowledgements"

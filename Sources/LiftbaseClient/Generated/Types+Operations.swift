@@ -14567,6 +14567,1087 @@ public enum Operations {
             }
         }
     }
+    /// Each day's value of a health type
+    ///
+    /// Each day's value of one type over a range of the account's local days (default the last 30; at most 366 apart), oldest first, with the source it came from.
+    ///
+    /// - Remark: HTTP `GET /api/v1/health/daily`.
+    /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)`.
+    public enum HealthDaily {
+        public static let id: Swift.String = "health_daily"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/query/type`.
+                @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case steps = "steps"
+                    case activeEnergy = "active_energy"
+                    case restingEnergy = "resting_energy"
+                    case sleep = "sleep"
+                    case restingHeartRate = "resting_heart_rate"
+                    case heartRateVariability = "heart_rate_variability"
+                    case weight = "weight"
+                    case bodyFat = "body_fat"
+                }
+                /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/query/type`.
+                public var _type: Operations.HealthDaily.Input.Query._TypePayload
+                /// First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/query/from`.
+                public var from: Components.Parameters.From?
+                /// Last day of the range (YYYY-MM-DD).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/query/to`.
+                public var to: Components.Parameters.To?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - _type:
+                ///   - from: First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///   - to: Last day of the range (YYYY-MM-DD).
+                public init(
+                    _type: Operations.HealthDaily.Input.Query._TypePayload,
+                    from: Components.Parameters.From? = nil,
+                    to: Components.Parameters.To? = nil
+                ) {
+                    self._type = _type
+                    self.from = from
+                    self.to = to
+                }
+            }
+            public var query: Operations.HealthDaily.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.HealthDaily.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.HealthDaily.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.HealthDaily.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.HealthDaily.Input.Query,
+                headers: Operations.HealthDaily.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/from`.
+                        public var from: Swift.String
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/ItemsPayload`.
+                        public struct ItemsPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/ItemsPayload/date`.
+                            public var date: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/ItemsPayload/samples`.
+                            public var samples: Swift.Int
+                            /// The winning source (app / device), or `all` for a mean over every source.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/ItemsPayload/source`.
+                            public var source: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/ItemsPayload/value`.
+                            public var value: Swift.Double
+                            /// Creates a new `ItemsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - date:
+                            ///   - samples:
+                            ///   - source: The winning source (app / device), or `all` for a mean over every source.
+                            ///   - value:
+                            public init(
+                                date: Swift.String,
+                                samples: Swift.Int,
+                                source: Swift.String,
+                                value: Swift.Double
+                            ) {
+                                self.date = date
+                                self.samples = samples
+                                self.source = source
+                                self.value = value
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case date
+                                case samples
+                                case source
+                                case value
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.date = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .date
+                                )
+                                self.samples = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .samples
+                                )
+                                self.source = try container.decode(
+                                    Swift.String.self,
+                                    forKey: .source
+                                )
+                                self.value = try container.decode(
+                                    Swift.Double.self,
+                                    forKey: .value
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "date",
+                                    "samples",
+                                    "source",
+                                    "value"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/items`.
+                        public typealias ItemsPayload = [Operations.HealthDaily.Output.Ok.Body.JsonPayload.ItemsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/items`.
+                        public var items: Operations.HealthDaily.Output.Ok.Body.JsonPayload.ItemsPayload
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/to`.
+                        public var to: Swift.String
+                        /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/json/type`.
+                        public var _type: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - from:
+                        ///   - items:
+                        ///   - to:
+                        ///   - _type:
+                        public init(
+                            from: Swift.String,
+                            items: Operations.HealthDaily.Output.Ok.Body.JsonPayload.ItemsPayload,
+                            to: Swift.String,
+                            _type: Swift.String
+                        ) {
+                            self.from = from
+                            self.items = items
+                            self.to = to
+                            self._type = _type
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case from
+                            case items
+                            case to
+                            case _type = "type"
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.from = try container.decode(
+                                Swift.String.self,
+                                forKey: .from
+                            )
+                            self.items = try container.decode(
+                                Operations.HealthDaily.Output.Ok.Body.JsonPayload.ItemsPayload.self,
+                                forKey: .items
+                            )
+                            self.to = try container.decode(
+                                Swift.String.self,
+                                forKey: .to
+                            )
+                            self._type = try container.decode(
+                                Swift.String.self,
+                                forKey: ._type
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "from",
+                                "items",
+                                "to",
+                                "type"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/health/daily/GET/responses/200/content/application\/json`.
+                    case json(Operations.HealthDaily.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.HealthDaily.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.HealthDaily.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.HealthDaily.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The days that have samples
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.HealthDaily.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.HealthDaily.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: type, from, to; `range_too_large`; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A batch of Apple Health or Health Connect samples and deletions
+    ///
+    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A sample this server cannot take is left out and named in `rejected` with its problem; the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
+    ///
+    /// - Remark: HTTP `POST /api/v1/health/samples`.
+    /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)`.
+    public enum HealthSamplesSync {
+        public static let id: Swift.String = "health_samples_sync"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.HealthSamplesSync.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.HealthSamplesSync.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.HealthSamplesSync.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Sample ids the platform deleted.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/deleted`.
+                    public var deleted: [Swift.String]?
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/platform`.
+                    @frozen public enum PlatformPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case appleHealth = "apple_health"
+                        case healthConnect = "health_connect"
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/platform`.
+                    public var platform: Operations.HealthSamplesSync.Input.Body.JsonPayload.PlatformPayload
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload`.
+                    public struct SamplesPayloadPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/device`.
+                        public var device: Swift.String?
+                        /// Not before start, nor after now (5 minutes of clock skew).
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/end`.
+                        public var end: Foundation.Date
+                        /// The platform's id of the sample.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/sample_id`.
+                        public var sampleId: Swift.String
+                        /// The app that recorded it, as the platform names it.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/source_app`.
+                        public var sourceApp: Swift.String?
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/start`.
+                        public var start: Foundation.Date
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/type`.
+                        @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case steps = "steps"
+                            case activeEnergy = "active_energy"
+                            case restingEnergy = "resting_energy"
+                            case sleep = "sleep"
+                            case restingHeartRate = "resting_heart_rate"
+                            case heartRateVariability = "heart_rate_variability"
+                            case weight = "weight"
+                            case bodyFat = "body_fat"
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/type`.
+                        public var _type: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload
+                        /// steps: count; energy: kcal or kJ; sleep: min, h or s; resting heart rate: bpm or count/min; variability: ms; weight: kg or lb; body fat: %.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/unit`.
+                        public var unit: Swift.String?
+                        /// In `unit`; required but for sleep, whose value is otherwise how long it lasted.
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/value`.
+                        public var value: Swift.Double?
+                        /// Creates a new `SamplesPayloadPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - device:
+                        ///   - end: Not before start, nor after now (5 minutes of clock skew).
+                        ///   - sampleId: The platform's id of the sample.
+                        ///   - sourceApp: The app that recorded it, as the platform names it.
+                        ///   - start:
+                        ///   - _type:
+                        ///   - unit: steps: count; energy: kcal or kJ; sleep: min, h or s; resting heart rate: bpm or count/min; variability: ms; weight: kg or lb; body fat: %.
+                        ///   - value: In `unit`; required but for sleep, whose value is otherwise how long it lasted.
+                        public init(
+                            device: Swift.String? = nil,
+                            end: Foundation.Date,
+                            sampleId: Swift.String,
+                            sourceApp: Swift.String? = nil,
+                            start: Foundation.Date,
+                            _type: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload,
+                            unit: Swift.String? = nil,
+                            value: Swift.Double? = nil
+                        ) {
+                            self.device = device
+                            self.end = end
+                            self.sampleId = sampleId
+                            self.sourceApp = sourceApp
+                            self.start = start
+                            self._type = _type
+                            self.unit = unit
+                            self.value = value
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case device
+                            case end
+                            case sampleId = "sample_id"
+                            case sourceApp = "source_app"
+                            case start
+                            case _type = "type"
+                            case unit
+                            case value
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.device = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .device
+                            )
+                            self.end = try container.decode(
+                                Foundation.Date.self,
+                                forKey: .end
+                            )
+                            self.sampleId = try container.decode(
+                                Swift.String.self,
+                                forKey: .sampleId
+                            )
+                            self.sourceApp = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .sourceApp
+                            )
+                            self.start = try container.decode(
+                                Foundation.Date.self,
+                                forKey: .start
+                            )
+                            self._type = try container.decode(
+                                Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload.self,
+                                forKey: ._type
+                            )
+                            self.unit = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .unit
+                            )
+                            self.value = try container.decodeIfPresent(
+                                Swift.Double.self,
+                                forKey: .value
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "device",
+                                "end",
+                                "sample_id",
+                                "source_app",
+                                "start",
+                                "type",
+                                "unit",
+                                "value"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/samples`.
+                    public typealias SamplesPayload = [Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload]
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/samples`.
+                    public var samples: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayload?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - deleted: Sample ids the platform deleted.
+                    ///   - platform:
+                    ///   - samples:
+                    public init(
+                        deleted: [Swift.String]? = nil,
+                        platform: Operations.HealthSamplesSync.Input.Body.JsonPayload.PlatformPayload,
+                        samples: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayload? = nil
+                    ) {
+                        self.deleted = deleted
+                        self.platform = platform
+                        self.samples = samples
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case deleted
+                        case platform
+                        case samples
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.deleted = try container.decodeIfPresent(
+                            [Swift.String].self,
+                            forKey: .deleted
+                        )
+                        self.platform = try container.decode(
+                            Operations.HealthSamplesSync.Input.Body.JsonPayload.PlatformPayload.self,
+                            forKey: .platform
+                        )
+                        self.samples = try container.decodeIfPresent(
+                            Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayload.self,
+                            forKey: .samples
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "deleted",
+                            "platform",
+                            "samples"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/content/application\/json`.
+                case json(Operations.HealthSamplesSync.Input.Body.JsonPayload)
+            }
+            public var body: Operations.HealthSamplesSync.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.HealthSamplesSync.Input.Headers = .init(),
+                body: Operations.HealthSamplesSync.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/changed`.
+                        public var changed: Swift.Int
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/deleted`.
+                        public var deleted: Swift.Int
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/new`.
+                        public var new: Swift.Int
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/RejectedPayload`.
+                        public struct RejectedPayloadPayload: Codable, Hashable, Sendable {
+                            /// The sample's place in `samples`, from 0.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/RejectedPayload/index`.
+                            public var index: Swift.Int
+                            /// What keeps it out: a text, or the members and their problems.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/RejectedPayload/problem`.
+                            public var problem: OpenAPIRuntime.OpenAPIValueContainer
+                            /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/RejectedPayload/sample_id`.
+                            public var sampleId: Swift.String?
+                            /// Creates a new `RejectedPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - index: The sample's place in `samples`, from 0.
+                            ///   - problem: What keeps it out: a text, or the members and their problems.
+                            ///   - sampleId:
+                            public init(
+                                index: Swift.Int,
+                                problem: OpenAPIRuntime.OpenAPIValueContainer,
+                                sampleId: Swift.String? = nil
+                            ) {
+                                self.index = index
+                                self.problem = problem
+                                self.sampleId = sampleId
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case index
+                                case problem
+                                case sampleId = "sample_id"
+                            }
+                            public init(from decoder: any Swift.Decoder) throws {
+                                let container = try decoder.container(keyedBy: CodingKeys.self)
+                                self.index = try container.decode(
+                                    Swift.Int.self,
+                                    forKey: .index
+                                )
+                                self.problem = try container.decode(
+                                    OpenAPIRuntime.OpenAPIValueContainer.self,
+                                    forKey: .problem
+                                )
+                                self.sampleId = try container.decodeIfPresent(
+                                    Swift.String.self,
+                                    forKey: .sampleId
+                                )
+                                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                    "index",
+                                    "problem",
+                                    "sample_id"
+                                ])
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/rejected`.
+                        public typealias RejectedPayload = [Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload.RejectedPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/rejected`.
+                        public var rejected: Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload.RejectedPayload
+                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/json/unchanged`.
+                        public var unchanged: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - changed:
+                        ///   - deleted:
+                        ///   - new:
+                        ///   - rejected:
+                        ///   - unchanged:
+                        public init(
+                            changed: Swift.Int,
+                            deleted: Swift.Int,
+                            new: Swift.Int,
+                            rejected: Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload.RejectedPayload,
+                            unchanged: Swift.Int
+                        ) {
+                            self.changed = changed
+                            self.deleted = deleted
+                            self.new = new
+                            self.rejected = rejected
+                            self.unchanged = unchanged
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case changed
+                            case deleted
+                            case new
+                            case rejected
+                            case unchanged
+                        }
+                        public init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.changed = try container.decode(
+                                Swift.Int.self,
+                                forKey: .changed
+                            )
+                            self.deleted = try container.decode(
+                                Swift.Int.self,
+                                forKey: .deleted
+                            )
+                            self.new = try container.decode(
+                                Swift.Int.self,
+                                forKey: .new
+                            )
+                            self.rejected = try container.decode(
+                                Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload.RejectedPayload.self,
+                                forKey: .rejected
+                            )
+                            self.unchanged = try container.decode(
+                                Swift.Int.self,
+                                forKey: .unchanged
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "changed",
+                                "deleted",
+                                "new",
+                                "rejected",
+                                "unchanged"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/responses/200/content/application\/json`.
+                    case json(Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.HealthSamplesSync.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.HealthSamplesSync.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.HealthSamplesSync.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What the batch did
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.HealthSamplesSync.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.HealthSamplesSync.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: `platform`, `samples` (not a list, or more than 5,000), `deleted`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Import a Cronometer servings export (CSV) into the diary
     ///
     /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.

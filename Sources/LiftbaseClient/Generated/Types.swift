@@ -249,6 +249,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/food/search`.
     /// - Remark: Generated from `#/paths//api/v1/food/search/get(food_search)`.
     func foodSearch(_ input: Operations.FoodSearch.Input) async throws -> Operations.FoodSearch.Output
+    /// Each day's value of a health type
+    ///
+    /// Each day's value of one type over a range of the account's local days (default the last 30; at most 366 apart), oldest first, with the source it came from.
+    ///
+    /// - Remark: HTTP `GET /api/v1/health/daily`.
+    /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)`.
+    func healthDaily(_ input: Operations.HealthDaily.Input) async throws -> Operations.HealthDaily.Output
+    /// A batch of Apple Health or Health Connect samples and deletions
+    ///
+    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A sample this server cannot take is left out and named in `rejected` with its problem; the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
+    ///
+    /// - Remark: HTTP `POST /api/v1/health/samples`.
+    /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)`.
+    func healthSamplesSync(_ input: Operations.HealthSamplesSync.Input) async throws -> Operations.HealthSamplesSync.Output
     /// Import a Cronometer servings export (CSV) into the diary
     ///
     /// A Cronometer servings export into the diary (source `import`). Lenient (a row that cannot be read is reported, the rest imported; strict=true for all or nothing) and idempotent.
@@ -1301,6 +1315,36 @@ extension APIProtocol {
         try await foodSearch(Operations.FoodSearch.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// Each day's value of a health type
+    ///
+    /// Each day's value of one type over a range of the account's local days (default the last 30; at most 366 apart), oldest first, with the source it came from.
+    ///
+    /// - Remark: HTTP `GET /api/v1/health/daily`.
+    /// - Remark: Generated from `#/paths//api/v1/health/daily/get(health_daily)`.
+    public func healthDaily(
+        query: Operations.HealthDaily.Input.Query,
+        headers: Operations.HealthDaily.Input.Headers = .init()
+    ) async throws -> Operations.HealthDaily.Output {
+        try await healthDaily(Operations.HealthDaily.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A batch of Apple Health or Health Connect samples and deletions
+    ///
+    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A sample this server cannot take is left out and named in `rejected` with its problem; the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
+    ///
+    /// - Remark: HTTP `POST /api/v1/health/samples`.
+    /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)`.
+    public func healthSamplesSync(
+        headers: Operations.HealthSamplesSync.Input.Headers = .init(),
+        body: Operations.HealthSamplesSync.Input.Body
+    ) async throws -> Operations.HealthSamplesSync.Output {
+        try await healthSamplesSync(Operations.HealthSamplesSync.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// Import a Cronometer servings export (CSV) into the diary
