@@ -11617,8 +11617,9 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
     when 'program_session_skip' then array['combine']
     when 'session_update' then array['finished_at', 'name', 'notes', 'status']
     when 'settings_update' then array['biometric_enabled', 'health_sync', 'health_sync.apple_health',
-                                      'health_sync.google_fit', 'reminders', 'reminders.meals',
-                                      'reminders.meals.enabled', 'reminders.meals.times', 'reminders.workouts',
+                                      'health_sync.google_fit', 'health_sync.health_connect', 'reminders',
+                                      'reminders.meals', 'reminders.meals.enabled', 'reminders.meals.times',
+                                      'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']
@@ -12067,7 +12068,8 @@ begin
            then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
          biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
          apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
-         google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
+         health_connect_sync = coalesce(app.read_boolean(v_sync, 'health_connect'), app.read_boolean(v_sync, 'google_fit'),
+                                        s.health_connect_sync),
          updated_at = now()
    where s.user_id = p_user_id;
 end
@@ -12461,7 +12463,11 @@ begin
     'biometric_enabled', app.boolean_problem(p_body, 'biometric_enabled'),
     'health_sync', app.object_problem(p_body, 'health_sync'),
     'health_sync.apple_health', app.boolean_problem(v_sync, 'apple_health'),
-    'health_sync.google_fit', app.boolean_problem(v_sync, 'google_fit'));
+    'health_sync.health_connect', app.boolean_problem(v_sync, 'health_connect'),
+    'health_sync.google_fit', coalesce(app.boolean_problem(v_sync, 'google_fit'),
+      case when v_sync ? 'google_fit' and v_sync ? 'health_connect'
+                and v_sync -> 'google_fit' is distinct from v_sync -> 'health_connect'
+           then 'is the old name of health_connect: send health_connect alone' end));
 end
 $$;
 
@@ -12479,7 +12485,7 @@ CREATE TABLE app.user_settings (
     workout_reminder_time app.clock_time,
     biometric_enabled boolean DEFAULT false NOT NULL,
     apple_health_sync boolean DEFAULT false NOT NULL,
-    google_fit_sync boolean DEFAULT false NOT NULL,
+    health_connect_sync boolean DEFAULT false NOT NULL,
     settings_document jsonb,
     settings_document_shape text,
     CONSTRAINT user_settings_meal_reminder_times_check CHECK ((cardinality(meal_reminder_times) <= 10))
@@ -12502,8 +12508,10 @@ CREATE FUNCTION app.settings_values_json(p_settings app.user_settings) RETURNS j
                                      'days', to_jsonb(p_settings.workout_reminder_days::text[]),
                                      'time', p_settings.workout_reminder_time)),
     'biometric_enabled', p_settings.biometric_enabled,
+    -- google_fit: the old name of health_connect, shown for the clients that read it.
     'health_sync', jsonb_build_object('apple_health', p_settings.apple_health_sync,
-                                      'google_fit', p_settings.google_fit_sync))
+                                      'health_connect', p_settings.health_connect_sync,
+                                      'google_fit', p_settings.health_connect_sync))
 $$;
 
 ALTER FUNCTION app.settings_values_json(p_settings app.user_settings) OWNER TO liftbase_owner;

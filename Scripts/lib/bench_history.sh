@@ -110,8 +110,9 @@ history_reads=(
   "analytics_weight|{\"from\": \"$month_ago\"}|weight, last 30 days"
   "measurement_series|{\"measure\": \"weight\", \"from\": \"$month_ago\"}|weight series, last 30 days"
   "measurement_series|{\"measure\": \"waist\", \"from\": \"$month_ago\"}|waist series, last 30 days"
-  "measurements_list|{}|measurements, first page"
+  "measurements_list|{\"limit\": \"20\"}|measurements, a page of 20 (both fill it)"
   "water_day|{}|water of today"
+  "health_daily|{\"type\": \"steps\", \"from\": \"$month_ago\"}|steps per day, last 30 days"
   "metrics_today|{}|metrics today"
   "exercises_list|{\"q\": \"bench\"}|exercise search"
   "exercise_substitutions|{\"id\": \"$bench_press\"}|substitutions"
@@ -197,4 +198,22 @@ SQL
 sed -e "s/(:token,/('history-ordinary-' || :client_id + 1,/" "$work/history_entry.sql" > "$work/history_entry_users.sql"
 read -r users_tps users_p50 users_p99 < <(pgbench_run "$work/history_entry_users.sql" unused 16 "$history_seconds")
 printf "%-36s %11s %11s %23s\n" "diary insert, 16 users at once" "$users_p50" "$users_p99" "$users_tps per second"
+# A health batch of 5,000 samples (the most one call takes): written new, sent again as
+# held, then every value changed; each timed once as its statement (psql \timing), as the
+# API role.
+health_batch() {
+  psql -qX -v ON_ERROR_STOP=1 -v factor="$1" <<'SQL' | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+select jsonb_build_object('platform', 'health_connect', 'samples', jsonb_agg(jsonb_build_object(
+         'sample_id', 'batch-' || n, 'type', 'steps', 'value', 100 + n % 50 * :factor, 'unit', 'count',
+         'start', now() - interval '20 days' + n * interval '5 minutes',
+         'end', now() - interval '20 days' + n * interval '5 minutes' + interval '4 minutes',
+         'source_app', 'Health Connect', 'device', 'Pixel')))::text as batch
+  from generate_series(1, 5000) as n \gset
+set role liftbase_api;
+\timing on
+select api.health_samples_sync('history-veteran', :'batch', '{}') is not null;
+SQL
+}
+printf "%-36s %11s ms (new) %11s ms (as held) %11s ms (changed)\n" "health batch, 5,000 samples" \
+  "$(health_batch 1)" "$(health_batch 1)" "$(health_batch 2)"
 printf "\nhistory step: %s s; %s call(s) over 1.5× the new user's p50\n" "$(( $(date +%s) - started ))" "$over"

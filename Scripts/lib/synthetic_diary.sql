@@ -2,7 +2,8 @@
 -- day (6 to 10) over the :days days up to today (default 1,825: five years, about 15,000
 -- entries) from :foods catalog foods (default 400; a few staples most days, then a long
 -- tail), a weigh-in on most mornings (about 1,800 over five years), waist and hips
--- measured each Sunday, and 6 to 9 glasses of water a day. Run after the
+-- measured each Sunday, 6 to 9 glasses of water a day, and a phone's and a watch's hourly
+-- steps from Apple Health from 07:00 to 22:00 (about 58,000 samples over five years). Run after the
 -- user's onboarding, as a superuser on a benchmark database with a food catalog
 -- (synthetic_foods.sql):
 --   psql -v user_id=UUID [-v days=1825] [-v foods=400] -f Scripts/lib/synthetic_diary.sql
@@ -82,5 +83,16 @@ select :'user_id', d.day, d.day + time '07:30' + k * interval '100 minutes', 250
   from synthetic_days as d
  cross join generate_series(1, 6 + abs(hashtext(:'user_id' || ':water:' || d.day)) % 4) as k;
 
+-- Steps: the phone and the watch each hour from 07:00 to 22:00 (the watch counts a little
+-- less), and each day's value as a batch computes it (app.refresh_health_days).
+insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day)
+select :'user_id', 'apple_health', d.day || '-' || h || '-' || x.device, 'steps',
+       (200 + abs(hashtext(:'user_id' || d.day || h)) % 900) * x.factor, d.day + make_interval(hours => h),
+       d.day + make_interval(hours => h + 1), 'Health', x.device, d.day
+  from synthetic_days as d
+ cross join generate_series(7, 21) as h
+ cross join (values ('iPhone', 1.0), ('Apple Watch', 0.9)) as x (device, factor);
+select app.refresh_health_days(:'user_id', array(select 'steps' from synthetic_days), array(select day from synthetic_days));
+
 analyze app.food_entries, app.body_metrics, app.target_snapshots, app.health_metrics, app.body_measurements,
-  app.water_entries;
+  app.water_entries, app.health_samples, app.health_days;

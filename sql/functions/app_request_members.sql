@@ -76,8 +76,9 @@ as $$
     when 'program_session_skip' then array['combine']
     when 'session_update' then array['finished_at', 'name', 'notes', 'status']
     when 'settings_update' then array['biometric_enabled', 'health_sync', 'health_sync.apple_health',
-                                      'health_sync.google_fit', 'reminders', 'reminders.meals',
-                                      'reminders.meals.enabled', 'reminders.meals.times', 'reminders.workouts',
+                                      'health_sync.google_fit', 'health_sync.health_connect', 'reminders',
+                                      'reminders.meals', 'reminders.meals.enabled', 'reminders.meals.times',
+                                      'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']

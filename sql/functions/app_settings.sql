@@ -26,8 +26,10 @@ as $$
                                      'days', to_jsonb(p_settings.workout_reminder_days::text[]),
                                      'time', p_settings.workout_reminder_time)),
     'biometric_enabled', p_settings.biometric_enabled,
+    -- google_fit: the old name of health_connect, shown for the clients that read it.
     'health_sync', jsonb_build_object('apple_health', p_settings.apple_health_sync,
-                                      'google_fit', p_settings.google_fit_sync))
+                                      'health_connect', p_settings.health_connect_sync,
+                                      'google_fit', p_settings.health_connect_sync))
 $$;
 
 -- The fingerprint of app.settings_values_json's definition, kept with each document: a
@@ -168,7 +170,11 @@ begin
     'biometric_enabled', app.boolean_problem(p_body, 'biometric_enabled'),
     'health_sync', app.object_problem(p_body, 'health_sync'),
     'health_sync.apple_health', app.boolean_problem(v_sync, 'apple_health'),
-    'health_sync.google_fit', app.boolean_problem(v_sync, 'google_fit'));
+    'health_sync.health_connect', app.boolean_problem(v_sync, 'health_connect'),
+    'health_sync.google_fit', coalesce(app.boolean_problem(v_sync, 'google_fit'),
+      case when v_sync ? 'google_fit' and v_sync ? 'health_connect'
+                and v_sync -> 'google_fit' is distinct from v_sync -> 'health_connect'
+           then 'is the old name of health_connect: send health_connect alone' end));
 end
 $$;
 
@@ -200,7 +206,8 @@ begin
            then app.read_text(v_workouts, 'time') else s.workout_reminder_time end,
          biometric_enabled = coalesce(app.read_boolean(p_body, 'biometric_enabled'), s.biometric_enabled),
          apple_health_sync = coalesce(app.read_boolean(v_sync, 'apple_health'), s.apple_health_sync),
-         google_fit_sync = coalesce(app.read_boolean(v_sync, 'google_fit'), s.google_fit_sync),
+         health_connect_sync = coalesce(app.read_boolean(v_sync, 'health_connect'), app.read_boolean(v_sync, 'google_fit'),
+                                        s.health_connect_sync),
          updated_at = now()
    where s.user_id = p_user_id;
 end

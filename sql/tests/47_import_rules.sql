@@ -108,7 +108,7 @@ select is(pg_temp.call('import_liftbase', 'plain', jsonb_build_object('format', 
 select is((select pg_temp.call('settings_get', 'plain', null) - 'reminders' || jsonb_build_object('workouts',
                     pg_temp.call('settings_get', 'plain', null) #> '{reminders,workouts}')),
   '{"unit_system": "imperial", "timezone": "Asia/Tokyo", "biometric_enabled": false,
-    "health_sync": {"apple_health": true, "google_fit": false},
+    "health_sync": {"apple_health": true, "health_connect": false, "google_fit": false},
     "workouts": {"enabled": true, "days": ["monday", "friday"], "time": "07:30"}}',
   'through the settings writer: every member it knows is taken');
 select is(pg_temp.call('import_liftbase', 'plain',

@@ -3,7 +3,7 @@
 -- same row.
 begin;
 \ir support/helpers.psql
-select plan(14);
+select plan(17);
 
 select pg_temp.sign_up('a', 'settings-a@example.com', 'settings a');
 
@@ -12,14 +12,14 @@ set local role liftbase_api;
 select is(pg_temp.call('settings_get', 'a', null),
   '{"unit_system": "metric", "timezone": "UTC",
     "reminders": {"meals": {"enabled": false, "times": []}, "workouts": {"enabled": false, "days": [], "time": null}},
-    "biometric_enabled": false, "health_sync": {"apple_health": false, "google_fit": false}}',
+    "biometric_enabled": false, "health_sync": {"apple_health": false, "health_connect": false, "google_fit": false}}',
   'a new account has the default settings');
 
 select is(pg_temp.call('settings_update', 'a',
     '{"reminders": {"meals": {"enabled": true, "times": ["19:00", "07:30", "12:00", "07:30"]}}, "health_sync": {"apple_health": true}}'),
   '{"unit_system": "metric", "timezone": "UTC",
     "reminders": {"meals": {"enabled": true, "times": ["07:30", "12:00", "19:00"]}, "workouts": {"enabled": false, "days": [], "time": null}},
-    "biometric_enabled": false, "health_sync": {"apple_health": true, "google_fit": false}}',
+    "biometric_enabled": false, "health_sync": {"apple_health": true, "health_connect": false, "google_fit": false}}',
   'PATCH changes only the named members; times are stored sorted without repeats');
 
 select is(pg_temp.call('settings_update', 'a',
@@ -34,7 +34,7 @@ select is(pg_temp.call('settings_update', 'a', '{"reminders": {"meals": {"enable
 select is(pg_temp.call('settings_update', 'a', '{"reminders": {"workouts": {"time": null}}, "biometric_enabled": true, "timezone": "Europe/Berlin"}'),
   '{"unit_system": "imperial", "timezone": "Europe/Berlin",
     "reminders": {"meals": {"enabled": false, "times": ["07:30", "12:00", "19:00"]}, "workouts": {"enabled": true, "days": ["monday", "wednesday", "friday"], "time": null}},
-    "biometric_enabled": true, "health_sync": {"apple_health": true, "google_fit": false}}',
+    "biometric_enabled": true, "health_sync": {"apple_health": true, "health_connect": false, "google_fit": false}}',
   'the workout reminder time can be cleared with null; other members are kept');
 
 select is(pg_temp.call('settings_update', 'a', '{}'), pg_temp.call('settings_get', 'a', null), 'an empty PATCH changes nothing');
@@ -54,6 +54,15 @@ select is(pg_temp.error_of('settings_update', 'a',
      "health_sync.apple_health": "must be true or false",
      "health_sync.google_fit": "must be true or false"}}',
   'every bad member is listed at once, with the domain comments as messages');
+
+-- Health Connect replaced Google Fit: google_fit is its old name, taken and shown as such.
+select is(pg_temp.call('settings_update', 'a', '{"health_sync": {"google_fit": true}}') -> 'health_sync',
+  '{"apple_health": true, "health_connect": true, "google_fit": true}', 'google_fit sets the Health Connect switch');
+select is(pg_temp.call('settings_update', 'a', '{"health_sync": {"health_connect": false}}') -> 'health_sync',
+  '{"apple_health": true, "health_connect": false, "google_fit": false}', 'and health_connect is shown under both names');
+select is(pg_temp.error_of('settings_update', 'a', '{"health_sync": {"health_connect": true, "google_fit": false}}') -> 'fields',
+  '{"health_sync.google_fit": "is the old name of health_connect: send health_connect alone"}',
+  'both names with different values are refused');
 
 select is(pg_temp.error_of('settings_update', 'a', '{"reminders": "daily", "health_sync": [], "unit_system": null}') -> 'fields',
   '{"reminders": "must be an object", "health_sync": "must be an object", "unit_system": "is required"}',

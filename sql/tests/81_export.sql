@@ -161,7 +161,8 @@ select is((select pg_temp.member_names(body::json -> 'user') from documents wher
 select is((select pg_temp.member_names(body::json -> 'settings') from documents where name = 'a'),
   array['timezone', 'reminders', 'reminders.meals', 'reminders.meals.times', 'reminders.meals.enabled',
         'reminders.workouts', 'reminders.workouts.days', 'reminders.workouts.time', 'reminders.workouts.enabled',
-        'health_sync', 'health_sync.google_fit', 'health_sync.apple_health', 'unit_system', 'biometric_enabled'],
+        'health_sync', 'health_sync.google_fit', 'health_sync.apple_health', 'health_sync.health_connect', 'unit_system',
+        'biometric_enabled'],
   'the settings'' members come in the documented order, nested ones too');
 select is(
   (select regexp_replace(body, '"exported_at":"[^"]*"', '') from documents where name = 'a again'),

@@ -5620,23 +5620,33 @@ extension Components {
             public struct HealthSyncPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/Settings/health_sync/apple_health`.
                 public var appleHealth: Swift.Bool
+                /// Deprecated: the old name of health_connect (Health Connect replaced Google Fit), the same value.
+                ///
                 /// - Remark: Generated from `#/components/schemas/Settings/health_sync/google_fit`.
                 public var googleFit: Swift.Bool
+                /// Whether the app syncs Health Connect (POST /health/samples).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Settings/health_sync/health_connect`.
+                public var healthConnect: Swift.Bool
                 /// Creates a new `HealthSyncPayload`.
                 ///
                 /// - Parameters:
                 ///   - appleHealth:
-                ///   - googleFit:
+                ///   - googleFit: Deprecated: the old name of health_connect (Health Connect replaced Google Fit), the same value.
+                ///   - healthConnect: Whether the app syncs Health Connect (POST /health/samples).
                 public init(
                     appleHealth: Swift.Bool,
-                    googleFit: Swift.Bool
+                    googleFit: Swift.Bool,
+                    healthConnect: Swift.Bool
                 ) {
                     self.appleHealth = appleHealth
                     self.googleFit = googleFit
+                    self.healthConnect = healthConnect
                 }
                 public enum CodingKeys: String, CodingKey {
                     case appleHealth = "apple_health"
                     case googleFit = "google_fit"
+                    case healthConnect = "health_connect"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Settings/health_sync`.

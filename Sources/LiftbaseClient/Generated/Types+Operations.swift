@@ -35389,23 +35389,31 @@ public enum Operations {
                     public struct HealthSyncPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/health_sync/apple_health`.
                         public var appleHealth: Swift.Bool?
+                        /// Deprecated: the old name of health_connect; sent with health_connect, it must be the same.
+                        ///
                         /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/health_sync/google_fit`.
                         public var googleFit: Swift.Bool?
+                        /// - Remark: Generated from `#/paths/api/v1/settings/PATCH/requestBody/json/health_sync/health_connect`.
+                        public var healthConnect: Swift.Bool?
                         /// Creates a new `HealthSyncPayload`.
                         ///
                         /// - Parameters:
                         ///   - appleHealth:
-                        ///   - googleFit:
+                        ///   - googleFit: Deprecated: the old name of health_connect; sent with health_connect, it must be the same.
+                        ///   - healthConnect:
                         public init(
                             appleHealth: Swift.Bool? = nil,
-                            googleFit: Swift.Bool? = nil
+                            googleFit: Swift.Bool? = nil,
+                            healthConnect: Swift.Bool? = nil
                         ) {
                             self.appleHealth = appleHealth
                             self.googleFit = googleFit
+                            self.healthConnect = healthConnect
                         }
                         public enum CodingKeys: String, CodingKey {
                             case appleHealth = "apple_health"
                             case googleFit = "google_fit"
+                            case healthConnect = "health_connect"
                         }
                         public init(from decoder: any Swift.Decoder) throws {
                             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -35417,9 +35425,14 @@ public enum Operations {
                                 Swift.Bool.self,
                                 forKey: .googleFit
                             )
+                            self.healthConnect = try container.decodeIfPresent(
+                                Swift.Bool.self,
+                                forKey: .healthConnect
+                            )
                             try decoder.ensureNoAdditionalProperties(knownKeys: [
                                 "apple_health",
-                                "google_fit"
+                                "google_fit",
+                                "health_connect"
                             ])
                         }
                     }
