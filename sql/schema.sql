@@ -2175,6 +2175,12 @@ begin
     'deleted', coalesce(app.input_problem(v_body -> 'deleted', 'string[]'),
                         case when jsonb_array_length(coalesce(v_body -> 'deleted', '[]')) > 5000
                              then 'must hold at most 5000 sample ids' end)));
+  -- Malformed samples refuse the batch, each named by its place and member.
+  perform app.raise_if_invalid(coalesce((
+    select jsonb_object_agg(format('samples[%s]', x.n - 1) || case when p.key = '' then '' else '.' || p.key end, p.value)
+      from jsonb_array_elements(v_body -> 'samples') with ordinality as x (s, n)
+     cross join lateral jsonb_each(app.health_sample_problems(x.s)) as p
+     where jsonb_typeof(v_body -> 'samples') = 'array'), '{}'));
   v_platform := app.read_text(v_body, 'platform');
   -- Read before the writes: Citus takes no call of a stable function in a write.
   v_deleted_ids := coalesce(app.read_text_list(v_body, 'deleted'), '{}');
@@ -6485,39 +6491,45 @@ $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.health_sample_problems(p_sample jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  if jsonb_typeof(p_sample) is distinct from 'object' then
+    return jsonb_build_object('', 'must be an object');
+  end if;
+  return nullif(jsonb_strip_nulls(jsonb_build_object(
+    'sample_id', coalesce(app.field_problem(p_sample, 'sample_id', 'text'),
+                          case when length(p_sample ->> 'sample_id') not between 1 and 200
+                               then 'must be 1 to 200 characters' end),
+    'type', app.field_problem(p_sample, 'type', 'text'),
+    'value', case when p_sample ? 'value' then app.field_problem(p_sample, 'value', 'numeric') end,
+    'unit', case when p_sample ? 'unit' then app.field_problem(p_sample, 'unit', 'text') end,
+    'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
+    'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
+    'source_app', coalesce(app.field_problem(p_sample, 'source_app', 'text', false),
+                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
+    'device', coalesce(app.field_problem(p_sample, 'device', 'text', false),
+                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end))), '{}');
+end
+$$;
+
+ALTER FUNCTION app.health_sample_problems(p_sample jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.health_sample_read(p_sample jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_problems jsonb;
-  v_type text;
-  v_start timestamptz;
-  v_end timestamptz;
+  v_type text := p_sample ->> 'type';
+  v_start timestamptz := app.read_timestamp(p_sample, 'start');
+  v_end timestamptz := app.read_timestamp(p_sample, 'end');
   v_factor numeric;
   v_value numeric;
 begin
-  if jsonb_typeof(p_sample) is distinct from 'object' then
-    return jsonb_build_object('problem', 'must be an object');
+  if app.health_units(v_type) is null then
+    return jsonb_build_object('problem', jsonb_build_object('type',
+      obj_description('app.health_sample_type'::regtype, 'pg_type')));
   end if;
-  v_problems := jsonb_strip_nulls(jsonb_build_object(
-    'sample_id', coalesce(app.input_problem(p_sample -> 'sample_id', 'string'),
-                          case when length(p_sample ->> 'sample_id') not between 1 and 200
-                               then 'must be 1 to 200 characters' end),
-    'type', app.field_problem(p_sample, 'type', 'app.health_sample_type'),
-    'value', app.input_problem(p_sample -> 'value', 'number'),
-    'unit', app.input_problem(p_sample -> 'unit', 'string'),
-    'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
-    'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
-    'source_app', coalesce(app.input_problem(p_sample -> 'source_app', 'string'),
-                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
-    'device', coalesce(app.input_problem(p_sample -> 'device', 'string'),
-                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end)));
-  if v_problems <> '{}' then
-    return jsonb_build_object('problem', v_problems);
-  end if;
-  v_type := p_sample ->> 'type';
-  v_start := app.read_timestamp(p_sample, 'start');
-  v_end := app.read_timestamp(p_sample, 'end');
   v_factor := app.health_unit_factor(v_type, coalesce(p_sample ->> 'unit', case when v_type = 'sleep' then 'min' end));
   if v_end < v_start then
     return jsonb_build_object('problem', jsonb_build_object('end', 'must not be before start'));
@@ -7306,7 +7318,7 @@ begin
   imported := 0;
   skipped_duplicates := 0;
   errors := '[]';
-  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' not in ('1', '2') then
+  if p_document ->> 'format' is distinct from 'liftbase-export' or coalesce(p_document ->> 'version', '') not in ('1', '2') then
     errors := jsonb_build_array(jsonb_build_object('line', null,
       'message', 'the document must be a liftbase-export of version 1 or 2'));
     return;
@@ -19257,6 +19269,9 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.health_sample_problems(p_sample jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.health_sample_problems(p_sample jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.health_sample_read(p_sample jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.health_sample_read(p_sample jsonb) TO liftbase_api;

@@ -3,10 +3,11 @@
 
 -- POST /health/samples {platform, samples: [...], deleted: [sample_id...]}: up to 5,000
 -- samples and 5,000 deletions of one platform, by the platform's sample id. A sample that
--- is new is written, one that changed is updated, one as held is left; a sample this
--- server cannot take (an unknown type, a unit the type has no factor for, a value out of
--- range) is left out and named in `rejected`, so that one odd sample of another app never
--- holds back the rest. The days the batch touched are computed again, and weight samples
+-- is new is written, one that changed is updated, one as held is left. A malformed sample
+-- (not the contract's shape: a client's mistake) refuses the batch with 422; a well-formed
+-- one this server cannot take (a type or unit it does not know, a value out of range) is
+-- left out and named in `rejected`, so that one odd sample of another app never holds back
+-- the rest. The days the batch touched are computed again, and weight samples
 -- are weigh-ins too (app.weigh_ins_from_health), in the same transaction. Answers {new,
 -- changed, unchanged, deleted, rejected}.
 create or replace function api.health_samples_sync(p_token text, p_body jsonb, p_args jsonb)
@@ -46,6 +47,12 @@ begin
     'deleted', coalesce(app.input_problem(v_body -> 'deleted', 'string[]'),
                         case when jsonb_array_length(coalesce(v_body -> 'deleted', '[]')) > 5000
                              then 'must hold at most 5000 sample ids' end)));
+  -- Malformed samples refuse the batch, each named by its place and member.
+  perform app.raise_if_invalid(coalesce((
+    select jsonb_object_agg(format('samples[%s]', x.n - 1) || case when p.key = '' then '' else '.' || p.key end, p.value)
+      from jsonb_array_elements(v_body -> 'samples') with ordinality as x (s, n)
+     cross join lateral jsonb_each(app.health_sample_problems(x.s)) as p
+     where jsonb_typeof(v_body -> 'samples') = 'array'), '{}'));
   v_platform := app.read_text(v_body, 'platform');
   -- Read before the writes: Citus takes no call of a stable function in a write.
   v_deleted_ids := coalesce(app.read_text_list(v_body, 'deleted'), '{}');

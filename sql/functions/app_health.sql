@@ -54,44 +54,54 @@ as $$
     when 'heart_rate_variability' then 'ms' when 'weight' then 'kg or lb' when 'body_fat' then '%' end
 $$;
 
--- One sample of a batch read: the problem that keeps it out (member: problem), or the
--- sample in the type's unit {sample_id, type, value, start_at, end_at, source_app, device}.
--- A sleep sample without a value is as long as it lasted.
+-- What makes a batch's sample malformed, by member (null when it is well formed): the
+-- shape the contract gives it. A malformed sample is a client's mistake and refuses the
+-- batch (422); a well-formed one the server cannot take (app.health_sample_read) is a
+-- sample of another app's making and is only left out.
+create or replace function app.health_sample_problems(p_sample jsonb)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  if jsonb_typeof(p_sample) is distinct from 'object' then
+    return jsonb_build_object('', 'must be an object');
+  end if;
+  return nullif(jsonb_strip_nulls(jsonb_build_object(
+    'sample_id', coalesce(app.field_problem(p_sample, 'sample_id', 'text'),
+                          case when length(p_sample ->> 'sample_id') not between 1 and 200
+                               then 'must be 1 to 200 characters' end),
+    'type', app.field_problem(p_sample, 'type', 'text'),
+    'value', case when p_sample ? 'value' then app.field_problem(p_sample, 'value', 'numeric') end,
+    'unit', case when p_sample ? 'unit' then app.field_problem(p_sample, 'unit', 'text') end,
+    'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
+    'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
+    'source_app', coalesce(app.field_problem(p_sample, 'source_app', 'text', false),
+                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
+    'device', coalesce(app.field_problem(p_sample, 'device', 'text', false),
+                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end))), '{}');
+end
+$$;
+
+-- One well-formed sample of a batch read: the problem that keeps it out (member: problem),
+-- or the sample in the type's unit {sample_id, type, value, start_at, end_at, source_app,
+-- device}. A sleep sample without a value is as long as it lasted.
 create or replace function app.health_sample_read(p_sample jsonb)
 returns jsonb
 language plpgsql
 stable
 as $$
 declare
-  v_problems jsonb;
-  v_type text;
-  v_start timestamptz;
-  v_end timestamptz;
+  v_type text := p_sample ->> 'type';
+  v_start timestamptz := app.read_timestamp(p_sample, 'start');
+  v_end timestamptz := app.read_timestamp(p_sample, 'end');
   v_factor numeric;
   v_value numeric;
 begin
-  if jsonb_typeof(p_sample) is distinct from 'object' then
-    return jsonb_build_object('problem', 'must be an object');
+  if app.health_units(v_type) is null then
+    return jsonb_build_object('problem', jsonb_build_object('type',
+      obj_description('app.health_sample_type'::regtype, 'pg_type')));
   end if;
-  v_problems := jsonb_strip_nulls(jsonb_build_object(
-    'sample_id', coalesce(app.input_problem(p_sample -> 'sample_id', 'string'),
-                          case when length(p_sample ->> 'sample_id') not between 1 and 200
-                               then 'must be 1 to 200 characters' end),
-    'type', app.field_problem(p_sample, 'type', 'app.health_sample_type'),
-    'value', app.input_problem(p_sample -> 'value', 'number'),
-    'unit', app.input_problem(p_sample -> 'unit', 'string'),
-    'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
-    'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
-    'source_app', coalesce(app.input_problem(p_sample -> 'source_app', 'string'),
-                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
-    'device', coalesce(app.input_problem(p_sample -> 'device', 'string'),
-                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end)));
-  if v_problems <> '{}' then
-    return jsonb_build_object('problem', v_problems);
-  end if;
-  v_type := p_sample ->> 'type';
-  v_start := app.read_timestamp(p_sample, 'start');
-  v_end := app.read_timestamp(p_sample, 'end');
   v_factor := app.health_unit_factor(v_type, coalesce(p_sample ->> 'unit', case when v_type = 'sleep' then 'min' end));
   if v_end < v_start then
     return jsonb_build_object('problem', jsonb_build_object('end', 'must not be before start'));
@@ -219,6 +229,7 @@ grant execute on function
   app.health_unit_factor(text, text),
   app.health_value_problem(text, numeric),
   app.health_units(text),
+  app.health_sample_problems(jsonb),
   app.health_sample_read(jsonb),
   app.refresh_health_days(uuid, text[], date[])
 to liftbase_api;

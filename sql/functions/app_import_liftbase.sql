@@ -950,7 +950,7 @@ begin
   imported := 0;
   skipped_duplicates := 0;
   errors := '[]';
-  if p_document ->> 'format' is distinct from 'liftbase-export' or p_document ->> 'version' not in ('1', '2') then
+  if p_document ->> 'format' is distinct from 'liftbase-export' or coalesce(p_document ->> 'version', '') not in ('1', '2') then
     errors := jsonb_build_array(jsonb_build_object('line', null,
       'message', 'the document must be a liftbase-export of version 1 or 2'));
     return;

@@ -4,7 +4,7 @@
 -- ranges, are corrected and deleted, and a measure's series reads one range of a user's rows.
 begin;
 \ir support/helpers.psql
-select plan(41);
+select plan(44);
 
 select pg_temp.sign_up('a', 'measures-a@example.com', 'measures a password');
 select pg_temp.sign_up('b', 'measures-b@example.com', 'measures b password');
@@ -59,6 +59,20 @@ select is((select weight_kg from app.body_weight_days where user_id = (select us
   'the day''s weight is the weigh-in left');
 select is(pg_temp.error_of('body_metric_delete', 'a', null, jsonb_build_object('id', (select id from w where key = 'first')::text)) ->> 'code',
   'last_weigh_in', 'the only weigh-in stays: targets are computed from it');
+
+-- The expenditure estimate reads the days up to yesterday: a weigh-in of yesterday noon
+-- (local) mistyped, corrected, deleted; its trend weight follows each at once.
+insert into w select 'yesterday', (pg_temp.call('body_metrics_add', 'a', jsonb_build_object('weight_kg', 95, 'recorded_at',
+  ((app.user_today((select user_id from tokens where name = 'a')) - 1)::timestamp + interval '12 hours') at time zone 'Europe/Berlin'))
+  -> 'entry' ->> 'id')::bigint;
+select is(app.expenditure_estimate((select user_id from tokens where name = 'a')) ->> 'trend_weight_kg', '95.00',
+  'the estimate reads the mistyped weigh-in');
+select pg_temp.call('body_metric_update', 'a', '{"weight_kg": 80.4}', jsonb_build_object('id', (select id from w where key = 'yesterday')::text));
+select is(app.expenditure_estimate((select user_id from tokens where name = 'a')) ->> 'trend_weight_kg', '80.40',
+  'and the corrected one in the same transaction');
+select pg_temp.call('body_metric_delete', 'a', null, jsonb_build_object('id', (select id from w where key = 'yesterday')::text));
+select is(app.expenditure_estimate((select user_id from tokens where name = 'a')) ->> 'weigh_in_days', '0',
+  'and none once it is deleted');
 
 -- A height in a corrected weigh-in becomes the profile's while it is the latest with one.
 select pg_temp.call('body_metric_update', 'a', '{"height_cm": 182}', jsonb_build_object('id', (select id from w where key = 'first')::text));

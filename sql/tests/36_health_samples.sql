@@ -4,7 +4,7 @@
 -- mean, weight the day's last, sleep counts on the morning it ends.
 begin;
 \ir support/helpers.psql
-select plan(21);
+select plan(23);
 
 select pg_temp.sign_up('a', 'health-a@example.com', 'health a password');
 select pg_temp.sign_up('b', 'health-b@example.com', 'health b password');
@@ -31,14 +31,24 @@ insert into answers select 'first', pg_temp.call('health_samples_sync', 'a', '{"
   {"sample_id": "k2", "type": "weight", "value": 81.2, "unit": "kg", "start": "2024-05-01T18:00:00Z", "end": "2024-05-01T18:00:00Z"},
   {"sample_id": "x1", "type": "steps", "value": 10, "unit": "kg", "start": "2024-05-01T06:00:00Z", "end": "2024-05-01T07:00:00Z"},
   {"sample_id": "x2", "type": "blood_glucose", "value": 5, "unit": "mmol/L", "start": "2024-05-01T06:00:00Z", "end": "2024-05-01T07:00:00Z"},
-  {"sample_id": "x3", "type": "resting_heart_rate", "value": 400, "unit": "bpm", "start": "2024-05-01T06:00:00Z", "end": "2024-05-01T07:00:00Z"},
-  "not a sample"]}');
+  {"sample_id": "x3", "type": "resting_heart_rate", "value": 400, "unit": "bpm", "start": "2024-05-01T06:00:00Z", "end": "2024-05-01T07:00:00Z"}]}');
 select is((select answer - 'rejected' from answers where key = 'first'), '{"new": 9, "changed": 0, "unchanged": 0, "deleted": 0}',
   'the samples it can take are written');
 select is((select jsonb_agg(r -> 'index' order by (r ->> 'index')::integer) from answers, jsonb_array_elements(answer -> 'rejected') as r
-            where key = 'first'), '[9, 10, 11, 12]', 'and the others are named by their place');
+            where key = 'first'), '[9, 10, 11]', 'and the others are named by their place');
 select is((select answer -> 'rejected' -> 0 from answers where key = 'first'),
   '{"index": 9, "sample_id": "x1", "problem": {"unit": "must be count for steps"}}', 'with what keeps each out');
+
+select is((select answer -> 'rejected' -> 1 -> 'problem' from answers where key = 'first'),
+  '{"type": "must be one of steps, active_energy, resting_energy, sleep, resting_heart_rate, heart_rate_variability, weight, body_fat"}',
+  'a type this server does not keep is left out too');
+-- A malformed sample is a client's mistake: the batch is refused, naming it.
+select is(pg_temp.error_of('health_samples_sync', 'a', '{"platform": "apple_health", "samples": [
+  {"sample_id": "ok", "type": "steps", "value": 1, "unit": "count", "start": "2024-05-01T06:00:00Z", "end": "2024-05-01T07:00:00Z"},
+  [null], {"sample_id": 7, "type": "steps", "start": "yesterday", "end": "2024-05-01T07:00:00Z", "value": "many"}]}') -> 'fields',
+  '{"samples[1]": "must be an object", "samples[2].sample_id": "must be a string", "samples[2].start": "must be a timestamp with an offset (RFC 3339, e.g. 2024-05-01T06:30:00Z) from 1900 to 2999",
+    "samples[2].value": "must be a number"}',
+  'a malformed sample refuses the batch, named by its place and member');
 
 select is(pg_temp.day_of('steps', '2024-05-01'), '{"value": 5000, "source": "Health / iPhone", "samples": 2}',
   'steps: the source with the most that day, alone (not the watch''s added to the phone''s)');

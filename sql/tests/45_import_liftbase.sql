@@ -6,7 +6,7 @@
 -- document the program tables refuse is one error. Run as the API role.
 begin;
 \ir support/helpers.psql
-select plan(23);
+select plan(24);
 
 select pg_temp.sign_up('fresh', 'lb-import@example.com', 'liftbase import');
 select pg_temp.sign_up('mover', 'lb-mover@example.com', 'liftbase import');
@@ -95,6 +95,8 @@ select is((select food_id from app.favorites), null, 'a catalog food the server 
 select is((select favorite_id from app.food_entries), '44444444-4444-4444-4444-444444444444'::uuid, 'diary rows keep their favorite');
 select is(pg_temp.call('import_liftbase', 'fresh', '{"format": "something-else", "version": 1}') -> 'errors',
   '[{"line": null, "message": "the document must be a liftbase-export of version 1 or 2"}]', 'other documents are refused');
+select is(pg_temp.call('import_liftbase', 'fresh', '{"format": "liftbase-export"}') -> 'errors',
+  '[{"line": null, "message": "the document must be a liftbase-export of version 1 or 2"}]', 'and so is one without a version');
 
 -- Programs ----------------------------------------------------------------------------------------
 -- An ended program and an active one; the active one's first slot links to the session of

@@ -9690,7 +9690,7 @@ public struct Client: APIProtocol {
     }
     /// A batch of Apple Health or Health Connect samples and deletions
     ///
-    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A sample this server cannot take is left out and named in `rejected` with its problem; the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
+    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A malformed sample (not of the shape below) refuses the batch; a well-formed one this server cannot take (another type, a unit the type has no factor for, a value out of range, an end before the start or in the future) is left out and named in `rejected` with its problem, and the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
     ///
     /// - Remark: HTTP `POST /api/v1/health/samples`.
     /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)`.

@@ -14988,7 +14988,7 @@ public enum Operations {
     }
     /// A batch of Apple Health or Health Connect samples and deletions
     ///
-    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A sample this server cannot take is left out and named in `rejected` with its problem; the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
+    /// A batch of one platform's samples, as an app reads them from HealthKit or Health Connect, and the platform's deletions: at most 5,000 of each a call. Samples are kept by the platform's sample id: a new one is written, a changed one updated, one as held left. A malformed sample (not of the shape below) refuses the batch; a well-formed one this server cannot take (another type, a unit the type has no factor for, a value out of range, an end before the start or in the future) is left out and named in `rejected` with its problem, and the others are kept. The days the batch touched are computed again in the same request (docs/health.md says which source wins for which type).
     ///
     /// - Remark: HTTP `POST /api/v1/health/samples`.
     /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)`.
@@ -15040,24 +15040,15 @@ public enum Operations {
                         public var sourceApp: Swift.String?
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/start`.
                         public var start: Foundation.Date
+                        /// steps, active_energy, resting_energy, sleep, resting_heart_rate, heart_rate_variability, weight or body_fat; a sample of another type is left out and named in `rejected`.
+                        ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/type`.
-                        @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                            case steps = "steps"
-                            case activeEnergy = "active_energy"
-                            case restingEnergy = "resting_energy"
-                            case sleep = "sleep"
-                            case restingHeartRate = "resting_heart_rate"
-                            case heartRateVariability = "heart_rate_variability"
-                            case weight = "weight"
-                            case bodyFat = "body_fat"
-                        }
-                        /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/type`.
-                        public var _type: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload
+                        public var _type: Swift.String
                         /// steps: count; energy: kcal or kJ; sleep: min, h or s; resting heart rate: bpm or count/min; variability: ms; weight: kg or lb; body fat: %.
                         ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/unit`.
                         public var unit: Swift.String?
-                        /// In `unit`; required but for sleep, whose value is otherwise how long it lasted.
+                        /// In `unit`; required but for sleep, whose value is otherwise how long it lasted. Out of the type's range, the sample is left out and named in `rejected`.
                         ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/value`.
                         public var value: Swift.Double?
@@ -15069,16 +15060,16 @@ public enum Operations {
                         ///   - sampleId: The platform's id of the sample.
                         ///   - sourceApp: The app that recorded it, as the platform names it.
                         ///   - start:
-                        ///   - _type:
+                        ///   - _type: steps, active_energy, resting_energy, sleep, resting_heart_rate, heart_rate_variability, weight or body_fat; a sample of another type is left out and named in `rejected`.
                         ///   - unit: steps: count; energy: kcal or kJ; sleep: min, h or s; resting heart rate: bpm or count/min; variability: ms; weight: kg or lb; body fat: %.
-                        ///   - value: In `unit`; required but for sleep, whose value is otherwise how long it lasted.
+                        ///   - value: In `unit`; required but for sleep, whose value is otherwise how long it lasted. Out of the type's range, the sample is left out and named in `rejected`.
                         public init(
                             device: Swift.String? = nil,
                             end: Foundation.Date,
                             sampleId: Swift.String,
                             sourceApp: Swift.String? = nil,
                             start: Foundation.Date,
-                            _type: Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload,
+                            _type: Swift.String,
                             unit: Swift.String? = nil,
                             value: Swift.Double? = nil
                         ) {
@@ -15124,7 +15115,7 @@ public enum Operations {
                                 forKey: .start
                             )
                             self._type = try container.decode(
-                                Operations.HealthSamplesSync.Input.Body.JsonPayload.SamplesPayloadPayload._TypePayload.self,
+                                Swift.String.self,
                                 forKey: ._type
                             )
                             self.unit = try container.decodeIfPresent(
@@ -15525,7 +15516,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `validation_failed`: `platform`, `samples` (not a list, or more than 5,000), `deleted`; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            /// `validation_failed`: `platform`, `samples` (not a list, or more than 5,000), `deleted`, and each malformed sample's member by its place (`samples[3].start`); `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
             ///
             /// - Remark: Generated from `#/paths//api/v1/health/samples/post(health_samples_sync)/responses/422`.
             ///
@@ -27354,7 +27345,7 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/recorded_at`.
                     public var recordedAt: Foundation.Date?
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/source`.
                     @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -27363,8 +27354,9 @@ public enum Operations {
                         case appleHealth = "apple_health"
                         case healthConnect = "health_connect"
                         case _import = "import"
+                        case _empty_ = ""
                     }
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/nutrition/water/POST/requestBody/json/source`.
                     public var source: Operations.WaterCreate.Input.Body.JsonPayload.SourcePayload?
@@ -27375,7 +27367,7 @@ public enum Operations {
                     ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - entryDate: The day it counts on (default: recorded_at's local date).
                     ///   - recordedAt: When it was drunk (default: now); in the past, or at most 5 minutes ahead.
-                    ///   - source: Where the value came from (default `manual`).
+                    ///   - source: Where the value came from (default, or null: `manual`).
                     public init(
                         amountMl: Swift.Double,
                         clientId: Swift.String? = nil,
@@ -44310,7 +44302,7 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/recorded_at`.
                     public var recordedAt: Foundation.Date?
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/source`.
                     @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -44319,8 +44311,9 @@ public enum Operations {
                         case appleHealth = "apple_health"
                         case healthConnect = "health_connect"
                         case _import = "import"
+                        case _empty_ = ""
                     }
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/measurements/POST/requestBody/json/source`.
                     public var source: Operations.MeasurementCreate.Input.Body.JsonPayload.SourcePayload?
@@ -44338,7 +44331,7 @@ public enum Operations {
                     ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - measure: A standard measure other than a weigh-in's (GET /user/measures); or give type_id.
                     ///   - recordedAt: When it was measured (default: now); in the past, or at most 5 minutes ahead.
-                    ///   - source: Where the value came from (default `manual`).
+                    ///   - source: Where the value came from (default, or null: `manual`).
                     ///   - typeId: One of the account's measurement types; or give measure.
                     ///   - value: In the measure's unit, within its range.
                     public init(
@@ -46235,7 +46228,7 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/recorded_at`.
                     public var recordedAt: Foundation.Date?
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/source`.
                     @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -46244,8 +46237,9 @@ public enum Operations {
                         case appleHealth = "apple_health"
                         case healthConnect = "health_connect"
                         case _import = "import"
+                        case _empty_ = ""
                     }
-                    /// Where the value came from (default `manual`).
+                    /// Where the value came from (default, or null: `manual`).
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/user/metrics/POST/requestBody/json/source`.
                     public var source: Operations.BodyMetricsAdd.Input.Body.JsonPayload.SourcePayload?
@@ -46258,7 +46252,7 @@ public enum Operations {
                     ///   - clientId: The device's id of the row: a repeat answers the first row with 200 (offline creates).
                     ///   - heightCm: Also becomes the profile's height.
                     ///   - recordedAt: When the weigh-in was taken (default: now); in the past, or at most 5 minutes ahead (clock skew). Its day is that moment's date in the user's zone.
-                    ///   - source: Where the value came from (default `manual`).
+                    ///   - source: Where the value came from (default, or null: `manual`).
                     ///   - weightKg:
                     public init(
                         bodyFatPct: Swift.Double? = nil,
