@@ -1069,14 +1069,17 @@ CREATE FUNCTION api.body_metric_delete(p_token text, p_body jsonb, p_args jsonb)
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+  v_was_latest boolean;
 begin
   perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  perform app.lock_weigh_ins(v_user_id);
+  v_was_latest := v_entry.id = app.latest_height_weigh_in(v_user_id);
   if not exists (select from app.body_metrics as b where b.user_id = v_user_id and b.id <> v_entry.id) then
     perform app.raise_error(409, 'last_weigh_in',
                             'This is your only weigh-in, which targets are computed from: record another first.');
   end if;
   delete from app.body_metrics where user_id = v_user_id and id = v_entry.id;
-  if v_entry.height_cm is not null then
+  if v_was_latest then
     perform app.follow_latest_height(v_user_id);
   end if;
   perform app.record_targets(v_user_id, 'metrics', true);
@@ -2184,11 +2187,16 @@ begin
   v_platform := app.read_text(v_body, 'platform');
   -- Read before the writes: Citus takes no call of a stable function in a write.
   v_deleted_ids := coalesce(app.read_text_list(v_body, 'deleted'), '{}');
+  -- One batch of the user's at a time (a phone's background delivery and its foreground
+  -- sync may overlap): each computes its days from the samples the other has committed.
+  perform app.lock_health_samples(v_user_id);
 
-  -- Each sample read; the last of a sample id repeated in the batch is the one kept.
+  -- Each sample read: of a sample id repeated in the batch, the last one only.
   select coalesce(jsonb_agg(jsonb_build_object('index', x.n - 1, 'read', app.health_sample_read(x.s)) order by x.n), '[]')
     into v_read
-    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n);
+    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n)
+   where not exists (select from jsonb_array_elements(v_body -> 'samples') with ordinality as later (s, n)
+                      where later.n > x.n and later.s ->> 'sample_id' = x.s ->> 'sample_id');
   select coalesce(jsonb_agg(jsonb_build_object('index', r -> 'index', 'sample_id', p.sample_id,
                                                'problem', r #> '{read,problem}') order by (r ->> 'index')::integer), '[]')
     into v_rejected
@@ -2204,8 +2212,10 @@ begin
          coalesce(array_agg(k.end_at order by k.sample_id), '{}'),
          coalesce(array_agg(k.source_app order by k.sample_id), '{}'),
          coalesce(array_agg(k.device order by k.sample_id), '{}'),
-         coalesce(array_agg(((case when k.type = 'sleep' then k.end_at else k.start_at end) at time zone v_zone)::date
-                            order by k.sample_id), '{}')
+         -- A sleep sample counts on the morning after: its start six hours on (a night's
+         -- segments before and after midnight land on the same day, a nap on its own).
+         coalesce(array_agg(((case when k.type = 'sleep' then k.start_at + interval '6 hours' else k.start_at end)
+                             at time zone v_zone)::date order by k.sample_id), '{}')
     into v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days
     from (select distinct on (r #>> '{read,sample_id}') r #>> '{read,sample_id}' as sample_id, r #>> '{read,type}' as type,
                  (r #>> '{read,value}')::numeric as value, (r #>> '{read,start_at}')::timestamptz as start_at,
@@ -2217,9 +2227,11 @@ begin
 
   -- What the account holds of them: new ones, changed ones (their old days are touched too).
   select coalesce(array_agg(b.sample_id) filter (where h.sample_id is null), '{}'),
+         -- The day is left out: a sample sent again after a change of time zone stays on
+         -- the day it counted on.
          coalesce(array_agg(b.sample_id) filter (where h.sample_id is not null
-                    and (h.type::text, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day)
-                        is distinct from (b.type, b.value, b.start_at, b.end_at, b.source_app, b.device, b.day)), '{}'),
+                    and (h.type::text, h.value, h.start_at, h.end_at, h.source_app, h.device)
+                        is distinct from (b.type, b.value, b.start_at, b.end_at, b.source_app, b.device)), '{}'),
          coalesce(array_agg(h.type::text) filter (where h.sample_id is not null), '{}'),
          coalesce(array_agg(h.day) filter (where h.sample_id is not null), '{}')
     into v_new, v_changed, v_deleted_types, v_deleted_days
@@ -6226,9 +6238,7 @@ declare
   v_height numeric;
 begin
   select b.height_cm into v_height from app.body_metrics as b
-   where b.user_id = p_user_id and b.height_cm is not null
-   order by b.recorded_at desc, b.id desc
-   limit 1;
+   where b.user_id = p_user_id and b.id = app.latest_height_weigh_in(p_user_id);
   if v_height is not null then
     update app.user_profiles set height_cm = v_height, updated_at = now()
      where user_id = p_user_id and height_cm is distinct from v_height;
@@ -6507,10 +6517,8 @@ begin
     'unit', case when p_sample ? 'unit' then app.field_problem(p_sample, 'unit', 'text') end,
     'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
     'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
-    'source_app', coalesce(app.field_problem(p_sample, 'source_app', 'text', false),
-                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
-    'device', coalesce(app.field_problem(p_sample, 'device', 'text', false),
-                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end))), '{}');
+    'source_app', app.field_problem(p_sample, 'source_app', 'text', false),
+    'device', app.field_problem(p_sample, 'device', 'text', false))), '{}');
 end
 $$;
 
@@ -6537,8 +6545,10 @@ begin
     return jsonb_build_object('problem', jsonb_build_object('end', 'must not be later than now (5 minutes of clock skew allowed)'));
   elsif v_factor is null then
     return jsonb_build_object('problem', jsonb_build_object('unit', format('must be %s for %s', app.health_units(v_type), v_type)));
-  elsif p_sample -> 'value' is null and v_type <> 'sleep' then
+  elsif (p_sample -> 'value' is null or p_sample -> 'value' = 'null') and v_type <> 'sleep' then
     return jsonb_build_object('problem', jsonb_build_object('value', 'is required'));
+  elsif length(p_sample ->> 'source_app') > 200 or length(p_sample ->> 'device') > 200 then
+    return jsonb_build_object('problem', 'source_app and device must be at most 200 characters');
   end if;
   v_value := trim_scale(round(coalesce(app.read_number(p_sample, 'value'), extract(epoch from v_end - v_start) / 60)
                               * v_factor, 4));
@@ -7436,7 +7446,6 @@ CREATE FUNCTION app.import_liftbase_health(p_user_id uuid, p_document jsonb, INO
     AS $$
 declare
   v_samples jsonb := coalesce(p_document -> 'health_samples', '[]');
-  v_held text[];
   v_platforms text[];
   v_ids text[];
   v_types text[];
@@ -7452,10 +7461,8 @@ begin
   if jsonb_typeof(v_samples) <> 'array' then
     v_samples := '[]';
   end if;
-  -- The samples held are read first and left out (so the count is of rows written, on
-  -- Citus too, where an insert through an intermediate result counts the rows it tried).
-  select coalesce(array_agg(h.platform || ':' || h.sample_id), '{}') into v_held
-    from app.health_samples as h where h.user_id = p_user_id;
+  -- One writer of the user's samples at a time (app.health_samples_sync takes turns too).
+  perform app.lock_health_samples(p_user_id);
   select coalesce(array_agg(r ->> 'platform' order by n), '{}'), coalesce(array_agg(r ->> 'sample_id' order by n), '{}'),
          coalesce(array_agg(r ->> 'type' order by n), '{}'), coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
          coalesce(array_agg(app.read_timestamp(r, 'start_at') order by n), '{}'),
@@ -7465,7 +7472,12 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created
     from jsonb_array_elements(v_samples) with ordinality as x (r, n)
-   where concat_ws(':', r ->> 'platform', r ->> 'sample_id') <> all (v_held);
+    -- The samples held are left out (so the count is of rows written, on Citus too, where
+    -- an insert through an intermediate result counts the rows it tried): one index look-up
+    -- each.
+    left join app.health_samples as h
+      on h.user_id = p_user_id and h.platform::text = r ->> 'platform' and h.sample_id = r ->> 'sample_id'
+   where h.id is null;
   insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day,
                                   created_at)
   select u.user_id, h.platform, h.sample_id, h.type, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day,
@@ -7543,11 +7555,14 @@ begin
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_types) - v_count;
-  -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+  -- The document's type ids, each to the account's type: of that id (one renamed since the
+  -- export), else of that name.
+  select coalesce(jsonb_object_agg(r ->> 'id', coalesce(by_id.id, by_name.id)), '{}') into v_type_map
     from jsonb_array_elements(v_types) as r
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'))
-   where r ->> 'id' is not null;
+    left join app.measurement_types as by_id on by_id.user_id = p_user_id and by_id.id::text = r ->> 'id'
+    left join app.measurement_types as by_name
+      on by_name.user_id = p_user_id and lower(by_name.name) = lower(btrim(r ->> 'name'))
+   where r ->> 'id' is not null and coalesce(by_id.id, by_name.id) is not null;
 
   -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
   -- document, and one the account holds (same time, measure and value) are left out. The
@@ -8244,7 +8259,6 @@ CREATE FUNCTION app.import_liftbase_water(p_user_id uuid, p_document jsonb, INOU
     AS $$
 declare
   v_entries jsonb := coalesce(p_document -> 'water_entries', '[]');
-  v_held text[];
   v_dates date[];
   v_times timestamptz[];
   v_amounts numeric[];
@@ -8255,8 +8269,6 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select coalesce(array_agg(concat_ws('|', extract(epoch from w.recorded_at), trim_scale(w.amount_ml))), '{}') into v_held
-    from app.water_entries as w where w.user_id = p_user_id;
   select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
                                      (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
                             order by n), '{}'),
@@ -8266,8 +8278,11 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
-   where concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')), trim_scale(app.read_number(r, 'amount_ml')))
-         <> all (v_held);
+    -- An entry the account holds (same day, time and amount): one index look-up each.
+    left join app.water_entries as w
+      on w.user_id = p_user_id and w.entry_date = app.read_date(r, 'entry_date')
+     and w.recorded_at = app.read_timestamp(r, 'recorded_at') and w.amount_ml = app.read_number(r, 'amount_ml')
+   where w.id is null;
   insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
   select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
     from app.user_settings as u
@@ -9410,6 +9425,19 @@ $$;
 
 ALTER FUNCTION app.latest_health_metrics(p_user_id uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.latest_height_weigh_in(p_user_id uuid) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return (select b.id from app.body_metrics as b
+           where b.user_id = p_user_id and b.height_cm is not null
+           order by b.recorded_at desc, b.id desc
+           limit 1);
+end
+$$;
+
+ALTER FUNCTION app.latest_height_weigh_in(p_user_id uuid) OWNER TO liftbase_owner;
+
 CREATE TABLE app.target_snapshots (
     user_id uuid NOT NULL,
     id bigint NOT NULL,
@@ -9558,6 +9586,18 @@ CREATE FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean DEFA
 $$;
 
 ALTER FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.lock_health_samples(p_user_id uuid) RETURNS void
+    LANGUAGE sql
+    AS $$ select pg_advisory_xact_lock(hashtextextended('liftbase.health_samples:' || p_user_id::text, 0)) $$;
+
+ALTER FUNCTION app.lock_health_samples(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.lock_weigh_ins(p_user_id uuid) RETURNS void
+    LANGUAGE sql
+    AS $$ select pg_advisory_xact_lock(hashtextextended('liftbase.weigh_ins:' || p_user_id::text, 0)) $$;
+
+ALTER FUNCTION app.lock_weigh_ins(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) RETURNS uuid[]
     LANGUAGE plpgsql STABLE
@@ -11276,9 +11316,9 @@ CREATE FUNCTION app.refresh_health_days(p_user_id uuid, p_types text[], p_days d
     LANGUAGE plpgsql
     AS $$
 declare
-  -- Each pair as text, the day as its number (a date's text depends on DateStyle: Citus
-  -- takes no such cast of a column in a write).
-  v_keys text[] := array(select t || '|' || (y - date '2000-01-01') from unnest(p_types, p_days) as x (t, y));
+  -- Every day of p_days for every type of p_types: a superset of the pairs, as cheap to read
+  -- through the index (user_id, type, day) as the pairs, and computed again to the same
+  -- value where nothing changed.
   v_types app.health_sample_type[] := array(select distinct t::app.health_sample_type from unnest(p_types) as t);
   v_days date[] := array(select distinct y from unnest(p_days) as y);
   v_rows jsonb;
@@ -11293,7 +11333,6 @@ begin
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('steps', 'active_energy', 'resting_energy', 'sleep')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         group by s.type, s.day, concat_ws(' / ', s.source_app, s.device)
         order by s.type, s.day, sum(s.value) desc, concat_ws(' / ', s.source_app, s.device))
       union all
@@ -11301,18 +11340,14 @@ begin
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('resting_heart_rate', 'heart_rate_variability')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         group by s.type, s.day)
       union all
       (select distinct on (s.type, s.day) s.type, s.day, s.value, concat_ws(' / ', s.source_app, s.device), 1
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('weight', 'body_fat')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         order by s.type, s.day, s.end_at desc, s.id desc)) as w;
-  delete from app.health_days as d
-   where d.user_id = p_user_id and d.type = any (v_types) and d.day = any (v_days)
-     and d.type::text || '|' || (d.day - date '2000-01-01') = any (v_keys);
+  delete from app.health_days as d where d.user_id = p_user_id and d.type = any (v_types) and d.day = any (v_days);
   insert into app.health_days (user_id, type, day, value, source, samples)
   select u.user_id, w.type, w.day, w.value, w.source, w.samples
     from app.user_settings as u
@@ -13103,6 +13138,8 @@ declare
   v_height numeric := app.read_number(p_body, 'height_cm');
   v_recorded_at timestamptz := app.read_timestamp(p_body, 'recorded_at');
   v_source text := app.read_text(p_body, 'source');
+  v_latest_before bigint := app.latest_height_weigh_in(p_user_id);
+  v_latest_after bigint;
   v_entry app.body_metrics;
 begin
   update app.body_metrics
@@ -13114,7 +13151,11 @@ begin
          updated_at = now()
    where user_id = p_user_id and id = p_entry.id
   returning * into v_entry;
-  if p_entry.height_cm is not null or v_entry.height_cm is not null then
+  -- The profile follows when the latest height changed: this weigh-in's height, being or
+  -- becoming the latest one; or another weigh-in's, now the latest (a time moved).
+  v_latest_after := app.latest_height_weigh_in(p_user_id);
+  if (p_body ? 'height_cm' and v_entry.id in (v_latest_before, v_latest_after))
+     or v_latest_before is distinct from v_latest_after then
     perform app.follow_latest_height(p_user_id);
   end if;
   return v_entry;
@@ -13456,16 +13497,25 @@ CREATE FUNCTION app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids
     LANGUAGE plpgsql
     AS $$
 declare
+  v_min numeric;
+  v_max numeric;
   v_weigh_ins jsonb;
+  v_outside text[];
   v_gone bigint[];
 begin
   -- The weigh-ins read first, then inserted from a row of the user's with an upsert clause
   -- (on Citus an insert from a list otherwise goes through COPY, which row-level security
   -- refuses).
+  perform app.lock_weigh_ins(p_user_id);
+  -- A weigh-in's range is the weight measure's (app.measures, which a test holds to the
+  -- weigh-in's domain); a written weight sample outside it has no weigh-in (any it had goes).
+  select m.min_value, m.max_value into v_min, v_max from app.measures as m where m.id = 'weight';
   v_weigh_ins := (select coalesce(jsonb_agg(jsonb_build_object('client_id', md5(p_platform || ':' || s.sample_id)::uuid,
                                                                 'recorded_at', s.end_at, 'weight_kg', s.value)), '[]')
                     from unnest(p_ids, p_types, p_values, p_ends) as s (sample_id, type, value, end_at)
-                   where s.type = 'weight' and s.value between 30 and 300 and s.sample_id = any (p_written));
+                   where s.type = 'weight' and s.value between v_min and v_max and s.sample_id = any (p_written));
+  v_outside := array(select s.sample_id from unnest(p_ids, p_types, p_values) as s (sample_id, type, value)
+                      where s.type = 'weight' and s.value not between v_min and v_max and s.sample_id = any (p_written));
   insert into app.body_metrics as b (user_id, client_id, recorded_at, weight_kg, source)
   select u.user_id, w.client_id, w.recorded_at, w.weight_kg, p_platform
     from app.user_settings as u
@@ -13476,7 +13526,7 @@ begin
   select coalesce(array_agg(b.id order by b.recorded_at desc, b.id desc), '{}') into v_gone
     from app.body_metrics as b
    where b.user_id = p_user_id
-     and b.client_id = any (array(select md5(p_platform || ':' || d)::uuid from unnest(p_deleted) as d));
+     and b.client_id = any (array(select md5(p_platform || ':' || d)::uuid from unnest(p_deleted || v_outside) as d));
   if cardinality(v_gone) > 0
      and cardinality(v_gone) >= (select count(*) from app.body_metrics as b where b.user_id = p_user_id) then
     v_gone := v_gone[2:];
@@ -16721,6 +16771,8 @@ ALTER TABLE app.health_samples OWNER TO liftbase_owner;
 
 COMMENT ON TABLE app.health_samples IS 'Samples from Apple Health and Health Connect, by the platform''s sample id (docs/health.md)';
 
+COMMENT ON COLUMN app.health_samples.day IS 'The local day it counts on, in the account''s zone when it arrived: of start_at, or for sleep of start_at + 6 hours';
+
 ALTER TABLE app.health_samples ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.health_samples_id_seq
     START WITH 1
@@ -19521,6 +19573,9 @@ GRANT SELECT ON TABLE app.health_metrics TO liftbase_reporting_owner;
 REVOKE ALL ON FUNCTION app.latest_health_metrics(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.latest_health_metrics(p_user_id uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.latest_height_weigh_in(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.latest_height_weigh_in(p_user_id uuid) TO liftbase_api;
+
 GRANT SELECT,INSERT ON TABLE app.target_snapshots TO liftbase_api;
 GRANT SELECT ON TABLE app.target_snapshots TO liftbase_reporting_owner;
 
@@ -19541,6 +19596,12 @@ GRANT ALL ON FUNCTION app.load_step(p_equipment text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.lock_health_samples(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.lock_health_samples(p_user_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.lock_weigh_ins(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.lock_weigh_ins(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.logged_foods(p_user_id uuid, p_query text, p_page app.food_search_results) TO liftbase_api;

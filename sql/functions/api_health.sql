@@ -56,11 +56,16 @@ begin
   v_platform := app.read_text(v_body, 'platform');
   -- Read before the writes: Citus takes no call of a stable function in a write.
   v_deleted_ids := coalesce(app.read_text_list(v_body, 'deleted'), '{}');
+  -- One batch of the user's at a time (a phone's background delivery and its foreground
+  -- sync may overlap): each computes its days from the samples the other has committed.
+  perform app.lock_health_samples(v_user_id);
 
-  -- Each sample read; the last of a sample id repeated in the batch is the one kept.
+  -- Each sample read: of a sample id repeated in the batch, the last one only.
   select coalesce(jsonb_agg(jsonb_build_object('index', x.n - 1, 'read', app.health_sample_read(x.s)) order by x.n), '[]')
     into v_read
-    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n);
+    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n)
+   where not exists (select from jsonb_array_elements(v_body -> 'samples') with ordinality as later (s, n)
+                      where later.n > x.n and later.s ->> 'sample_id' = x.s ->> 'sample_id');
   select coalesce(jsonb_agg(jsonb_build_object('index', r -> 'index', 'sample_id', p.sample_id,
                                                'problem', r #> '{read,problem}') order by (r ->> 'index')::integer), '[]')
     into v_rejected
@@ -76,8 +81,10 @@ begin
          coalesce(array_agg(k.end_at order by k.sample_id), '{}'),
          coalesce(array_agg(k.source_app order by k.sample_id), '{}'),
          coalesce(array_agg(k.device order by k.sample_id), '{}'),
-         coalesce(array_agg(((case when k.type = 'sleep' then k.end_at else k.start_at end) at time zone v_zone)::date
-                            order by k.sample_id), '{}')
+         -- A sleep sample counts on the morning after: its start six hours on (a night's
+         -- segments before and after midnight land on the same day, a nap on its own).
+         coalesce(array_agg(((case when k.type = 'sleep' then k.start_at + interval '6 hours' else k.start_at end)
+                             at time zone v_zone)::date order by k.sample_id), '{}')
     into v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days
     from (select distinct on (r #>> '{read,sample_id}') r #>> '{read,sample_id}' as sample_id, r #>> '{read,type}' as type,
                  (r #>> '{read,value}')::numeric as value, (r #>> '{read,start_at}')::timestamptz as start_at,
@@ -89,9 +96,11 @@ begin
 
   -- What the account holds of them: new ones, changed ones (their old days are touched too).
   select coalesce(array_agg(b.sample_id) filter (where h.sample_id is null), '{}'),
+         -- The day is left out: a sample sent again after a change of time zone stays on
+         -- the day it counted on.
          coalesce(array_agg(b.sample_id) filter (where h.sample_id is not null
-                    and (h.type::text, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day)
-                        is distinct from (b.type, b.value, b.start_at, b.end_at, b.source_app, b.device, b.day)), '{}'),
+                    and (h.type::text, h.value, h.start_at, h.end_at, h.source_app, h.device)
+                        is distinct from (b.type, b.value, b.start_at, b.end_at, b.source_app, b.device)), '{}'),
          coalesce(array_agg(h.type::text) filter (where h.sample_id is not null), '{}'),
          coalesce(array_agg(h.day) filter (where h.sample_id is not null), '{}')
     into v_new, v_changed, v_deleted_types, v_deleted_days

@@ -129,14 +129,17 @@ as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
   v_entry app.body_metrics := app.find_body_metric(v_user_id, p_args);
+  v_was_latest boolean;
 begin
   perform app.check_if_match(v_user_id, 'body_metric', v_entry.id::text, p_args);
+  perform app.lock_weigh_ins(v_user_id);
+  v_was_latest := v_entry.id = app.latest_height_weigh_in(v_user_id);
   if not exists (select from app.body_metrics as b where b.user_id = v_user_id and b.id <> v_entry.id) then
     perform app.raise_error(409, 'last_weigh_in',
                             'This is your only weigh-in, which targets are computed from: record another first.');
   end if;
   delete from app.body_metrics where user_id = v_user_id and id = v_entry.id;
-  if v_entry.height_cm is not null then
+  if v_was_latest then
     perform app.follow_latest_height(v_user_id);
   end if;
   perform app.record_targets(v_user_id, 'metrics', true);

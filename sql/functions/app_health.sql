@@ -76,10 +76,8 @@ begin
     'unit', case when p_sample ? 'unit' then app.field_problem(p_sample, 'unit', 'text') end,
     'start', app.field_problem(p_sample, 'start', 'app.timestamp_value'),
     'end', app.field_problem(p_sample, 'end', 'app.timestamp_value'),
-    'source_app', coalesce(app.field_problem(p_sample, 'source_app', 'text', false),
-                           case when length(p_sample ->> 'source_app') > 200 then 'must be at most 200 characters' end),
-    'device', coalesce(app.field_problem(p_sample, 'device', 'text', false),
-                       case when length(p_sample ->> 'device') > 200 then 'must be at most 200 characters' end))), '{}');
+    'source_app', app.field_problem(p_sample, 'source_app', 'text', false),
+    'device', app.field_problem(p_sample, 'device', 'text', false))), '{}');
 end
 $$;
 
@@ -109,8 +107,10 @@ begin
     return jsonb_build_object('problem', jsonb_build_object('end', 'must not be later than now (5 minutes of clock skew allowed)'));
   elsif v_factor is null then
     return jsonb_build_object('problem', jsonb_build_object('unit', format('must be %s for %s', app.health_units(v_type), v_type)));
-  elsif p_sample -> 'value' is null and v_type <> 'sleep' then
+  elsif (p_sample -> 'value' is null or p_sample -> 'value' = 'null') and v_type <> 'sleep' then
     return jsonb_build_object('problem', jsonb_build_object('value', 'is required'));
+  elsif length(p_sample ->> 'source_app') > 200 or length(p_sample ->> 'device') > 200 then
+    return jsonb_build_object('problem', 'source_app and device must be at most 200 characters');
   end if;
   v_value := trim_scale(round(coalesce(app.read_number(p_sample, 'value'), extract(epoch from v_end - v_start) / 60)
                               * v_factor, 4));
@@ -123,21 +123,27 @@ begin
 end
 $$;
 
+-- Holds the user's health samples for the rest of the transaction: batches and imports
+-- of one user take turns (the days each computes must see the other's samples).
+create or replace function app.lock_health_samples(p_user_id uuid)
+returns void
+language sql
+as $$ select pg_advisory_xact_lock(hashtextextended('liftbase.health_samples:' || p_user_id::text, 0)) $$;
+
 -- The days of p_types/p_days (pairs) computed again from their samples (app.health_days):
 -- for steps, energy and sleep the source with the most that day wins alone (a phone and a
 -- watch both count the same steps; adding them would count them twice); heart rate and
 -- variability are the day's mean over every source; weight and body fat the day's last.
--- The samples are read by the types and days (an index range of the user's), the pairs
--- kept; the days are read first and written from a row of the user's with an upsert clause:
--- on Citus an insert otherwise goes through COPY, which row-level security refuses.
+-- The days are read first and written from a row of the user's with an upsert clause: on
+-- Citus an insert otherwise goes through COPY, which row-level security refuses.
 create or replace function app.refresh_health_days(p_user_id uuid, p_types text[], p_days date[])
 returns void
 language plpgsql
 as $$
 declare
-  -- Each pair as text, the day as its number (a date's text depends on DateStyle: Citus
-  -- takes no such cast of a column in a write).
-  v_keys text[] := array(select t || '|' || (y - date '2000-01-01') from unnest(p_types, p_days) as x (t, y));
+  -- Every day of p_days for every type of p_types: a superset of the pairs, as cheap to read
+  -- through the index (user_id, type, day) as the pairs, and computed again to the same
+  -- value where nothing changed.
   v_types app.health_sample_type[] := array(select distinct t::app.health_sample_type from unnest(p_types) as t);
   v_days date[] := array(select distinct y from unnest(p_days) as y);
   v_rows jsonb;
@@ -152,7 +158,6 @@ begin
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('steps', 'active_energy', 'resting_energy', 'sleep')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         group by s.type, s.day, concat_ws(' / ', s.source_app, s.device)
         order by s.type, s.day, sum(s.value) desc, concat_ws(' / ', s.source_app, s.device))
       union all
@@ -160,18 +165,14 @@ begin
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('resting_heart_rate', 'heart_rate_variability')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         group by s.type, s.day)
       union all
       (select distinct on (s.type, s.day) s.type, s.day, s.value, concat_ws(' / ', s.source_app, s.device), 1
          from app.health_samples as s
         where s.user_id = p_user_id and s.type = any (v_types) and s.day = any (v_days)
           and s.type in ('weight', 'body_fat')
-          and s.type::text || '|' || (s.day - date '2000-01-01') = any (v_keys)
         order by s.type, s.day, s.end_at desc, s.id desc)) as w;
-  delete from app.health_days as d
-   where d.user_id = p_user_id and d.type = any (v_types) and d.day = any (v_days)
-     and d.type::text || '|' || (d.day - date '2000-01-01') = any (v_keys);
+  delete from app.health_days as d where d.user_id = p_user_id and d.type = any (v_types) and d.day = any (v_days);
   insert into app.health_days (user_id, type, day, value, source, samples)
   select u.user_id, w.type, w.day, w.value, w.source, w.samples
     from app.user_settings as u
@@ -185,25 +186,35 @@ $$;
 -- and targets, the weight trend and the expenditure estimate read weigh-ins): each new or
 -- changed one within a weigh-in's range is the weigh-in whose client_id is the UUID of its
 -- platform and sample id (so the next batch finds it), source the platform; a deleted one
--- deletes it, unless it is the account's only weigh-in (targets are computed from it, as
--- DELETE /user/metrics/{id} keeps it). Then the targets and metrics are recomputed when
--- they change. p_written: the sample ids of the batch that were written.
+-- (or one changed to outside the range) deletes it, unless it is the account's only
+-- weigh-in (targets are computed from it, as DELETE /user/metrics/{id} keeps it). Then the
+-- targets and metrics are recomputed when they change. p_written: the sample ids of the
+-- batch that were written.
 create or replace function app.weigh_ins_from_health(p_user_id uuid, p_platform text, p_ids text[], p_types text[],
   p_values numeric[], p_ends timestamptz[], p_written text[], p_deleted text[])
 returns void
 language plpgsql
 as $$
 declare
+  v_min numeric;
+  v_max numeric;
   v_weigh_ins jsonb;
+  v_outside text[];
   v_gone bigint[];
 begin
   -- The weigh-ins read first, then inserted from a row of the user's with an upsert clause
   -- (on Citus an insert from a list otherwise goes through COPY, which row-level security
   -- refuses).
+  perform app.lock_weigh_ins(p_user_id);
+  -- A weigh-in's range is the weight measure's (app.measures, which a test holds to the
+  -- weigh-in's domain); a written weight sample outside it has no weigh-in (any it had goes).
+  select m.min_value, m.max_value into v_min, v_max from app.measures as m where m.id = 'weight';
   v_weigh_ins := (select coalesce(jsonb_agg(jsonb_build_object('client_id', md5(p_platform || ':' || s.sample_id)::uuid,
                                                                 'recorded_at', s.end_at, 'weight_kg', s.value)), '[]')
                     from unnest(p_ids, p_types, p_values, p_ends) as s (sample_id, type, value, end_at)
-                   where s.type = 'weight' and s.value between 30 and 300 and s.sample_id = any (p_written));
+                   where s.type = 'weight' and s.value between v_min and v_max and s.sample_id = any (p_written));
+  v_outside := array(select s.sample_id from unnest(p_ids, p_types, p_values) as s (sample_id, type, value)
+                      where s.type = 'weight' and s.value not between v_min and v_max and s.sample_id = any (p_written));
   insert into app.body_metrics as b (user_id, client_id, recorded_at, weight_kg, source)
   select u.user_id, w.client_id, w.recorded_at, w.weight_kg, p_platform
     from app.user_settings as u
@@ -214,7 +225,7 @@ begin
   select coalesce(array_agg(b.id order by b.recorded_at desc, b.id desc), '{}') into v_gone
     from app.body_metrics as b
    where b.user_id = p_user_id
-     and b.client_id = any (array(select md5(p_platform || ':' || d)::uuid from unnest(p_deleted) as d));
+     and b.client_id = any (array(select md5(p_platform || ':' || d)::uuid from unnest(p_deleted || v_outside) as d));
   if cardinality(v_gone) > 0
      and cardinality(v_gone) >= (select count(*) from app.body_metrics as b where b.user_id = p_user_id) then
     v_gone := v_gone[2:];
@@ -229,6 +240,7 @@ grant execute on function
   app.health_unit_factor(text, text),
   app.health_value_problem(text, numeric),
   app.health_units(text),
+  app.lock_health_samples(uuid),
   app.health_sample_problems(jsonb),
   app.health_sample_read(jsonb),
   app.refresh_health_days(uuid, text[], date[])

@@ -549,11 +549,14 @@ begin
   get diagnostics v_count = row_count;
   imported := imported + v_count;
   skipped_duplicates := skipped_duplicates + jsonb_array_length(v_types) - v_count;
-  -- The document's type ids, each to the account's type of that name.
-  select coalesce(jsonb_object_agg(r ->> 'id', t.id), '{}') into v_type_map
+  -- The document's type ids, each to the account's type: of that id (one renamed since the
+  -- export), else of that name.
+  select coalesce(jsonb_object_agg(r ->> 'id', coalesce(by_id.id, by_name.id)), '{}') into v_type_map
     from jsonb_array_elements(v_types) as r
-    join app.measurement_types as t on t.user_id = p_user_id and lower(t.name) = lower(btrim(r ->> 'name'))
-   where r ->> 'id' is not null;
+    left join app.measurement_types as by_id on by_id.user_id = p_user_id and by_id.id::text = r ->> 'id'
+    left join app.measurement_types as by_name
+      on by_name.user_id = p_user_id and lower(by_name.name) = lower(btrim(r ->> 'name'))
+   where r ->> 'id' is not null and coalesce(by_id.id, by_name.id) is not null;
 
   -- Entries: a measure this server lacks (or a weigh-in's), an entry of no type of the
   -- document, and one the account holds (same time, measure and value) are left out. The
@@ -592,7 +595,7 @@ end
 $$;
 
 -- The water entries of a document (version 2), with ids of this server; one the account
--- holds already (same recorded_at and amount) is skipped. Read into arrays first and
+-- holds already (same day, recorded_at and amount) is skipped. Read into arrays first and
 -- inserted selecting from the settings row, as the measurements.
 create or replace function app.import_liftbase_water(p_user_id uuid, p_document jsonb,
   inout imported integer, inout skipped_duplicates integer)
@@ -600,7 +603,6 @@ language plpgsql
 as $$
 declare
   v_entries jsonb := coalesce(p_document -> 'water_entries', '[]');
-  v_held text[];
   v_dates date[];
   v_times timestamptz[];
   v_amounts numeric[];
@@ -611,8 +613,6 @@ begin
   if jsonb_typeof(v_entries) <> 'array' then
     v_entries := '[]';
   end if;
-  select coalesce(array_agg(concat_ws('|', extract(epoch from w.recorded_at), trim_scale(w.amount_ml))), '{}') into v_held
-    from app.water_entries as w where w.user_id = p_user_id;
   select coalesce(array_agg(coalesce(app.read_date(r, 'entry_date'),
                                      (app.read_timestamp(r, 'recorded_at') at time zone app.user_timezone(p_user_id))::date)
                             order by n), '{}'),
@@ -622,8 +622,11 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
-   where concat_ws('|', extract(epoch from app.read_timestamp(r, 'recorded_at')), trim_scale(app.read_number(r, 'amount_ml')))
-         <> all (v_held);
+    -- An entry the account holds (same day, time and amount): one index look-up each.
+    left join app.water_entries as w
+      on w.user_id = p_user_id and w.entry_date = app.read_date(r, 'entry_date')
+     and w.recorded_at = app.read_timestamp(r, 'recorded_at') and w.amount_ml = app.read_number(r, 'amount_ml')
+   where w.id is null;
   insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml, source, created_at)
   select u.user_id, e.entry_date, e.recorded_at, e.amount_ml, e.source, e.created_at
     from app.user_settings as u
@@ -647,7 +650,6 @@ language plpgsql
 as $$
 declare
   v_samples jsonb := coalesce(p_document -> 'health_samples', '[]');
-  v_held text[];
   v_platforms text[];
   v_ids text[];
   v_types text[];
@@ -663,10 +665,8 @@ begin
   if jsonb_typeof(v_samples) <> 'array' then
     v_samples := '[]';
   end if;
-  -- The samples held are read first and left out (so the count is of rows written, on
-  -- Citus too, where an insert through an intermediate result counts the rows it tried).
-  select coalesce(array_agg(h.platform || ':' || h.sample_id), '{}') into v_held
-    from app.health_samples as h where h.user_id = p_user_id;
+  -- One writer of the user's samples at a time (app.health_samples_sync takes turns too).
+  perform app.lock_health_samples(p_user_id);
   select coalesce(array_agg(r ->> 'platform' order by n), '{}'), coalesce(array_agg(r ->> 'sample_id' order by n), '{}'),
          coalesce(array_agg(r ->> 'type' order by n), '{}'), coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
          coalesce(array_agg(app.read_timestamp(r, 'start_at') order by n), '{}'),
@@ -676,7 +676,12 @@ begin
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_platforms, v_ids, v_types, v_values, v_starts, v_ends, v_apps, v_devices, v_days, v_created
     from jsonb_array_elements(v_samples) with ordinality as x (r, n)
-   where concat_ws(':', r ->> 'platform', r ->> 'sample_id') <> all (v_held);
+    -- The samples held are left out (so the count is of rows written, on Citus too, where
+    -- an insert through an intermediate result counts the rows it tried): one index look-up
+    -- each.
+    left join app.health_samples as h
+      on h.user_id = p_user_id and h.platform::text = r ->> 'platform' and h.sample_id = r ->> 'sample_id'
+   where h.id is null;
   insert into app.health_samples (user_id, platform, sample_id, type, value, start_at, end_at, source_app, device, day,
                                   created_at)
   select u.user_id, h.platform, h.sample_id, h.type, h.value, h.start_at, h.end_at, h.source_app, h.device, h.day,

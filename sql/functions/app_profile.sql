@@ -80,8 +80,24 @@ begin
 end
 $$;
 
+-- The latest weigh-in that holds a height (its id), or null.
+create or replace function app.latest_height_weigh_in(p_user_id uuid)
+returns bigint
+language plpgsql
+stable
+as $$
+begin
+  return (select b.id from app.body_metrics as b
+           where b.user_id = p_user_id and b.height_cm is not null
+           order by b.recorded_at desc, b.id desc
+           limit 1);
+end
+$$;
+
 -- The profile's height is the latest weigh-in's that holds one: after a weigh-in with a
--- height is recorded, corrected or deleted. Without any, the profile keeps its own.
+-- height is recorded, or the latest such one is corrected or deleted (a height set later
+-- with PUT /user/profile is not undone by a correction of an older weigh-in). Without any,
+-- the profile keeps its own.
 create or replace function app.follow_latest_height(p_user_id uuid)
 returns void
 language plpgsql
@@ -90,15 +106,20 @@ declare
   v_height numeric;
 begin
   select b.height_cm into v_height from app.body_metrics as b
-   where b.user_id = p_user_id and b.height_cm is not null
-   order by b.recorded_at desc, b.id desc
-   limit 1;
+   where b.user_id = p_user_id and b.id = app.latest_height_weigh_in(p_user_id);
   if v_height is not null then
     update app.user_profiles set height_cm = v_height, updated_at = now()
      where user_id = p_user_id and height_cm is distinct from v_height;
   end if;
 end
 $$;
+
+-- Holds the user's weigh-ins for the rest of the transaction: two deletions at once (or a
+-- deletion and a platform's) each count the weigh-ins left after the other's.
+create or replace function app.lock_weigh_ins(p_user_id uuid)
+returns void
+language sql
+as $$ select pg_advisory_xact_lock(hashtextextended('liftbase.weigh_ins:' || p_user_id::text, 0)) $$;
 
 -- The user's weigh-in {id} of the path, or 404 metric_not_found.
 create or replace function app.find_body_metric(p_user_id uuid, p_args jsonb)
@@ -133,6 +154,8 @@ declare
   v_height numeric := app.read_number(p_body, 'height_cm');
   v_recorded_at timestamptz := app.read_timestamp(p_body, 'recorded_at');
   v_source text := app.read_text(p_body, 'source');
+  v_latest_before bigint := app.latest_height_weigh_in(p_user_id);
+  v_latest_after bigint;
   v_entry app.body_metrics;
 begin
   update app.body_metrics
@@ -144,7 +167,11 @@ begin
          updated_at = now()
    where user_id = p_user_id and id = p_entry.id
   returning * into v_entry;
-  if p_entry.height_cm is not null or v_entry.height_cm is not null then
+  -- The profile follows when the latest height changed: this weigh-in's height, being or
+  -- becoming the latest one; or another weigh-in's, now the latest (a time moved).
+  v_latest_after := app.latest_height_weigh_in(p_user_id);
+  if (p_body ? 'height_cm' and v_entry.id in (v_latest_before, v_latest_after))
+     or v_latest_before is distinct from v_latest_after then
     perform app.follow_latest_height(p_user_id);
   end if;
   return v_entry;
@@ -210,7 +237,9 @@ grant execute on function
   app.save_profile(uuid, jsonb),
   app.save_goal(uuid, text, numeric, boolean, timestamptz),
   app.add_body_metric(uuid, jsonb),
+  app.latest_height_weigh_in(uuid),
   app.follow_latest_height(uuid),
+  app.lock_weigh_ins(uuid),
   app.find_body_metric(uuid, jsonb),
   app.update_body_metric(uuid, app.body_metrics, jsonb),
   app.profile_json(uuid),

@@ -4,7 +4,7 @@
 -- ranges, are corrected and deleted, and a measure's series reads one range of a user's rows.
 begin;
 \ir support/helpers.psql
-select plan(44);
+select plan(46);
 
 select pg_temp.sign_up('a', 'measures-a@example.com', 'measures a password');
 select pg_temp.sign_up('b', 'measures-b@example.com', 'measures b password');
@@ -79,6 +79,22 @@ select pg_temp.call('body_metric_update', 'a', '{"height_cm": 182}', jsonb_build
 select is((select height_cm::numeric from app.user_profiles where user_id = (select user_id from tokens where name = 'a')), 182::numeric,
   'a corrected height becomes the profile''s');
 
+-- The weigh-in's measures in app.measures keep their domains' ranges (the vocabulary shows
+-- them, and a weight sample becomes a weigh-in within them): at each bound and just past it.
+select is((select array_agg(m.id order by m.id) from app.measures as m
+            where m.weigh_in_member is not null
+              and (app.field_problem(jsonb_build_object('v', m.min_value), 'v', ('app.' || m.weigh_in_member)::regtype) is not null
+                or app.field_problem(jsonb_build_object('v', m.max_value), 'v', ('app.' || m.weigh_in_member)::regtype) is not null
+                or app.field_problem(jsonb_build_object('v', m.min_value - 0.01), 'v', ('app.' || m.weigh_in_member)::regtype) is null
+                or app.field_problem(jsonb_build_object('v', m.max_value + 0.01), 'v', ('app.' || m.weigh_in_member)::regtype) is null)),
+  null, 'the weigh-in''s measures have their domains'' ranges');
+
+-- A correction of an older weigh-in leaves a height set later alone.
+select pg_temp.call('profile_put', 'a', '{"sex": "male", "age_years": 30, "height_cm": 185, "activity_level": "moderate"}');
+select pg_temp.call('body_metric_update', 'a', '{"weight_kg": 80.1}', jsonb_build_object('id', (select id from w where key = 'first')::text));
+select is((select height_cm::numeric from app.user_profiles where user_id = (select user_id from tokens where name = 'a')), 185::numeric,
+  'the profile''s later height stays when an older weigh-in is corrected');
+
 -- Measurements -------------------------------------------------------------------------------------
 select is(pg_temp.error_of('measurement_create', 'a', '{"measure": "weight", "value": 80}') -> 'fields' ->> 'measure',
   'is a weigh-in''s value: record it with POST /user/metrics', 'weight is a weigh-in''s');
@@ -134,7 +150,7 @@ select is(pg_temp.call('measurement_series', 'a', null, '{"measure": "waist", "f
   'a measure''s series, oldest first');
 select is(jsonb_array_length(pg_temp.call('measurement_series', 'a', null, '{"measure": "waist", "from": "2024-05-02", "to": "2024-06-01"}') -> 'points'),
   1, 'the range bounds it');
-select is(pg_temp.call('measurement_series', 'a', null, '{"measure": "weight"}') -> 'points' -> 0 ->> 'value', '80',
+select is(pg_temp.call('measurement_series', 'a', null, '{"measure": "weight"}') -> 'points' -> 0 ->> 'value', '80.1',
   'weight''s series reads the weigh-ins');
 select is(pg_temp.error_of('measurement_series', 'a', null, '{"measure": "waist", "from": "2000-01-01", "to": "2024-01-01"}') ->> 'code',
   'range_too_large', 'a series is at most ten years');

@@ -4,7 +4,7 @@
 -- mean, weight the day's last, sleep counts on the morning it ends.
 begin;
 \ir support/helpers.psql
-select plan(23);
+select plan(24);
 
 select pg_temp.sign_up('a', 'health-a@example.com', 'health a password');
 select pg_temp.sign_up('b', 'health-b@example.com', 'health b password');
@@ -54,10 +54,16 @@ select is(pg_temp.day_of('steps', '2024-05-01'), '{"value": 5000, "source": "Hea
   'steps: the source with the most that day, alone (not the watch''s added to the phone''s)');
 select is(pg_temp.day_of('active_energy', '2024-05-01') ->> 'value', '100', 'kJ are kcal × 4.184');
 select is(pg_temp.day_of('sleep', '2024-05-01') ->> 'value', '420',
-  'a night without a value is as long as it lasted, and counts on the morning it ends');
+  'a night without a value is as long as it lasted, and counts on the morning after');
 select is(pg_temp.day_of('resting_heart_rate', '2024-05-01'), '{"value": 54.0, "source": "all", "samples": 2}',
   'resting heart rate: the day''s mean over every source');
 select is(pg_temp.day_of('weight', '2024-05-01') ->> 'value', '81.2', 'weight: the day''s last');
+
+-- Of a sample id repeated in a batch the last one counts, also when it is left out.
+select is(pg_temp.call('health_samples_sync', 'a', '{"platform": "apple_health", "samples": [
+  {"sample_id": "twice", "type": "steps", "value": 10, "unit": "count", "start": "2024-05-02T06:00:00Z", "end": "2024-05-02T07:00:00Z"},
+  {"sample_id": "twice", "type": "steps", "value": 10, "unit": "kg", "start": "2024-05-02T06:00:00Z", "end": "2024-05-02T07:00:00Z"}]}')
+    - 'rejected', '{"new": 0, "changed": 0, "unchanged": 0, "deleted": 0}', 'the last of a repeated sample id counts');
 
 -- The same batch again changes nothing; a corrected sample is changed, its day computed again.
 select is(pg_temp.call('health_samples_sync', 'a', '{"platform": "apple_health", "samples": [
