@@ -15024,6 +15024,8 @@ public enum Operations {
                     public var platform: Operations.HealthSamplesSync.Input.Body.JsonPayload.PlatformPayload
                     /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload`.
                     public struct SamplesPayloadPayload: Codable, Hashable, Sendable {
+                        /// Over 200 characters, the sample is left out and named in `rejected`.
+                        ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/device`.
                         public var device: Swift.String?
                         /// Not before start, nor after now (5 minutes of clock skew).
@@ -15034,7 +15036,7 @@ public enum Operations {
                         ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/sample_id`.
                         public var sampleId: Swift.String
-                        /// The app that recorded it, as the platform names it.
+                        /// The app that recorded it, as the platform names it; over 200 characters, the sample is left out and named in `rejected`.
                         ///
                         /// - Remark: Generated from `#/paths/api/v1/health/samples/POST/requestBody/json/SamplesPayload/source_app`.
                         public var sourceApp: Swift.String?
@@ -15055,10 +15057,10 @@ public enum Operations {
                         /// Creates a new `SamplesPayloadPayload`.
                         ///
                         /// - Parameters:
-                        ///   - device:
+                        ///   - device: Over 200 characters, the sample is left out and named in `rejected`.
                         ///   - end: Not before start, nor after now (5 minutes of clock skew).
                         ///   - sampleId: The platform's id of the sample.
-                        ///   - sourceApp: The app that recorded it, as the platform names it.
+                        ///   - sourceApp: The app that recorded it, as the platform names it; over 200 characters, the sample is left out and named in `rejected`.
                         ///   - start:
                         ///   - _type: steps, active_energy, resting_energy, sleep, resting_heart_rate, heart_rate_variability, weight or body_fat; a sample of another type is left out and named in `rejected`.
                         ///   - unit: steps: count; energy: kcal or kJ; sleep: min, h or s; resting heart rate: bpm or count/min; variability: ms; weight: kg or lb; body fat: %.
