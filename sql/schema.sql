@@ -2194,9 +2194,9 @@ begin
   -- Each sample read: of a sample id repeated in the batch, the last one only.
   select coalesce(jsonb_agg(jsonb_build_object('index', x.n - 1, 'read', app.health_sample_read(x.s)) order by x.n), '[]')
     into v_read
-    from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as x (s, n)
-   where not exists (select from jsonb_array_elements(v_body -> 'samples') with ordinality as later (s, n)
-                      where later.n > x.n and later.s ->> 'sample_id' = x.s ->> 'sample_id');
+    from (select distinct on (e.s ->> 'sample_id') e.s, e.n
+            from jsonb_array_elements(coalesce(v_body -> 'samples', '[]')) with ordinality as e (s, n)
+           order by e.s ->> 'sample_id', e.n desc) as x;
   select coalesce(jsonb_agg(jsonb_build_object('index', r -> 'index', 'sample_id', p.sample_id,
                                                'problem', r #> '{read,problem}') order by (r ->> 'index')::integer), '[]')
     into v_rejected
