@@ -7576,7 +7576,7 @@ begin
          coalesce(array_agg(r ->> 'measure' order by n), '{}'),
          coalesce(array_agg(app.read_uuid(v_type_map, r ->> 'type_id') order by n), '{}'),
          coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
-         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(app.imported_source(r ->> 'source') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_times, v_measures, v_entry_types, v_values, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
@@ -8075,7 +8075,7 @@ begin
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at, source)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now()),
-             coalesce(r ->> 'source', 'manual')
+             app.imported_source(r ->> 'source')
         from app.user_settings as u
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
@@ -8274,7 +8274,7 @@ begin
                             order by n), '{}'),
          coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
          coalesce(array_agg(app.read_number(r, 'amount_ml') order by n), '{}'),
-         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(app.imported_source(r ->> 'source') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
@@ -9025,6 +9025,16 @@ end
 $$;
 
 ALTER FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.imported_source(p_source text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when p_source is null then 'manual'
+              when p_source in ('manual', 'scale', 'apple_health', 'health_connect', 'import') then p_source
+              else 'import' end
+$$;
+
+ALTER FUNCTION app.imported_source(p_source text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.input_boolean_problem(p_value jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -19518,6 +19528,9 @@ GRANT ALL ON FUNCTION app.import_whole_number(p_text text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_workouts(p_user_id uuid, p_rows app.import_set_row[], p_dry_run boolean, p_strict boolean, OUT imported integer, OUT skipped_duplicates integer, OUT errors jsonb, OUT skipped jsonb, OUT refused boolean, OUT exercises jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.imported_source(p_source text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.imported_source(p_source text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.input_boolean_problem(p_value jsonb) TO liftbase_api;

@@ -77,7 +77,7 @@ begin
       insert into app.body_metrics (user_id, recorded_at, weight_kg, body_fat_pct, height_cm, created_at, source)
       select u.user_id, app.read_timestamp(r, 'recorded_at'), app.read_number(r, 'weight_kg'), app.read_number(r, 'body_fat_pct'),
              app.read_number(r, 'height_cm'), coalesce(app.read_timestamp(r, 'created_at'), now()),
-             coalesce(r ->> 'source', 'manual')
+             app.imported_source(r ->> 'source')
         from app.user_settings as u
        cross join jsonb_array_elements(v_rows) as r
        where u.user_id = p_user_id
@@ -570,7 +570,7 @@ begin
          coalesce(array_agg(r ->> 'measure' order by n), '{}'),
          coalesce(array_agg(app.read_uuid(v_type_map, r ->> 'type_id') order by n), '{}'),
          coalesce(array_agg(app.read_number(r, 'value') order by n), '{}'),
-         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(app.imported_source(r ->> 'source') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_times, v_measures, v_entry_types, v_values, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)
@@ -618,7 +618,7 @@ begin
                             order by n), '{}'),
          coalesce(array_agg(app.read_timestamp(r, 'recorded_at') order by n), '{}'),
          coalesce(array_agg(app.read_number(r, 'amount_ml') order by n), '{}'),
-         coalesce(array_agg(coalesce(r ->> 'source', 'manual') order by n), '{}'),
+         coalesce(array_agg(app.imported_source(r ->> 'source') order by n), '{}'),
          coalesce(array_agg(coalesce(app.read_timestamp(r, 'created_at'), now()) order by n), '{}')
     into v_dates, v_times, v_amounts, v_sources, v_created
     from jsonb_array_elements(v_entries) with ordinality as x (r, n)

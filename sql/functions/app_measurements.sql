@@ -243,7 +243,22 @@ begin
 end
 $$;
 
+-- The source of an imported row: as the document says, or `import` for one this server
+-- does not know (a newer or another app's value), so that one odd row never refuses a
+-- file; a row without one was typed by its person. The values are the domain's
+-- (app.measurement_source; sql/tests/34_body_measurements.sql holds them equal).
+create or replace function app.imported_source(p_source text)
+returns text
+language sql
+immutable
+as $$
+  select case when p_source is null then 'manual'
+              when p_source in ('manual', 'scale', 'apple_health', 'health_connect', 'import') then p_source
+              else 'import' end
+$$;
+
 grant execute on function
+  app.imported_source(text),
   app.measurement_target_problems(uuid, jsonb),
   app.measurement_value_problem(uuid, text, uuid, jsonb, boolean),
   app.measurement_time_problems(jsonb, boolean),

@@ -4,7 +4,7 @@
 -- ranges, are corrected and deleted, and a measure's series reads one range of a user's rows.
 begin;
 \ir support/helpers.psql
-select plan(46);
+select plan(48);
 
 select pg_temp.sign_up('a', 'measures-a@example.com', 'measures a password');
 select pg_temp.sign_up('b', 'measures-b@example.com', 'measures b password');
@@ -88,6 +88,16 @@ select is((select array_agg(m.id order by m.id) from app.measures as m
                 or app.field_problem(jsonb_build_object('v', m.min_value - 0.01), 'v', ('app.' || m.weigh_in_member)::regtype) is null
                 or app.field_problem(jsonb_build_object('v', m.max_value + 0.01), 'v', ('app.' || m.weigh_in_member)::regtype) is null)),
   null, 'the weigh-in''s measures have their domains'' ranges');
+
+-- An imported row's source: one the domain takes as it is, another (a newer app's) as
+-- `import`, none as `manual`.
+select is((select array_agg(v order by v) from unnest(array['manual', 'scale', 'apple_health', 'health_connect', 'import',
+                                                            'fitbit', 'Scale', '']) as v
+            where (app.imported_source(v) = v)
+                  is distinct from (app.field_problem(jsonb_build_object('s', v), 's', 'app.measurement_source') is null)),
+  null, 'an imported source is kept exactly when the domain takes it');
+select is(array[app.imported_source('fitbit'), app.imported_source(null)], array['import', 'manual'],
+  'another becomes import, none manual');
 
 -- A correction of an older weigh-in leaves a height set later alone.
 select pg_temp.call('profile_put', 'a', '{"sex": "male", "age_years": 30, "height_cm": 185, "activity_level": "moderate"}');
