@@ -275,6 +275,20 @@ ALTER DOMAIN app.muscle_list OWNER TO liftbase_owner;
 
 COMMENT ON DOMAIN app.muscle_list IS 'must list muscles of the vocabulary (abdominals, abductors, adductors, biceps, calves, chest, forearms, glutes, hamstrings, lats, lower back, middle back, neck, quadriceps, shoulders, traps, triceps)';
 
+CREATE DOMAIN app.photo_media_type AS text
+	CONSTRAINT photo_media_type_check CHECK ((VALUE = ANY (ARRAY['image/jpeg'::text, 'image/png'::text, 'image/heic'::text, 'image/webp'::text])));
+
+ALTER DOMAIN app.photo_media_type OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.photo_media_type IS 'must be one of image/jpeg, image/png, image/heic, image/webp';
+
+CREATE DOMAIN app.photo_pose AS text
+	CONSTRAINT photo_pose_check CHECK ((VALUE = ANY (ARRAY['front'::text, 'side'::text, 'back'::text, 'other'::text])));
+
+ALTER DOMAIN app.photo_pose OWNER TO liftbase_owner;
+
+COMMENT ON DOMAIN app.photo_pose IS 'must be one of front, side, back, other';
+
 CREATE DOMAIN app.plan_name AS text
 	CONSTRAINT plan_name_check CHECK (((length(btrim(VALUE)) >= 1) AND (length(btrim(VALUE)) <= 120)));
 
@@ -3181,6 +3195,185 @@ $$;
 
 ALTER FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
 
+CREATE FUNCTION api.progress_photo_delete(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
+begin
+  perform app.check_if_match(v_user_id, 'progress_photo', v_photo.id::text, p_args);
+  delete from app.progress_photos where user_id = v_user_id and id = v_photo.id;
+  return null;
+end
+$$;
+
+ALTER FUNCTION api.progress_photo_delete(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photo_get(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
+begin
+  if app.entity_not_modified(v_user_id, 'progress_photo', v_photo.id::text, p_args) then
+    return null;
+  end if;
+  return app.photo_json(v_photo);
+end
+$$;
+
+ALTER FUNCTION api.progress_photo_get(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photo_image(p_token text, p_body jsonb, p_args jsonb) RETURNS bytea
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
+  v_bytes bytea;
+begin
+  perform app.set_response_header('Cache-Control', 'private, max-age=31536000, immutable');
+  if app.not_modified(p_args, app.etag(v_photo.sha256)) then
+    return null;
+  end if;
+  perform app.set_response_header('Content-Type', v_photo.content_type);
+  perform app.set_response_header('Content-Disposition',
+                                  format('inline; filename="%s"', app.photo_file_name(v_photo)));
+  select i.bytes into v_bytes from app.progress_photo_images as i
+   where i.user_id = v_user_id and i.photo_id = v_photo.id;
+  return v_bytes;
+end
+$$;
+
+ALTER FUNCTION api.progress_photo_image(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photo_update(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
+  v_body jsonb := coalesce(p_body, '{}');
+  -- Read before the update: Citus takes no call of a stable function inside a write.
+  v_taken_on date;
+  v_pose text;
+  v_measurement_id bigint;
+begin
+  perform app.check_if_match(v_user_id, 'progress_photo', v_photo.id::text, p_args);
+  perform app.raise_if_invalid(app.photo_change_problems(v_user_id, v_body));
+  v_taken_on := app.read_date(v_body, 'taken_on');
+  v_pose := app.read_text(v_body, 'pose');
+  v_measurement_id := app.number_id_parameter(v_body, 'measurement_id');
+  update app.progress_photos
+     set taken_on = coalesce(v_taken_on, taken_on),
+         pose = coalesce(v_pose, pose),
+         measurement_id = case when v_body ? 'measurement_id' then v_measurement_id else measurement_id end,
+         updated_at = now()
+   where user_id = v_user_id and id = v_photo.id
+  returning * into v_photo;
+  perform app.set_entity_etag(v_user_id, 'progress_photo', v_photo.id::text);
+  return app.photo_json(v_photo);
+end
+$$;
+
+ALTER FUNCTION api.progress_photo_update(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photo_upload(p_token text, p_image bytea, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_photo app.progress_photos;
+  v_format text;
+  v_bytes bytea;
+  v_replayed text;
+  -- Read before the insert: Citus takes no call of a stable function in the values of a
+  -- write sent to the user's worker.
+  v_taken_on date;
+  v_pose text := coalesce(p_args ->> 'pose', 'front');
+  v_client_id uuid;
+  v_measurement_id bigint;
+  v_size integer;
+  v_sha256 text;
+begin
+  perform app.check_photo_parameters(v_user_id, p_args);
+  v_replayed := app.replayed_key('app.progress_photos', v_user_id, p_args);
+  if v_replayed is not null then
+    return app.photo_json(app.find_photo(v_user_id, jsonb_build_object('id', v_replayed)));
+  end if;
+  if p_image is null then
+    perform app.raise_error(415, 'unsupported_image', 'The body is not a JPEG, PNG, HEIC or WebP image.');
+  end if;
+  v_format := app.check_photo_upload(v_user_id, p_image, p_args ->> 'content_type');
+  v_bytes := app.image_without_location(p_image, v_format);
+  v_taken_on := coalesce(app.date_parameter(p_args, 'taken_on'), app.user_today(v_user_id));
+  v_client_id := app.read_uuid(p_args, 'client_id');
+  v_measurement_id := app.number_id_parameter(p_args, 'measurement_id');
+  v_size := length(v_bytes);
+  v_sha256 := encode(sha256(v_bytes), 'hex');
+  insert into app.progress_photos (user_id, client_id, taken_on, pose, measurement_id, content_type, byte_size, sha256)
+  values (v_user_id, v_client_id, v_taken_on, v_pose, v_measurement_id, v_format, v_size, v_sha256)
+  returning * into v_photo;
+  insert into app.progress_photo_images (user_id, photo_id, bytes) values (v_user_id, v_photo.id, v_bytes);
+  perform app.set_entity_etag(v_user_id, 'progress_photo', v_photo.id::text);
+  return app.photo_json(v_photo);
+end
+$$;
+
+ALTER FUNCTION api.progress_photo_upload(p_token text, p_image bytea, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photos_archive(p_token text, p_body jsonb, p_args jsonb) RETURNS TABLE(file_name text, modified_at timestamp with time zone, content bytea)
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+begin
+  return query select * from app.photo_archive_files(v_user_id);
+end
+$$;
+
+ALTER FUNCTION api.progress_photos_archive(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION api.progress_photos_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_user_id uuid := auth.authenticate(p_token);
+  v_page record := app.page_parameters(p_args, 'number');
+  v_from date := coalesce(app.date_parameter(p_args, 'from'), '-infinity');
+  v_to date := coalesce(app.date_parameter(p_args, 'to'), 'infinity');
+  v_pose text := p_args ->> 'pose';
+  v_problem text;
+  -- Before the cursor's photo; without one, before every photo.
+  v_after_on date := 'infinity';
+  v_after_id bigint := 0;
+  v_rows jsonb;
+begin
+  v_problem := app.field_problem(jsonb_build_object('pose', v_pose), 'pose', 'app.photo_pose', false);
+  if v_problem is not null then
+    perform app.raise_parameter_problem('pose', v_problem);
+  end if;
+  if v_page.cursor_number is not null then
+    select c.taken_on, c.id into v_after_on, v_after_id from app.progress_photos as c
+     where c.user_id = v_user_id and c.id = v_page.cursor_number;
+    if not found then
+      perform app.raise_unknown_cursor();
+    end if;
+  end if;
+  select jsonb_agg(app.photo_json(row(p.*)::app.progress_photos) order by p.taken_on desc, p.id desc) into v_rows
+    from (select * from app.progress_photos as e
+           where e.user_id = v_user_id and (e.taken_on, e.id) < (v_after_on, v_after_id)
+             and e.taken_on between v_from and v_to and (v_pose is null or e.pose = v_pose)
+           order by e.taken_on desc, e.id desc
+           limit v_page.page_size + 1) as p;
+  return app.page(coalesce(v_rows, '[]'), v_page.page_size);
+end
+$$;
+
+ALTER FUNCTION api.progress_photos_list(p_token text, p_body jsonb, p_args jsonb) OWNER TO liftbase_owner;
+
 CREATE FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -4096,6 +4289,30 @@ $$;
 
 ALTER FUNCTION app.boolean_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_size bigint := app.read_uint(p_bytes, p_pos, 4, false);
+  v_header bigint := 8;
+begin
+  if v_size is null or p_end - p_pos < 8 then
+    return null;
+  elsif v_size = 0 then
+    v_size := p_end - p_pos;
+  elsif v_size = 1 then
+    v_header := 16;
+    v_size := app.read_uint(p_bytes, p_pos + 8, 8, false);
+  end if;
+  if (v_size >= v_header and v_header <= p_end - p_pos) is not true then
+    return null;
+  end if;
+  return array[v_header, least(v_size, p_end - p_pos)];
+end
+$$;
+
+ALTER FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.bucket_parameter(p_args jsonb) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     AS $$
@@ -4150,6 +4367,62 @@ end
 $$;
 
 ALTER FUNCTION app.bump_food_catalog_version() OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.byte_range(p_offset bigint, p_length bigint, p_fill integer) RETURNS bigint[]
+    LANGUAGE sql IMMUTABLE
+    AS $$ select array[[p_offset, p_length, p_fill]] $$;
+
+ALTER FUNCTION app.byte_range(p_offset bigint, p_length bigint, p_fill integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.bytes_at(p_bytes bytea, p_offset bigint, p_length bigint) RETURNS bytea
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_offset >= 0 and p_length >= 0 and p_offset <= length(p_bytes)
+      then substring(p_bytes from (p_offset + 1)::integer for least(p_length, length(p_bytes) - p_offset)::integer)
+  end
+$$;
+
+ALTER FUNCTION app.bytes_at(p_bytes bytea, p_offset bigint, p_length bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.bytes_with_ranges_filled(p_bytes bytea, p_ranges bigint[]) RETURNS bytea
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_first bigint;                   -- where the first range starts
+  v_done bigint;                    -- the end of the ranges so far: the bytes before it are in v_middle
+  v_middle bytea := ''::bytea;
+  v_range record;
+begin
+  for v_range in
+    select greatest(p_ranges[i][1], 0) as start, least(p_ranges[i][1] + greatest(p_ranges[i][2], 0), v_length) as stop,
+           p_ranges[i][3]::integer as fill
+      from generate_subscripts(p_ranges, 1) as i
+     order by 1, 2, i
+  loop
+    continue when v_range.stop <= greatest(v_range.start, v_done);
+    if v_first is null then
+      v_first := v_range.start;
+      v_done := v_range.start;
+    end if;
+    if v_range.start > v_done then    -- the bytes kept between two ranges
+      v_middle := v_middle || app.bytes_at(p_bytes, v_done, v_range.start - v_done);
+      v_done := v_range.start;
+    end if;
+    if v_range.fill is not null then
+      v_middle := v_middle || decode(repeat(lpad(to_hex(v_range.fill), 2, '0'), (v_range.stop - v_done)::integer), 'hex');
+    end if;
+    v_done := v_range.stop;
+  end loop;
+  if v_first is null then
+    return p_bytes;
+  end if;
+  return app.bytes_at(p_bytes, 0, v_first) || v_middle || app.bytes_at(p_bytes, v_done, v_length - v_done);
+end
+$$;
+
+ALTER FUNCTION app.bytes_with_ranges_filled(p_bytes bytea, p_ranges bigint[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) RETURNS TABLE(week date, exercise_id uuid, exercise_name text, sessions bigint, duration_seconds bigint, distance_m numeric, paced_seconds bigint, paced_distance_m numeric)
     LANGUAGE plpgsql STABLE
@@ -4334,6 +4607,70 @@ end
 $$;
 
 ALTER FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.check_photo_parameters(p_user_id uuid, p_args jsonb) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_taken_on date := app.date_parameter(p_args, 'taken_on');
+  v_problem text;
+begin
+  if v_taken_on > app.user_today(p_user_id) then
+    perform app.raise_parameter_problem('taken_on', 'may not be after today');
+  end if;
+  v_problem := app.field_problem(jsonb_build_object('pose', p_args ->> 'pose'), 'pose', 'app.photo_pose', false);
+  if v_problem is not null then
+    perform app.raise_parameter_problem('pose', v_problem);
+  end if;
+  if p_args ->> 'client_id' is not null and not app.is_uuid(p_args ->> 'client_id') then
+    perform app.raise_parameter_problem('client_id', 'must be a UUID');
+  end if;
+  if p_args ->> 'measurement_id' is not null
+     and not exists (select from app.body_measurements as m
+                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_args, 'measurement_id')) then
+    perform app.raise_parameter_problem('measurement_id', 'must be the id of one of your measurements');
+  end if;
+end
+$$;
+
+ALTER FUNCTION app.check_photo_parameters(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.check_photo_upload(p_user_id uuid, p_image bytea, p_declared_type text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+  v_format text := app.image_format(p_image);
+  v_limits record := app.photo_limits();
+  v_used bigint;
+begin
+  if v_format is null then
+    perform app.raise_error(415, 'unsupported_image',
+      'The body is not a JPEG, PNG, HEIC or WebP image.');
+  end if;
+  if p_declared_type is distinct from v_format then
+    perform app.raise_error_with(415, 'content_type_mismatch',
+      format('The body is a %s image, but its Content-Type says %s.',
+             upper(split_part(v_format, '/', 2)), coalesce(p_declared_type, 'nothing')),
+      jsonb_build_object('detected_type', v_format));
+  end if;
+  if length(p_image) > v_limits.max_bytes then
+    perform app.raise_error_with(413, 'photo_too_large',
+      format('A photo may hold at most %s bytes; this one holds %s.', v_limits.max_bytes, length(p_image)),
+      jsonb_build_object('max_bytes', v_limits.max_bytes));
+  end if;
+  perform app.lock_photos(p_user_id);
+  select coalesce(sum(p.byte_size), 0) into v_used from app.progress_photos as p where p.user_id = p_user_id;
+  if v_used + length(p_image) > v_limits.quota_bytes then
+    perform app.raise_error_with(413, 'photo_quota_exceeded',
+      format('Your photos may hold %s bytes in all; %s are used. Delete some to make room.',
+             v_limits.quota_bytes, v_used),
+      jsonb_build_object('quota_bytes', v_limits.quota_bytes, 'used_bytes', v_used));
+  end if;
+  return v_format;
+end
+$$;
+
+ALTER FUNCTION app.check_photo_upload(p_user_id uuid, p_image bytea, p_declared_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.clock_skew() RETURNS interval
     LANGUAGE sql IMMUTABLE
@@ -5297,6 +5634,14 @@ $$;
 
 ALTER FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.exif_block_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) RETURNS bigint[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select coalesce(app.tiff_location_ranges(p_bytes, p_tiff, p_length), app.byte_range(p_tiff, p_length, 0))
+$$;
+
+ALTER FUNCTION app.exif_block_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.expenditure_estimate(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -5403,6 +5748,18 @@ begin
      where h.user_id = p_user_id
     window w as (order by h.day, h.type, h.start_at, h.platform, h.sample_id)
      order by h.day, h.type, h.start_at, h.platform, h.sample_id;
+  -- What each photo is; the images leave through their archive (docs/photos.md).
+  return next '],"progress_photos":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('id', p.id, 'taken_on', p.taken_on, 'pose', p.pose, 'measurement_id', p.measurement_id,
+                                'content_type', p.content_type, 'byte_size', p.byte_size, 'sha256', p.sha256,
+                                'file', app.photo_file_name(row(p.*)::app.progress_photos),
+                                'created_at', p.created_at)::text
+      from app.progress_photos as p
+     where p.user_id = p_user_id
+    window w as (order by p.taken_on, p.id)
+     order by p.taken_on, p.id;
   return next ']}';
 end
 $$;
@@ -5908,6 +6265,45 @@ end
 $$;
 
 ALTER FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
+
+CREATE TABLE app.progress_photos (
+    user_id uuid NOT NULL,
+    id bigint NOT NULL,
+    client_id uuid,
+    taken_on date NOT NULL,
+    pose app.photo_pose NOT NULL,
+    measurement_id bigint,
+    content_type app.photo_media_type NOT NULL,
+    byte_size integer NOT NULL,
+    sha256 text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone,
+    CONSTRAINT progress_photos_byte_size_check CHECK ((byte_size > 0)),
+    CONSTRAINT progress_photos_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text))
+);
+
+ALTER TABLE ONLY app.progress_photos FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.progress_photos OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.progress_photos IS 'Progress photos: day, pose, optional measurement, media type, size and hash of the image (docs/photos.md)';
+
+CREATE FUNCTION app.find_photo(p_user_id uuid, p_args jsonb) RETURNS app.progress_photos
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_photo app.progress_photos;
+begin
+  select p.* into v_photo from app.progress_photos as p
+   where p.user_id = p_user_id and p.id = app.number_id_parameter(p_args, 'id');
+  if v_photo.id is null then
+    perform app.raise_error(404, 'photo_not_found', 'No such photo.');
+  end if;
+  return v_photo;
+end
+$$;
+
+ALTER FUNCTION app.find_photo(p_user_id uuid, p_args jsonb) OWNER TO liftbase_owner;
 
 CREATE TABLE app.plans (
     user_id uuid NOT NULL,
@@ -6501,6 +6897,59 @@ $$;
 
 ALTER FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.gps_ifd_ranges(p_bytes bytea, p_tiff bigint, p_end bigint, p_little boolean, p_gps bigint, p_ifd0 bigint, p_ifd0_end bigint) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_count bigint := app.read_uint(p_bytes, p_gps, 2, p_little);
+  v_table_end bigint := p_gps + 2 + 12 * v_count;
+  v_ranges bigint[];
+  v_entry bigint;
+  v_size bigint;
+  v_value bigint;
+begin
+  if (v_count <= 1000 and p_gps >= p_tiff + 8 and v_table_end <= p_end
+      and not (p_gps < p_ifd0_end and p_ifd0 < v_table_end)) is not true then
+    return null;
+  end if;
+  v_ranges := app.byte_range(p_gps, 2 + 12 * v_count, 0);
+  for v_index in 0 .. v_count - 1 loop
+    v_entry := p_gps + 2 + 12 * v_index;
+    v_size := app.tiff_type_size(app.read_uint(p_bytes, v_entry + 2, 2, p_little))
+              * app.read_uint(p_bytes, v_entry + 4, 4, p_little);
+    if v_size is null then
+      return null;
+    end if;
+    if v_size > 4 then
+      v_value := p_tiff + app.read_uint(p_bytes, v_entry + 8, 4, p_little);
+      if (v_value >= p_tiff + 8 and v_size <= p_end - v_value
+          and not (v_value < p_ifd0_end and p_ifd0 < v_value + v_size)) is not true then
+        return null;
+      end if;
+      v_ranges := v_ranges || app.byte_range(v_value, v_size, 0);
+    end if;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.gps_ifd_ranges(p_bytes bytea, p_tiff bigint, p_end bigint, p_little boolean, p_gps bigint, p_ifd0 bigint, p_ifd0_end bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.has_heic_brand(p_bytes bytea) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select app.bytes_at(p_bytes, 4, 4) = 'ftyp'::bytea
+     and (app.bytes_at(p_bytes, 8, 4) in ('heic', 'heix', 'heim', 'heis', 'hevc', 'hevx')
+          or (app.bytes_at(p_bytes, 8, 4) in ('mif1', 'msf1')
+              and exists (
+                select
+                  from generate_series(16, least(app.read_uint(p_bytes, 0, 4, false), length(p_bytes), 4096) - 4, 4)
+                       as b (brand_offset)
+                 where app.bytes_at(p_bytes, b.brand_offset, 4) in ('heic', 'heix', 'heim', 'heis', 'hevc', 'hevx'))))
+$$;
+
+ALTER FUNCTION app.has_heic_brand(p_bytes bytea) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.health_sample_problems(p_sample jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -6612,11 +7061,252 @@ $$;
 
 ALTER FUNCTION app.health_value_problem(p_type text, p_value numeric) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.heic_item_extents(p_bytes bytea, p_start bigint, p_end bigint, p_items bigint[], p_idat bigint) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_version bigint := app.read_uint(p_bytes, p_start, 1, false);
+  v_offset_size integer := app.read_uint(p_bytes, p_start + 4, 1, false) >> 4;
+  v_length_size integer := app.read_uint(p_bytes, p_start + 4, 1, false) & 15;
+  v_base_size integer := app.read_uint(p_bytes, p_start + 5, 1, false) >> 4;
+  v_index_size integer := case when v_version > 0 then app.read_uint(p_bytes, p_start + 5, 1, false) & 15 else 0 end;
+  v_id_size integer := case when v_version < 2 then 2 else 4 end;
+  v_count bigint := app.read_uint(p_bytes, p_start + 6, v_id_size, false);
+  v_pos bigint := p_start + 6 + v_id_size;
+  v_id bigint;
+  v_method bigint;
+  v_base bigint;
+  v_extent_count bigint;
+  v_extent bigint;
+  v_origin bigint;
+  v_offset bigint;
+  v_extent_length bigint;
+  v_read integer := 0;              -- extents of p_items read so far
+  v_extents bigint[] := '{}'::bigint[];
+begin
+  if (v_version <= 2 and v_count <= 10000 and v_offset_size in (0, 4, 8) and v_length_size in (0, 4, 8)
+      and v_base_size in (0, 4, 8) and v_index_size in (0, 4, 8)) is not true then
+    return null;
+  end if;
+  for v_item in 1 .. v_count loop
+    v_id := app.read_uint(p_bytes, v_pos, v_id_size, false);
+    v_pos := v_pos + v_id_size;
+    v_method := 0;
+    if v_version > 0 then
+      v_method := app.read_uint(p_bytes, v_pos, 2, false) & 15;
+      v_pos := v_pos + 2;
+    end if;
+    v_base := app.read_uint(p_bytes, v_pos + 2, v_base_size, false);  -- after data_reference_index
+    v_extent_count := app.read_uint(p_bytes, v_pos + 2 + v_base_size, 2, false);
+    v_pos := v_pos + 2 + v_base_size + 2;
+    if (v_id is not null and v_method is not null and v_base is not null
+        and v_extent_count * (v_index_size + v_offset_size + v_length_size) <= p_end - v_pos) is not true then
+      return null;
+    end if;
+    v_origin := case v_method when 0 then 0 when 1 then p_idat end;
+    if v_id = any(p_items) and v_origin is not null then
+      v_read := v_read + v_extent_count;
+      if v_read > 1000 then
+        return null;
+      end if;
+      for v_index in 0 .. v_extent_count - 1 loop
+        v_extent := v_pos + (v_index_size + v_offset_size + v_length_size) * v_index;
+        v_offset := app.read_uint(p_bytes, v_extent + v_index_size, v_offset_size, false);
+        v_extent_length := app.read_uint(p_bytes, v_extent + v_index_size + v_offset_size, v_length_size, false);
+        -- each term checked against the length before the sum, which could not overflow then
+        if v_base < v_length and v_offset < v_length and v_origin + v_base + v_offset < v_length then
+          v_offset := v_origin + v_base + v_offset;
+          v_extent_length := case when v_extent_length = 0 then v_length - v_offset
+                                  else least(v_extent_length, v_length - v_offset) end;
+          v_extents := v_extents || array[[v_id, v_offset, v_extent_length]];
+        end if;
+      end loop;
+    end if;
+    v_pos := v_pos + (v_index_size + v_offset_size + v_length_size) * v_extent_count;
+  end loop;
+  return v_extents;
+end
+$$;
+
+ALTER FUNCTION app.heic_item_extents(p_bytes bytea, p_start bigint, p_end bigint, p_items bigint[], p_idat bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.heic_item_ids(p_bytes bytea, p_start bigint, p_end bigint, p_type text, p_content_type text) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  -- after version and flags, entry_count: 16 bits in version 0, 32 after
+  v_pos bigint := p_start + 4 + case when app.read_uint(p_bytes, p_start, 1, false) = 0 then 2 else 4 end;
+  v_box bigint[];
+  v_content bigint;
+  v_version bigint;
+  v_id_size integer;
+  v_type_pos bigint;
+  v_strings text;
+  v_ids bigint[] := '{}'::bigint[];
+begin
+  for v_entry in 1 .. 10000 loop
+    v_box := app.box_extent(p_bytes, v_pos, p_end);
+    exit when v_box is null;
+    v_content := v_pos + v_box[1];
+    v_version := app.read_uint(p_bytes, v_content, 1, false);
+    if app.bytes_at(p_bytes, v_pos + 4, 4) = 'infe'::bytea and v_version in (2, 3) then
+      v_id_size := case when v_version = 2 then 2 else 4 end;
+      v_type_pos := v_content + 4 + v_id_size + 2;
+      if encode(app.bytes_at(p_bytes, v_type_pos, 4), 'escape') = p_type then
+        -- item name and content type, zero-ended (the escape encoding shows a zero byte as \000)
+        v_strings := encode(app.bytes_at(p_bytes, v_type_pos + 4, least(v_pos + v_box[2] - v_type_pos - 4, 1024)),
+                            'escape');
+        if p_content_type is null or split_part(v_strings, '\000', 2) = p_content_type then
+          v_ids := v_ids || app.read_uint(p_bytes, v_content + 4, v_id_size, false);
+        end if;
+      end if;
+    end if;
+    v_pos := v_pos + v_box[2];
+  end loop;
+  return v_ids;
+end
+$$;
+
+ALTER FUNCTION app.heic_item_ids(p_bytes bytea, p_start bigint, p_end bigint, p_type text, p_content_type text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.heic_location_ranges(p_bytes bytea) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_pos bigint := 0;
+  v_box bigint[];
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  if app.bytes_at(p_bytes, 4, 4) is distinct from 'ftyp'::bytea then
+    return v_ranges;
+  end if;
+  for v_top in 1 .. 1000 loop
+    v_box := app.box_extent(p_bytes, v_pos, v_length);
+    exit when v_box is null;
+    if app.bytes_at(p_bytes, v_pos + 4, 4) = 'meta'::bytea then
+      v_ranges := v_ranges || app.heic_meta_location_ranges(p_bytes, v_pos + v_box[1] + 4, v_pos + v_box[2]);
+    end if;
+    v_pos := v_pos + v_box[2];
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.heic_location_ranges(p_bytes bytea) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_pos bigint := p_start;
+  v_box bigint[];
+  v_type bytea;
+  v_iinf bigint[];
+  v_iloc bigint[];
+  v_idat bigint;
+  v_exif_ids bigint[];
+  v_xmp_ids bigint[];
+  v_extents bigint[];
+  v_offset bigint;
+  v_length bigint;
+  v_tiff bigint;
+  v_exif_ranges bigint[];
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  -- iinf, iloc: {start, end} of the contents after the header; idat: where its data starts
+  for v_child in 1 .. 1000 loop
+    v_box := app.box_extent(p_bytes, v_pos, p_end);
+    exit when v_box is null;
+    v_type := app.bytes_at(p_bytes, v_pos + 4, 4);
+    if v_type = 'iinf'::bytea and v_iinf is null then
+      v_iinf := array[v_pos + v_box[1], v_pos + v_box[2]];
+    elsif v_type = 'iloc'::bytea and v_iloc is null then
+      v_iloc := array[v_pos + v_box[1], v_pos + v_box[2]];
+    elsif v_type = 'idat'::bytea and v_idat is null then
+      v_idat := v_pos + v_box[1];
+    end if;
+    v_pos := v_pos + v_box[2];
+  end loop;
+  if v_iinf is null or v_iloc is null then
+    return v_ranges;
+  end if;
+  v_exif_ids := app.heic_item_ids(p_bytes, v_iinf[1], v_iinf[2], 'Exif', null);
+  v_xmp_ids := app.heic_item_ids(p_bytes, v_iinf[1], v_iinf[2], 'mime', 'application/rdf+xml');
+  if cardinality(v_exif_ids) + cardinality(v_xmp_ids) = 0 then
+    return v_ranges;
+  end if;
+  v_extents := app.heic_item_extents(p_bytes, v_iloc[1], v_iloc[2], v_exif_ids || v_xmp_ids, v_idat);
+  for v_row in 1 .. coalesce(array_length(v_extents, 1), 0) loop
+    v_offset := v_extents[v_row][2];
+    v_length := v_extents[v_row][3];
+    if v_extents[v_row][1] = any(v_xmp_ids) then
+      v_ranges := v_ranges || app.byte_range(v_offset, v_length, 32);
+    elsif v_extents[v_row][1] is distinct from v_extents[v_row - 1][1]   -- an item's extents are rows in a row
+          and v_extents[v_row][1] is distinct from v_extents[v_row + 1][1] then
+      v_tiff := v_offset + 4 + app.read_uint(p_bytes, v_offset, 4, false);
+      v_exif_ranges := null;
+      if v_tiff < v_offset + v_length then
+        v_exif_ranges := app.tiff_location_ranges(p_bytes, v_tiff, v_offset + v_length - v_tiff);
+      end if;
+      v_ranges := v_ranges || coalesce(v_exif_ranges, app.byte_range(v_offset, v_length, 0));
+    else
+      v_ranges := v_ranges || app.byte_range(v_offset, v_length, 0);
+    end if;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS uuid
     LANGUAGE sql IMMUTABLE
     AS $$ select case when app.is_uuid(p_args ->> p_name) then (p_args ->> p_name)::uuid end $$;
 
 ALTER FUNCTION app.id_parameter(p_args jsonb, p_name text) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.image_format(p_bytes bytea) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when app.bytes_at(p_bytes, 0, 3) = '\xffd8ff'::bytea then 'image/jpeg'
+    when app.bytes_at(p_bytes, 0, 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
+    when app.bytes_at(p_bytes, 0, 4) = 'RIFF'::bytea and app.bytes_at(p_bytes, 8, 4) = 'WEBP'::bytea then 'image/webp'
+    when app.has_heic_brand(p_bytes) then 'image/heic'
+  end
+$$;
+
+ALTER FUNCTION app.image_format(p_bytes bytea) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.image_without_location(p_bytes bytea, p_format text) RETURNS bytea
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  -- One plain in-memory copy, read by every reader below: bytes from a table column come as a
+  -- TOAST pointer, and each get_byte on it would fetch all of the photo again.
+  v_bytes bytea;
+  v_ranges bigint[];
+begin
+  if p_format is null or p_format not in ('image/jpeg', 'image/png', 'image/webp', 'image/heic') then
+    return p_bytes;
+  end if;
+  v_bytes := p_bytes || '\x'::bytea;
+  v_ranges := case p_format
+    when 'image/jpeg' then app.jpeg_location_ranges(v_bytes)
+    when 'image/png' then app.png_location_ranges(v_bytes)
+    when 'image/webp' then app.webp_location_ranges(v_bytes)
+    when 'image/heic' then app.heic_location_ranges(v_bytes)
+  end;
+  if cardinality(v_ranges) = 0 then
+    return p_bytes;
+  end if;
+  return app.bytes_with_ranges_filled(v_bytes, v_ranges);
+end
+$$;
+
+ALTER FUNCTION app.image_without_location(p_bytes bytea, p_format text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -9203,6 +9893,51 @@ $_$;
 
 ALTER FUNCTION app.is_uuid(p_text text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.jpeg_location_ranges(p_bytes bytea) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_pos bigint := 2;
+  v_fill_bytes integer := 0;
+  v_marker bigint;
+  v_size bigint;
+  v_data bigint;
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  if app.bytes_at(p_bytes, 0, 2) is distinct from '\xffd8'::bytea then
+    return v_ranges;
+  end if;
+  for v_segment in 1 .. 1000 loop
+    -- FF FF: a fill byte before the marker's FF (at most 1000 of them in the whole file)
+    while v_fill_bytes < 1000 and app.read_uint(p_bytes, v_pos, 2, false) = 65535 loop
+      v_pos := v_pos + 1;
+      v_fill_bytes := v_fill_bytes + 1;
+    end loop;
+    exit when app.read_uint(p_bytes, v_pos, 1, false) is distinct from 255;
+    v_marker := app.read_uint(p_bytes, v_pos + 1, 1, false);
+    exit when v_marker is null or v_marker in (217, 218);                        -- EOI, SOS
+    if v_marker = 1 or v_marker between 208 and 215 then                         -- TEM, RSTn: no length
+      v_pos := v_pos + 2;
+      continue;
+    end if;
+    v_size := app.read_uint(p_bytes, v_pos + 2, 2, false) - 2;
+    exit when v_size is null or v_size < 0;
+    v_data := v_pos + 4;
+    v_size := least(v_size, v_length - v_data);
+    if v_marker = 225 and app.bytes_at(p_bytes, v_data, 6) = 'Exif\000\000'::bytea then
+      v_ranges := v_ranges || app.exif_block_ranges(p_bytes, v_data + 6, v_size - 6);
+    elsif v_marker = 225 and app.bytes_at(p_bytes, v_data, 29) = 'http://ns.adobe.com/xap/1.0/\000'::bytea then
+      v_ranges := v_ranges || app.byte_range(v_data + 29, v_size - 29, 32);
+    end if;
+    v_pos := v_data + v_size;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.jpeg_location_ranges(p_bytes bytea) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.keep_body_weight_days() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -9602,6 +10337,12 @@ CREATE FUNCTION app.lock_health_samples(p_user_id uuid) RETURNS void
     AS $$ select pg_advisory_xact_lock(hashtextextended('liftbase.health_samples:' || p_user_id::text, 0)) $$;
 
 ALTER FUNCTION app.lock_health_samples(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.lock_photos(p_user_id uuid) RETURNS void
+    LANGUAGE sql
+    AS $$ select pg_advisory_xact_lock(hashtextextended('liftbase.photos:' || p_user_id::text, 0)) $$;
+
+ALTER FUNCTION app.lock_photos(p_user_id uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.lock_weigh_ins(p_user_id uuid) RETURNS void
     LANGUAGE sql
@@ -10267,6 +11008,92 @@ $_$;
 
 ALTER FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.photo_archive_files(p_user_id uuid) RETURNS TABLE(file_name text, modified_at timestamp with time zone, content bytea)
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return query
+    select 'progress-photos.json', now(),
+           convert_to(coalesce(jsonb_agg(app.photo_json(row(p.*)::app.progress_photos)
+                                         || jsonb_build_object('file', app.photo_file_name(row(p.*)::app.progress_photos))
+                                         order by p.taken_on, p.id), '[]')::text, 'UTF8')
+      from app.progress_photos as p
+     where p.user_id = p_user_id;
+  return query
+    select app.photo_file_name(row(p.*)::app.progress_photos), p.created_at, i.bytes
+      from app.progress_photos as p
+      join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
+     where p.user_id = p_user_id
+     order by p.taken_on, p.id;
+end
+$$;
+
+ALTER FUNCTION app.photo_archive_files(p_user_id uuid) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+  v_measurement_problem text;
+begin
+  -- A member of null unlinks; anything else must name one of the account's measurements.
+  if jsonb_typeof(p_body -> 'measurement_id') <> 'null'
+     and not exists (select from app.body_measurements as m
+                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_body, 'measurement_id')
+                        and jsonb_typeof(p_body -> 'measurement_id') = 'number') then
+    v_measurement_problem := 'must be the id of one of your measurements';
+  end if;
+  return jsonb_build_object(
+    'taken_on', coalesce(app.field_problem(p_body, 'taken_on', 'app.calendar_date', p_body ? 'taken_on'),
+                         case when app.read_date(p_body, 'taken_on') > app.user_today(p_user_id)
+                              then 'may not be after today' end),
+    'pose', app.field_problem(p_body, 'pose', 'app.photo_pose', p_body ? 'pose'),
+    'measurement_id', v_measurement_problem);
+end
+$$;
+
+ALTER FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.photo_file_name(p_photo app.progress_photos) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select format('%s_%s_%s.%s', p_photo.taken_on, p_photo.pose, p_photo.id,
+                case p_photo.content_type when 'image/jpeg' then 'jpg' when 'image/png' then 'png'
+                                          when 'image/heic' then 'heic' else 'webp' end)
+$$;
+
+ALTER FUNCTION app.photo_file_name(p_photo app.progress_photos) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.photo_json(p_photo app.progress_photos) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select jsonb_build_object('id', p_photo.id, 'taken_on', p_photo.taken_on, 'pose', p_photo.pose,
+                            'measurement_id', p_photo.measurement_id, 'content_type', p_photo.content_type,
+                            'byte_size', p_photo.byte_size, 'sha256', p_photo.sha256,
+                            'image_url', '/api/v1/progress-photos/' || p_photo.id || '/image',
+                            'created_at', p_photo.created_at, 'updated_at', p_photo.updated_at)
+$$;
+
+ALTER FUNCTION app.photo_json(p_photo app.progress_photos) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.photo_limits(OUT max_bytes bigint, OUT quota_bytes bigint) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+  v_max text := nullif(current_setting('liftbase.photo_max_bytes', true), '');
+  v_quota text := nullif(current_setting('liftbase.photo_quota_bytes', true), '');
+begin
+  if v_max !~ '^[0-9]{1,12}$' or v_quota !~ '^[0-9]{1,15}$' then
+    raise exception 'liftbase.photo_max_bytes and liftbase.photo_quota_bytes must be whole numbers of bytes'
+      using errcode = 'config_file_error';
+  end if;
+  max_bytes := coalesce(v_max::bigint, 10 * 1024 * 1024);
+  quota_bytes := coalesce(v_quota::bigint, 1024 * 1024 * 1024);
+end
+$_$;
+
+ALTER FUNCTION app.photo_limits(OUT max_bytes bigint, OUT quota_bytes bigint) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     AS $$
@@ -10333,6 +11160,43 @@ end
 $$;
 
 ALTER FUNCTION app.plan_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.png_location_ranges(p_bytes bytea) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_pos bigint := 8;
+  v_size bigint;
+  v_type bytea;
+  v_keyword text;
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  if app.image_format(p_bytes) is distinct from 'image/png' then
+    return v_ranges;
+  end if;
+  for v_chunk in 1 .. 100000 loop
+    v_size := app.read_uint(p_bytes, v_pos, 4, false);
+    exit when v_size is null;
+    v_type := app.bytes_at(p_bytes, v_pos + 4, 4);
+    if v_type in ('iTXt'::bytea, 'tEXt'::bytea, 'zTXt'::bytea) then
+      -- the keyword: up to 79 bytes before a zero byte (shown as \000 by the escape encoding)
+      v_keyword := split_part(encode(app.bytes_at(p_bytes, v_pos + 8, least(v_size, 80)), 'escape'), '\000', 1);
+    end if;
+    if v_type = 'eXIf'::bytea
+       or (v_type = 'iTXt'::bytea and v_keyword = 'XML:com.adobe.xmp')
+       or (v_type in ('iTXt'::bytea, 'tEXt'::bytea, 'zTXt'::bytea)
+           and v_keyword in ('Raw profile type exif', 'Raw profile type APP1', 'Raw profile type xmp')) then
+      v_ranges := v_ranges || app.byte_range(v_pos, least(12 + v_size, v_length - v_pos), null);
+    end if;
+    exit when v_type = 'IEND'::bytea or v_size > v_length - v_pos - 12;
+    v_pos := v_pos + 12 + v_size;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.png_location_ranges(p_bytes bytea) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.profile_json(p_user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
@@ -11016,6 +11880,40 @@ $$;
 
 ALTER FUNCTION app.read_timestamp(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
+CREATE FUNCTION app.read_uint(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_offset is null or p_offset < 0 or p_size not in (0, 1, 2, 4, 8) or p_offset > length(p_bytes) - p_size
+      then null
+    when p_size = 0 then 0
+    when p_size = 8 and app.read_uint_byte(p_bytes, p_offset, 8, p_little, 7) < 0 then null
+    else app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 0)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 1)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 2)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 3)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 4)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 5)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 6)
+       | app.read_uint_byte(p_bytes, p_offset, p_size, p_little, 7)
+  end
+$$;
+
+ALTER FUNCTION app.read_uint(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.read_uint_byte(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean, p_k integer) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_k < p_size then
+      get_byte(p_bytes, (p_offset + case when p_little then p_k else p_size - 1 - p_k end)::integer)::bigint
+        << (8 * p_k)
+    else 0
+  end
+$$;
+
+ALTER FUNCTION app.read_uint_byte(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean, p_k integer) OWNER TO liftbase_owner;
+
 CREATE FUNCTION app.read_uuid(p_object jsonb, p_field text) RETURNS uuid
     LANGUAGE sql STABLE
     AS $$
@@ -11523,6 +12421,9 @@ begin
       select t.id::text into v_id from app.favorites as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.custom_meals'::regclass then
       select t.id::text into v_id from app.custom_meals as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.progress_photos'::regclass then
+      select t.id::text into v_id from app.progress_photos as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.plans'::regclass then
       select t.id::text into v_id from app.plans as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.user_foods'::regclass then
@@ -11679,6 +12580,7 @@ CREATE FUNCTION app.request_members(p_function text) RETURNS text[]
                                       'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
+    when 'progress_photo_update' then array['measurement_id', 'pose', 'taken_on']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']
     when 'two_factor_confirm' then array['code']
     when 'two_factor_disable' then array['code', 'password']
@@ -12739,6 +13641,8 @@ begin
                               where b.user_id = p_user_id and b.id = p_id::bigint)
     when 'water_entry' then (select app.water_entry_json(row(w.*)::app.water_entries) from app.water_entries as w
                               where w.user_id = p_user_id and w.id = p_id::bigint)
+    when 'progress_photo' then (select app.photo_json(row(p.*)::app.progress_photos) from app.progress_photos as p
+                                 where p.user_id = p_user_id and p.id = p_id::bigint)
     when 'measurement_type' then (select app.measurement_type_json(row(t.*)::app.measurement_types)
                                     from app.measurement_types as t
                                    where t.user_id = p_user_id and t.id = app.id_parameter(v_args))
@@ -12936,6 +13840,58 @@ CREATE FUNCTION app.template_json(p_template app.templates) RETURNS jsonb
 $$;
 
 ALTER FUNCTION app.template_json(p_template app.templates) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_end bigint := least(p_tiff + p_length, length(p_bytes));
+  v_order bytea := app.bytes_at(p_bytes, p_tiff, 2);
+  v_little boolean := case when v_order = 'II'::bytea then true when v_order = 'MM'::bytea then false end;
+  v_ifd0 bigint := p_tiff + app.read_uint(p_bytes, p_tiff + 4, 4, v_little);
+  v_count bigint := app.read_uint(p_bytes, v_ifd0, 2, v_little);
+  v_ifd0_end bigint := v_ifd0 + 2 + 12 * v_count;
+  v_entry bigint;
+  v_gps bigint;
+  v_followed bigint[] := '{}'::bigint[];
+  v_gps_ranges bigint[];
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  if (v_little is not null and app.read_uint(p_bytes, p_tiff + 2, 2, v_little) = 42
+      and v_ifd0 >= p_tiff + 8 and v_count <= 1000 and v_ifd0_end <= v_end) is not true then
+    return null;
+  end if;
+  for v_index in 0 .. v_count - 1 loop
+    v_entry := v_ifd0 + 2 + 12 * v_index;
+    if app.read_uint(p_bytes, v_entry, 2, v_little) = 34853 then  -- 0x8825, GPSInfo
+      v_gps := p_tiff + app.read_uint(p_bytes, v_entry + 8, 4, v_little);
+      continue when v_gps = any(v_followed);                        -- no IFD pointer followed twice
+      v_followed := v_followed || v_gps;
+      v_gps_ranges := app.gps_ifd_ranges(p_bytes, p_tiff, v_end, v_little, v_gps, v_ifd0, v_ifd0_end);
+      if v_gps_ranges is null then
+        return null;
+      end if;
+      v_ranges := v_ranges || v_gps_ranges;
+    end if;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.tiff_type_size(p_type bigint) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case
+    when p_type in (1, 2, 6, 7) then 1    -- BYTE, ASCII, SBYTE, UNDEFINED
+    when p_type in (3, 8) then 2          -- SHORT, SSHORT
+    when p_type in (4, 9, 11, 13) then 4  -- LONG, SLONG, FLOAT, IFD
+    when p_type in (5, 10, 12) then 8     -- RATIONAL, SRATIONAL, DOUBLE
+  end
+$$;
+
+ALTER FUNCTION app.tiff_type_size(p_type bigint) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.track_account_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -13418,6 +14374,42 @@ end
 $$;
 
 ALTER FUNCTION app.webhook_problems(p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.webp_location_ranges(p_bytes bytea) RETURNS bigint[]
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_pos bigint := 12;
+  v_size bigint;
+  v_data bigint;
+  v_tiff bigint;
+  v_type bytea;
+  v_ranges bigint[] := '{}'::bigint[];
+begin
+  if app.image_format(p_bytes) is distinct from 'image/webp' then
+    return v_ranges;
+  end if;
+  for v_chunk in 1 .. 1000 loop
+    v_size := app.read_uint(p_bytes, v_pos + 4, 4, true);
+    exit when v_size is null;
+    v_type := app.bytes_at(p_bytes, v_pos, 4);
+    v_data := v_pos + 8;
+    v_size := least(v_size, v_length - v_data);
+    if v_type = 'EXIF'::bytea then
+      v_tiff := v_data + case when app.bytes_at(p_bytes, v_data, 6) = 'Exif\000\000'::bytea then 6 else 0 end;
+      v_ranges := v_ranges || coalesce(app.tiff_location_ranges(p_bytes, v_tiff, v_data + v_size - v_tiff),
+                                       app.byte_range(v_data, v_size, 0));
+    elsif v_type = 'XMP '::bytea then
+      v_ranges := v_ranges || app.byte_range(v_data, v_size, 32);
+    end if;
+    v_pos := v_data + v_size + v_size % 2;
+  end loop;
+  return v_ranges;
+end
+$$;
+
+ALTER FUNCTION app.webp_location_ranges(p_bytes bytea) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.weekday_number(p_day text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -16871,6 +17863,28 @@ ALTER TABLE ONLY app.plan_exercises FORCE ROW LEVEL SECURITY;
 
 ALTER TABLE app.plan_exercises OWNER TO liftbase_owner;
 
+CREATE TABLE app.progress_photo_images (
+    user_id uuid NOT NULL,
+    photo_id bigint NOT NULL,
+    bytes bytea NOT NULL
+);
+ALTER TABLE ONLY app.progress_photo_images ALTER COLUMN bytes SET STORAGE EXTERNAL;
+
+ALTER TABLE ONLY app.progress_photo_images FORCE ROW LEVEL SECURITY;
+
+ALTER TABLE app.progress_photo_images OWNER TO liftbase_owner;
+
+COMMENT ON TABLE app.progress_photo_images IS 'The bytes of each progress photo (docs/photos.md)';
+
+ALTER TABLE app.progress_photos ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.progress_photos_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE app.rpe_chart (
     reps integer NOT NULL,
     rpe numeric(3,1) NOT NULL,
@@ -17628,6 +18642,12 @@ ALTER TABLE ONLY app.program_sessions
 ALTER TABLE ONLY app.programs
     ADD CONSTRAINT programs_pkey PRIMARY KEY (user_id, id);
 
+ALTER TABLE ONLY app.progress_photo_images
+    ADD CONSTRAINT progress_photo_images_pkey PRIMARY KEY (user_id, photo_id);
+
+ALTER TABLE ONLY app.progress_photos
+    ADD CONSTRAINT progress_photos_pkey PRIMARY KEY (user_id, id);
+
 ALTER TABLE ONLY app.rpe_chart
     ADD CONSTRAINT rpe_chart_pkey PRIMARY KEY (reps, rpe);
 
@@ -17819,6 +18839,10 @@ CREATE INDEX program_sessions_planned_idx ON app.program_sessions USING btree (u
 CREATE UNIQUE INDEX programs_client_key ON app.programs USING btree (user_id, client_id);
 
 CREATE UNIQUE INDEX programs_one_active ON app.programs USING btree (user_id) WHERE (status = 'active'::text);
+
+CREATE UNIQUE INDEX progress_photos_client_key ON app.progress_photos USING btree (user_id, client_id);
+
+CREATE INDEX progress_photos_taken_idx ON app.progress_photos USING btree (user_id, taken_on DESC, id DESC) INCLUDE (byte_size);
 
 CREATE INDEX session_exercises_exercise_idx ON app.session_exercises USING btree (user_id, exercise_id);
 
@@ -18023,6 +19047,12 @@ CREATE TRIGGER programs_sync_delete AFTER DELETE ON app.programs FOR EACH ROW WH
 CREATE TRIGGER programs_sync_insert AFTER INSERT ON app.programs FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
 
 CREATE TRIGGER programs_sync_update AFTER UPDATE ON app.programs FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('program/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('program', 'id');
+
+CREATE TRIGGER progress_photos_sync_delete AFTER DELETE ON app.progress_photos FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (old.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('progress_photo/'::text || (old.id)::text) || '/'::text) || 'delete'::text) || '/'::text) || statement_timestamp())) AND (('id'::text = 'id'::text) OR (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('progress_photo/'::text || (old.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp()))))) EXECUTE FUNCTION app.track_sync_change('progress_photo', 'id');
+
+CREATE TRIGGER progress_photos_sync_insert AFTER INSERT ON app.progress_photos FOR EACH ROW WHEN (((current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('progress_photo/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('progress_photo', 'id');
+
+CREATE TRIGGER progress_photos_sync_update AFTER UPDATE ON app.progress_photos FOR EACH ROW WHEN (((old.* IS DISTINCT FROM new.*) AND (current_setting('liftbase.deleting_user'::text, true) IS DISTINCT FROM (new.user_id)::text) AND (current_setting('liftbase.sync_last'::text, true) IS DISTINCT FROM ((((('progress_photo/'::text || (new.id)::text) || '/'::text) || 'upsert'::text) || '/'::text) || statement_timestamp())))) EXECUTE FUNCTION app.track_sync_change('progress_photo', 'id');
 
 CREATE TRIGGER session_exercises_records_delete AFTER DELETE ON app.session_exercises REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app.keep_exercise_records();
 
@@ -18259,6 +19289,15 @@ ALTER TABLE ONLY app.program_sessions
 ALTER TABLE ONLY app.programs
     ADD CONSTRAINT programs_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY app.progress_photo_images
+    ADD CONSTRAINT progress_photo_images_user_id_photo_id_fkey FOREIGN KEY (user_id, photo_id) REFERENCES app.progress_photos(user_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.progress_photos
+    ADD CONSTRAINT progress_photos_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY app.progress_photos
+    ADD CONSTRAINT progress_photos_user_id_measurement_id_fkey FOREIGN KEY (user_id, measurement_id) REFERENCES app.body_measurements(user_id, id) ON DELETE SET NULL (measurement_id);
+
 ALTER TABLE ONLY app.session_exercises
     ADD CONSTRAINT session_exercises_exercise_id_fkey FOREIGN KEY (exercise_id) REFERENCES app.exercises(id);
 
@@ -18452,6 +19491,10 @@ CREATE POLICY own_rows ON app.program_sessions USING ((user_id = ( SELECT app.cu
 
 CREATE POLICY own_rows ON app.programs USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
+CREATE POLICY own_rows ON app.progress_photo_images USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
+CREATE POLICY own_rows ON app.progress_photos USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
+
 CREATE POLICY own_rows ON app.session_exercises USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
 
 CREATE POLICY own_rows ON app.session_sets USING ((user_id = ( SELECT app.current_user_id() AS current_user_id))) WITH CHECK ((user_id = ( SELECT app.current_user_id() AS current_user_id)));
@@ -18497,6 +19540,10 @@ ALTER TABLE app.program_phases ENABLE ROW LEVEL SECURITY;
 ALTER TABLE app.program_sessions ENABLE ROW LEVEL SECURITY;
 
 ALTER TABLE app.programs ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.progress_photo_images ENABLE ROW LEVEL SECURITY;
+
+ALTER TABLE app.progress_photos ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY reporting_read ON app.body_metrics FOR SELECT TO liftbase_reporting_owner USING (true);
 
@@ -18878,6 +19925,27 @@ GRANT ALL ON FUNCTION api.program_session_log(p_token text, p_body jsonb, p_args
 REVOKE ALL ON FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.program_session_skip(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION api.progress_photo_delete(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photo_delete(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photo_get(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photo_get(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photo_image(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photo_image(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photo_update(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photo_update(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photo_upload(p_token text, p_image bytea, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photo_upload(p_token text, p_image bytea, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photos_archive(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photos_archive(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION api.progress_photos_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.progress_photos_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.security_events_list(p_token text, p_body jsonb, p_args jsonb) TO liftbase_api;
 
@@ -19011,6 +20079,9 @@ GRANT ALL ON FUNCTION app.body_metrics_csv(p_user_id uuid) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.boolean_problem(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.boolean_problem(p_object jsonb, p_field text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.bucket_parameter(p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.bucket_parameter(p_args jsonb) TO liftbase_api;
 
@@ -19022,6 +20093,15 @@ GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_ap
 GRANT ALL ON FUNCTION app.bucket_start(p_bucket text, p_day date) TO liftbase_reporting_owner;
 
 REVOKE ALL ON FUNCTION app.bump_food_catalog_version() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION app.byte_range(p_offset bigint, p_length bigint, p_fill integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.byte_range(p_offset bigint, p_length bigint, p_fill integer) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.bytes_at(p_bytes bytea, p_offset bigint, p_length bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.bytes_at(p_bytes bytea, p_offset bigint, p_length bigint) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.bytes_with_ranges_filled(p_bytes bytea, p_ranges bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.bytes_with_ranges_filled(p_bytes bytea, p_ranges bigint[]) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.cardio_weeks(p_user_id uuid, p_from date, p_to date) TO liftbase_api;
@@ -19035,6 +20115,12 @@ GRANT ALL ON FUNCTION app.catalog_food_search(p_query text, p_page_size integer)
 
 REVOKE ALL ON FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.check_if_match(p_user_id uuid, p_entity text, p_id text, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.check_photo_parameters(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.check_photo_parameters(p_user_id uuid, p_args jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.check_photo_upload(p_user_id uuid, p_image bytea, p_declared_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.check_photo_upload(p_user_id uuid, p_image bytea, p_declared_type text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.clock_skew() FROM PUBLIC;
 GRANT ALL ON FUNCTION app.clock_skew() TO liftbase_api;
@@ -19203,6 +20289,9 @@ GRANT ALL ON FUNCTION app.exercise_tracking_types(p_user_id uuid, p_exercise_ids
 REVOKE ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.exercise_traits_from_name(p_name text, OUT category text, OUT equipment text, OUT primary_muscles text[]) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.exif_block_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.exif_block_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.expenditure_estimate(p_user_id uuid) TO liftbase_api;
 
@@ -19261,6 +20350,11 @@ GRANT ALL ON FUNCTION app.find_measurement_type(p_user_id uuid, p_args jsonb) TO
 
 REVOKE ALL ON FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.find_open_program_session(p_user_id uuid, p_args jsonb) TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.progress_photos TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.find_photo(p_user_id uuid, p_args jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.find_photo(p_user_id uuid, p_args jsonb) TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.plans TO liftbase_api;
 
@@ -19332,6 +20426,12 @@ GRANT ALL ON FUNCTION app.goal_problems(p_body jsonb) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.goal_rate_problem(p_goal_type text, p_rate numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.gps_ifd_ranges(p_bytes bytea, p_tiff bigint, p_end bigint, p_little boolean, p_gps bigint, p_ifd0 bigint, p_ifd0_end bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.gps_ifd_ranges(p_bytes bytea, p_tiff bigint, p_end bigint, p_little boolean, p_gps bigint, p_ifd0 bigint, p_ifd0_end bigint) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.has_heic_brand(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.has_heic_brand(p_bytes bytea) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.health_sample_problems(p_sample jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.health_sample_problems(p_sample jsonb) TO liftbase_api;
 
@@ -19347,8 +20447,26 @@ GRANT ALL ON FUNCTION app.health_units(p_type text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.health_value_problem(p_type text, p_value numeric) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.health_value_problem(p_type text, p_value numeric) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.heic_item_extents(p_bytes bytea, p_start bigint, p_end bigint, p_items bigint[], p_idat bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.heic_item_extents(p_bytes bytea, p_start bigint, p_end bigint, p_items bigint[], p_idat bigint) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.heic_item_ids(p_bytes bytea, p_start bigint, p_end bigint, p_type text, p_content_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.heic_item_ids(p_bytes bytea, p_start bigint, p_end bigint, p_type text, p_content_type text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.heic_location_ranges(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.heic_location_ranges(p_bytes bytea) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.image_format(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.image_format(p_bytes bytea) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.image_without_location(p_bytes bytea, p_format text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.image_without_location(p_bytes bytea, p_format text) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.import_blank_warnings(p_document jsonb, p_columns text[]) TO liftbase_api;
@@ -19568,6 +20686,9 @@ GRANT ALL ON FUNCTION app.is_input_timestamp(p_text text) TO liftbase_api;
 REVOKE ALL ON FUNCTION app.is_uuid(p_text text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.is_uuid(p_text text) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.jpeg_location_ranges(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.jpeg_location_ranges(p_bytes bytea) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.keep_body_weight_days() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.keep_exercise_records() FROM PUBLIC;
@@ -19612,6 +20733,9 @@ GRANT ALL ON FUNCTION app.loadable(p_load numeric, p_step numeric, p_down boolea
 
 REVOKE ALL ON FUNCTION app.lock_health_samples(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.lock_health_samples(p_user_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.lock_photos(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.lock_photos(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.lock_weigh_ins(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.lock_weigh_ins(p_user_id uuid) TO liftbase_api;
@@ -19716,11 +20840,29 @@ GRANT ALL ON FUNCTION app.page_of_list(p_items jsonb, p_args jsonb) TO liftbase_
 REVOKE ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.photo_archive_files(p_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_archive_files(p_user_id uuid) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.photo_file_name(p_photo app.progress_photos) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_file_name(p_photo app.progress_photos) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.photo_json(p_photo app.progress_photos) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_json(p_photo app.progress_photos) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.photo_limits(OUT max_bytes bigint, OUT quota_bytes bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_limits(OUT max_bytes bigint, OUT quota_bytes bigint) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.plan_json(p_plan app.plans, p_with_exercises boolean) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.plan_problems(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.plan_problems(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.png_location_ranges(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.png_location_ranges(p_bytes bytea) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.profile_json(p_user_id uuid) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.profile_json(p_user_id uuid) TO liftbase_api;
@@ -19826,6 +20968,12 @@ GRANT ALL ON FUNCTION app.read_text_list(p_object jsonb, p_field text) TO liftba
 
 REVOKE ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.read_timestamp(p_object jsonb, p_field text) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uint(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uint(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.read_uint_byte(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean, p_k integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.read_uint_byte(p_bytes bytea, p_offset bigint, p_size integer, p_little boolean, p_k integer) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.read_uuid(p_object jsonb, p_field text) TO liftbase_api;
@@ -20038,6 +21186,12 @@ GRANT SELECT ON TABLE app.templates TO liftbase_api;
 REVOKE ALL ON FUNCTION app.template_json(p_template app.templates) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.template_json(p_template app.templates) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_length bigint) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.tiff_type_size(p_type bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.tiff_type_size(p_type bigint) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.track_account_change() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.track_sync_change() FROM PUBLIC;
@@ -20104,6 +21258,9 @@ GRANT ALL ON FUNCTION app.webhook_json(p_subscription app.webhook_subscriptions)
 
 REVOKE ALL ON FUNCTION app.webhook_problems(p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.webhook_problems(p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.webp_location_ranges(p_bytes bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.webp_location_ranges(p_bytes bytea) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.weekday_number(p_day text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.weekday_number(p_day text) TO liftbase_api;
@@ -20509,6 +21666,10 @@ GRANT SELECT ON TABLE app.metrics_acknowledgements TO liftbase_reporting_owner;
 GRANT SELECT ON TABLE app.muscles TO liftbase_api;
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE app.plan_exercises TO liftbase_api;
+
+GRANT SELECT,INSERT,DELETE ON TABLE app.progress_photo_images TO liftbase_api;
+
+GRANT SELECT,USAGE ON SEQUENCE app.progress_photos_id_seq TO liftbase_api;
 
 GRANT SELECT ON TABLE app.rpe_chart TO liftbase_api;
 

@@ -112,6 +112,7 @@ history_reads=(
   "measurement_series|{\"measure\": \"waist\", \"from\": \"$month_ago\"}|waist series, last 30 days"
   "measurements_list|{\"limit\": \"20\"}|measurements, a page of 20 (both fill it)"
   "water_day|{}|water of today"
+  "progress_photos_list|{\"limit\": \"8\"}|progress photos, a page of 8 (both fill it)"
   "health_daily|{\"type\": \"steps\", \"from\": \"$month_ago\"}|steps per day, last 30 days"
   "metrics_today|{}|metrics today"
   "exercises_list|{\"q\": \"bench\"}|exercise search"

@@ -2,9 +2,10 @@
 -- day (6 to 10) over the :days days up to today (default 1,825: five years, about 15,000
 -- entries) from :foods catalog foods (default 400; a few staples most days, then a long
 -- tail), a weigh-in on most mornings (about 1,800 over five years), waist and hips
--- measured each Sunday, 6 to 9 glasses of water a day, and a phone's and a watch's hourly
--- steps from Apple Health from 07:00 to 22:00 (about 58,000 samples over five years). Run after the
--- user's onboarding, as a superuser on a benchmark database with a food catalog
+-- measured and front and side photos taken each Sunday, 6 to 9 glasses of water a day,
+-- and a phone's and a watch's hourly steps from Apple Health from 07:00 to 22:00 (about
+-- 58,000 samples over five years). Run after the user's onboarding, as a superuser on a
+-- benchmark database with a food catalog
 -- (synthetic_foods.sql):
 --   psql -v user_id=UUID [-v days=1825] [-v foods=400] -f Scripts/lib/synthetic_diary.sql
 -- Written through the rules the API writes with: each entry's values come from
@@ -77,6 +78,18 @@ select :'user_id', m.measure, round((m.start - 4 * (1 - exp(-(d.day - (current_d
  cross join (values ('waist', 90.0), ('hips', 102.0)) as m (measure, start)
  where extract(isodow from d.day) = 7;
 
+-- Progress photos: front and side each Sunday morning (about 520 over five years), each a
+-- 2 KB stand-in for an image (a list never reads the bytes).
+with photo as (
+  insert into app.progress_photos (user_id, taken_on, pose, content_type, byte_size, sha256)
+  select :'user_id', d.day, p.pose, 'image/jpeg', 2048, encode(sha256(convert_to(d.day || p.pose, 'UTF8')), 'hex')
+    from synthetic_days as d
+   cross join (values ('front'), ('side')) as p (pose)
+   where extract(isodow from d.day) = 7
+  returning id)
+insert into app.progress_photo_images (user_id, photo_id, bytes)
+select :'user_id', photo.id, '\xffd8ff'::bytea || decode(repeat('00', 2045), 'hex') from photo;
+
 -- Water: 6 to 9 glasses of 250 ml a day (about 14,000 entries over five years).
 insert into app.water_entries (user_id, entry_date, recorded_at, amount_ml)
 select :'user_id', d.day, d.day + time '07:30' + k * interval '100 minutes', 250
@@ -95,4 +108,4 @@ select :'user_id', 'apple_health', d.day || '-' || h || '-' || x.device, 'steps'
 select app.refresh_health_days(:'user_id', array(select 'steps' from synthetic_days), array(select day from synthetic_days));
 
 analyze app.food_entries, app.body_metrics, app.target_snapshots, app.health_metrics, app.body_measurements,
-  app.water_entries, app.health_samples, app.health_days;
+  app.water_entries, app.health_samples, app.health_days, app.progress_photos;

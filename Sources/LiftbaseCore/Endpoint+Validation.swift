@@ -56,26 +56,36 @@ extension Endpoint {
     }
 
     /// The rows whose function is missing from the database, or has another shape than the
-    /// statement calls: `api.<function>(text, jsonb, jsonb)`, returning `setof text` when the
-    /// answer is streamed and a single value otherwise. Empty when all is well.
+    /// statement calls: `api.<function>(text, jsonb, jsonb)` (`(text, bytea, jsonb)` for an
+    /// image body), returning `setof text` when the answer is streamed, a set of files for an
+    /// archive, `bytea` for bytes and a single value otherwise. Empty when all is well.
     public static func missingFunctions(in endpoints: [Endpoint], on connection: Connection) throws -> [String] {
         let functions = endpoints.map(\.function)
-        let streamed = endpoints.map { $0.streamedContentType != nil ? "t" : "f" }
+        let bodies = endpoints.map { $0.body == .image ? "bytea" : "jsonb" }
+        let answers = endpoints.map { endpoint in
+            switch (endpoint.streamedContentType, endpoint.binaryAnswer) {
+            case (.some, _): return "text_rows"
+            case (_, .tarArchive): return "file_rows"
+            case (_, .bytes): return "bytes"
+            default: return "value"
+            }
+        }
         let missing = try connection.query(
             """
             select e.function
-              from unnest($1::text[], $2::boolean[]) as e(function, streamed)
-              left join pg_proc as p on p.oid = to_regprocedure(format('api.%I(text, jsonb, jsonb)', e.function))
+              from unnest($1::text[], $2::text[], $3::text[]) as e(function, body, answer)
+              left join pg_proc as p on p.oid = to_regprocedure(format('api.%I(text, %s, jsonb)', e.function, e.body))
              where p.oid is null
-                or p.proretset <> e.streamed
-                or (e.streamed and p.prorettype <> 'text'::regtype)
+                or p.proretset <> (e.answer in ('text_rows', 'file_rows'))
+                or (e.answer = 'text_rows' and p.prorettype <> 'text'::regtype)
+                or (e.answer = 'bytes' and p.prorettype <> 'bytea'::regtype)
             """,
-            [postgresArray(functions), postgresArray(streamed)]
+            [postgresArray(functions), postgresArray(bodies), postgresArray(answers)]
         )
         return missing.rows.compactMap { $0[0] }
     }
 
-    /// A text[] literal of plain identifiers or booleans (nothing here needs quoting).
+    /// A text[] literal of plain identifiers (nothing here needs quoting).
     private static func postgresArray(_ values: [String]) -> String {
         "{" + values.joined(separator: ",") + "}"
     }

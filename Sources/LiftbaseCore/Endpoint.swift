@@ -2,9 +2,20 @@
 /// OpenAPI document and the tests all read the table; nothing else lists routes.
 public struct Endpoint: Sendable, Equatable {
     public enum Method: String, Sendable, CaseIterable { case GET, POST, PUT, PATCH, DELETE }
-    /// What the request body is: JSON passed to SQL as it is, or CSV that the HTTP layer
-    /// turns into one JSON document (header and rows with their line numbers) for SQL to map.
-    public enum Body: Sendable, Equatable { case json, csv }
+    /// What the request body is: JSON passed to SQL as it is, CSV that the HTTP layer
+    /// turns into one JSON document (header and rows with their line numbers) for SQL to map,
+    /// or an image whose bytes SQL takes as a `bytea` (what they may be is SQL's to judge;
+    /// their Content-Type reaches it as the argument `content_type`).
+    public enum Body: Sendable, Equatable { case json, csv, image }
+
+    /// What a successful answer is when it is not one JSON value: the bytes of a `bytea`
+    /// (its content type among the headers SQL sets), or a tar archive of the files a
+    /// function answers as rows (file_name, modified_at, content).
+    public enum BinaryAnswer: Sendable, Equatable { case bytes, tarArchive }
+
+    /// The largest image an upload may send; SQL's limit (liftbase.photo_max_bytes) is the
+    /// rule and is lower, this only bounds what the server reads into memory.
+    public static let maximumImageBodySize = 32 << 20
 
     /// The body size every route accepts unless its row says otherwise.
     public static let defaultMaximumBodySize = 1 << 20
@@ -30,6 +41,8 @@ public struct Endpoint: Sendable, Equatable {
     /// against the provider named by the path's `{provider}` before the statement runs, and
     /// hands SQL as the verified claims `oidc_claims` (sign-in with a provider).
     public let verifiesIDToken: Bool
+    /// The answer's bytes when it is not JSON (a photo, an archive of them), or nil.
+    public let binaryAnswer: BinaryAnswer?
 
     public init(
         _ method: Method,
@@ -41,6 +54,7 @@ public struct Endpoint: Sendable, Equatable {
         maximumBodySize: Int = defaultMaximumBodySize,
         streamed streamedContentType: String? = nil,
         verifiesIDToken: Bool = false,
+        binaryAnswer: BinaryAnswer? = nil,
         summary: String
     ) {
         self.method = method
@@ -52,6 +66,7 @@ public struct Endpoint: Sendable, Equatable {
         self.maximumBodySize = maximumBodySize
         self.streamedContentType = streamedContentType
         self.verifiesIDToken = verifiesIDToken
+        self.binaryAnswer = binaryAnswer
         self.summary = summary
     }
 
@@ -64,6 +79,22 @@ public struct Endpoint: Sendable, Equatable {
     /// The one SQL statement a request to this endpoint runs: the function's JSON answer as
     /// text, and the status and headers it may have set for this transaction.
     public var statement: String {
+        let answer =
+            "current_setting('liftbase.response_status', true), current_setting('liftbase.response_headers', true)"
+        switch (body, binaryAnswer) {
+        case (.image, _):
+            return "select r::text, \(answer) from api.\(function)(\(token), $2::bytea, $3::jsonb) as r"
+        case (_, .bytes):
+            return
+                "select r, \(answer) from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as r"
+        case (_, .tarArchive):
+            return """
+                select f.file_name, extract(epoch from f.modified_at)::bigint::text, f.content \
+                from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as f
+                """
+        default:
+            break
+        }
         if streamedContentType != nil {
             return
                 "select chunk from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as chunk"

@@ -200,6 +200,44 @@ public let endpoints: [Endpoint] = [
         summary: "One measure's values over a date range, for a graph"
     ),
     Endpoint(
+        .POST,
+        "/progress-photos",
+        function: "progress_photo_upload",
+        status: 201,
+        body: .image,
+        maximumBodySize: Endpoint.maximumImageBodySize,
+        summary: "Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed"
+    ),
+    Endpoint(.GET, "/progress-photos", function: "progress_photos_list", summary: "Progress photos, newest day first"),
+    Endpoint(
+        .GET,
+        "/progress-photos/archive",
+        function: "progress_photos_archive",
+        binaryAnswer: .tarArchive,
+        summary: "Every progress photo as a tar archive, with a list of what each is"
+    ),
+    Endpoint(.GET, "/progress-photos/{id}", function: "progress_photo_get", summary: "What a progress photo is"),
+    Endpoint(
+        .GET,
+        "/progress-photos/{id}/image",
+        function: "progress_photo_image",
+        binaryAnswer: .bytes,
+        summary: "A progress photo's image"
+    ),
+    Endpoint(
+        .PATCH,
+        "/progress-photos/{id}",
+        function: "progress_photo_update",
+        summary: "Correct a progress photo's day, pose or measurement"
+    ),
+    Endpoint(
+        .DELETE,
+        "/progress-photos/{id}",
+        function: "progress_photo_delete",
+        status: 204,
+        summary: "Delete a progress photo and its image"
+    ),
+    Endpoint(
         .GET,
         "/user/targets",
         function: "targets_get",

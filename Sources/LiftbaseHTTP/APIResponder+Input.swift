@@ -18,8 +18,13 @@ extension APIResponder {
     /// The claims of an ID token the server verified (IDTokenVerifier), for sign-in with a
     /// provider.
     static let idTokenClaimsArgument = "oidc_claims"
+    /// The media type an image body says it is (its Content-Type, lowercased, without
+    /// parameters), for SQL to compare with what the bytes are.
+    static let contentTypeArgument = "content_type"
     /// The arguments only the server sets: a query parameter of one of these names is refused.
-    static let serverArguments: Set<String> = [clientAddressArgument, userAgentArgument, idTokenClaimsArgument]
+    static let serverArguments: Set<String> = [
+        clientAddressArgument, userAgentArgument, idTokenClaimsArgument, contentTypeArgument,
+    ]
 
     static let conditionalHeaders: [(String, HTTPField.Name)] = [
         ("if_none_match", .ifNoneMatch), ("if_match", .ifMatch),
@@ -44,7 +49,8 @@ extension APIResponder {
         query: Parameters,
         headers: HTTPFields = [:],
         clientAddress: String? = nil,
-        idTokenClaims: String? = nil
+        idTokenClaims: String? = nil,
+        imageContentType: Bool = false
     ) throws -> String {
         var arguments = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let conditions = conditionalHeaders.compactMap { name, field in
@@ -79,6 +85,9 @@ extension APIResponder {
         if let clientAddress { arguments.append((clientAddressArgument, clientAddress)) }
         if let userAgent = headers[.userAgent] { arguments.append((userAgentArgument, userAgent)) }
         if let idTokenClaims { arguments.append((idTokenClaimsArgument, idTokenClaims)) }
+        if imageContentType, let mediaType = mediaType(headers[.contentType]) {
+            arguments.append((contentTypeArgument, mediaType))
+        }
         for (name, value) in arguments where name.utf8.contains(0) || value.utf8.contains(0) {
             throw APIError.invalidText
         }
@@ -127,6 +136,9 @@ extension APIResponder {
             } catch let error as CSVImportDocument.Malformed {
                 throw APIError.malformedCSV(error.reason)
             }
+        case .image:
+            // An image is bytes, never text: `imageBody` reads it.
+            throw APIError.unsupportedMediaType(expected: "application/json")
         }
     }
 
@@ -134,9 +146,12 @@ extension APIResponder {
     /// `text/csv` for CSV ones (parameters such as charset allowed); anything else is 415.
     static func checkMediaType(_ header: String?, for body: Endpoint.Body) throws {
         let expected = body == .json ? "application/json" : "text/csv"
-        let mediaType = header?.split(separator: ";", maxSplits: 1).first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
-        guard mediaType == expected else { throw APIError.unsupportedMediaType(expected: expected) }
+        guard mediaType(header) == expected else { throw APIError.unsupportedMediaType(expected: expected) }
+    }
+
+    /// The media type of a Content-Type value: lowercased, without its parameters.
+    static func mediaType(_ header: String?) -> String? {
+        header?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     /// Refuses, in one pass over the bytes, JSON whose objects and arrays nest deeper than

@@ -155,13 +155,25 @@ final class APIResponder: HTTPResponder {
                 query: request.uri.queryParameters,
                 headers: request.headers,
                 clientAddress: clientAddress,
-                idTokenClaims: idTokenClaims
+                idTokenClaims: idTokenClaims,
+                imageContentType: endpoint.body == .image
             )
         }
         var argumentsJSON = try arguments()
         let token = Self.bearerToken(request)
         if endpoint.requiresAuth && token == nil { throw APIError.missingToken }
         let budgetHeaders = try spendBudgets(token: token, address: clientAddress)
+        if endpoint.body == .image || endpoint.binaryAnswer != nil {
+            var response = try await exchangeBytes(
+                endpoint,
+                token: token,
+                arguments: argumentsJSON,
+                request: request,
+                logger: logger
+            )
+            response.headers.append(contentsOf: budgetHeaders)
+            return response
+        }
         let body = try await Self.bodyText(request, for: endpoint)
         if endpoint.verifiesIDToken {
             // Checked once the body is read: the token is in it.

@@ -73,7 +73,8 @@ public struct APIContract: @unchecked Sendable {
 
     /// Names the file of the contract directory that a route group's operations belong in.
     public static func fileName(for endpoint: Endpoint) -> String {
-        "api_\(endpoint.pathSegments.first.map(String.init) ?? "root").json"
+        // Named as the route group's SQL file is: /progress-photos → api_progress_photos.json.
+        "api_\((endpoint.pathSegments.first.map(String.init) ?? "root").replacingOccurrences(of: "-", with: "_")).json"
     }
 
     /// The contract folder inside a sql directory.

@@ -24,17 +24,36 @@ extension APIResponder {
         logger: Logger
     ) async throws -> Response {
         let statement = endpoint.statement
-        let spool = try await database(retryingLostConnection: retryingLostConnection, logger: logger) { connection in
-            let file = try SpoolFile.make()
+        let spool = try await spooled(retryingLostConnection: retryingLostConnection, logger: logger) {
+            connection,
+            file in
             try connection.writeRows(statement, parameters, to: file)
-            try file.seek(toOffset: 0)
-            return file
         }
         var headers: HTTPFields = [.contentType: contentType]
         if let name = endpoint.pathSegments.last, name.hasSuffix(".csv") {
             headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         }
-        let body = ResponseBody { writer in
+        return Response(status: .init(code: endpoint.status), headers: headers, body: Self.fileBody(spool))
+    }
+
+    /// A spool file that `write` fills on a pooled connection, rewound for reading: the
+    /// connection returns to the pool before the first byte goes to the client.
+    func spooled(
+        retryingLostConnection: Bool,
+        logger: Logger,
+        _ write: @escaping @Sendable (Connection, FileHandle) throws -> Void
+    ) async throws -> FileHandle {
+        try await database(retryingLostConnection: retryingLostConnection, logger: logger) { connection in
+            let file = try SpoolFile.make()
+            try write(connection, file)
+            try file.seek(toOffset: 0)
+            return file
+        }
+    }
+
+    /// A response body read from `spool` chunk by chunk, closing it at the end.
+    static func fileBody(_ spool: FileHandle) -> ResponseBody {
+        ResponseBody { writer in
             defer { try? spool.close() }
             // File reads block: on NIO's blocking pool, not on a cooperative thread.
             while let chunk = try await NIOThreadPool.singleton.runIfActive({
@@ -46,6 +65,5 @@ extension APIResponder {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .init(code: endpoint.status), headers: headers, body: body)
     }
 }

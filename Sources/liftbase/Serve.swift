@@ -91,12 +91,12 @@ enum StartupCheck {
         }
         do {
             // An out-of-range liftbase.bcrypt_cost, a malformed liftbase.rate_limits, an
-            // unknown liftbase.registration or a lifetime that is none raises here rather
-            // than at the first sign-up.
+            // unknown liftbase.registration, a lifetime that is none or a photo limit that
+            // is no number raises here rather than at the first sign-up or upload.
             try connection.query(
                 "select auth.bcrypt_cost(), (select count(*) from auth.rate_limits()), auth.registration_mode(), "
                     + "auth.requires_verified_email(), auth.access_token_lifetime(), auth.refresh_token_lifetime(), "
-                    + "auth.security_log_retention()"
+                    + "auth.security_log_retention(), app.photo_limits()"
             )
         } catch let error as PostgresError where error.sqlstate == .configFileError {
             return error.message

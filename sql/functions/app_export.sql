@@ -271,6 +271,18 @@ begin
      where h.user_id = p_user_id
     window w as (order by h.day, h.type, h.start_at, h.platform, h.sample_id)
      order by h.day, h.type, h.start_at, h.platform, h.sample_id;
+  -- What each photo is; the images leave through their archive (docs/photos.md).
+  return next '],"progress_photos":[';
+  return query
+    select case when row_number() over w = 1 then '' else ',' end
+           || json_build_object('id', p.id, 'taken_on', p.taken_on, 'pose', p.pose, 'measurement_id', p.measurement_id,
+                                'content_type', p.content_type, 'byte_size', p.byte_size, 'sha256', p.sha256,
+                                'file', app.photo_file_name(row(p.*)::app.progress_photos),
+                                'created_at', p.created_at)::text
+      from app.progress_photos as p
+     where p.user_id = p_user_id
+    window w as (order by p.taken_on, p.id)
+     order by p.taken_on, p.id;
   return next ']}';
 end
 $$;

@@ -81,6 +81,7 @@ as $$
                                       'reminders.workouts',
                                       'reminders.workouts.days', 'reminders.workouts.enabled',
                                       'reminders.workouts.time', 'timezone', 'unit_system']
+    when 'progress_photo_update' then array['measurement_id', 'pose', 'taken_on']
     when 'targets_put' then array['calories', 'carbs_g', 'fat_g', 'protein_g', 'water_ml']
     when 'two_factor_confirm' then array['code']
     when 'two_factor_disable' then array['code', 'password']

@@ -196,6 +196,9 @@ begin
       select t.id::text into v_id from app.favorites as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.custom_meals'::regclass then
       select t.id::text into v_id from app.custom_meals as t where t.user_id = p_user_id and t.client_id = v_client_id;
+    when 'app.progress_photos'::regclass then
+      select t.id::text into v_id from app.progress_photos as t
+       where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.plans'::regclass then
       select t.id::text into v_id from app.plans as t where t.user_id = p_user_id and t.client_id = v_client_id;
     when 'app.user_foods'::regclass then

@@ -429,6 +429,7 @@ select liftbase_meta.keep_trigger($$CREATE TRIGGER session_exercises_user_id_use
 select liftbase_meta.keep_trigger($$CREATE TRIGGER custom_meal_items_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.custom_meal_items', 'user_food_id')$$, 'citus');
 select liftbase_meta.keep_trigger($$CREATE TRIGGER favorites_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.favorites', 'user_food_id')$$, 'citus');
 select liftbase_meta.keep_trigger($$CREATE TRIGGER food_entries_user_id_user_food_id_fkey_set_null BEFORE DELETE ON app.user_foods FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.food_entries', 'user_food_id')$$, 'citus');
+select liftbase_meta.keep_trigger($$CREATE TRIGGER progress_photos_user_id_measurement_id_fkey_set_null BEFORE DELETE ON app.body_measurements FOR EACH ROW EXECUTE FUNCTION liftbase_meta.null_references_on_delete('app.progress_photos', 'measurement_id')$$, 'citus');
 
 revoke execute on function liftbase_meta.distribute_on_citus(), liftbase_meta.distribute_tables_on_citus(),
   liftbase_meta.propagate_functions_on_citus(), liftbase_meta.drop_catalog_shard_triggers_on_citus() from public;

@@ -26,9 +26,10 @@ insert into files values
      '2024-02-01|Breakfast|Oatmeal|170.55|5.92|30.47|2.93'));
 grant select on files to liftbase_api;
 
--- The document without what may differ after a round trip.
+-- The document without what may differ after a round trip. Progress photos are listed, not
+-- imported: their images travel in an archive of their own (docs/photos.md).
 create function pg_temp.comparable(p_document jsonb) returns jsonb language sql as $$
-  select p_document - 'exported_at' - 'user' - 'import_runs'
+  select p_document - 'exported_at' - 'user' - 'import_runs' - 'progress_photos'
     || jsonb_build_object(
          'body_metrics', (select coalesce(jsonb_agg(b - 'id' order by n), '[]')
                             from jsonb_array_elements(p_document -> 'body_metrics') with ordinality as x (b, n)),

@@ -27,6 +27,8 @@ insert into export_paths values
   ('app.body_measurements', '$.body_measurements[*]', null),
   ('app.water_entries', '$.water_entries[*]', null),
   ('app.health_samples', '$.health_samples[*]', null),
+  ('app.progress_photos', '$.progress_photos[*]', null),
+  ('app.progress_photo_images', null, 'the images leave through their archive (GET /progress-photos/archive), which keeps the export within an import''s size'),
   ('app.health_days', null, 'derived from the health samples, which the export holds: each day''s value per type'),
   ('app.target_snapshots', '$.target_snapshots[*]', null),
   ('app.health_metrics', '$.health_metrics[*]', null),
@@ -153,7 +155,7 @@ select is((select array_agg(k order by n) from documents as d, json_object_keys(
   array['format', 'version', 'exported_at', 'user', 'settings', 'profile', 'goals', 'target_override', 'body_metrics',
         'measurement_types', 'body_measurements', 'target_snapshots', 'health_metrics', 'metrics_acknowledgements', 'equipment_selection', 'exclusions', 'setup',
         'user_exercises', 'plans', 'user_foods', 'favorites', 'custom_meals', 'import_runs', 'programs',
-        'training_sessions', 'food_entries', 'water_entries', 'health_samples'],
+        'training_sessions', 'food_entries', 'water_entries', 'health_samples', 'progress_photos'],
   'members come in the documented order, the long arrays last');
 select is((select pg_temp.member_names(body::json -> 'user') from documents where name = 'a'),
   array['id', 'email', 'created_at', 'display_name', 'email_verified'],

@@ -967,7 +967,7 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`), and the bad query parameter of a 400; `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`; 412 `precondition_failed` gives the current `version` and its `etag`).
+        /// Every error answer. `code` is stable and documented per operation; `message` is for people; `fields` names each bad field of a 422 by its path (`exercises[0].sets[1].rpe`), and the bad query parameter of a 400; `request_id` comes with a 5xx. A few errors carry more members (409 `session_in_progress` names the `session_id`; 412 `precondition_failed` gives the current `version` and its `etag`; a photo upload's 413 and 415 give the limit or the format found).
         ///
         /// - Remark: Generated from `#/components/schemas/Error`.
         public struct _Error: Codable, Hashable, Sendable {
@@ -975,6 +975,10 @@ extension Components {
             public struct _ErrorPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.
                 public var code: Swift.String
+                /// 415 `content_type_mismatch`: the format the bytes are.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/detected_type`.
+                public var detectedType: Swift.String?
                 /// 412: the current version as an ETag, for the next If-Match.
                 ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/etag`.
@@ -999,12 +1003,24 @@ extension Components {
                 }
                 /// - Remark: Generated from `#/components/schemas/Error/error/fields`.
                 public var fields: Components.Schemas._Error._ErrorPayload.FieldsPayload?
+                /// 413 `photo_too_large`: the most one photo may hold.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/max_bytes`.
+                public var maxBytes: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Error/error/message`.
                 public var message: Swift.String
+                /// 413 `photo_quota_exceeded`: the most all of an account's photos may hold.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/quota_bytes`.
+                public var quotaBytes: Swift.Int?
                 /// - Remark: Generated from `#/components/schemas/Error/error/request_id`.
                 public var requestId: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Error/error/session_id`.
                 public var sessionId: Swift.String?
+                /// 413 `photo_quota_exceeded`: what the account's photos hold now.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Error/error/used_bytes`.
+                public var usedBytes: Swift.Int?
                 /// 412: the entity's current version (null: it is gone).
                 ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/version`.
@@ -1013,36 +1029,52 @@ extension Components {
                 ///
                 /// - Parameters:
                 ///   - code:
+                ///   - detectedType: 415 `content_type_mismatch`: the format the bytes are.
                 ///   - etag: 412: the current version as an ETag, for the next If-Match.
                 ///   - fields:
+                ///   - maxBytes: 413 `photo_too_large`: the most one photo may hold.
                 ///   - message:
+                ///   - quotaBytes: 413 `photo_quota_exceeded`: the most all of an account's photos may hold.
                 ///   - requestId:
                 ///   - sessionId:
+                ///   - usedBytes: 413 `photo_quota_exceeded`: what the account's photos hold now.
                 ///   - version: 412: the entity's current version (null: it is gone).
                 public init(
                     code: Swift.String,
+                    detectedType: Swift.String? = nil,
                     etag: Swift.String? = nil,
                     fields: Components.Schemas._Error._ErrorPayload.FieldsPayload? = nil,
+                    maxBytes: Swift.Int? = nil,
                     message: Swift.String,
+                    quotaBytes: Swift.Int? = nil,
                     requestId: Swift.String? = nil,
                     sessionId: Swift.String? = nil,
+                    usedBytes: Swift.Int? = nil,
                     version: Swift.Int? = nil
                 ) {
                     self.code = code
+                    self.detectedType = detectedType
                     self.etag = etag
                     self.fields = fields
+                    self.maxBytes = maxBytes
                     self.message = message
+                    self.quotaBytes = quotaBytes
                     self.requestId = requestId
                     self.sessionId = sessionId
+                    self.usedBytes = usedBytes
                     self.version = version
                 }
                 public enum CodingKeys: String, CodingKey {
                     case code
+                    case detectedType = "detected_type"
                     case etag
                     case fields
+                    case maxBytes = "max_bytes"
                     case message
+                    case quotaBytes = "quota_bytes"
                     case requestId = "request_id"
                     case sessionId = "session_id"
+                    case usedBytes = "used_bytes"
                     case version
                 }
             }
@@ -1573,6 +1605,10 @@ extension Components {
             public var profile: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/programs`.
             public var programs: [OpenAPIRuntime.OpenAPIObjectContainer]?
+            /// What each progress photo is (version 2); the images are in GET /progress-photos/archive.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/progress_photos`.
+            public var progressPhotos: [OpenAPIRuntime.OpenAPIObjectContainer]?
             /// - Remark: Generated from `#/components/schemas/ExportDocument/settings`.
             public var settings: OpenAPIRuntime.OpenAPIObjectContainer
             /// - Remark: Generated from `#/components/schemas/ExportDocument/setup`.
@@ -1614,6 +1650,7 @@ extension Components {
             ///   - plans:
             ///   - profile:
             ///   - programs:
+            ///   - progressPhotos: What each progress photo is (version 2); the images are in GET /progress-photos/archive.
             ///   - settings:
             ///   - setup:
             ///   - targetOverride:
@@ -1643,6 +1680,7 @@ extension Components {
                 plans: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 profile: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 programs: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
+                progressPhotos: [OpenAPIRuntime.OpenAPIObjectContainer]? = nil,
                 settings: OpenAPIRuntime.OpenAPIObjectContainer,
                 setup: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 targetOverride: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
@@ -1672,6 +1710,7 @@ extension Components {
                 self.plans = plans
                 self.profile = profile
                 self.programs = programs
+                self.progressPhotos = progressPhotos
                 self.settings = settings
                 self.setup = setup
                 self.targetOverride = targetOverride
@@ -1702,6 +1741,7 @@ extension Components {
                 case plans
                 case profile
                 case programs
+                case progressPhotos = "progress_photos"
                 case settings
                 case setup
                 case targetOverride = "target_override"
@@ -3619,6 +3659,13 @@ extension Components {
                 case sugarsG = "sugars_g"
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PhotoPose`.
+        @frozen public enum PhotoPose: String, Codable, Hashable, Sendable, CaseIterable {
+            case front = "front"
+            case side = "side"
+            case back = "back"
+            case other = "other"
+        }
         /// - Remark: Generated from `#/components/schemas/Plan`.
         public struct Plan: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Plan/created_at`.
@@ -4658,6 +4705,117 @@ extension Components {
                 case templates
                 case volumeFactor = "volume_factor"
                 case week
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ProgressPhoto`.
+        public struct ProgressPhoto: Codable, Hashable, Sendable {
+            /// The image's size as stored, in bytes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/byte_size`.
+            public var byteSize: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/content_type`.
+            @frozen public enum ContentTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case imageJpeg = "image/jpeg"
+                case imagePng = "image/png"
+                case imageHeic = "image/heic"
+                case imageWebp = "image/webp"
+            }
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/content_type`.
+            public var contentType: Components.Schemas.ProgressPhoto.ContentTypePayload
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/id`.
+            public var id: Swift.Int
+            /// Where the image is fetched (GET, with the bearer token).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/image_url`.
+            public var imageUrl: Swift.String
+            /// The body measurement it goes with.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/measurement_id`.
+            public var measurementId: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/pose`.
+            public var pose: Components.Schemas.PhotoPose
+            /// The SHA-256 of the image as stored (hex): its ETag.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/sha256`.
+            public var sha256: Swift.String
+            /// The day it shows.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/taken_on`.
+            public var takenOn: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ProgressPhoto/updated_at`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `ProgressPhoto`.
+            ///
+            /// - Parameters:
+            ///   - byteSize: The image's size as stored, in bytes.
+            ///   - contentType:
+            ///   - createdAt:
+            ///   - id:
+            ///   - imageUrl: Where the image is fetched (GET, with the bearer token).
+            ///   - measurementId: The body measurement it goes with.
+            ///   - pose:
+            ///   - sha256: The SHA-256 of the image as stored (hex): its ETag.
+            ///   - takenOn: The day it shows.
+            ///   - updatedAt:
+            public init(
+                byteSize: Swift.Int,
+                contentType: Components.Schemas.ProgressPhoto.ContentTypePayload,
+                createdAt: Foundation.Date,
+                id: Swift.Int,
+                imageUrl: Swift.String,
+                measurementId: Swift.Int? = nil,
+                pose: Components.Schemas.PhotoPose,
+                sha256: Swift.String,
+                takenOn: Swift.String,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.byteSize = byteSize
+                self.contentType = contentType
+                self.createdAt = createdAt
+                self.id = id
+                self.imageUrl = imageUrl
+                self.measurementId = measurementId
+                self.pose = pose
+                self.sha256 = sha256
+                self.takenOn = takenOn
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case byteSize = "byte_size"
+                case contentType = "content_type"
+                case createdAt = "created_at"
+                case id
+                case imageUrl = "image_url"
+                case measurementId = "measurement_id"
+                case pose
+                case sha256
+                case takenOn = "taken_on"
+                case updatedAt = "updated_at"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ProgressPhotoPage`.
+        public struct ProgressPhotoPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProgressPhotoPage/items`.
+            public var items: [Components.Schemas.ProgressPhoto]
+            /// - Remark: Generated from `#/components/schemas/ProgressPhotoPage/next_cursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `ProgressPhotoPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.ProgressPhoto],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor = "next_cursor"
             }
         }
         /// - Remark: Generated from `#/components/schemas/RecoveryCodes`.

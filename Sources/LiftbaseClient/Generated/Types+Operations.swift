@@ -27813,13 +27813,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/path`.
             public struct Path: Sendable, Hashable {
+                /// The entry's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/PATCH/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The entry's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }
@@ -28335,13 +28337,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/path`.
             public struct Path: Sendable, Hashable {
+                /// The entry's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/nutrition/water/{id}/DELETE/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The entry's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }
@@ -35012,6 +35016,2723 @@ public enum Operations {
             }
             public static var allCases: [Self] {
                 [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Progress photos, newest day first
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)`.
+    public enum ProgressPhotosList {
+        public static let id: Swift.String = "progress_photos_list"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query/from`.
+                public var from: Components.Parameters.From?
+                /// Last day of the range (YYYY-MM-DD).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query/to`.
+                public var to: Components.Parameters.To?
+                /// Only this pose.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query/pose`.
+                public var pose: Components.Schemas.PhotoPose?
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// The `next_cursor` of the previous page, as it was given out.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - from: First day of the range (YYYY-MM-DD); after `to` is 400.
+                ///   - to: Last day of the range (YYYY-MM-DD).
+                ///   - pose: Only this pose.
+                ///   - limit: Items per page.
+                ///   - cursor: The `next_cursor` of the previous page, as it was given out.
+                public init(
+                    from: Components.Parameters.From? = nil,
+                    to: Components.Parameters.To? = nil,
+                    pose: Components.Schemas.PhotoPose? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.from = from
+                    self.to = to
+                    self.pose = pose
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.ProgressPhotosList.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotosList.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotosList.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotosList.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ProgressPhotosList.Input.Query = .init(),
+                headers: Operations.ProgressPhotosList.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ProgressPhotoPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProgressPhotoPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotosList.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotosList.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Photos, newest day first (no image bytes: fetch each from its image_url)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotosList.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotosList.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: from, to, pose, limit or cursor; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
+    ///
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
+    public enum ProgressPhotoUpload {
+        public static let id: Swift.String = "progress_photo_upload"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// The day the photo shows (YYYY-MM-DD, not after today; default the account's today).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/query/taken_on`.
+                public var takenOn: Swift.String?
+                /// front (the default), side, back or other.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/query/pose`.
+                public var pose: Components.Schemas.PhotoPose?
+                /// A body measurement of the account that goes with the photo.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/query/measurement_id`.
+                public var measurementId: Swift.Int?
+                /// The device's id of the photo: a retried upload with the same one answers the first photo with 200 and stores nothing.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/query/client_id`.
+                public var clientId: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - takenOn: The day the photo shows (YYYY-MM-DD, not after today; default the account's today).
+                ///   - pose: front (the default), side, back or other.
+                ///   - measurementId: A body measurement of the account that goes with the photo.
+                ///   - clientId: The device's id of the photo: a retried upload with the same one answers the first photo with 200 and stores nothing.
+                public init(
+                    takenOn: Swift.String? = nil,
+                    pose: Components.Schemas.PhotoPose? = nil,
+                    measurementId: Swift.Int? = nil,
+                    clientId: Swift.String? = nil
+                ) {
+                    self.takenOn = takenOn
+                    self.pose = pose
+                    self.measurementId = measurementId
+                    self.clientId = clientId
+                }
+            }
+            public var query: Operations.ProgressPhotoUpload.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoUpload.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotoUpload.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/heic`.
+                case imageHeic(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/jpeg`.
+                case jpeg(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/png`.
+                case png(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/webp`.
+                case imageWebp(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.ProgressPhotoUpload.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.ProgressPhotoUpload.Input.Query = .init(),
+                headers: Operations.ProgressPhotoUpload.Input.Headers = .init(),
+                body: Operations.ProgressPhotoUpload.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ProgressPhoto)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProgressPhoto {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoUpload.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotoUpload.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A repeated client_id: the first photo, nothing stored
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotoUpload.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotoUpload.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.ProgressPhoto)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProgressPhoto {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoUpload.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotoUpload.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The photo
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.ProgressPhotoUpload.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.ProgressPhotoUpload.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: taken_on, pose, measurement_id or client_id; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `photo_too_large` (the error carries `max_bytes`), `photo_quota_exceeded` (`quota_bytes`, `used_bytes`), or `body_too_large` beyond 32 MiB; `body_too_large`: over 32 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_image`: the bytes are not a JPEG, PNG, HEIC or WebP image; `content_type_mismatch`: they are another format than the Content-Type says (the error carries `detected_type`); `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// What a progress photo is
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)`.
+    public enum ProgressPhotoGet {
+        public static let id: Swift.String = "progress_photo_get"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The photo's id.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/path/id`.
+                public var id: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The photo's id.
+                public init(id: Swift.Int) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ProgressPhotoGet.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoGet.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoGet.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotoGet.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ProgressPhotoGet.Input.Path,
+                headers: Operations.ProgressPhotoGet.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgressPhotoGet.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ProgressPhoto)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProgressPhoto {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoGet.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ProgressPhotoGet.Output.Ok.Headers = .init(),
+                    body: Operations.ProgressPhotoGet.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The photo
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotoGet.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotoGet.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgressPhotoGet.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ProgressPhotoGet.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the current ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ProgressPhotoGet.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ProgressPhotoGet.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-None-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `photo_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Correct a progress photo's day, pose or measurement
+    ///
+    /// Corrects the day, the pose or the measurement a photo goes with (null unlinks it). The image is never replaced: upload a new photo instead.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)`.
+    public enum ProgressPhotoUpdate {
+        public static let id: Swift.String = "progress_photo_update"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// The photo's id.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/path/id`.
+                public var id: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The photo's id.
+                public init(id: Swift.Int) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ProgressPhotoUpdate.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoUpdate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotoUpdate.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody/json/measurement_id`.
+                    public var measurementId: Swift.Int?
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody/json/pose`.
+                    public var pose: Components.Schemas.PhotoPose?
+                    /// Not after today.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody/json/taken_on`.
+                    public var takenOn: Swift.String?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - measurementId:
+                    ///   - pose:
+                    ///   - takenOn: Not after today.
+                    public init(
+                        measurementId: Swift.Int? = nil,
+                        pose: Components.Schemas.PhotoPose? = nil,
+                        takenOn: Swift.String? = nil
+                    ) {
+                        self.measurementId = measurementId
+                        self.pose = pose
+                        self.takenOn = takenOn
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case measurementId = "measurement_id"
+                        case pose
+                        case takenOn = "taken_on"
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.measurementId = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .measurementId
+                        )
+                        self.pose = try container.decodeIfPresent(
+                            Components.Schemas.PhotoPose.self,
+                            forKey: .pose
+                        )
+                        self.takenOn = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .takenOn
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "measurement_id",
+                            "pose",
+                            "taken_on"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Operations.ProgressPhotoUpdate.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ProgressPhotoUpdate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ProgressPhotoUpdate.Input.Path,
+                headers: Operations.ProgressPhotoUpdate.Input.Headers = .init(),
+                body: Operations.ProgressPhotoUpdate.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ProgressPhoto)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProgressPhoto {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoUpdate.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotoUpdate.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The photo
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotoUpdate.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotoUpdate.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them); `malformed_json`: the body is not JSON; `body_must_be_object`; `body_too_deep`: nested deeper than 512 levels
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `photo_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/PATCH/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoUpdate.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotoUpdate.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.ProgressPhotoUpdate.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.ProgressPhotoUpdate.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `body_too_large`: over 1 MiB
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the body must be application/json
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `validation_failed`: each bad member; `invalid_value`: a value SQL could not take (a number out of range, a malformed date); `unknown_field`: a body member the operation does not take, named in `fields`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Delete a progress photo and its image
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)`.
+    public enum ProgressPhotoDelete {
+        public static let id: Swift.String = "progress_photo_delete"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The photo's id.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/path/id`.
+                public var id: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The photo's id.
+                public init(id: Swift.Int) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ProgressPhotoDelete.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/header/If-Match`.
+                public var ifMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoDelete.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 412 when it does not name the current version.
+                ///   - accept:
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoDelete.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotoDelete.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ProgressPhotoDelete.Input.Path,
+                headers: Operations.ProgressPhotoDelete.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Deleted, with its image; its bytes return to the quota
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ProgressPhotoDelete.Output.NoContent)
+            /// Deleted, with its image; its bytes return to the quota
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ProgressPhotoDelete.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `insufficient_scope`: the token is an API key that may only read
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `photo_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `conflict`: a concurrent request changed or removed a row this one refers to
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct PreconditionFailed: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/responses/412/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/DELETE/responses/412/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoDelete.Output.PreconditionFailed.Body
+                /// Creates a new `PreconditionFailed`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotoDelete.Output.PreconditionFailed.Body) {
+                    self.body = body
+                }
+            }
+            /// `precondition_failed`: the If-Match header names another version than the current one (the error carries `version` and `etag`); nothing is written
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Operations.ProgressPhotoDelete.Output.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Operations.ProgressPhotoDelete.Output.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A progress photo's image
+    ///
+    /// The image, as stored: its Content-Type is the photo's, its ETag the hash of its bytes. An image never changes under its id, so it may be cached for good (`Cache-Control: private, max-age=31536000, immutable`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}/image`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)`.
+    public enum ProgressPhotoImage {
+        public static let id: Swift.String = "progress_photo_image"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The photo's id.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/path/id`.
+                public var id: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The photo's id.
+                public init(id: Swift.Int) {
+                    self.id = id
+                }
+            }
+            public var path: Operations.ProgressPhotoImage.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoImage.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An ETag this server gave ("<version>"), a list of them, or *; answered 304 when it names the current version.
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotoImage.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotoImage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ProgressPhotoImage.Input.Path,
+                headers: Operations.ProgressPhotoImage.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgressPhotoImage.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/content/image\/heic`.
+                    case imageHeic(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageHeic`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageHeic`.
+                    /// - SeeAlso: `.imageHeic`.
+                    public var imageHeic: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageHeic(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/heic",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/content/image\/png`.
+                    case png(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.png`.
+                    ///
+                    /// - Throws: An error if `self` is not `.png`.
+                    /// - SeeAlso: `.png`.
+                    public var png: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .png(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/png",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/200/content/image\/webp`.
+                    case imageWebp(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.imageWebp`.
+                    ///
+                    /// - Throws: An error if `self` is not `.imageWebp`.
+                    /// - SeeAlso: `.imageWebp`.
+                    public var imageWebp: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .imageWebp(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/webp",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotoImage.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ProgressPhotoImage.Output.Ok.Headers = .init(),
+                    body: Operations.ProgressPhotoImage.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The image
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotoImage.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotoImage.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The version of what the answer shows, for If-None-Match and If-Match.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/{id}/image/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The version of what the answer shows, for If-None-Match and If-Match.
+                    public init(eTag: Swift.String? = nil) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ProgressPhotoImage.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ProgressPhotoImage.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not modified: the If-None-Match header names the image's ETag; no body
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ProgressPhotoImage.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ProgressPhotoImage.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_parameter`: an If-None-Match header that is not an entity tag; `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `photo_not_found`; `not_found`: no route matches the path
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case imageHeic
+            case jpeg
+            case png
+            case imageWebp
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "image/heic":
+                    self = .imageHeic
+                case "image/jpeg":
+                    self = .jpeg
+                case "image/png":
+                    self = .png
+                case "image/webp":
+                    self = .imageWebp
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .imageHeic:
+                    return "image/heic"
+                case .jpeg:
+                    return "image/jpeg"
+                case .png:
+                    return "image/png"
+                case .imageWebp:
+                    return "image/webp"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .imageHeic,
+                    .jpeg,
+                    .png,
+                    .imageWebp,
+                    .json
+                ]
+            }
+        }
+    }
+    /// Every progress photo as a tar archive, with a list of what each is
+    ///
+    /// Every photo of the account as one tar archive: `progress-photos.json` (each photo as listed, with the `file` it is in), then the images, oldest day first, named `<taken_on>_<pose>_<id>.<extension>`. The JSON export lists the photos; their bytes leave here.
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/archive`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)`.
+    public enum ProgressPhotosArchive {
+        public static let id: Swift.String = "progress_photos_archive"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/progress-photos/archive/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotosArchive.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ProgressPhotosArchive.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ProgressPhotosArchive.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ProgressPhotosArchive.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/archive/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/progress-photos/archive/GET/responses/200/content/application\/x-tar`.
+                    case applicationXTar(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.applicationXTar`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationXTar`.
+                    /// - SeeAlso: `.applicationXTar`.
+                    public var applicationXTar: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .applicationXTar(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ProgressPhotosArchive.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ProgressPhotosArchive.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The archive
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ProgressPhotosArchive.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ProgressPhotosArchive.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_text`: a NUL character in the path, query or body; `malformed_request`: HTTP the parser refuses; `too_complex`: input too large or deep for the server; `invalid_parameter`: a query parameter given twice, or named `if_match` / `if_none_match` (conditions are headers) or `client_address` / `user_agent` (the server knows them)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `missing_token`, `invalid_token`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: over this server's budget per token or per address (docs/security.md), with Retry-After
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`, with `request_id`
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalServerError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalServerError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `database_unavailable`, `request_timeout`, `shutting_down`, `too_many_connections`: retry later
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationXTar
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/x-tar":
+                    self = .applicationXTar
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationXTar:
+                    return "application/x-tar"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationXTar,
                     .json
                 ]
             }
@@ -44787,13 +47508,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/path`.
             public struct Path: Sendable, Hashable {
+                /// The entry's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/PATCH/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The entry's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }
@@ -45298,13 +48021,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/path`.
             public struct Path: Sendable, Hashable {
+                /// The entry's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/user/measurements/{id}/DELETE/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The entry's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }
@@ -46737,13 +49462,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/path`.
             public struct Path: Sendable, Hashable {
+                /// The weigh-in's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/PATCH/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The weigh-in's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }
@@ -47293,13 +50020,15 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/path`.
             public struct Path: Sendable, Hashable {
+                /// The weigh-in's id.
+                ///
                 /// - Remark: Generated from `#/paths/api/v1/user/metrics/{id}/DELETE/path/id`.
-                public var id: Swift.String
+                public var id: Swift.Int
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - id:
-                public init(id: Swift.String) {
+                ///   - id: The weigh-in's id.
+                public init(id: Swift.Int) {
                     self.id = id
                 }
             }

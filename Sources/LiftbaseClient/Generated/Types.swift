@@ -562,6 +562,49 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/program/sessions/{id}/skip`.
     /// - Remark: Generated from `#/paths//api/v1/program/sessions/{id}/skip/post(program_session_skip)`.
     func programSessionSkip(_ input: Operations.ProgramSessionSkip.Input) async throws -> Operations.ProgramSessionSkip.Output
+    /// Progress photos, newest day first
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)`.
+    func progressPhotosList(_ input: Operations.ProgressPhotosList.Input) async throws -> Operations.ProgressPhotosList.Output
+    /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
+    ///
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
+    func progressPhotoUpload(_ input: Operations.ProgressPhotoUpload.Input) async throws -> Operations.ProgressPhotoUpload.Output
+    /// What a progress photo is
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)`.
+    func progressPhotoGet(_ input: Operations.ProgressPhotoGet.Input) async throws -> Operations.ProgressPhotoGet.Output
+    /// Correct a progress photo's day, pose or measurement
+    ///
+    /// Corrects the day, the pose or the measurement a photo goes with (null unlinks it). The image is never replaced: upload a new photo instead.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)`.
+    func progressPhotoUpdate(_ input: Operations.ProgressPhotoUpdate.Input) async throws -> Operations.ProgressPhotoUpdate.Output
+    /// Delete a progress photo and its image
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)`.
+    func progressPhotoDelete(_ input: Operations.ProgressPhotoDelete.Input) async throws -> Operations.ProgressPhotoDelete.Output
+    /// A progress photo's image
+    ///
+    /// The image, as stored: its Content-Type is the photo's, its ETag the hash of its bytes. An image never changes under its id, so it may be cached for good (`Cache-Control: private, max-age=31536000, immutable`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}/image`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)`.
+    func progressPhotoImage(_ input: Operations.ProgressPhotoImage.Input) async throws -> Operations.ProgressPhotoImage.Output
+    /// Every progress photo as a tar archive, with a list of what each is
+    ///
+    /// Every photo of the account as one tar archive: `progress-photos.json` (each photo as listed, with the `file` it is in), then the images, oldest day first, named `<taken_on>_<pose>_<id>.<extension>`. The JSON export lists the photos; their bytes leave here.
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/archive`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)`.
+    func progressPhotosArchive(_ input: Operations.ProgressPhotosArchive.Input) async throws -> Operations.ProgressPhotosArchive.Output
     /// Units, time zone, reminders, biometric unlock, health sync
     ///
     /// - Remark: HTTP `GET /api/v1/settings`.
@@ -2031,6 +2074,103 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// Progress photos, newest day first
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/get(progress_photos_list)`.
+    public func progressPhotosList(
+        query: Operations.ProgressPhotosList.Input.Query = .init(),
+        headers: Operations.ProgressPhotosList.Input.Headers = .init()
+    ) async throws -> Operations.ProgressPhotosList.Output {
+        try await progressPhotosList(Operations.ProgressPhotosList.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
+    ///
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    ///
+    /// - Remark: HTTP `POST /api/v1/progress-photos`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
+    public func progressPhotoUpload(
+        query: Operations.ProgressPhotoUpload.Input.Query = .init(),
+        headers: Operations.ProgressPhotoUpload.Input.Headers = .init(),
+        body: Operations.ProgressPhotoUpload.Input.Body
+    ) async throws -> Operations.ProgressPhotoUpload.Output {
+        try await progressPhotoUpload(Operations.ProgressPhotoUpload.Input(
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// What a progress photo is
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/get(progress_photo_get)`.
+    public func progressPhotoGet(
+        path: Operations.ProgressPhotoGet.Input.Path,
+        headers: Operations.ProgressPhotoGet.Input.Headers = .init()
+    ) async throws -> Operations.ProgressPhotoGet.Output {
+        try await progressPhotoGet(Operations.ProgressPhotoGet.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Correct a progress photo's day, pose or measurement
+    ///
+    /// Corrects the day, the pose or the measurement a photo goes with (null unlinks it). The image is never replaced: upload a new photo instead.
+    ///
+    /// - Remark: HTTP `PATCH /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/patch(progress_photo_update)`.
+    public func progressPhotoUpdate(
+        path: Operations.ProgressPhotoUpdate.Input.Path,
+        headers: Operations.ProgressPhotoUpdate.Input.Headers = .init(),
+        body: Operations.ProgressPhotoUpdate.Input.Body
+    ) async throws -> Operations.ProgressPhotoUpdate.Output {
+        try await progressPhotoUpdate(Operations.ProgressPhotoUpdate.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a progress photo and its image
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/progress-photos/{id}`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/delete(progress_photo_delete)`.
+    public func progressPhotoDelete(
+        path: Operations.ProgressPhotoDelete.Input.Path,
+        headers: Operations.ProgressPhotoDelete.Input.Headers = .init()
+    ) async throws -> Operations.ProgressPhotoDelete.Output {
+        try await progressPhotoDelete(Operations.ProgressPhotoDelete.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A progress photo's image
+    ///
+    /// The image, as stored: its Content-Type is the photo's, its ETag the hash of its bytes. An image never changes under its id, so it may be cached for good (`Cache-Control: private, max-age=31536000, immutable`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/{id}/image`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/{id}/image/get(progress_photo_image)`.
+    public func progressPhotoImage(
+        path: Operations.ProgressPhotoImage.Input.Path,
+        headers: Operations.ProgressPhotoImage.Input.Headers = .init()
+    ) async throws -> Operations.ProgressPhotoImage.Output {
+        try await progressPhotoImage(Operations.ProgressPhotoImage.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Every progress photo as a tar archive, with a list of what each is
+    ///
+    /// Every photo of the account as one tar archive: `progress-photos.json` (each photo as listed, with the `file` it is in), then the images, oldest day first, named `<taken_on>_<pose>_<id>.<extension>`. The JSON export lists the photos; their bytes leave here.
+    ///
+    /// - Remark: HTTP `GET /api/v1/progress-photos/archive`.
+    /// - Remark: Generated from `#/paths//api/v1/progress-photos/archive/get(progress_photos_archive)`.
+    public func progressPhotosArchive(headers: Operations.ProgressPhotosArchive.Input.Headers = .init()) async throws -> Operations.ProgressPhotosArchive.Output {
+        try await progressPhotosArchive(Operations.ProgressPhotosArchive.Input(headers: headers))
     }
     /// Units, time zone, reminders, biometric unlock, health sync
     ///
