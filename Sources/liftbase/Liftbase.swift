@@ -11,7 +11,8 @@ struct Liftbase: AsyncParsableCommand {
             Serve.self, Migrate.self, UserCommand.self, InviteCommand.self, OutboxCommand.self, DeliverCommand.self,
             MetricsCommand.self,
             ImportCommand.self,
-            ExportCommand.self, PhotosCommand.self, ReportCommand.self, SummariesCommand.self, SyncCommand.self,
+            ExportCommand.self, PhotosCommand.self, SecurityCommand.self, ReportCommand.self, SummariesCommand.self,
+            SyncCommand.self,
             OpenAPICommand.self,
         ],
         defaultSubcommand: Serve.self

@@ -142,6 +142,12 @@ begin
   if v_user.disabled_at is not null then
     return app.error_response(403, 'account_disabled', 'This account is disabled.');
   end if;
+  -- The operator's rule for every way in (auth.requires_verified_email): an address neither
+  -- the provider nor a mailed link verified signs in no more than a password would.
+  if v_user.email_verified_at is null and auth.requires_verified_email() then
+    return app.error_response(403, 'email_not_verified',
+                              'Verify this account''s email address first: follow the link of the mail sent to it.');
+  end if;
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;

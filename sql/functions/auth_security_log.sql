@@ -36,6 +36,30 @@ as $$
                             'user_agent', left(p_args ->> 'user_agent', 200))
 $$;
 
+-- `liftbase security prune`: every account's events past the retention, for the accounts that
+-- log nothing new (a write prunes its own account's, below): an idle account keeps no old
+-- addresses. Account by account, each an index range; returns how many went.
+create or replace function auth.prune_security_events()
+returns bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_cutoff timestamptz := now() - auth.security_log_retention();
+  v_user_id uuid;
+  v_count bigint;
+  v_total bigint := 0;
+begin
+  for v_user_id in select u.id from auth.users as u order by u.id loop
+    delete from auth.security_events as e where e.user_id = v_user_id and e.occurred_at < v_cutoff;
+    get diagnostics v_count = row_count;
+    v_total := v_total + v_count;
+  end loop;
+  return v_total;
+end
+$$;
+
 -- Writes one event for p_user_id; the account's events past the retention go with it (a
 -- few at a time, oldest first, so that a write never costs what a long-idle account holds).
 create or replace function auth.log_security_event(p_user_id uuid, p_kind text, p_client jsonb,

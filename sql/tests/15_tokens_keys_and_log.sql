@@ -3,7 +3,7 @@
 -- the security log that keeps what happened to an account (auth_security_log.sql).
 begin;
 \ir support/helpers.psql
-select plan(56);
+select plan(58);
 
 create function pg_temp.login(p_email text, p_agent text default 'LiftApp/1.0', p_refreshable boolean default true)
 returns jsonb language sql as $$
@@ -204,6 +204,15 @@ select is((select count(*)::integer from reporting.security_events where day < c
   'an event past the retention is not shown');
 select pg_temp.login('cy@example.com', 'Phone/1');
 select is((pg_temp.events('cy@example.com'))[1], 'sign_in', 'and goes with the account''s next event');
+-- An account that logs nothing new: the daily prune (liftbase security prune) drops its old events.
+update auth.security_events set occurred_at = now() - interval '200 days'
+ where kind = 'password_changed' and user_id = (select id from auth.users where email = 'ada@example.com');
+create temporary table pruned as select auth.prune_security_events() as count;
+select ok((select count > 0 from pruned)
+          and not exists (select from auth.security_events where occurred_at < now() - interval '180 days'),
+  'the daily prune drops idle accounts'' old events');
+select isnt((select count(*) from auth.security_events where user_id = (select id from auth.users where email = 'ada@example.com')),
+  0::bigint, 'and keeps their recent ones');
 set local role liftbase_reporter;
 select is((select accounts from reporting.security_events where kind = 'new_device'), 1::bigint,
   'the reporting role counts every account''s events per day and kind');

@@ -4,7 +4,7 @@
 -- provider's subject, linked by an address only when both sides verified it.
 begin;
 \ir support/helpers.psql
-select plan(23);
+select plan(25);
 
 -- A sign-in with claims as the HTTP layer hands them over (oidc_claims in p_args).
 create function pg_temp.oidc(p_claims jsonb, p_nonce text default 'n-1', p_body jsonb default '{}') returns jsonb
@@ -58,6 +58,14 @@ select ok((select answer ? 'token' from unverified) and
   'an address the provider did not verify makes an account whose address waits for verification');
 select is((select count(*)::integer from auth.outbox where recipient = 'relay@example.com' and kind = 'email_verification'), 1,
   'and is sent the verification mail');
+
+set local liftbase.require_verified_email = 'on';
+select is(pg_temp.oidc(pg_temp.claims('apple-004', 'unverified@example.com', false)) -> 'error' ->> 'code',
+  'email_not_verified', 'when the operator requires verified addresses, one the provider did not verify signs in no more '
+  'than a password would');
+select ok(pg_temp.oidc(pg_temp.claims('apple-005', 'verified@example.com')) ? 'token',
+  'and one the provider verified signs in');
+reset liftbase.require_verified_email;
 
 -- Existing accounts -------------------------------------------------------------------------------
 update auth.users set email_verified_at = now() where email = 'ann@example.com';
