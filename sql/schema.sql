@@ -3231,9 +3231,17 @@ CREATE FUNCTION api.progress_photo_image(p_token text, p_body jsonb, p_args json
     AS $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
-  v_bytes bytea;
+  v_found record;
+  v_photo app.progress_photos;
 begin
+  select p as photo, i.bytes into v_found
+    from app.progress_photos as p
+    join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
+   where p.user_id = v_user_id and p.id = app.number_id_parameter(p_args, 'id');
+  if not found then
+    perform app.raise_error(404, 'photo_not_found', 'No such photo.');
+  end if;
+  v_photo := v_found.photo;
   perform app.set_response_header('Cache-Control', 'private, max-age=31536000, immutable');
   if app.not_modified(p_args, app.etag(v_photo.sha256)) then
     return null;
@@ -3241,9 +3249,7 @@ begin
   perform app.set_response_header('Content-Type', v_photo.content_type);
   perform app.set_response_header('Content-Disposition',
                                   format('inline; filename="%s"', app.photo_file_name(v_photo)));
-  select i.bytes into v_bytes from app.progress_photo_images as i
-   where i.user_id = v_user_id and i.photo_id = v_photo.id;
-  return v_bytes;
+  return v_found.bytes;
 end
 $$;
 
@@ -3301,6 +3307,7 @@ begin
   perform app.check_photo_parameters(v_user_id, p_args);
   v_replayed := app.replayed_key('app.progress_photos', v_user_id, p_args);
   if v_replayed is not null then
+    perform app.set_entity_etag(v_user_id, 'progress_photo', v_replayed);
     return app.photo_json(app.find_photo(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
   if p_image is null then
@@ -4290,25 +4297,17 @@ $$;
 ALTER FUNCTION app.boolean_problem(p_object jsonb, p_field text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) RETURNS bigint[]
-    LANGUAGE plpgsql IMMUTABLE
+    LANGUAGE sql IMMUTABLE
     AS $$
-declare
-  v_size bigint := app.read_uint(p_bytes, p_pos, 4, false);
-  v_header bigint := 8;
-begin
-  if v_size is null or p_end - p_pos < 8 then
-    return null;
-  elsif v_size = 0 then
-    v_size := p_end - p_pos;
-  elsif v_size = 1 then
-    v_header := 16;
-    v_size := app.read_uint(p_bytes, p_pos + 8, 8, false);
-  end if;
-  if (v_size >= v_header and v_header <= p_end - p_pos) is not true then
-    return null;
-  end if;
-  return array[v_header, least(v_size, p_end - p_pos)];
-end
+  select case
+    when p_end - p_pos < 8 or app.read_uint(p_bytes, p_pos, 4, false) is null then null
+    when app.read_uint(p_bytes, p_pos, 4, false) = 0 then array[8, p_end - p_pos]
+    when app.read_uint(p_bytes, p_pos, 4, false) = 1 then
+      case when p_end - p_pos >= 16 and app.read_uint(p_bytes, p_pos + 8, 8, false) >= 16
+           then array[16, least(app.read_uint(p_bytes, p_pos + 8, 8, false), p_end - p_pos)] end
+    when app.read_uint(p_bytes, p_pos, 4, false) >= 8
+      then array[8, least(app.read_uint(p_bytes, p_pos, 4, false), p_end - p_pos)]
+  end
 $$;
 
 ALTER FUNCTION app.box_extent(p_bytes bytea, p_pos bigint, p_end bigint) OWNER TO liftbase_owner;
@@ -4390,35 +4389,40 @@ CREATE FUNCTION app.bytes_with_ranges_filled(p_bytes bytea, p_ranges bigint[]) R
     AS $$
 declare
   v_length bigint := length(p_bytes);
-  v_first bigint;                   -- where the first range starts
-  v_done bigint;                    -- the end of the ranges so far: the bytes before it are in v_middle
-  v_middle bytea := ''::bytea;
+  v_done bigint := 0;               -- the end of the bytes placed in v_pieces so far
+  v_pieces bytea[] := '{}'::bytea[];
+  v_pairs bytea[];
   v_range record;
 begin
+  if coalesce(array_length(p_ranges, 1), 0) = 0 then
+    return p_bytes;
+  end if;
   for v_range in
     select greatest(p_ranges[i][1], 0) as start, least(p_ranges[i][1] + greatest(p_ranges[i][2], 0), v_length) as stop,
-           p_ranges[i][3]::integer as fill
+           p_ranges[i][3] as fill
       from generate_subscripts(p_ranges, 1) as i
      order by 1, 2, i
   loop
     continue when v_range.stop <= greatest(v_range.start, v_done);
-    if v_first is null then
-      v_first := v_range.start;
+    if v_range.start > v_done then    -- the bytes kept before this range
+      v_pieces := v_pieces || app.bytes_at(p_bytes, v_done, v_range.start - v_done);
       v_done := v_range.start;
     end if;
-    if v_range.start > v_done then    -- the bytes kept between two ranges
-      v_middle := v_middle || app.bytes_at(p_bytes, v_done, v_range.start - v_done);
-      v_done := v_range.start;
-    end if;
-    if v_range.fill is not null then
-      v_middle := v_middle || decode(repeat(lpad(to_hex(v_range.fill), 2, '0'), (v_range.stop - v_done)::integer), 'hex');
+    if v_range.fill >= 0 then
+      v_pieces := v_pieces
+                  || decode(repeat(lpad(to_hex(v_range.fill & 255), 2, '0'), (v_range.stop - v_done)::integer), 'hex');
     end if;
     v_done := v_range.stop;
   end loop;
-  if v_first is null then
-    return p_bytes;
-  end if;
-  return app.bytes_at(p_bytes, 0, v_first) || v_middle || app.bytes_at(p_bytes, v_done, v_length - v_done);
+  v_pieces := v_pieces || app.bytes_at(p_bytes, v_done, v_length - v_done);
+  while cardinality(v_pieces) > 1 loop
+    v_pairs := '{}'::bytea[];
+    for v_index in 1 .. cardinality(v_pieces) by 2 loop
+      v_pairs := v_pairs || (v_pieces[v_index] || coalesce(v_pieces[v_index + 1], ''::bytea));
+    end loop;
+    v_pieces := v_pairs;
+  end loop;
+  return v_pieces[1];
 end
 $$;
 
@@ -4647,10 +4651,10 @@ begin
     perform app.raise_error(415, 'unsupported_image',
       'The body is not a JPEG, PNG, HEIC or WebP image.');
   end if;
-  if p_declared_type is distinct from v_format then
+  if app.declared_image_format(p_declared_type) <> v_format then
     perform app.raise_error_with(415, 'content_type_mismatch',
-      format('The body is a %s image, but its Content-Type says %s.',
-             upper(split_part(v_format, '/', 2)), coalesce(p_declared_type, 'nothing')),
+      format('The body is a %s image, but its Content-Type says %s.', upper(split_part(v_format, '/', 2)),
+             p_declared_type),
       jsonb_build_object('detected_type', v_format));
   end if;
   if length(p_image) > v_limits.max_bytes then
@@ -5010,6 +5014,18 @@ CREATE FUNCTION app.days_in_month(p_year integer, p_month integer) RETURNS integ
 $$;
 
 ALTER FUNCTION app.days_in_month(p_year integer, p_month integer) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.declared_image_format(p_content_type text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  select case when p_content_type in ('image/jpg', 'image/pjpeg') then 'image/jpeg'
+              when p_content_type = 'image/heif' then 'image/heic'
+              when p_content_type = 'image/x-png' then 'image/png'
+              when p_content_type = 'application/octet-stream' then null
+              else p_content_type end
+$$;
+
+ALTER FUNCTION app.declared_image_format(p_content_type text) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.default_split(p_days_per_week integer) RETURNS text[]
     LANGUAGE sql IMMUTABLE
@@ -6908,7 +6924,7 @@ declare
   v_size bigint;
   v_value bigint;
 begin
-  if (v_count <= 1000 and p_gps >= p_tiff + 8 and v_table_end <= p_end
+  if (v_count <= 32 and p_gps >= p_tiff + 8 and v_table_end <= p_end
       and not (p_gps < p_ifd0_end and p_ifd0 < v_table_end)) is not true then
     return null;
   end if;
@@ -6939,13 +6955,13 @@ CREATE FUNCTION app.has_heic_brand(p_bytes bytea) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     AS $$
   select app.bytes_at(p_bytes, 4, 4) = 'ftyp'::bytea
-     and (app.bytes_at(p_bytes, 8, 4) in ('heic', 'heix', 'heim', 'heis', 'hevc', 'hevx')
-          or (app.bytes_at(p_bytes, 8, 4) in ('mif1', 'msf1')
+     and (app.bytes_at(p_bytes, 8, 4) in ('heic', 'heix', 'heim', 'heis')
+          or (app.bytes_at(p_bytes, 8, 4) = 'mif1'
               and exists (
                 select
                   from generate_series(16, least(app.read_uint(p_bytes, 0, 4, false), length(p_bytes), 4096) - 4, 4)
                        as b (brand_offset)
-                 where app.bytes_at(p_bytes, b.brand_offset, 4) in ('heic', 'heix', 'heim', 'heis', 'hevc', 'hevx'))))
+                 where app.bytes_at(p_bytes, b.brand_offset, 4) in ('heic', 'heix', 'heim', 'heis'))))
 $$;
 
 ALTER FUNCTION app.has_heic_brand(p_bytes bytea) OWNER TO liftbase_owner;
@@ -7085,7 +7101,7 @@ declare
   v_read integer := 0;              -- extents of p_items read so far
   v_extents bigint[] := '{}'::bigint[];
 begin
-  if (v_version <= 2 and v_count <= 10000 and v_offset_size in (0, 4, 8) and v_length_size in (0, 4, 8)
+  if (v_version <= 2 and v_count <= 4096 and v_offset_size in (0, 4, 8) and v_length_size in (0, 4, 8)
       and v_base_size in (0, 4, 8) and v_index_size in (0, 4, 8)) is not true then
     return null;
   end if;
@@ -7104,22 +7120,24 @@ begin
         and v_extent_count * (v_index_size + v_offset_size + v_length_size) <= p_end - v_pos) is not true then
       return null;
     end if;
-    v_origin := case v_method when 0 then 0 when 1 then p_idat end;
-    if v_id = any(p_items) and v_origin is not null then
-      v_read := v_read + v_extent_count;
-      if v_read > 1000 then
+    if v_id = any(p_items) then
+      if v_method not in (0, 1) then
         return null;
       end if;
+      v_read := v_read + v_extent_count;
+      if v_read > 64 then
+        return null;
+      end if;
+      v_origin := case v_method when 0 then 0 when 1 then p_idat end;
       for v_index in 0 .. v_extent_count - 1 loop
         v_extent := v_pos + (v_index_size + v_offset_size + v_length_size) * v_index;
         v_offset := app.read_uint(p_bytes, v_extent + v_index_size, v_offset_size, false);
         v_extent_length := app.read_uint(p_bytes, v_extent + v_index_size + v_offset_size, v_length_size, false);
         -- each term checked against the length before the sum, which could not overflow then
-        if v_base < v_length and v_offset < v_length and v_origin + v_base + v_offset < v_length then
+        if v_origin < v_length and v_base < v_length and v_offset < v_length
+           and v_origin + v_base + v_offset < v_length then
           v_offset := v_origin + v_base + v_offset;
-          v_extent_length := case when v_extent_length = 0 then v_length - v_offset
-                                  else least(v_extent_length, v_length - v_offset) end;
-          v_extents := v_extents || array[[v_id, v_offset, v_extent_length]];
+          v_extents := v_extents || array[[v_id, v_offset, least(v_extent_length, v_length - v_offset), v_method]];
         end if;
       end loop;
     end if;
@@ -7137,6 +7155,7 @@ CREATE FUNCTION app.heic_item_ids(p_bytes bytea, p_start bigint, p_end bigint, p
 declare
   -- after version and flags, entry_count: 16 bits in version 0, 32 after
   v_pos bigint := p_start + 4 + case when app.read_uint(p_bytes, p_start, 1, false) = 0 then 2 else 4 end;
+  v_entries integer := 0;
   v_box bigint[];
   v_content bigint;
   v_version bigint;
@@ -7145,9 +7164,13 @@ declare
   v_strings text;
   v_ids bigint[] := '{}'::bigint[];
 begin
-  for v_entry in 1 .. 10000 loop
+  loop
     v_box := app.box_extent(p_bytes, v_pos, p_end);
     exit when v_box is null;
+    v_entries := v_entries + 1;
+    if v_entries > 4096 then
+      return null;
+    end if;
     v_content := v_pos + v_box[1];
     v_version := app.read_uint(p_bytes, v_content, 1, false);
     if app.bytes_at(p_bytes, v_pos + 4, 4) = 'infe'::bytea and v_version in (2, 3) then
@@ -7159,6 +7182,9 @@ begin
                             'escape');
         if p_content_type is null or split_part(v_strings, '\000', 2) = p_content_type then
           v_ids := v_ids || app.read_uint(p_bytes, v_content + 4, v_id_size, false);
+          if cardinality(v_ids) > 64 then
+            return null;
+          end if;
         end if;
       end if;
     end if;
@@ -7176,17 +7202,31 @@ CREATE FUNCTION app.heic_location_ranges(p_bytes bytea) RETURNS bigint[]
 declare
   v_length bigint := length(p_bytes);
   v_pos bigint := 0;
+  v_boxes integer := 0;
   v_box bigint[];
+  v_type bytea;
+  v_meta_ranges bigint[];
   v_ranges bigint[] := '{}'::bigint[];
 begin
   if app.bytes_at(p_bytes, 4, 4) is distinct from 'ftyp'::bytea then
     return v_ranges;
   end if;
-  for v_top in 1 .. 1000 loop
+  loop
     v_box := app.box_extent(p_bytes, v_pos, v_length);
     exit when v_box is null;
-    if app.bytes_at(p_bytes, v_pos + 4, 4) = 'meta'::bytea then
-      v_ranges := v_ranges || app.heic_meta_location_ranges(p_bytes, v_pos + v_box[1] + 4, v_pos + v_box[2]);
+    v_boxes := v_boxes + 1;
+    v_type := app.bytes_at(p_bytes, v_pos + 4, 4);
+    if v_boxes > 64 or v_type in ('moov'::bytea, 'mpvd'::bytea) then
+      return null;
+    elsif v_type = 'meta'::bytea then
+      v_meta_ranges := app.heic_meta_location_ranges(p_bytes, v_pos + v_box[1] + 4, v_pos + v_box[2]);
+      if v_meta_ranges is null then    -- (|| would pass over a null list)
+        return null;
+      end if;
+      v_ranges := v_ranges || v_meta_ranges;
+      if app.too_many_ranges(v_ranges) then
+        return null;
+      end if;
     end if;
     v_pos := v_pos + v_box[2];
   end loop;
@@ -7201,11 +7241,12 @@ CREATE FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_e
     AS $$
 declare
   v_pos bigint := p_start;
+  v_children integer := 0;
   v_box bigint[];
   v_type bytea;
   v_iinf bigint[];
   v_iloc bigint[];
-  v_idat bigint;
+  v_idat bigint[];
   v_exif_ids bigint[];
   v_xmp_ids bigint[];
   v_extents bigint[];
@@ -7215,17 +7256,21 @@ declare
   v_exif_ranges bigint[];
   v_ranges bigint[] := '{}'::bigint[];
 begin
-  -- iinf, iloc: {start, end} of the contents after the header; idat: where its data starts
-  for v_child in 1 .. 1000 loop
+  -- iinf, iloc, idat: {start, end} of the contents after the header
+  loop
     v_box := app.box_extent(p_bytes, v_pos, p_end);
     exit when v_box is null;
+    v_children := v_children + 1;
+    if v_children > 64 then
+      return null;
+    end if;
     v_type := app.bytes_at(p_bytes, v_pos + 4, 4);
     if v_type = 'iinf'::bytea and v_iinf is null then
       v_iinf := array[v_pos + v_box[1], v_pos + v_box[2]];
     elsif v_type = 'iloc'::bytea and v_iloc is null then
       v_iloc := array[v_pos + v_box[1], v_pos + v_box[2]];
     elsif v_type = 'idat'::bytea and v_idat is null then
-      v_idat := v_pos + v_box[1];
+      v_idat := array[v_pos + v_box[1], v_pos + v_box[2]];
     end if;
     v_pos := v_pos + v_box[2];
   end loop;
@@ -7234,13 +7279,28 @@ begin
   end if;
   v_exif_ids := app.heic_item_ids(p_bytes, v_iinf[1], v_iinf[2], 'Exif', null);
   v_xmp_ids := app.heic_item_ids(p_bytes, v_iinf[1], v_iinf[2], 'mime', 'application/rdf+xml');
-  if cardinality(v_exif_ids) + cardinality(v_xmp_ids) = 0 then
+  if v_exif_ids is null or v_xmp_ids is null then
+    return null;
+  elsif cardinality(v_exif_ids) + cardinality(v_xmp_ids) = 0 then
     return v_ranges;
   end if;
-  v_extents := app.heic_item_extents(p_bytes, v_iloc[1], v_iloc[2], v_exif_ids || v_xmp_ids, v_idat);
+  v_extents := app.heic_item_extents(p_bytes, v_iloc[1], v_iloc[2], v_exif_ids || v_xmp_ids, v_idat[1]);
+  if v_extents is null then
+    return null;
+  end if;
   for v_row in 1 .. coalesce(array_length(v_extents, 1), 0) loop
     v_offset := v_extents[v_row][2];
     v_length := v_extents[v_row][3];
+    if v_length = 0 and v_extents[v_row][4] = 1 then
+      v_length := greatest(v_idat[2] - v_offset, 0);
+    elsif v_length = 0 then
+      if app.heic_top_box_end(p_bytes, v_offset) is distinct from length(p_bytes) then
+        return null;
+      end if;
+      v_length := length(p_bytes) - v_offset;
+    elsif v_extents[v_row][4] = 1 then
+      v_length := least(v_length, greatest(v_idat[2] - v_offset, 0));   -- what lies beyond idat is other boxes
+    end if;
     if v_extents[v_row][1] = any(v_xmp_ids) then
       v_ranges := v_ranges || app.byte_range(v_offset, v_length, 32);
     elsif v_extents[v_row][1] is distinct from v_extents[v_row - 1][1]   -- an item's extents are rows in a row
@@ -7254,12 +7314,38 @@ begin
     else
       v_ranges := v_ranges || app.byte_range(v_offset, v_length, 0);
     end if;
+    if app.too_many_ranges(v_ranges) then
+      return null;
+    end if;
   end loop;
   return v_ranges;
 end
 $$;
 
 ALTER FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.heic_top_box_end(p_bytes bytea, p_offset bigint) RETURNS bigint
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+declare
+  v_length bigint := length(p_bytes);
+  v_pos bigint := 0;
+  v_box bigint[];
+begin
+  for v_top in 1 .. 64 loop
+    v_box := app.box_extent(p_bytes, v_pos, v_length);
+    if v_box is null then
+      return v_length;
+    elsif p_offset < v_pos + v_box[2] then
+      return case when p_offset >= v_pos then v_pos + v_box[2] else v_length end;
+    end if;
+    v_pos := v_pos + v_box[2];
+  end loop;
+  return null;
+end
+$$;
+
+ALTER FUNCTION app.heic_top_box_end(p_bytes bytea, p_offset bigint) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.id_parameter(p_args jsonb, p_name text DEFAULT 'id'::text) RETURNS uuid
     LANGUAGE sql IMMUTABLE
@@ -7289,7 +7375,7 @@ declare
   v_bytes bytea;
   v_ranges bigint[];
 begin
-  if p_format is null or p_format not in ('image/jpeg', 'image/png', 'image/webp', 'image/heic') then
+  if p_bytes is null or p_format is null or p_format not in ('image/jpeg', 'image/png', 'image/webp', 'image/heic') then
     return p_bytes;
   end if;
   v_bytes := p_bytes || '\x'::bytea;
@@ -7299,6 +7385,10 @@ begin
     when 'image/webp' then app.webp_location_ranges(v_bytes)
     when 'image/heic' then app.heic_location_ranges(v_bytes)
   end;
+  if app.too_many_ranges(v_ranges) then
+    perform app.raise_error(422, 'photo_unreadable',
+      'The photo''s metadata could not be read safely to remove its location; it was not stored.');
+  end if;
   if cardinality(v_ranges) = 0 then
     return p_bytes;
   end if;
@@ -9899,39 +9989,85 @@ CREATE FUNCTION app.jpeg_location_ranges(p_bytes bytea) RETURNS bigint[]
 declare
   v_length bigint := length(p_bytes);
   v_pos bigint := 2;
+  v_markers integer := 0;
   v_fill_bytes integer := 0;
+  v_exif_blocks integer := 0;
   v_marker bigint;
   v_size bigint;
   v_data bigint;
+  v_found bigint;
+  v_end bigint;                     -- the end of the primary image, after its EOI
   v_ranges bigint[] := '{}'::bigint[];
 begin
   if app.bytes_at(p_bytes, 0, 2) is distinct from '\xffd8'::bytea then
     return v_ranges;
   end if;
-  for v_segment in 1 .. 1000 loop
+  while v_pos < v_length loop
+    v_markers := v_markers + 1;
+    if v_markers > 100 or app.too_many_ranges(v_ranges) then
+      return null;
+    end if;
+    if app.read_uint(p_bytes, v_pos, 1, false) <> 255 then
+      -- stray bytes: on to the next FF, if there is one before the file ends or within 64 KiB
+      v_found := position('\xff'::bytea in app.bytes_at(p_bytes, v_pos, 65536));
+      if v_found = 0 and v_length - v_pos > 65536 then
+        return null;
+      end if;
+      exit when v_found = 0;
+      v_pos := v_pos + v_found - 1;
+      continue;
+    end if;
     -- FF FF: a fill byte before the marker's FF (at most 1000 of them in the whole file)
     while v_fill_bytes < 1000 and app.read_uint(p_bytes, v_pos, 2, false) = 65535 loop
       v_pos := v_pos + 1;
       v_fill_bytes := v_fill_bytes + 1;
     end loop;
-    exit when app.read_uint(p_bytes, v_pos, 1, false) is distinct from 255;
     v_marker := app.read_uint(p_bytes, v_pos + 1, 1, false);
-    exit when v_marker is null or v_marker in (217, 218);                        -- EOI, SOS
-    if v_marker = 1 or v_marker between 208 and 215 then                         -- TEM, RSTn: no length
+    exit when v_marker is null;                                                  -- FF, then the end
+    if v_marker = 255 then
+      return null;
+    elsif v_marker = 0 or v_marker between 2 and 191 then                         -- no marker
+      v_pos := v_pos + 1;
+      continue;
+    elsif v_marker = 217 then                                                     -- EOI
+      v_end := v_pos + 2;
+      exit;
+    elsif v_marker = 1 or v_marker between 208 and 215 then                       -- TEM, RSTn: no length
       v_pos := v_pos + 2;
       continue;
     end if;
     v_size := app.read_uint(p_bytes, v_pos + 2, 2, false) - 2;
-    exit when v_size is null or v_size < 0;
+    exit when v_size is null;                                                     -- the end, in the length
+    if v_size < 0 then
+      v_pos := v_pos + 2;
+      continue;
+    end if;
     v_data := v_pos + 4;
     v_size := least(v_size, v_length - v_data);
-    if v_marker = 225 and app.bytes_at(p_bytes, v_data, 6) = 'Exif\000\000'::bytea then
+    if v_marker = 218 then                                                        -- SOS
+      v_found := position('\xffd9'::bytea in app.bytes_at(p_bytes, v_data + v_size, v_length));
+      if v_found > 0 then
+        v_end := v_data + v_size + v_found + 1;
+      end if;
+      exit;
+    elsif v_marker = 225 and app.bytes_at(p_bytes, v_data, 6) = 'Exif\000\000'::bytea then
+      v_exif_blocks := v_exif_blocks + 1;
+      if v_exif_blocks > 4 then
+        return null;
+      end if;
       v_ranges := v_ranges || app.exif_block_ranges(p_bytes, v_data + 6, v_size - 6);
     elsif v_marker = 225 and app.bytes_at(p_bytes, v_data, 29) = 'http://ns.adobe.com/xap/1.0/\000'::bytea then
       v_ranges := v_ranges || app.byte_range(v_data + 29, v_size - 29, 32);
+    elsif v_marker = 225 and app.bytes_at(p_bytes, v_data, 35) = 'http://ns.adobe.com/xmp/extension/\000'::bytea then
+      v_ranges := v_ranges || app.byte_range(v_data + 35, v_size - 35, 32);
+    elsif v_marker = 237 then                                                     -- APP13
+      v_ranges := v_ranges || app.byte_range(v_data, v_size, 0);
     end if;
     v_pos := v_data + v_size;
   end loop;
+  if v_end < v_length then
+    v_ranges := v_ranges || app.byte_range(v_end, v_length - v_end, -1);
+  end if;
   return v_ranges;
 end
 $$;
@@ -11009,23 +11145,22 @@ $_$;
 ALTER FUNCTION app.page_parameters(p_args jsonb, p_cursor text, p_default_limit integer, p_max_limit integer, OUT page_size integer, OUT cursor_number bigint, OUT cursor_uuid uuid) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.photo_archive_files(p_user_id uuid) RETURNS TABLE(file_name text, modified_at timestamp with time zone, content bytea)
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     AS $$
-begin
-  return query
-    select 'progress-photos.json', now(),
-           convert_to(coalesce(jsonb_agg(app.photo_json(row(p.*)::app.progress_photos)
-                                         || jsonb_build_object('file', app.photo_file_name(row(p.*)::app.progress_photos))
-                                         order by p.taken_on, p.id), '[]')::text, 'UTF8')
-      from app.progress_photos as p
-     where p.user_id = p_user_id;
-  return query
-    select app.photo_file_name(row(p.*)::app.progress_photos), p.created_at, i.bytes
-      from app.progress_photos as p
-      join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
-     where p.user_id = p_user_id
-     order by p.taken_on, p.id;
-end
+  select f.file_name, f.modified_at, f.content
+    from (select 0 as part, null::date as taken_on, null::bigint as id, 'progress-photos.json' as file_name,
+                 now() as modified_at,
+                 convert_to(coalesce(jsonb_agg(app.photo_json(row(p.*)::app.progress_photos) || jsonb_build_object(
+                                                 'file', app.photo_file_name(row(p.*)::app.progress_photos))
+                                               order by p.taken_on, p.id), '[]')::text, 'UTF8') as content
+            from app.progress_photos as p
+           where p.user_id = p_user_id
+          union all
+          select 1, p.taken_on, p.id, app.photo_file_name(row(p.*)::app.progress_photos), p.created_at, i.bytes
+            from app.progress_photos as p
+            join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
+           where p.user_id = p_user_id) as f
+   order by f.part, f.taken_on, f.id
 $$;
 
 ALTER FUNCTION app.photo_archive_files(p_user_id uuid) OWNER TO liftbase_owner;
@@ -11167,27 +11302,44 @@ CREATE FUNCTION app.png_location_ranges(p_bytes bytea) RETURNS bigint[]
 declare
   v_length bigint := length(p_bytes);
   v_pos bigint := 8;
+  v_chunks integer := 0;
   v_size bigint;
   v_type bytea;
   v_keyword text;
+  v_rest bytea;
   v_ranges bigint[] := '{}'::bigint[];
 begin
   if app.image_format(p_bytes) is distinct from 'image/png' then
     return v_ranges;
   end if;
-  for v_chunk in 1 .. 100000 loop
+  loop
     v_size := app.read_uint(p_bytes, v_pos, 4, false);
     exit when v_size is null;
+    v_chunks := v_chunks + 1;
+    if v_chunks > 4096 then
+      v_rest := app.bytes_at(p_bytes, v_pos, v_length);
+      if position('eXIf'::bytea in v_rest) > 0 or position('tEXt'::bytea in v_rest) > 0
+         or position('zTXt'::bytea in v_rest) > 0 or position('iTXt'::bytea in v_rest) > 0 then
+        return null;
+      end if;
+      exit;
+    end if;
     v_type := app.bytes_at(p_bytes, v_pos + 4, 4);
     if v_type in ('iTXt'::bytea, 'tEXt'::bytea, 'zTXt'::bytea) then
       -- the keyword: up to 79 bytes before a zero byte (shown as \000 by the escape encoding)
       v_keyword := split_part(encode(app.bytes_at(p_bytes, v_pos + 8, least(v_size, 80)), 'escape'), '\000', 1);
     end if;
     if v_type = 'eXIf'::bytea
-       or (v_type = 'iTXt'::bytea and v_keyword = 'XML:com.adobe.xmp')
        or (v_type in ('iTXt'::bytea, 'tEXt'::bytea, 'zTXt'::bytea)
-           and v_keyword in ('Raw profile type exif', 'Raw profile type APP1', 'Raw profile type xmp')) then
-      v_ranges := v_ranges || app.byte_range(v_pos, least(12 + v_size, v_length - v_pos), null);
+           and v_keyword in ('XML:com.adobe.xmp', 'Raw profile type exif', 'Raw profile type APP1',
+                             'Raw profile type xmp', 'Raw profile type iptc', 'Raw profile type 8bim')) then
+      v_ranges := v_ranges || app.byte_range(v_pos, least(12 + v_size, v_length - v_pos), -1);
+      if array_length(v_ranges, 1) > 32 then
+        return null;
+      end if;
+    end if;
+    if v_type = 'IEND'::bytea and v_size <= v_length - v_pos - 12 and v_pos + 12 + v_size < v_length then
+      v_ranges := v_ranges || app.byte_range(v_pos + 12 + v_size, v_length - v_pos - 12 - v_size, -1);
     end if;
     exit when v_type = 'IEND'::bytea or v_size > v_length - v_pos - 12;
     v_pos := v_pos + 12 + v_size;
@@ -13852,29 +14004,26 @@ declare
   v_count bigint := app.read_uint(p_bytes, v_ifd0, 2, v_little);
   v_ifd0_end bigint := v_ifd0 + 2 + 12 * v_count;
   v_entry bigint;
-  v_gps bigint;
-  v_followed bigint[] := '{}'::bigint[];
-  v_gps_ranges bigint[];
-  v_ranges bigint[] := '{}'::bigint[];
+  v_gps_entry bigint;
 begin
   if (v_little is not null and app.read_uint(p_bytes, p_tiff + 2, 2, v_little) = 42
-      and v_ifd0 >= p_tiff + 8 and v_count <= 1000 and v_ifd0_end <= v_end) is not true then
+      and v_ifd0 >= p_tiff + 8 and v_count <= 256 and v_ifd0_end <= v_end) is not true then
     return null;
   end if;
   for v_index in 0 .. v_count - 1 loop
     v_entry := v_ifd0 + 2 + 12 * v_index;
     if app.read_uint(p_bytes, v_entry, 2, v_little) = 34853 then  -- 0x8825, GPSInfo
-      v_gps := p_tiff + app.read_uint(p_bytes, v_entry + 8, 4, v_little);
-      continue when v_gps = any(v_followed);                        -- no IFD pointer followed twice
-      v_followed := v_followed || v_gps;
-      v_gps_ranges := app.gps_ifd_ranges(p_bytes, p_tiff, v_end, v_little, v_gps, v_ifd0, v_ifd0_end);
-      if v_gps_ranges is null then
+      if v_gps_entry is not null then
         return null;
       end if;
-      v_ranges := v_ranges || v_gps_ranges;
+      v_gps_entry := v_entry;
     end if;
   end loop;
-  return v_ranges;
+  if v_gps_entry is null then
+    return '{}'::bigint[];
+  end if;
+  return app.gps_ifd_ranges(p_bytes, p_tiff, v_end, v_little,
+                            p_tiff + app.read_uint(p_bytes, v_gps_entry + 8, 4, v_little), v_ifd0, v_ifd0_end);
 end
 $$;
 
@@ -13882,16 +14031,15 @@ ALTER FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_length b
 
 CREATE FUNCTION app.tiff_type_size(p_type bigint) RETURNS integer
     LANGUAGE sql IMMUTABLE
-    AS $$
-  select case
-    when p_type in (1, 2, 6, 7) then 1    -- BYTE, ASCII, SBYTE, UNDEFINED
-    when p_type in (3, 8) then 2          -- SHORT, SSHORT
-    when p_type in (4, 9, 11, 13) then 4  -- LONG, SLONG, FLOAT, IFD
-    when p_type in (5, 10, 12) then 8     -- RATIONAL, SRATIONAL, DOUBLE
-  end
-$$;
+    AS $$ select ('{1,1,2,4,8,1,1,2,4,8,4,8,4}'::integer[])[least(greatest(p_type, 0), 14)::integer] $$;
 
 ALTER FUNCTION app.tiff_type_size(p_type bigint) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.too_many_ranges(p_ranges bigint[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$ select p_ranges is null or coalesce(array_length(p_ranges, 1), 0) > 64 $$;
+
+ALTER FUNCTION app.too_many_ranges(p_ranges bigint[]) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.track_account_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -14381,27 +14529,45 @@ CREATE FUNCTION app.webp_location_ranges(p_bytes bytea) RETURNS bigint[]
 declare
   v_length bigint := length(p_bytes);
   v_pos bigint := 12;
+  v_chunks integer := 0;
+  v_exif_blocks integer := 0;
   v_size bigint;
   v_data bigint;
   v_tiff bigint;
   v_type bytea;
+  v_rest bytea;
   v_ranges bigint[] := '{}'::bigint[];
 begin
   if app.image_format(p_bytes) is distinct from 'image/webp' then
     return v_ranges;
   end if;
-  for v_chunk in 1 .. 1000 loop
+  loop
     v_size := app.read_uint(p_bytes, v_pos + 4, 4, true);
     exit when v_size is null;
+    v_chunks := v_chunks + 1;
+    if v_chunks > 1000 then
+      v_rest := app.bytes_at(p_bytes, v_pos, v_length);
+      if position('EXIF'::bytea in v_rest) > 0 or position('XMP '::bytea in v_rest) > 0 then
+        return null;
+      end if;
+      exit;
+    end if;
     v_type := app.bytes_at(p_bytes, v_pos, 4);
     v_data := v_pos + 8;
     v_size := least(v_size, v_length - v_data);
     if v_type = 'EXIF'::bytea then
+      v_exif_blocks := v_exif_blocks + 1;
+      if v_exif_blocks > 4 then
+        return null;
+      end if;
       v_tiff := v_data + case when app.bytes_at(p_bytes, v_data, 6) = 'Exif\000\000'::bytea then 6 else 0 end;
       v_ranges := v_ranges || coalesce(app.tiff_location_ranges(p_bytes, v_tiff, v_data + v_size - v_tiff),
                                        app.byte_range(v_data, v_size, 0));
     elsif v_type = 'XMP '::bytea then
       v_ranges := v_ranges || app.byte_range(v_data, v_size, 32);
+    end if;
+    if app.too_many_ranges(v_ranges) then
+      return null;
     end if;
     v_pos := v_data + v_size + v_size % 2;
   end loop;
@@ -15785,6 +15951,12 @@ begin
   if v_user.disabled_at is not null then
     return app.error_response(403, 'account_disabled', 'This account is disabled.');
   end if;
+  -- The operator's rule for every way in (auth.requires_verified_email): an address neither
+  -- the provider nor a mailed link verified signs in no more than a password would.
+  if v_user.email_verified_at is null and auth.requires_verified_email() then
+    return app.error_response(403, 'email_not_verified',
+                              'Verify this account''s email address first: follow the link of the mail sent to it.');
+  end if;
   if auth.two_factor_enabled(v_user.id) then
     return auth.login_challenge(v_user.id, p_refreshable);
   end if;
@@ -16218,6 +16390,27 @@ end
 $$;
 
 ALTER FUNCTION auth.pending_invitations() OWNER TO liftbase_owner;
+
+CREATE FUNCTION auth.prune_security_events() RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_cutoff timestamptz := now() - auth.security_log_retention();
+  v_user_id uuid;
+  v_count bigint;
+  v_total bigint := 0;
+begin
+  for v_user_id in select u.id from auth.users as u order by u.id loop
+    delete from auth.security_events as e where e.user_id = v_user_id and e.occurred_at < v_cutoff;
+    get diagnostics v_count = row_count;
+    v_total := v_total + v_count;
+  end loop;
+  return v_total;
+end
+$$;
+
+ALTER FUNCTION auth.prune_security_events() OWNER TO liftbase_owner;
 
 CREATE FUNCTION auth.queue_email_verification(p_user auth.users) RETURNS void
     LANGUAGE plpgsql
@@ -20184,6 +20377,9 @@ GRANT ALL ON FUNCTION app.date_range_within(p_args jsonb, p_user_id uuid, p_defa
 REVOKE ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.days_in_month(p_year integer, p_month integer) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.declared_image_format(p_content_type text) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.declared_image_format(p_content_type text) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.default_split(p_days_per_week integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.default_split(p_days_per_week integer) TO liftbase_api;
 
@@ -20458,6 +20654,9 @@ GRANT ALL ON FUNCTION app.heic_location_ranges(p_bytes bytea) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.heic_meta_location_ranges(p_bytes bytea, p_start bigint, p_end bigint) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.heic_top_box_end(p_bytes bytea, p_offset bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.heic_top_box_end(p_bytes bytea, p_offset bigint) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.id_parameter(p_args jsonb, p_name text) TO liftbase_api;
@@ -21192,6 +21391,9 @@ GRANT ALL ON FUNCTION app.tiff_location_ranges(p_bytes bytea, p_tiff bigint, p_l
 REVOKE ALL ON FUNCTION app.tiff_type_size(p_type bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.tiff_type_size(p_type bigint) TO liftbase_api;
 
+REVOKE ALL ON FUNCTION app.too_many_ranges(p_ranges bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.too_many_ranges(p_ranges bigint[]) TO liftbase_api;
+
 REVOKE ALL ON FUNCTION app.track_account_change() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION app.track_sync_change() FROM PUBLIC;
@@ -21472,6 +21674,8 @@ REVOKE ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_
 GRANT ALL ON FUNCTION auth.password_reset(p_token text, p_new_password text, p_client jsonb) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION auth.pending_invitations() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION auth.prune_security_events() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION auth.queue_email_verification(p_user auth.users) FROM PUBLIC;
 

@@ -36,7 +36,12 @@ extension APIResponder {
             text(answer[1]).flatMap { Int($0) }.map { HTTPResponse.Status(code: $0) }
             ?? HTTPResponse.Status(code: endpoint.status)
         var headers = try Self.responseHeaders(text(answer[2]), function: endpoint.function)
-        guard let value = answer[0], status != .noContent, status != .notModified else {
+        guard status != .noContent, status != .notModified else { return Response(status: status, headers: headers) }
+        // A JSON answer may be null (a status that has no body); an image answered 200 must have bytes.
+        guard let value = answer[0] else {
+            if endpoint.binaryAnswer == .bytes {
+                throw Self.apiError(for: EndpointAnswerError.noRow(function: endpoint.function), logger: logger)
+            }
             return Response(status: status, headers: headers)
         }
         if endpoint.binaryAnswer == nil { headers[.contentType] = "application/json" }

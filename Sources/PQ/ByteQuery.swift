@@ -68,33 +68,44 @@ extension Connection {
     }
 
     /// Sends the statement with each parameter in its own format and asks for binary results.
+    /// Text goes as a C string copy; bytes go from their own storage, uncopied (an image is
+    /// megabytes, and libpq copies it into its output buffer anyway).
     private func send(_ sql: String, _ parameters: [Value], handle: OpaquePointer) -> Bool {
-        let buffers: [[UInt8]?] = parameters.map {
-            switch $0 {
-            case .text(let text): return Array(text.utf8)
-            case .bytes(let bytes): return bytes
-            case .null: return nil
+        let lengths = parameters.map { value -> Int32 in
+            if case .bytes(let bytes) = value { Int32(bytes.count) } else { 0 }
+        }
+        let formats = parameters.map { value -> Int32 in if case .bytes = value { 1 } else { 0 } }
+        // Text as C strings; empty bytes as an empty one too, since an empty array may have no
+        // storage to point at and libpq reads no byte of a zero-length binary value.
+        let texts: [UnsafeMutablePointer<CChar>?] = parameters.map { value in
+            switch value {
+            case .text(let text): strdup(text)
+            case .bytes(let bytes): bytes.isEmpty ? strdup("") : nil
+            case .null: nil
             }
         }
-        let lengths = buffers.map { Int32($0?.count ?? 0) }
-        let formats = parameters.map { value -> Int32 in if case .bytes = value { return 1 } else { return 0 } }
-        // Text parameters go as C strings: each buffer gets a NUL after its bytes.
-        let copies: [UnsafeMutablePointer<CChar>?] = buffers.map { buffer in
-            buffer.map { bytes in
-                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-                bytes.withUnsafeBytes { source in
-                    UnsafeMutableRawPointer(copy).copyMemory(
-                        from: source.baseAddress ?? UnsafeRawPointer(copy),
-                        byteCount: bytes.count
-                    )
+        defer { for text in texts { free(text) } }
+        /// The parameters' pointers, each array's storage held for the call by a nested closure.
+        func withValues(
+            _ index: Int,
+            _ values: [UnsafePointer<CChar>?],
+            _ body: ([UnsafePointer<CChar>?]) -> Int32
+        )
+            -> Int32
+        {
+            guard index < parameters.count else { return body(values) }
+            switch parameters[index] {
+            case .bytes(let bytes) where !bytes.isEmpty:
+                return bytes.withUnsafeBytes { raw in
+                    withValues(index + 1, values + [raw.baseAddress?.assumingMemoryBound(to: CChar.self)], body)
                 }
-                copy[bytes.count] = 0
-                return copy
+            default:
+                return withValues(index + 1, values + [texts[index].map { UnsafePointer($0) }], body)
             }
         }
-        defer { for copy in copies { copy?.deallocate() } }
-        let values = copies.map { $0.map { UnsafePointer($0) } }
-        return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1) == 1
+        return withValues(0, []) { values in
+            PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
+        } == 1
     }
 
     private static func values(of result: OpaquePointer, row: Int32) -> [[UInt8]?] {

@@ -110,6 +110,17 @@ struct PhotosHTTPTests {
                 try await client.upload("/progress-photos", Self.png, contentType: "image/png; q=1", token: token)
                     .status == .created
             )
+            // Names clients really send, and a client that does not know: the bytes decide.
+            for contentType in ["image/jpg", "application/octet-stream"] {
+                let upload = try await client.upload(
+                    "/progress-photos",
+                    Self.jpegWithLocation,
+                    contentType: contentType,
+                    token: token
+                )
+                #expect(upload.status == .created, "\(contentType): \(upload.text)")
+                #expect(upload["content_type"] as? String == "image/jpeg")
+            }
         }
     }
 

@@ -28,6 +28,7 @@ begin
   perform app.check_photo_parameters(v_user_id, p_args);
   v_replayed := app.replayed_key('app.progress_photos', v_user_id, p_args);
   if v_replayed is not null then
+    perform app.set_entity_etag(v_user_id, 'progress_photo', v_replayed);
     return app.photo_json(app.find_photo(v_user_id, jsonb_build_object('id', v_replayed)));
   end if;
   if p_image is null then
@@ -106,16 +107,25 @@ $$;
 
 -- GET /progress-photos/{id}/image: the image's bytes, with its hash as ETag. An image never
 -- changes under its id, so a client may keep it for good (Cache-Control immutable); it is
--- private to its owner, so no shared cache may keep it.
+-- private to its owner, so no shared cache may keep it. The photo and its bytes are read in
+-- one statement: a photo deleted meanwhile is a 404, never an empty image.
 create or replace function api.progress_photo_image(p_token text, p_body jsonb, p_args jsonb)
 returns bytea
 language plpgsql
 as $$
 declare
   v_user_id uuid := auth.authenticate(p_token);
-  v_photo app.progress_photos := app.find_photo(v_user_id, p_args);
-  v_bytes bytea;
+  v_found record;
+  v_photo app.progress_photos;
 begin
+  select p as photo, i.bytes into v_found
+    from app.progress_photos as p
+    join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
+   where p.user_id = v_user_id and p.id = app.number_id_parameter(p_args, 'id');
+  if not found then
+    perform app.raise_error(404, 'photo_not_found', 'No such photo.');
+  end if;
+  v_photo := v_found.photo;
   perform app.set_response_header('Cache-Control', 'private, max-age=31536000, immutable');
   if app.not_modified(p_args, app.etag(v_photo.sha256)) then
     return null;
@@ -123,9 +133,7 @@ begin
   perform app.set_response_header('Content-Type', v_photo.content_type);
   perform app.set_response_header('Content-Disposition',
                                   format('inline; filename="%s"', app.photo_file_name(v_photo)));
-  select i.bytes into v_bytes from app.progress_photo_images as i
-   where i.user_id = v_user_id and i.photo_id = v_photo.id;
-  return v_bytes;
+  return v_found.bytes;
 end
 $$;
 

@@ -55,9 +55,26 @@ begin
 end
 $$;
 
+-- The image format a Content-Type names, by the names clients really send: image/jpg and
+-- image/pjpeg are JPEG, image/heif (Android's name for its HEIC photos) is HEIC, image/x-png is
+-- PNG. No Content-Type, or application/octet-stream (a client that does not know), names none:
+-- null, and the bytes alone decide.
+create or replace function app.declared_image_format(p_content_type text)
+returns text
+language sql
+immutable
+as $$
+  select case when p_content_type in ('image/jpg', 'image/pjpeg') then 'image/jpeg'
+              when p_content_type = 'image/heif' then 'image/heic'
+              when p_content_type = 'image/x-png' then 'image/png'
+              when p_content_type = 'application/octet-stream' then null
+              else p_content_type end
+$$;
+
 -- What an upload's bytes are, checked before anything is written: an image of one of the
--- four formats by its own first bytes (415 when it is none), the one its Content-Type
--- names (415 when the two differ: a name says nothing of what a file is), within the size
+-- four formats by its own first bytes (415 when it is none), not another format than its
+-- Content-Type names (415 when the two differ: a name says nothing of what a file is, but a
+-- client that names one format and sends another has mixed up its files), within the size
 -- limit (413) and within what is left of the account's quota (413). The quota is counted
 -- under the account's photo lock, so two uploads at once cannot both take its last room.
 create or replace function app.check_photo_upload(p_user_id uuid, p_image bytea, p_declared_type text)
@@ -73,10 +90,10 @@ begin
     perform app.raise_error(415, 'unsupported_image',
       'The body is not a JPEG, PNG, HEIC or WebP image.');
   end if;
-  if p_declared_type is distinct from v_format then
+  if app.declared_image_format(p_declared_type) <> v_format then
     perform app.raise_error_with(415, 'content_type_mismatch',
-      format('The body is a %s image, but its Content-Type says %s.',
-             upper(split_part(v_format, '/', 2)), coalesce(p_declared_type, 'nothing')),
+      format('The body is a %s image, but its Content-Type says %s.', upper(split_part(v_format, '/', 2)),
+             p_declared_type),
       jsonb_build_object('detected_type', v_format));
   end if;
   if length(p_image) > v_limits.max_bytes then
@@ -173,33 +190,35 @@ $$;
 
 -- The files of an archive of the account's photos (GET /progress-photos/archive, `liftbase
 -- photos archive`): first progress-photos.json, the list of the photos with the file each
--- is in, then each image, oldest day first. PostgreSQL gathers a function's rows before it
--- sends the first (in temporary files past work_mem, not in memory), so an error comes
--- before any byte of the archive has gone out.
+-- is in, then each image, oldest day first. One SELECT in a SQL function, which PostgreSQL
+-- inlines into the statement that reads it: the API function gathers its rows once (so that
+-- an error comes before the archive's first byte), not twice.
 create or replace function app.photo_archive_files(p_user_id uuid)
 returns table (file_name text, modified_at timestamptz, content bytea)
-language plpgsql
+language sql
 stable
 as $$
-begin
-  return query
-    select 'progress-photos.json', now(),
-           convert_to(coalesce(jsonb_agg(app.photo_json(row(p.*)::app.progress_photos)
-                                         || jsonb_build_object('file', app.photo_file_name(row(p.*)::app.progress_photos))
-                                         order by p.taken_on, p.id), '[]')::text, 'UTF8')
-      from app.progress_photos as p
-     where p.user_id = p_user_id;
-  return query
-    select app.photo_file_name(row(p.*)::app.progress_photos), p.created_at, i.bytes
-      from app.progress_photos as p
-      join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
-     where p.user_id = p_user_id
-     order by p.taken_on, p.id;
-end
+  select f.file_name, f.modified_at, f.content
+    from (select 0 as part, null::date as taken_on, null::bigint as id, 'progress-photos.json' as file_name,
+                 now() as modified_at,
+                 convert_to(coalesce(jsonb_agg(app.photo_json(row(p.*)::app.progress_photos) || jsonb_build_object(
+                                                 'file', app.photo_file_name(row(p.*)::app.progress_photos))
+                                               order by p.taken_on, p.id), '[]')::text, 'UTF8') as content
+            from app.progress_photos as p
+           where p.user_id = p_user_id
+          union all
+          select 1, p.taken_on, p.id, app.photo_file_name(row(p.*)::app.progress_photos), p.created_at, i.bytes
+            from app.progress_photos as p
+            join app.progress_photo_images as i on i.user_id = p.user_id and i.photo_id = p.id
+           where p.user_id = p_user_id) as f
+   order by f.part, f.taken_on, f.id
 $$;
+-- On Citus: the same query in PL/pgSQL (liftbase_meta.on_citus_as_plpgsql says why).
+select liftbase_meta.on_citus_as_plpgsql('app.photo_archive_files(uuid)');
 
 grant execute on function
   app.photo_limits(),
+  app.declared_image_format(text),
   app.check_photo_parameters(uuid, jsonb),
   app.check_photo_upload(uuid, bytea, text),
   app.lock_photos(uuid),

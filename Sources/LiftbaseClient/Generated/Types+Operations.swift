@@ -6697,7 +6697,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `account_disabled`; `registration_closed`, `invitation_required`, `invalid_invitation`: a new account under the rules of registration
+            /// `account_disabled`; `email_not_verified`: the operator requires verified addresses and neither the provider nor a mailed link verified this one; `registration_closed`, `invitation_required`, `invalid_invitation`: a new account under the rules of registration
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/oidc/{provider}/post(auth_oidc)/responses/403`.
             ///
@@ -35321,7 +35321,7 @@ public enum Operations {
     }
     /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
     ///
-    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its first bytes must show one of the four formats (JPEG, PNG, HEIC or WebP), and a Content-Type naming another of them is refused (`image/jpg`, `image/pjpeg`, `image/heif` and `image/x-png` are taken as the names they are; `application/octet-stream` names none). The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
     ///
     /// - Remark: HTTP `POST /api/v1/progress-photos`.
     /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
@@ -35380,6 +35380,8 @@ public enum Operations {
             public var headers: Operations.ProgressPhotoUpload.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/application\/octet-stream`.
+                case binary(OpenAPIRuntime.HTTPBody)
                 /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/heic`.
                 case imageHeic(OpenAPIRuntime.HTTPBody)
                 /// - Remark: Generated from `#/paths/api/v1/progress-photos/POST/requestBody/content/image\/jpeg`.
@@ -35647,7 +35649,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
+            /// `photo_unreadable`: the image's metadata could not be read safely to remove its location (damaged, or far more metadata than a camera writes); nothing is stored; `invalid_value`: a value SQL could not take (a number out of range, a malformed date)
             ///
             /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)/responses/422`.
             ///

@@ -569,7 +569,7 @@ public protocol APIProtocol: Sendable {
     func progressPhotosList(_ input: Operations.ProgressPhotosList.Input) async throws -> Operations.ProgressPhotosList.Output
     /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
     ///
-    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its first bytes must show one of the four formats (JPEG, PNG, HEIC or WebP), and a Content-Type naming another of them is refused (`image/jpg`, `image/pjpeg`, `image/heif` and `image/x-png` are taken as the names they are; `application/octet-stream` names none). The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
     ///
     /// - Remark: HTTP `POST /api/v1/progress-photos`.
     /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
@@ -2090,7 +2090,7 @@ extension APIProtocol {
     }
     /// Upload a progress photo (JPEG, PNG, HEIC or WebP); its location is removed
     ///
-    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its Content-Type must name the format its first bytes show (JPEG, PNG, HEIC or WebP), or the upload is refused. The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
+    /// Stores a progress photo. The body is the image itself, as the camera or library gave it; its first bytes must show one of the four formats (JPEG, PNG, HEIC or WebP), and a Content-Type naming another of them is refused (`image/jpg`, `image/pjpeg`, `image/heif` and `image/x-png` are taken as the names they are; `application/octet-stream` names none). The location (EXIF GPS, and XMP packets) is removed before it is stored; everything else of the image is kept as it came. An image may hold at most 10 MiB and an account's images 1 GiB in all, unless the operator set other limits (docs/photos.md).
     ///
     /// - Remark: HTTP `POST /api/v1/progress-photos`.
     /// - Remark: Generated from `#/paths//api/v1/progress-photos/post(progress_photo_upload)`.
