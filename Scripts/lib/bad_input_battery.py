@@ -137,7 +137,8 @@ def main():
             routes.append({
                 "method": method.upper(), "path": full_path[len(API):],
                 "parameters": [p["name"] for p in operation.get("parameters", []) if p.get("in") == "path"],
-                "body": "csv" if "text/csv" in content else "json" if content else None,
+                "body": "csv" if "text/csv" in content else "image" if any(t.startswith("image/") for t in content)
+                else "json" if content else None,
                 "auth": bool(operation.get("security")),
             })
     key = lambda r: f"{r['method']} {r['path']}"
@@ -221,6 +222,13 @@ def main():
             # A body SQL refuses too, so the request changes nothing whichever layer answers.
             add("a JSON route's body as text/plain", base, '"x"', content_type="text/plain", expect=415,
                 code="unsupported_media_type")
+        elif route["body"] == "image":
+            # The body is the image's bytes: what they are is judged by them, not by the label.
+            add("text labelled an image", base, "not an image", content_type="image/png", expect=415,
+                code="unsupported_image")
+            add("a PNG labelled JPEG", base, b"\x89PNG\r\n\x1a\n" + b"\x07" * 64, content_type="image/jpeg",
+                expect=415, code="content_type_mismatch")
+            add("no image at all", base, b"", content_type="image/png", expect=415, code="unsupported_image")
         elif route["body"] == "csv":
             add("NUL byte in a CSV body", base, b"Date,Workout Name\r\n2024-01-01 00:00:00,a\x00b\r\n",
                 content_type="text/csv", code="invalid_text")

@@ -18,8 +18,12 @@ extension APIResponder {
         request: Request,
         logger: Logger
     ) async throws -> Response {
+        // An image goes as its bytes; any other body (a GET's, which must be none or an
+        // object) as text to app.request_body, as on every other route.
         let body: Connection.Value =
-            endpoint.body == .image ? .bytes(try await Self.imageBody(request, limit: endpoint.maximumBodySize)) : .null
+            endpoint.body == .image
+            ? .bytes(try await Self.imageBody(request, limit: endpoint.maximumBodySize))
+            : try await Self.bodyText(request, for: endpoint).map { .text($0) } ?? .null
         let parameters: [Connection.Value] = [token.map { .text($0) } ?? .null, body, .text(arguments)]
         if endpoint.binaryAnswer == .tarArchive {
             return try await archive(endpoint, parameters: parameters, isRead: Self.isRead(request), logger: logger)

@@ -150,6 +150,13 @@ struct PhotosHTTPTests {
             )
             #expect(retried.status == .ok)
             #expect(retried["id"] as? Int == first["id"] as? Int)
+            let empty = try await client.upload(
+                "/progress-photos?taken_on=2024-01-02&client_id=\(clientID)",
+                [],
+                contentType: "image/png",
+                token: token
+            )
+            #expect(empty.errorCode == "unsupported_image", "a retry without its image is refused like any upload")
             let waist = try await client.send(
                 .post,
                 "/user/measurements",

@@ -26,13 +26,15 @@ declare
   v_sha256 text;
 begin
   perform app.check_photo_parameters(v_user_id, p_args);
+  -- A retry sends the image again, as the first try did: a request without one is refused
+  -- before the retry is recognized.
+  if coalesce(length(p_image), 0) = 0 then
+    perform app.raise_error(415, 'unsupported_image', 'The body is not a JPEG, PNG, HEIC or WebP image.');
+  end if;
   v_replayed := app.replayed_key('app.progress_photos', v_user_id, p_args);
   if v_replayed is not null then
     perform app.set_entity_etag(v_user_id, 'progress_photo', v_replayed);
     return app.photo_json(app.find_photo(v_user_id, jsonb_build_object('id', v_replayed)));
-  end if;
-  if p_image is null then
-    perform app.raise_error(415, 'unsupported_image', 'The body is not a JPEG, PNG, HEIC or WebP image.');
   end if;
   v_format := app.check_photo_upload(v_user_id, p_image, p_args ->> 'content_type');
   v_bytes := app.image_without_location(p_image, v_format);
