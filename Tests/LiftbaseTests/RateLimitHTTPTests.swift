@@ -144,6 +144,40 @@ struct RateLimitHTTPTests {
         }
     }
 
+    @Test(
+        "this server's budget per address: past it a request is 429 whatever its token; behind a trusted proxy each client has its own"
+    )
+    func addressBudget() async throws {
+        let fourAMinute: (inout Configuration) -> Void = {
+            $0.addressBudget = .init(name: "per_address", quota: 4, window: .seconds(60))
+            $0.trustedProxies = [IPNetwork("127.0.0.0/8")!]
+        }
+        // A real socket: the peer's address is the test's own 127.0.0.1.
+        try await withTestClient(mode: .live, adjust: fourAMinute) { client in
+            let first = try await registerUser(client, "address-budget")
+            let second = try await registerUser(client, "address-budget")
+            let answers = [
+                try await client.send(.get, "/me", token: first),
+                try await client.send(.get, "/me", token: second),
+                try await client.send(.get, "/me", token: second),
+            ]
+            #expect(answers.map(\.status.code) == [200, 200, 429], "two sign-ups and two reads spend the four")
+            #expect(answers[2].errorCode == "rate_limited")
+            #expect(
+                answers[2].headers[HTTPField.Name("RateLimit-Policy")!]?.contains(#""per_address";q=4;w=60"#) == true
+            )
+            #expect(answers[2].headers[.retryAfter] != nil)
+            // Another client behind the trusted proxy is counted apart.
+            let proxied = try await client.send(
+                .get,
+                "/me",
+                token: second,
+                headers: [.xForwardedForTest: "203.0.113.9"]
+            )
+            #expect(proxied.status == .ok)
+        }
+    }
+
     @Test("a query parameter named client_address is refused: only the server says where a request comes from")
     func clientAddressParameter() async throws {
         try await withTestClient { client in
