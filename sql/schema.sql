@@ -4618,11 +4618,12 @@ CREATE FUNCTION app.check_photo_parameters(p_user_id uuid, p_args jsonb) RETURNS
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_taken_on date := app.date_parameter(p_args, 'taken_on');
+  v_details jsonb := app.photo_detail_problems(p_user_id, app.date_parameter(p_args, 'taken_on'), p_args ? 'measurement_id',
+                                               app.number_id_parameter(p_args, 'measurement_id'));
   v_problem text;
 begin
-  if v_taken_on > app.user_today(p_user_id) then
-    perform app.raise_parameter_problem('taken_on', 'may not be after today');
+  if v_details ->> 'taken_on' is not null then
+    perform app.raise_parameter_problem('taken_on', v_details ->> 'taken_on');
   end if;
   v_problem := app.field_problem(jsonb_build_object('pose', p_args ->> 'pose'), 'pose', 'app.photo_pose', false);
   if v_problem is not null then
@@ -4631,10 +4632,8 @@ begin
   if p_args ->> 'client_id' is not null and not app.is_uuid(p_args ->> 'client_id') then
     perform app.raise_parameter_problem('client_id', 'must be a UUID');
   end if;
-  if p_args ->> 'measurement_id' is not null
-     and not exists (select from app.body_measurements as m
-                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_args, 'measurement_id')) then
-    perform app.raise_parameter_problem('measurement_id', 'must be the id of one of your measurements');
+  if v_details ->> 'measurement_id' is not null then
+    perform app.raise_parameter_problem('measurement_id', v_details ->> 'measurement_id');
   end if;
 end
 $$;
@@ -11171,25 +11170,37 @@ CREATE FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) RETURNS 
     LANGUAGE plpgsql STABLE
     AS $$
 declare
-  v_measurement_problem text;
-begin
+  v_taken_on_problem text := app.field_problem(p_body, 'taken_on', 'app.calendar_date', p_body ? 'taken_on');
   -- A member of null unlinks; anything else must name one of the account's measurements.
-  if jsonb_typeof(p_body -> 'measurement_id') <> 'null'
-     and not exists (select from app.body_measurements as m
-                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_body, 'measurement_id')
-                        and jsonb_typeof(p_body -> 'measurement_id') = 'number') then
-    v_measurement_problem := 'must be the id of one of your measurements';
-  end if;
+  v_measurement_named boolean := coalesce(jsonb_typeof(p_body -> 'measurement_id') <> 'null', false);
+  v_details jsonb;
+begin
+  v_details := app.photo_detail_problems(
+    p_user_id, case when v_taken_on_problem is null then app.read_date(p_body, 'taken_on') end, v_measurement_named,
+    case when jsonb_typeof(p_body -> 'measurement_id') = 'number' then app.number_id_parameter(p_body, 'measurement_id') end);
   return jsonb_build_object(
-    'taken_on', coalesce(app.field_problem(p_body, 'taken_on', 'app.calendar_date', p_body ? 'taken_on'),
-                         case when app.read_date(p_body, 'taken_on') > app.user_today(p_user_id)
-                              then 'may not be after today' end),
+    'taken_on', coalesce(v_taken_on_problem, v_details ->> 'taken_on'),
     'pose', app.field_problem(p_body, 'pose', 'app.photo_pose', p_body ? 'pose'),
-    'measurement_id', v_measurement_problem);
+    'measurement_id', v_details ->> 'measurement_id');
 end
 $$;
 
 ALTER FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) OWNER TO liftbase_owner;
+
+CREATE FUNCTION app.photo_detail_problems(p_user_id uuid, p_taken_on date, p_measurement_named boolean, p_measurement_id bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+  return jsonb_build_object(
+    'taken_on', case when p_taken_on > app.user_today(p_user_id) then 'may not be after today' end,
+    'measurement_id', case when p_measurement_named
+                            and not exists (select from app.body_measurements as m
+                                             where m.user_id = p_user_id and m.id = p_measurement_id)
+                           then 'must be the id of one of your measurements' end);
+end
+$$;
+
+ALTER FUNCTION app.photo_detail_problems(p_user_id uuid, p_taken_on date, p_measurement_named boolean, p_measurement_id bigint) OWNER TO liftbase_owner;
 
 CREATE FUNCTION app.photo_file_name(p_photo app.progress_photos) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -21046,6 +21057,9 @@ GRANT ALL ON FUNCTION app.photo_archive_files(p_user_id uuid) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.photo_change_problems(p_user_id uuid, p_body jsonb) TO liftbase_api;
+
+REVOKE ALL ON FUNCTION app.photo_detail_problems(p_user_id uuid, p_taken_on date, p_measurement_named boolean, p_measurement_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION app.photo_detail_problems(p_user_id uuid, p_taken_on date, p_measurement_named boolean, p_measurement_id bigint) TO liftbase_api;
 
 REVOKE ALL ON FUNCTION app.photo_file_name(p_photo app.progress_photos) FROM PUBLIC;
 GRANT ALL ON FUNCTION app.photo_file_name(p_photo app.progress_photos) TO liftbase_api;

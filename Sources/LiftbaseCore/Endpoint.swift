@@ -88,10 +88,9 @@ public struct Endpoint: Sendable, Equatable {
             return
                 "select r, \(answer) from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as r"
         case (_, .tarArchive):
-            return """
-                select f.file_name, extract(epoch from f.modified_at)::bigint::text, f.content \
-                from api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb) as f
-                """
+            return TarArchive.filesStatement(
+                from: "api.\(function)(\(token), app.request_body($2, '\(function)'), $3::jsonb)"
+            )
         default:
             break
         }

@@ -38,6 +38,13 @@ public enum TarArchive {
         [UInt8](repeating: 0, count: (blockSize - size % blockSize) % blockSize)
     }
 
+    /// The statement that reads an archive's files from the set-returning call `source`
+    /// (columns file_name, modified_at, content), in the row shape `writeFile` takes: the
+    /// endpoint's and `liftbase photos archive`'s alike.
+    public static func filesStatement(from source: String) -> String {
+        "select f.file_name, extract(epoch from f.modified_at)::bigint::text, f.content from \(source) as f"
+    }
+
     /// Writes one file of an archive whose files come as rows (file name, modified time in
     /// whole seconds since 1970 as text, content), the shape of `app.photo_archive_files`.
     public static func writeFile(row: [[UInt8]?], to write: ([UInt8]) throws -> Void) throws {

@@ -45,10 +45,7 @@ struct PhotosCommand: ParsableCommand {
             try connection.inTransaction {
                 try connection.query("select auth.act_as($1::uuid)", [userID])
                 try connection.streamByteRows(
-                    """
-                    select f.file_name, extract(epoch from f.modified_at)::bigint::text, f.content
-                      from app.photo_archive_files($1::uuid) as f
-                    """,
+                    TarArchive.filesStatement(from: "app.photo_archive_files($1::uuid)"),
                     [.text(userID)]
                 ) { row in
                     try TarArchive.writeFile(row: row) { try handle.write(contentsOf: $0) }

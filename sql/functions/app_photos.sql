@@ -24,21 +24,41 @@ begin
 end
 $$;
 
+-- The rules of what a photo shows, wherever it is named (an upload's query, a change's body):
+-- its day may not be after the account's today, and a measurement named (p_measurement_named)
+-- must be one of the account's (p_measurement_id null: named, but not as an id). The problems
+-- by member, null where there is none.
+create or replace function app.photo_detail_problems(p_user_id uuid, p_taken_on date, p_measurement_named boolean,
+                                                     p_measurement_id bigint)
+returns jsonb
+language plpgsql
+stable
+as $$
+begin
+  return jsonb_build_object(
+    'taken_on', case when p_taken_on > app.user_today(p_user_id) then 'may not be after today' end,
+    'measurement_id', case when p_measurement_named
+                            and not exists (select from app.body_measurements as m
+                                             where m.user_id = p_user_id and m.id = p_measurement_id)
+                           then 'must be the id of one of your measurements' end);
+end
+$$;
+
 -- The metadata an upload names in its query (taken_on, pose, measurement_id, client_id): a
--- 400 naming the first one that is wrong. taken_on defaults to the account's today and may
--- not be after it; pose defaults to front; measurement_id must be one of the account's
--- measurements.
+-- 400 naming the first one that is wrong (app.photo_detail_problems for the day and the
+-- measurement). taken_on defaults to the account's today, pose to front.
 create or replace function app.check_photo_parameters(p_user_id uuid, p_args jsonb)
 returns void
 language plpgsql
 stable
 as $$
 declare
-  v_taken_on date := app.date_parameter(p_args, 'taken_on');
+  v_details jsonb := app.photo_detail_problems(p_user_id, app.date_parameter(p_args, 'taken_on'), p_args ? 'measurement_id',
+                                               app.number_id_parameter(p_args, 'measurement_id'));
   v_problem text;
 begin
-  if v_taken_on > app.user_today(p_user_id) then
-    perform app.raise_parameter_problem('taken_on', 'may not be after today');
+  if v_details ->> 'taken_on' is not null then
+    perform app.raise_parameter_problem('taken_on', v_details ->> 'taken_on');
   end if;
   v_problem := app.field_problem(jsonb_build_object('pose', p_args ->> 'pose'), 'pose', 'app.photo_pose', false);
   if v_problem is not null then
@@ -47,10 +67,8 @@ begin
   if p_args ->> 'client_id' is not null and not app.is_uuid(p_args ->> 'client_id') then
     perform app.raise_parameter_problem('client_id', 'must be a UUID');
   end if;
-  if p_args ->> 'measurement_id' is not null
-     and not exists (select from app.body_measurements as m
-                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_args, 'measurement_id')) then
-    perform app.raise_parameter_problem('measurement_id', 'must be the id of one of your measurements');
+  if v_details ->> 'measurement_id' is not null then
+    perform app.raise_parameter_problem('measurement_id', v_details ->> 'measurement_id');
   end if;
 end
 $$;
@@ -127,21 +145,18 @@ language plpgsql
 stable
 as $$
 declare
-  v_measurement_problem text;
-begin
+  v_taken_on_problem text := app.field_problem(p_body, 'taken_on', 'app.calendar_date', p_body ? 'taken_on');
   -- A member of null unlinks; anything else must name one of the account's measurements.
-  if jsonb_typeof(p_body -> 'measurement_id') <> 'null'
-     and not exists (select from app.body_measurements as m
-                      where m.user_id = p_user_id and m.id = app.number_id_parameter(p_body, 'measurement_id')
-                        and jsonb_typeof(p_body -> 'measurement_id') = 'number') then
-    v_measurement_problem := 'must be the id of one of your measurements';
-  end if;
+  v_measurement_named boolean := coalesce(jsonb_typeof(p_body -> 'measurement_id') <> 'null', false);
+  v_details jsonb;
+begin
+  v_details := app.photo_detail_problems(
+    p_user_id, case when v_taken_on_problem is null then app.read_date(p_body, 'taken_on') end, v_measurement_named,
+    case when jsonb_typeof(p_body -> 'measurement_id') = 'number' then app.number_id_parameter(p_body, 'measurement_id') end);
   return jsonb_build_object(
-    'taken_on', coalesce(app.field_problem(p_body, 'taken_on', 'app.calendar_date', p_body ? 'taken_on'),
-                         case when app.read_date(p_body, 'taken_on') > app.user_today(p_user_id)
-                              then 'may not be after today' end),
+    'taken_on', coalesce(v_taken_on_problem, v_details ->> 'taken_on'),
     'pose', app.field_problem(p_body, 'pose', 'app.photo_pose', p_body ? 'pose'),
-    'measurement_id', v_measurement_problem);
+    'measurement_id', v_details ->> 'measurement_id');
 end
 $$;
 
@@ -218,6 +233,7 @@ select liftbase_meta.on_citus_as_plpgsql('app.photo_archive_files(uuid)');
 
 grant execute on function
   app.photo_limits(),
+  app.photo_detail_problems(uuid, date, boolean, bigint),
   app.declared_image_format(text),
   app.check_photo_parameters(uuid, jsonb),
   app.check_photo_upload(uuid, bytea, text),

@@ -3,7 +3,7 @@
 -- goes away leaving the photo, the change feed, the export's list, and replays.
 begin;
 \ir support/helpers.psql
-select plan(24);
+select plan(27);
 
 select pg_temp.sign_up('a', 'photos-a@example.com', 'photos a password');
 select pg_temp.sign_up('b', 'photos-b@example.com', 'photos b password');
@@ -58,9 +58,9 @@ select is(pg_temp.upload_error('a', pg_temp.png(100), '{"pose": "sideways"}') ->
   'must be one of front, side, back, other', 'a pose of the four');
 select is(pg_temp.upload_error('a', pg_temp.png(100), '{"taken_on": "2999-01-01"}') -> 'fields' ->> 'taken_on',
   'may not be after today', 'a photo of a day to come is refused');
-select pg_temp.call('measurement_create', 'b', '{"measure": "waist", "value": 80}');
+create temporary table b_waist as select pg_temp.call('measurement_create', 'b', '{"measure": "waist", "value": 80}') as entry;
 select is(pg_temp.upload_error('a', pg_temp.png(100),
-            jsonb_build_object('measurement_id', (select max(id) from app.body_measurements))) ->> 'code',
+            jsonb_build_object('measurement_id', (select entry -> 'id' from b_waist))) ->> 'code',
   'invalid_parameter', 'another account''s measurement is not one of yours');
 select is(pg_temp.rows_of('app.progress_photos', (select user_id from tokens where name = 'a')), 0::bigint, 'nothing refused was stored');
 
@@ -82,6 +82,20 @@ select is(pg_temp.call('progress_photo_get', 'a', null, jsonb_build_object('id',
             ->> 'measurement_id', null, 'a deleted measurement leaves the photo, unlinked');
 select is(pg_temp.error_of('progress_photo_get', 'b', null, jsonb_build_object('id', (select photo ->> 'id' from p where key = 'first')))
             ->> 'code', 'photo_not_found', 'another account sees no such photo');
+
+-- A change names its details in the body, under the same rules as an upload's query.
+select is(pg_temp.error_of('progress_photo_update', 'a', '{"taken_on": "2999-01-01", "measurement_id": "12"}',
+                           jsonb_build_object('id', (select photo ->> 'id' from p where key = 'first'))) -> 'fields',
+  '{"taken_on": "may not be after today", "measurement_id": "must be the id of one of your measurements"}',
+  'a change to a day to come, or to a measurement named as text, is refused');
+select is(pg_temp.error_of('progress_photo_update', 'a',
+                           jsonb_build_object('measurement_id', (select entry -> 'id' from b_waist)),
+                           jsonb_build_object('id', (select photo ->> 'id' from p where key = 'first')))
+            -> 'fields' ->> 'measurement_id',
+  'must be the id of one of your measurements', 'so is another account''s measurement');
+select is(pg_temp.call('progress_photo_update', 'a', '{"pose": "side", "measurement_id": null}',
+                       jsonb_build_object('id', (select photo ->> 'id' from p where key = 'first'))) ->> 'pose',
+  'side', 'a null measurement unlinks, and the rest is changed');
 
 -- Replays ---------------------------------------------------------------------------------------
 insert into p select 'sent', pg_temp.upload('a', pg_temp.png(120), '{"client_id": "6f7c2f86-4a57-4d8c-9f43-1f7d2a3c5b10"}');
